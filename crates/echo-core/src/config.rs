@@ -1,0 +1,451 @@
+//! Configuration: the data directory and `config.toml` inside it.
+//!
+//! Precedence, highest first: command-line flag > environment > file > default. The file is
+//! strict (unknown keys are errors) and every error names the file, line, column and key.
+//! API keys never come from the file: they come from the environment (and, on the desktop,
+//! the OS keychain).
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Name of the config file inside the data directory.
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// Environment variable that selects the data directory.
+pub const HOME_ENV: &str = "ECHO_DESK_HOME";
+
+/// A configuration problem, named precisely enough to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file is not valid TOML or has a bad value.
+    #[error("{path}:{line}:{column}: {key}: {message}", path = path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// Dotted key (or `(document)` when none applies).
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: {source}", path = path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An environment variable or flag has a bad value.
+    #[error("{source_name}: {message}")]
+    Override {
+        /// The variable or flag, e.g. `ECHO_LLM_KIND`.
+        source_name: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// No data directory could be chosen.
+    #[error("no data directory: set {HOME_ENV} or pass --home")]
+    NoHome,
+}
+
+/// Which wire protocol a model server speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// Any OpenAI-compatible chat-completions server.
+    Openai,
+    /// Anthropic's messages API.
+    Anthropic,
+    /// Ollama, through its OpenAI-compatible endpoint.
+    Ollama,
+}
+
+impl ProviderKind {
+    /// Parses `openai`, `anthropic` or `ollama`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "openai" => Some(Self::Openai),
+            "anthropic" => Some(Self::Anthropic),
+            "ollama" => Some(Self::Ollama),
+            _ => None,
+        }
+    }
+
+    /// The base URL used when none is configured.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Self::Openai => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
+            Self::Ollama => "http://127.0.0.1:11434/v1",
+        }
+    }
+}
+
+/// Network time limits for model calls.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimeoutConfig {
+    /// TCP/TLS connect limit.
+    pub connect_secs: f64,
+    /// Limit from sending the request to the first byte of the response body.
+    pub first_byte_secs: f64,
+    /// Limit on silence between two chunks of a streamed response.
+    pub idle_secs: f64,
+}
+
+impl Default for TimeoutConfig {
+    fn default() -> Self {
+        Self { connect_secs: 10.0, first_byte_secs: 120.0, idle_secs: 60.0 }
+    }
+}
+
+/// Retry policy for one model before falling back to the next.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RetryConfig {
+    /// Retries after the first attempt (0 = no retry).
+    pub max_retries: u32,
+    /// First backoff delay.
+    pub initial_backoff_ms: u64,
+    /// Cap on one backoff delay (a server's `Retry-After` is honoured up to this cap).
+    pub max_backoff_ms: u64,
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        Self { max_retries: 2, initial_backoff_ms: 500, max_backoff_ms: 8_000 }
+    }
+}
+
+/// The default model and how to reach it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    /// Wire protocol.
+    pub kind: ProviderKind,
+    /// Server base URL; the kind's default when unset.
+    pub base_url: Option<String>,
+    /// Model name.
+    pub model: String,
+    /// Models to try, in order, on the same server when the main one keeps failing.
+    pub fallback_models: Vec<String>,
+    /// Upper bound on answer tokens (required by Anthropic; optional elsewhere).
+    pub max_tokens: u32,
+    /// Sampling temperature; the server's default when unset.
+    pub temperature: Option<f32>,
+    /// Network time limits.
+    pub timeouts: TimeoutConfig,
+    /// Retry policy.
+    pub retry: RetryConfig,
+    /// API key: never read from the file (see [`Config::load`]); set from the environment.
+    #[serde(skip)]
+    pub api_key: Option<String>,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            kind: ProviderKind::Ollama,
+            base_url: None,
+            model: "llama3.2".into(),
+            fallback_models: Vec::new(),
+            max_tokens: 4096,
+            temperature: None,
+            timeouts: TimeoutConfig::default(),
+            retry: RetryConfig::default(),
+            api_key: None,
+        }
+    }
+}
+
+impl LlmConfig {
+    /// The base URL in force: the configured one or the kind's default, without a trailing `/`.
+    pub fn effective_base_url(&self) -> String {
+        self.base_url
+            .as_deref()
+            .unwrap_or(self.kind.default_base_url())
+            .trim_end_matches('/')
+            .to_string()
+    }
+}
+
+/// Behaviour of the agent loop.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentConfig {
+    /// Model/tool rounds per turn before a final summary call without tools.
+    pub max_iterations: u32,
+    /// Default limit for one tool call (a tool may declare a shorter one).
+    pub tool_timeout_secs: f64,
+    /// Run independent read-only tool calls of one step concurrently.
+    pub parallel_read_only_tools: bool,
+    /// How long a one-shot front end (`echod ask`) waits for background jobs before exiting.
+    pub background_wait_secs: f64,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            max_iterations: 10,
+            tool_timeout_secs: 60.0,
+            parallel_read_only_tools: true,
+            background_wait_secs: 30.0,
+        }
+    }
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Default model.
+    pub llm: LlmConfig,
+    /// Agent loop.
+    pub agent: AgentConfig,
+    /// Data directory this configuration belongs to (not read from the file).
+    #[serde(skip)]
+    pub home: PathBuf,
+}
+
+/// Values given on the command line; `None` means "not given".
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// `--home`.
+    pub home: Option<PathBuf>,
+    /// `--provider`.
+    pub kind: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--fallback-models` (comma-separated).
+    pub fallback_models: Option<String>,
+}
+
+/// Reads environment variables; injectable so tests need not touch the real environment.
+pub trait Env {
+    /// The variable's value, if set and non-empty.
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment.
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    }
+}
+
+impl Config {
+    /// Resolves the data directory and loads `config.toml` from it with all overrides applied.
+    pub fn load(flags: &Overrides, env: &dyn Env) -> Result<Config, ConfigError> {
+        let home = resolve_home(flags, env)?;
+        let path = home.join(CONFIG_FILE);
+        let mut config = match std::fs::read_to_string(&path) {
+            Ok(text) => Self::parse(&text, &path)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        config.home = home;
+        config.apply_env(env)?;
+        config.apply_flags(flags)?;
+        Ok(config)
+    }
+
+    /// Parses config text; `path` is only used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        toml::from_str::<Config>(text).map_err(|e| {
+            let offset = e.span().map(|s| s.start).unwrap_or(0);
+            let (line, column) = line_col(text, offset);
+            ConfigError::File {
+                path: path.to_path_buf(),
+                line,
+                column,
+                key: key_at(text, offset),
+                message: e.message().trim().to_string(),
+            }
+        })
+    }
+
+    fn apply_env(&mut self, env: &dyn Env) -> Result<(), ConfigError> {
+        if let Some(kind) = env.var("ECHO_LLM_KIND") {
+            self.llm.kind = parse_kind(&kind, "ECHO_LLM_KIND")?;
+        }
+        if let Some(url) = env.var("ECHO_LLM_BASE_URL") {
+            self.llm.base_url = Some(check_url(&url, "ECHO_LLM_BASE_URL")?);
+        }
+        if let Some(model) = env.var("ECHO_LLM_MODEL") {
+            self.llm.model = model.trim().to_string();
+        }
+        if let Some(list) = env.var("ECHO_LLM_FALLBACK_MODELS") {
+            self.llm.fallback_models = split_list(&list);
+        }
+        self.llm.api_key = env.var("ECHO_LLM_API_KEY");
+        Ok(())
+    }
+
+    fn apply_flags(&mut self, flags: &Overrides) -> Result<(), ConfigError> {
+        if let Some(kind) = &flags.kind {
+            self.llm.kind = parse_kind(kind, "--provider")?;
+        }
+        if let Some(url) = &flags.base_url {
+            self.llm.base_url = Some(check_url(url, "--base-url")?);
+        }
+        if let Some(model) = &flags.model {
+            self.llm.model = model.trim().to_string();
+        }
+        if let Some(list) = &flags.fallback_models {
+            self.llm.fallback_models = split_list(list);
+        }
+        if self.llm.model.is_empty() {
+            return Err(ConfigError::Override {
+                source_name: "llm.model".into(),
+                message: "no model name configured".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The data directory: `--home`, then `ECHO_DESK_HOME`, then the platform's data directory.
+pub fn resolve_home(flags: &Overrides, env: &dyn Env) -> Result<PathBuf, ConfigError> {
+    if let Some(home) = &flags.home {
+        return Ok(home.clone());
+    }
+    if let Some(home) = env.var(HOME_ENV) {
+        return Ok(PathBuf::from(home));
+    }
+    directories::ProjectDirs::from("dev", "EchoDesk", "echo-desk")
+        .map(|d| d.data_dir().to_path_buf())
+        .ok_or(ConfigError::NoHome)
+}
+
+fn parse_kind(value: &str, source_name: &str) -> Result<ProviderKind, ConfigError> {
+    ProviderKind::parse(value).ok_or_else(|| ConfigError::Override {
+        source_name: source_name.into(),
+        message: format!("unknown provider kind {value:?}; expected openai, anthropic or ollama"),
+    })
+}
+
+fn check_url(value: &str, source_name: &str) -> Result<String, ConfigError> {
+    let v = value.trim();
+    if v.starts_with("http://") || v.starts_with("https://") {
+        Ok(v.to_string())
+    } else {
+        Err(ConfigError::Override {
+            source_name: source_name.into(),
+            message: format!("{v:?} is not an http(s) URL"),
+        })
+    }
+}
+
+fn split_list(s: &str) -> Vec<String> {
+    s.split(',').map(str::trim).filter(|m| !m.is_empty()).map(String::from).collect()
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// The dotted key at `offset`: the enclosing `[table]` plus the key on that line.
+fn key_at(text: &str, offset: usize) -> String {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = text[line_start..line_end].trim();
+    let key = line.split_once('=').map(|(k, _)| k.trim().trim_matches('"').to_string());
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && l.ends_with(']'))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    match (table, key) {
+        (_, None) if line.starts_with('[') => line.trim_matches(['[', ']']).trim().to_string(),
+        (Some(t), Some(k)) => format!("{t}.{k}"),
+        (None, Some(k)) => k,
+        (Some(t), None) => t,
+        (None, None) => "(document)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct MapEnv(HashMap<&'static str, &'static str>);
+    impl Env for MapEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.0.get(name).map(|s| s.to_string())
+        }
+    }
+
+    fn check_err(text: &str, expect: &str) {
+        let err = Config::parse(text, Path::new("/h/config.toml")).err().map(|e| e.to_string());
+        let err = err.unwrap_or_default();
+        assert!(err.starts_with(expect), "got {err:?}, want prefix {expect:?}");
+    }
+
+    #[test]
+    fn bad_files_name_file_line_and_key() {
+        check_err("[agent]\nmax_iterations = \"ten\"\n", "/h/config.toml:2:18: agent.max_iterations: invalid type");
+        check_err("[llm]\nmodle = \"x\"\n", "/h/config.toml:2:1: llm.modle: unknown field `modle`");
+        check_err("[llm]\nkind = \"gpt\"\n", "/h/config.toml:2:8: llm.kind: unknown variant `gpt`");
+        check_err("[llm\nmodel = 1\n", "/h/config.toml:1:5: ");
+        check_err("[llm]\napi_key = \"sk-1\"\n", "/h/config.toml:2:1: llm.api_key: unknown field");
+    }
+
+    #[test]
+    fn precedence_is_flag_then_env_then_file_then_default() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            "[llm]\nkind = \"anthropic\"\nmodel = \"file-model\"\nfallback_models = [\"f1\"]\n",
+        )
+        .expect("write");
+        let home = dir.path().to_str().expect("utf8").to_string();
+        let home: &'static str = Box::leak(home.into_boxed_str());
+
+        let env = MapEnv(HashMap::from([(HOME_ENV, home)]));
+        let c = Config::load(&Overrides::default(), &env).expect("load");
+        assert_eq!(c.llm.kind, ProviderKind::Anthropic);
+        assert_eq!(c.llm.model, "file-model");
+        assert_eq!(c.llm.fallback_models, vec!["f1"]);
+        assert_eq!(c.agent.max_iterations, 10, "default");
+
+        let env = MapEnv(HashMap::from([
+            (HOME_ENV, home),
+            ("ECHO_LLM_MODEL", "env-model"),
+            ("ECHO_LLM_KIND", "openai"),
+            ("ECHO_LLM_FALLBACK_MODELS", "a, b,,c"),
+            ("ECHO_LLM_API_KEY", "sk-env"),
+        ]));
+        let c = Config::load(&Overrides::default(), &env).expect("load");
+        assert_eq!(c.llm.model, "env-model");
+        assert_eq!(c.llm.kind, ProviderKind::Openai);
+        assert_eq!(c.llm.fallback_models, vec!["a", "b", "c"]);
+        assert_eq!(c.llm.api_key.as_deref(), Some("sk-env"));
+
+        let flags = Overrides { model: Some("flag-model".into()), ..Default::default() };
+        let c = Config::load(&flags, &env).expect("load");
+        assert_eq!(c.llm.model, "flag-model");
+    }
+
+    #[test]
+    fn bad_env_values_name_the_variable() {
+        let env = MapEnv(HashMap::from([(HOME_ENV, "/nonexistent-echo"), ("ECHO_LLM_KIND", "gpt")]));
+        let err = Config::load(&Overrides::default(), &env).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("ECHO_LLM_KIND: unknown provider kind \"gpt\""), "{err}");
+    }
+}

@@ -1,0 +1,113 @@
+//! The turn event protocol: what the engine tells a front end while a turn runs.
+//!
+//! One typed enum, serialised as JSON with a `type` tag, so the UI gets a tagged union. Every
+//! event travels in an [`EventEnvelope`] that carries the protocol version and the turn id.
+//! `Final` is published exactly once per successful turn, after the answer is saved.
+
+use crate::message::Usage;
+use serde::{Deserialize, Serialize};
+
+/// Version of the event protocol; bump it when a variant changes shape.
+pub const EVENT_PROTOCOL_VERSION: u32 = 1;
+
+/// One event of a turn, wrapped with the protocol version and the turn it belongs to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventEnvelope {
+    /// Protocol version ([`EVENT_PROTOCOL_VERSION`]).
+    pub v: u32,
+    /// The turn this event belongs to.
+    pub turn_id: String,
+    /// Position of this event within the turn, from 0.
+    pub seq: u64,
+    /// The event itself.
+    #[serde(flatten)]
+    pub event: TurnEvent,
+}
+
+/// What happened in a turn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TurnEvent {
+    /// The turn got its session and began (after waiting for any earlier turn of the session).
+    TurnStarted {
+        /// Session id.
+        session_id: String,
+        /// Session name.
+        session_name: String,
+    },
+    /// A piece of the visible answer.
+    Token {
+        /// Text to append.
+        text: String,
+    },
+    /// A piece of the model's reasoning (`<think>` content or a provider's reasoning channel).
+    Reasoning {
+        /// Text to append.
+        text: String,
+    },
+    /// The model started a tool call.
+    ToolCallStarted {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// More argument text for a tool call that is still streaming.
+    ToolCallArgsDelta {
+        /// Call id.
+        call_id: String,
+        /// Argument JSON fragment.
+        delta: String,
+    },
+    /// A tool call is about to run with these complete arguments.
+    ToolCallExecuting {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// Complete argument JSON as the model sent it.
+        arguments: String,
+    },
+    /// A tool call finished (successfully or not); its result went back to the model.
+    ToolResult {
+        /// Call id.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// Whether the tool succeeded.
+        ok: bool,
+        /// The result text given to the model.
+        content: String,
+        /// Wall time of the call.
+        duration_ms: u64,
+    },
+    /// The engine degraded to keep the turn alive (a retry, a fallback model, a summary at
+    /// the iteration limit). Also recorded on the trace.
+    Degraded {
+        /// Machine-readable reason, e.g. `retry`, `fallback_model`, `max_iterations`.
+        reason: String,
+        /// One line for people.
+        detail: String,
+    },
+    /// The final answer, with `<think>` removed. Published exactly once, after it is saved.
+    Final {
+        /// The complete answer text.
+        text: String,
+    },
+    /// The turn failed or was interrupted; `message` is one line for people.
+    Error {
+        /// Machine-readable error code.
+        code: String,
+        /// One line for people.
+        message: String,
+    },
+    /// The turn ended (any status). Always the last event.
+    TurnFinished {
+        /// `completed`, `failed` or `interrupted`.
+        status: String,
+        /// Tokens used by all model calls of the turn.
+        usage: Usage,
+        /// The trace id (equal to the turn id).
+        trace_id: String,
+    },
+}

@@ -1,0 +1,18 @@
+//! Echo Desk's domain core: ids, messages, turn events, configuration, the SQLite store and
+//! trace spans. Every other crate of ours depends on this one; it depends on none of them.
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod event;
+pub mod ids;
+pub mod message;
+pub mod store;
+pub mod time;
+pub mod trace;
+
+pub use error::StoreError;
+pub use event::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent};
+pub use ids::{MessageId, SessionId, SpanId, TurnId};
+pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
+pub use store::Store;
