@@ -100,7 +100,11 @@ pub struct TimeoutConfig {
 
 impl Default for TimeoutConfig {
     fn default() -> Self {
-        Self { connect_secs: 10.0, first_byte_secs: 120.0, idle_secs: 60.0 }
+        Self {
+            connect_secs: 10.0,
+            first_byte_secs: 120.0,
+            idle_secs: 60.0,
+        }
     }
 }
 
@@ -118,7 +122,11 @@ pub struct RetryConfig {
 
 impl Default for RetryConfig {
     fn default() -> Self {
-        Self { max_retries: 2, initial_backoff_ms: 500, max_backoff_ms: 8_000 }
+        Self {
+            max_retries: 2,
+            initial_backoff_ms: 500,
+            max_backoff_ms: 8_000,
+        }
     }
 }
 
@@ -346,7 +354,11 @@ fn check_url(value: &str, source_name: &str) -> Result<String, ConfigError> {
 }
 
 fn split_list(s: &str) -> Vec<String> {
-    s.split(',').map(str::trim).filter(|m| !m.is_empty()).map(String::from).collect()
+    s.split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -363,7 +375,9 @@ fn key_at(text: &str, offset: usize) -> String {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = text[line_start..line_end].trim();
-    let key = line.split_once('=').map(|(k, _)| k.trim().trim_matches('"').to_string());
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_string());
     let table = text[..line_start]
         .lines()
         .rev()
@@ -392,18 +406,35 @@ mod tests {
     }
 
     fn check_err(text: &str, expect: &str) {
-        let err = Config::parse(text, Path::new("/h/config.toml")).err().map(|e| e.to_string());
+        let err = Config::parse(text, Path::new("/h/config.toml"))
+            .err()
+            .map(|e| e.to_string());
         let err = err.unwrap_or_default();
-        assert!(err.starts_with(expect), "got {err:?}, want prefix {expect:?}");
+        assert!(
+            err.starts_with(expect),
+            "got {err:?}, want prefix {expect:?}"
+        );
     }
 
     #[test]
     fn bad_files_name_file_line_and_key() {
-        check_err("[agent]\nmax_iterations = \"ten\"\n", "/h/config.toml:2:18: agent.max_iterations: invalid type");
-        check_err("[llm]\nmodle = \"x\"\n", "/h/config.toml:2:1: llm.modle: unknown field `modle`");
-        check_err("[llm]\nkind = \"gpt\"\n", "/h/config.toml:2:8: llm.kind: unknown variant `gpt`");
+        check_err(
+            "[agent]\nmax_iterations = \"ten\"\n",
+            "/h/config.toml:2:18: agent.max_iterations: invalid type",
+        );
+        check_err(
+            "[llm]\nmodle = \"x\"\n",
+            "/h/config.toml:2:1: llm.modle: unknown field `modle`",
+        );
+        check_err(
+            "[llm]\nkind = \"gpt\"\n",
+            "/h/config.toml:2:8: llm.kind: unknown variant `gpt`",
+        );
         check_err("[llm\nmodel = 1\n", "/h/config.toml:1:5: ");
-        check_err("[llm]\napi_key = \"sk-1\"\n", "/h/config.toml:2:1: llm.api_key: unknown field");
+        check_err(
+            "[llm]\napi_key = \"sk-1\"\n",
+            "/h/config.toml:2:1: llm.api_key: unknown field",
+        );
     }
 
     #[test]
@@ -437,15 +468,27 @@ mod tests {
         assert_eq!(c.llm.fallback_models, vec!["a", "b", "c"]);
         assert_eq!(c.llm.api_key.as_deref(), Some("sk-env"));
 
-        let flags = Overrides { model: Some("flag-model".into()), ..Default::default() };
+        let flags = Overrides {
+            model: Some("flag-model".into()),
+            ..Default::default()
+        };
         let c = Config::load(&flags, &env).expect("load");
         assert_eq!(c.llm.model, "flag-model");
     }
 
     #[test]
     fn bad_env_values_name_the_variable() {
-        let env = MapEnv(HashMap::from([(HOME_ENV, "/nonexistent-echo"), ("ECHO_LLM_KIND", "gpt")]));
-        let err = Config::load(&Overrides::default(), &env).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.starts_with("ECHO_LLM_KIND: unknown provider kind \"gpt\""), "{err}");
+        let env = MapEnv(HashMap::from([
+            (HOME_ENV, "/nonexistent-echo"),
+            ("ECHO_LLM_KIND", "gpt"),
+        ]));
+        let err = Config::load(&Overrides::default(), &env)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("ECHO_LLM_KIND: unknown provider kind \"gpt\""),
+            "{err}"
+        );
     }
 }

@@ -1,1 +1,722 @@
-//! placeholder
+//! The SQLite store: sessions, turns, messages and trace spans.
+//!
+//! SQLite (WAL mode) is the source of truth. Migrations are embedded and run on open; queries
+//! are checked at run time, so a fresh clone builds without a database. Writers serialise on
+//! SQLite's lock (with a busy timeout), so several processes can share one data directory.
+
+use crate::error::{QueryContext, StoreError};
+use crate::ids::{MessageId, SessionId, TurnId};
+use crate::message::{Message, Role, ToolCall, Usage};
+use crate::time::now_rfc3339;
+use serde::Serialize;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{FromRow, Row};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Name of the database file inside the data directory.
+pub const DB_FILE: &str = "echo.db";
+
+/// Handle to the database; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+    path: PathBuf,
+}
+
+/// Status of a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStatus {
+    /// Recorded, waiting for the session.
+    Accepted,
+    /// Running.
+    Running,
+    /// Answered.
+    Completed,
+    /// Ended by an error.
+    Failed,
+    /// Cut short: cancelled, or its process ended.
+    Interrupted,
+}
+
+impl TurnStatus {
+    /// Stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Accepted => "accepted",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// A session with its activity counts.
+#[derive(Clone, Debug, Serialize, FromRow)]
+pub struct SessionSummary {
+    /// Id.
+    pub id: String,
+    /// Unique name (what `--session` takes).
+    pub name: String,
+    /// Title, from the first message.
+    pub title: Option<String>,
+    /// Creation time.
+    pub created_at: String,
+    /// Last activity.
+    pub updated_at: String,
+    /// Number of stored messages.
+    pub message_count: i64,
+    /// Number of turns.
+    pub turn_count: i64,
+}
+
+/// A stored message with its place in the session.
+#[derive(Clone, Debug, Serialize)]
+pub struct StoredMessage {
+    /// Id.
+    pub id: String,
+    /// Session.
+    pub session_id: String,
+    /// Turn that produced it.
+    pub turn_id: Option<String>,
+    /// Order within the session, from 1.
+    pub seq: i64,
+    /// Role.
+    pub role: Role,
+    /// Text.
+    pub content: String,
+    /// Reasoning removed from the visible text, if any.
+    pub reasoning: Option<String>,
+    /// Tool calls of an assistant message.
+    pub tool_calls: Vec<ToolCall>,
+    /// The call a tool message answers.
+    pub tool_call_id: Option<String>,
+    /// Tool name of a tool message.
+    pub name: Option<String>,
+    /// `complete`, or `partial` for an answer cut short.
+    pub status: String,
+    /// When it was stored.
+    pub created_at: String,
+}
+
+impl StoredMessage {
+    /// The message as sent to a model.
+    pub fn to_message(&self) -> Message {
+        Message {
+            role: self.role,
+            content: self.content.clone(),
+            tool_calls: self.tool_calls.clone(),
+            tool_call_id: self.tool_call_id.clone(),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// A turn record.
+#[derive(Clone, Debug, Serialize, FromRow)]
+pub struct TurnRecord {
+    /// Turn id (also the trace id).
+    pub id: String,
+    /// Session id.
+    pub session_id: String,
+    /// Session name.
+    pub session_name: String,
+    /// `accepted`, `running`, `completed`, `failed` or `interrupted`.
+    pub status: String,
+    /// The user's input.
+    pub input: String,
+    /// Which front end started it (`cli`, `desktop`, `gateway`, `automation`, ...).
+    pub entry_point: String,
+    /// Model that answered.
+    pub model: Option<String>,
+    /// Error code when failed or interrupted.
+    pub error_code: Option<String>,
+    /// Error message when failed or interrupted.
+    pub error: Option<String>,
+    /// Prompt tokens of all model calls.
+    pub input_tokens: i64,
+    /// Completion tokens of all model calls.
+    pub output_tokens: i64,
+    /// When it was accepted.
+    pub created_at: String,
+    /// When it started running.
+    pub started_at: Option<String>,
+    /// When it ended.
+    pub finished_at: Option<String>,
+}
+
+/// One trace span as stored.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpanRecord {
+    /// Span id.
+    pub id: String,
+    /// Turn (trace) id.
+    pub turn_id: String,
+    /// Parent span, `None` for the turn span.
+    pub parent_id: Option<String>,
+    /// `turn`, `node` or `call`.
+    pub level: String,
+    /// What the span covers, e.g. `context`, `inference#1`, `model_request`, `tool:read_file`.
+    pub name: String,
+    /// Start time.
+    pub started_at: String,
+    /// Duration; `None` while running.
+    pub duration_ms: Option<f64>,
+    /// `running`, `ok`, `error` or `cancelled`.
+    pub status: String,
+    /// Model, for model calls.
+    pub model: Option<String>,
+    /// Prompt tokens.
+    pub tokens_in: Option<i64>,
+    /// Completion tokens.
+    pub tokens_out: Option<i64>,
+    /// Whether something degraded in this span.
+    pub degraded: bool,
+    /// Why, e.g. `retry`, `fallback_model`, `max_iterations`.
+    pub degraded_reason: Option<String>,
+    /// Error text.
+    pub error: Option<String>,
+    /// Extra structured fields.
+    pub attrs: serde_json::Value,
+}
+
+/// Result of trying to start a turn.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StartOutcome {
+    /// The turn is running and its user message is stored.
+    Started,
+    /// Another live turn of the session is running.
+    Busy,
+    /// The turn is no longer `accepted` (e.g. it was interrupted while it waited).
+    Gone,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database in `home` and runs migrations.
+    pub async fn open_in(home: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(home).map_err(|source| StoreError::Io {
+            op: "cannot create the data directory",
+            path: home.to_path_buf(),
+            source,
+        })?;
+        Self::open(&home.join(DB_FILE)).await
+    }
+
+    /// Opens (creating if needed) the database file and runs migrations.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(30));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .map_err(|source| StoreError::Migrate {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Store {
+            pool,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes the pool, waiting for in-flight queries.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    // ---- sessions ----
+
+    /// The session with this name, created if missing.
+    pub async fn session_by_name_or_create(&self, name: &str) -> Result<SessionId, StoreError> {
+        let now = now_rfc3339();
+        sqlx::query(
+            "INSERT INTO sessions (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT(name) DO NOTHING",
+        )
+        .bind(SessionId::new().as_str())
+        .bind(name)
+        .bind(&now)
+        .bind(&now)
+        .execute(&self.pool)
+        .await
+        .during("creating a session")?;
+        self.session_by_name(name)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "session",
+                id: name.into(),
+            })
+    }
+
+    /// The session with this name, if any.
+    pub async fn session_by_name(&self, name: &str) -> Result<Option<SessionId>, StoreError> {
+        let id: Option<String> = sqlx::query_scalar("SELECT id FROM sessions WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .during("looking up a session")?;
+        Ok(id.map(SessionId::from_string))
+    }
+
+    /// Sets the title if the session has none yet.
+    pub async fn set_session_title_if_empty(
+        &self,
+        session: &SessionId,
+        title: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL")
+            .bind(title)
+            .bind(session.as_str())
+            .execute(&self.pool)
+            .await
+            .during("setting a session title")?;
+        Ok(())
+    }
+
+    /// All sessions, most recently active first.
+    pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        sqlx::query_as::<_, SessionSummary>(
+            "SELECT s.id, s.name, s.title, s.created_at, s.updated_at,
+                    (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
+                    (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count
+             FROM sessions s ORDER BY s.updated_at DESC, s.name",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .during("listing sessions")
+    }
+
+    // ---- turns ----
+
+    /// Records a new turn as `accepted`. Its input is kept here until it runs.
+    pub async fn create_turn(
+        &self,
+        session: &SessionId,
+        input: &str,
+        entry_point: &str,
+        owner: &str,
+    ) -> Result<TurnId, StoreError> {
+        let id = TurnId::new();
+        sqlx::query(
+            "INSERT INTO turns (id, session_id, status, input, entry_point, owner, created_at)
+             VALUES (?, ?, 'accepted', ?, ?, ?, ?)",
+        )
+        .bind(id.as_str())
+        .bind(session.as_str())
+        .bind(input)
+        .bind(entry_point)
+        .bind(owner)
+        .bind(now_rfc3339())
+        .execute(&self.pool)
+        .await
+        .during("recording a turn")?;
+        Ok(id)
+    }
+
+    /// Atomically: if no live turn of the session is running, marks `turn` running and stores
+    /// its user message. Running turns whose owner process is gone become `interrupted`.
+    pub async fn try_start_turn(
+        &self,
+        session: &SessionId,
+        turn: &TurnId,
+        user_message: &Message,
+        owner_alive: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<StartOutcome, StoreError> {
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .during("starting a turn")?;
+        let running = sqlx::query(
+            "SELECT id, owner FROM turns WHERE session_id = ? AND status = 'running' AND id != ?",
+        )
+        .bind(session.as_str())
+        .bind(turn.as_str())
+        .fetch_all(&mut *tx)
+        .await
+        .during("checking running turns")?;
+        let now = now_rfc3339();
+        let mut busy = false;
+        for row in running {
+            let (id, owner): (String, String) = (row.get(0), row.get(1));
+            if owner_alive(&owner) {
+                busy = true;
+            } else {
+                mark_orphan(&mut tx, &id, &now).await?;
+            }
+        }
+        if busy {
+            tx.commit().await.during("starting a turn")?;
+            return Ok(StartOutcome::Busy);
+        }
+        let updated = sqlx::query(
+            "UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'accepted'",
+        )
+        .bind(&now)
+        .bind(turn.as_str())
+        .execute(&mut *tx)
+        .await
+        .during("starting a turn")?;
+        if updated.rows_affected() == 0 {
+            tx.commit().await.during("starting a turn")?;
+            return Ok(StartOutcome::Gone);
+        }
+        insert_message(
+            &mut tx,
+            session,
+            Some(turn),
+            user_message,
+            None,
+            "complete",
+            &now,
+        )
+        .await?;
+        tx.commit().await.during("starting a turn")?;
+        Ok(StartOutcome::Started)
+    }
+
+    /// Ends a turn with its final status, error and token usage.
+    pub async fn finish_turn(
+        &self,
+        turn: &TurnId,
+        status: TurnStatus,
+        model: Option<&str>,
+        error: Option<(&str, &str)>,
+        usage: Usage,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE turns SET status = ?, model = COALESCE(?, model), error_code = ?, error = ?,
+                    input_tokens = ?, output_tokens = ?, finished_at = ?
+             WHERE id = ?",
+        )
+        .bind(status.as_str())
+        .bind(model)
+        .bind(error.map(|e| e.0))
+        .bind(error.map(|e| e.1))
+        .bind(usage.input_tokens as i64)
+        .bind(usage.output_tokens as i64)
+        .bind(now_rfc3339())
+        .bind(turn.as_str())
+        .execute(&self.pool)
+        .await
+        .during("finishing a turn")?;
+        Ok(())
+    }
+
+    /// Marks every `accepted` or `running` turn whose owner is gone as `interrupted` (and its
+    /// open spans as cancelled). Returns the turns it changed.
+    pub async fn recover_orphans(
+        &self,
+        owner_alive: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<Vec<TurnId>, StoreError> {
+        let rows =
+            sqlx::query("SELECT id, owner FROM turns WHERE status IN ('accepted', 'running')")
+                .fetch_all(&self.pool)
+                .await
+                .during("finding unfinished turns")?;
+        let mut recovered = Vec::new();
+        let now = now_rfc3339();
+        for row in rows {
+            let (id, owner): (String, String) = (row.get(0), row.get(1));
+            if owner_alive(&owner) {
+                continue;
+            }
+            let mut tx = self.pool.begin().await.during("recovering a turn")?;
+            mark_orphan(&mut tx, &id, &now).await?;
+            tx.commit().await.during("recovering a turn")?;
+            recovered.push(TurnId::from_string(id));
+        }
+        Ok(recovered)
+    }
+
+    /// One turn.
+    pub async fn turn(&self, turn: &str) -> Result<Option<TurnRecord>, StoreError> {
+        sqlx::query_as::<_, TurnRecord>(format_turn_query("WHERE t.id = ?"))
+            .bind(turn)
+            .fetch_optional(&self.pool)
+            .await
+            .during("reading a turn")
+    }
+
+    /// The most recent turns, newest first.
+    pub async fn list_turns(&self, limit: u32) -> Result<Vec<TurnRecord>, StoreError> {
+        sqlx::query_as::<_, TurnRecord>(format_turn_query("ORDER BY t.created_at DESC LIMIT ?"))
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await
+            .during("listing turns")
+    }
+
+    // ---- messages ----
+
+    /// Appends a message to the session (after every message stored so far).
+    pub async fn append_message(
+        &self,
+        session: &SessionId,
+        turn: Option<&TurnId>,
+        message: &Message,
+        reasoning: Option<&str>,
+        partial: bool,
+    ) -> Result<MessageId, StoreError> {
+        let mut tx = self.pool.begin().await.during("storing a message")?;
+        let status = if partial { "partial" } else { "complete" };
+        let id = insert_message(
+            &mut tx,
+            session,
+            turn,
+            message,
+            reasoning,
+            status,
+            &now_rfc3339(),
+        )
+        .await?;
+        tx.commit().await.during("storing a message")?;
+        Ok(id)
+    }
+
+    /// Every message of the session, in order.
+    pub async fn history(&self, session: &SessionId) -> Result<Vec<StoredMessage>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, session_id, turn_id, seq, role, content, reasoning, tool_calls,
+                    tool_call_id, name, status, created_at
+             FROM messages WHERE session_id = ? ORDER BY seq",
+        )
+        .bind(session.as_str())
+        .fetch_all(&self.pool)
+        .await
+        .during("reading history")?;
+        rows.iter().map(stored_message).collect()
+    }
+
+    // ---- spans ----
+
+    /// Writes a span when it starts.
+    pub async fn insert_span(&self, span: &SpanRecord) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO spans (id, turn_id, parent_id, level, name, started_at, duration_ms, status,
+                                model, tokens_in, tokens_out, degraded, degraded_reason, error, attrs)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&span.id)
+        .bind(&span.turn_id)
+        .bind(&span.parent_id)
+        .bind(&span.level)
+        .bind(&span.name)
+        .bind(&span.started_at)
+        .bind(span.duration_ms)
+        .bind(&span.status)
+        .bind(&span.model)
+        .bind(span.tokens_in)
+        .bind(span.tokens_out)
+        .bind(span.degraded)
+        .bind(&span.degraded_reason)
+        .bind(&span.error)
+        .bind(span.attrs.to_string())
+        .execute(&self.pool)
+        .await
+        .during("writing a span")?;
+        Ok(())
+    }
+
+    /// Writes the end of a span: duration, status, model, tokens, degradation, error, attrs.
+    pub async fn finish_span(&self, span: &SpanRecord) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE spans SET duration_ms = ?, status = ?, model = ?, tokens_in = ?, tokens_out = ?,
+                              degraded = ?, degraded_reason = ?, error = ?, attrs = ?
+             WHERE id = ?",
+        )
+        .bind(span.duration_ms)
+        .bind(&span.status)
+        .bind(&span.model)
+        .bind(span.tokens_in)
+        .bind(span.tokens_out)
+        .bind(span.degraded)
+        .bind(&span.degraded_reason)
+        .bind(&span.error)
+        .bind(span.attrs.to_string())
+        .bind(&span.id)
+        .execute(&self.pool)
+        .await
+        .during("finishing a span")?;
+        Ok(())
+    }
+
+    /// Every span of a turn, in start order (parents before children on ties).
+    pub async fn spans(&self, turn: &str) -> Result<Vec<SpanRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, turn_id, parent_id, level, name, started_at, duration_ms, status, model,
+                    tokens_in, tokens_out, degraded, degraded_reason, error, attrs
+             FROM spans WHERE turn_id = ? ORDER BY started_at, rowid",
+        )
+        .bind(turn)
+        .fetch_all(&self.pool)
+        .await
+        .during("reading spans")?;
+        rows.iter()
+            .map(|r| {
+                let attrs: Option<String> = r.get("attrs");
+                let attrs = match attrs {
+                    Some(text) => serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                        table: "spans",
+                        detail: format!("attrs of span {}: {e}", r.get::<String, _>("id")),
+                    })?,
+                    None => serde_json::Value::Null,
+                };
+                Ok(SpanRecord {
+                    id: r.get("id"),
+                    turn_id: r.get("turn_id"),
+                    parent_id: r.get("parent_id"),
+                    level: r.get("level"),
+                    name: r.get("name"),
+                    started_at: r.get("started_at"),
+                    duration_ms: r.get("duration_ms"),
+                    status: r.get("status"),
+                    model: r.get("model"),
+                    tokens_in: r.get("tokens_in"),
+                    tokens_out: r.get("tokens_out"),
+                    degraded: r.get("degraded"),
+                    degraded_reason: r.get("degraded_reason"),
+                    error: r.get("error"),
+                    attrs,
+                })
+            })
+            .collect()
+    }
+}
+
+fn format_turn_query(tail: &str) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(format!(
+        "SELECT t.id, t.session_id, s.name AS session_name, t.status, t.input, t.entry_point,
+                t.model, t.error_code, t.error, t.input_tokens, t.output_tokens, t.created_at,
+                t.started_at, t.finished_at
+         FROM turns t JOIN sessions s ON s.id = t.session_id {tail}"
+    ))
+}
+
+async fn mark_orphan(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    turn: &str,
+    now: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE turns SET status = 'interrupted', error_code = 'process_ended',
+                error = 'the process running this turn ended before it finished', finished_at = ?
+         WHERE id = ? AND status IN ('accepted', 'running')",
+    )
+    .bind(now)
+    .bind(turn)
+    .execute(&mut **tx)
+    .await
+    .during("interrupting an orphaned turn")?;
+    sqlx::query(
+        "UPDATE spans SET status = 'cancelled', error = 'process ended' WHERE turn_id = ? AND status = 'running'",
+    )
+    .bind(turn)
+    .execute(&mut **tx)
+    .await
+    .during("closing an orphaned turn's spans")?;
+    Ok(())
+}
+
+async fn insert_message(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    session: &SessionId,
+    turn: Option<&TurnId>,
+    message: &Message,
+    reasoning: Option<&str>,
+    status: &str,
+    now: &str,
+) -> Result<MessageId, StoreError> {
+    let id = MessageId::new();
+    let tool_calls = if message.tool_calls.is_empty() {
+        None
+    } else {
+        Some(
+            serde_json::to_string(&message.tool_calls).map_err(|e| StoreError::Corrupt {
+                table: "messages",
+                detail: format!("cannot encode tool calls: {e}"),
+            })?,
+        )
+    };
+    sqlx::query(
+        "INSERT INTO messages (id, session_id, turn_id, seq, role, content, reasoning, tool_calls,
+                               tool_call_id, name, status, created_at)
+         VALUES (?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?),
+                 ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(id.as_str())
+    .bind(session.as_str())
+    .bind(turn.map(TurnId::as_str))
+    .bind(session.as_str())
+    .bind(message.role.as_str())
+    .bind(&message.content)
+    .bind(reasoning.filter(|r| !r.is_empty()))
+    .bind(tool_calls)
+    .bind(&message.tool_call_id)
+    .bind(&message.name)
+    .bind(status)
+    .bind(now)
+    .execute(&mut **tx)
+    .await
+    .during("storing a message")?;
+    sqlx::query("UPDATE sessions SET updated_at = ? WHERE id = ?")
+        .bind(now)
+        .bind(session.as_str())
+        .execute(&mut **tx)
+        .await
+        .during("touching a session")?;
+    Ok(id)
+}
+
+fn stored_message(r: &sqlx::sqlite::SqliteRow) -> Result<StoredMessage, StoreError> {
+    let id: String = r.get("id");
+    let role: String = r.get("role");
+    let role = Role::parse(&role).ok_or_else(|| StoreError::Corrupt {
+        table: "messages",
+        detail: format!("message {id} has unknown role {role:?}"),
+    })?;
+    let tool_calls: Option<String> = r.get("tool_calls");
+    let tool_calls = match tool_calls {
+        Some(text) => serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+            table: "messages",
+            detail: format!("tool calls of message {id}: {e}"),
+        })?,
+        None => Vec::new(),
+    };
+    Ok(StoredMessage {
+        session_id: r.get("session_id"),
+        turn_id: r.get("turn_id"),
+        seq: r.get("seq"),
+        role,
+        content: r.get("content"),
+        reasoning: r.get("reasoning"),
+        tool_calls,
+        tool_call_id: r.get("tool_call_id"),
+        name: r.get("name"),
+        status: r.get("status"),
+        created_at: r.get("created_at"),
+        id,
+    })
+}

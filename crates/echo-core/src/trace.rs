@@ -1,1 +1,267 @@
-//! placeholder
+//! Trace spans: Turn → Node → Call, stored in SQLite.
+//!
+//! A span is written when it starts and updated when it ends, with its real start time and
+//! duration, model, tokens, status, error and degradation. Tracing never fails a turn: a
+//! write error is logged and the turn goes on. A span dropped without `finish` (its future
+//! was cancelled) is closed as `cancelled`.
+
+use crate::ids::{SpanId, TurnId};
+use crate::message::Usage;
+use crate::store::{SpanRecord, Store};
+use crate::time::to_rfc3339;
+use chrono::{DateTime, Utc};
+use std::time::{Duration, Instant};
+
+/// Span level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The whole turn (one per trace).
+    Turn,
+    /// A stage or step: context, each inference iteration, a tool batch, response, a background job.
+    Node,
+    /// One model request, tool execution or embedding batch.
+    Call,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Turn => "turn",
+            Level::Node => "node",
+            Level::Call => "call",
+        }
+    }
+}
+
+/// How a span ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpanStatus {
+    /// Succeeded.
+    Ok,
+    /// Failed.
+    Error,
+    /// Cut short.
+    Cancelled,
+}
+
+impl SpanStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            SpanStatus::Ok => "ok",
+            SpanStatus::Error => "error",
+            SpanStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Creates spans for turns.
+#[derive(Clone, Debug)]
+pub struct Tracer {
+    store: Store,
+}
+
+impl Tracer {
+    /// A tracer writing to `store`.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// Starts the root span of a turn's trace (the trace id is the turn id).
+    pub async fn start_turn(&self, turn: &TurnId, name: &str) -> Span {
+        Span::start(self.store.clone(), turn.as_str(), None, Level::Turn, name).await
+    }
+
+    /// Starts a node span for work that happens after the turn ended (a background job),
+    /// attached to the turn's root span.
+    pub async fn start_detached(&self, turn: &TurnId, parent: &str, name: &str) -> Span {
+        Span::start(
+            self.store.clone(),
+            turn.as_str(),
+            Some(parent.to_string()),
+            Level::Node,
+            name,
+        )
+        .await
+    }
+}
+
+/// An open span. Set fields, then `finish`.
+#[derive(Debug)]
+pub struct Span {
+    store: Store,
+    record: SpanRecord,
+    started: Instant,
+    finished: bool,
+}
+
+impl Span {
+    async fn start(
+        store: Store,
+        turn: &str,
+        parent: Option<String>,
+        level: Level,
+        name: &str,
+    ) -> Span {
+        let record = SpanRecord {
+            id: SpanId::new().to_string(),
+            turn_id: turn.to_string(),
+            parent_id: parent,
+            level: level.as_str().to_string(),
+            name: name.to_string(),
+            started_at: to_rfc3339(Utc::now()),
+            duration_ms: None,
+            status: "running".into(),
+            model: None,
+            tokens_in: None,
+            tokens_out: None,
+            degraded: false,
+            degraded_reason: None,
+            error: None,
+            attrs: serde_json::Value::Object(Default::default()),
+        };
+        if let Err(e) = store.insert_span(&record).await {
+            tracing::warn!(error = %e, span = name, "cannot write trace span");
+        }
+        Span {
+            store,
+            record,
+            started: Instant::now(),
+            finished: false,
+        }
+    }
+
+    /// The span's id.
+    pub fn id(&self) -> &str {
+        &self.record.id
+    }
+
+    /// Starts a child span.
+    pub async fn child(&self, level: Level, name: &str) -> Span {
+        Span::start(
+            self.store.clone(),
+            &self.record.turn_id,
+            Some(self.record.id.clone()),
+            level,
+            name,
+        )
+        .await
+    }
+
+    /// Records a child call span that already happened (e.g. one HTTP attempt of a model call).
+    pub async fn record_call(&self, call: CallRecord<'_>) {
+        let record = SpanRecord {
+            id: SpanId::new().to_string(),
+            turn_id: self.record.turn_id.clone(),
+            parent_id: Some(self.record.id.clone()),
+            level: Level::Call.as_str().to_string(),
+            name: call.name.to_string(),
+            started_at: to_rfc3339(call.started_at),
+            duration_ms: Some(call.duration.as_secs_f64() * 1000.0),
+            status: if call.error.is_some() { "error" } else { "ok" }.to_string(),
+            model: call.model.map(String::from),
+            tokens_in: call.usage.map(|u| u.input_tokens as i64),
+            tokens_out: call.usage.map(|u| u.output_tokens as i64),
+            degraded: call.degraded_reason.is_some(),
+            degraded_reason: call.degraded_reason.map(String::from),
+            error: call.error.map(String::from),
+            attrs: call.attrs,
+        };
+        if let Err(e) = self.store.insert_span(&record).await {
+            tracing::warn!(error = %e, span = call.name, "cannot write trace span");
+        }
+    }
+
+    /// Sets the model.
+    pub fn set_model(&mut self, model: &str) {
+        self.record.model = Some(model.to_string());
+    }
+
+    /// Sets token usage.
+    pub fn set_usage(&mut self, usage: Usage) {
+        self.record.tokens_in = Some(usage.input_tokens as i64);
+        self.record.tokens_out = Some(usage.output_tokens as i64);
+    }
+
+    /// Flags a degradation; several reasons are joined with `,`.
+    pub fn degrade(&mut self, reason: &str) {
+        self.record.degraded = true;
+        match &mut self.record.degraded_reason {
+            Some(r) if r.split(',').any(|x| x == reason) => {}
+            Some(r) => {
+                r.push(',');
+                r.push_str(reason);
+            }
+            None => self.record.degraded_reason = Some(reason.to_string()),
+        }
+    }
+
+    /// Whether a degradation was flagged.
+    pub fn is_degraded(&self) -> bool {
+        self.record.degraded
+    }
+
+    /// Records an error message (the status is given at `finish`).
+    pub fn set_error(&mut self, error: &str) {
+        self.record.error = Some(error.to_string());
+    }
+
+    /// Sets a structured attribute.
+    pub fn attr(&mut self, key: &str, value: impl Into<serde_json::Value>) {
+        if let serde_json::Value::Object(map) = &mut self.record.attrs {
+            map.insert(key.to_string(), value.into());
+        }
+    }
+
+    /// Ends the span.
+    pub async fn finish(mut self, status: SpanStatus) {
+        self.close(status);
+        if let Err(e) = self.store.finish_span(&self.record).await {
+            tracing::warn!(error = %e, span = %self.record.name, "cannot finish trace span");
+        }
+    }
+
+    fn close(&mut self, status: SpanStatus) {
+        self.finished = true;
+        self.record.duration_ms = Some(self.started.elapsed().as_secs_f64() * 1000.0);
+        self.record.status = status.as_str().to_string();
+    }
+}
+
+impl Drop for Span {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.close(SpanStatus::Cancelled);
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            let store = self.store.clone();
+            let record = self.record.clone();
+            handle.spawn(async move {
+                if let Err(e) = store.finish_span(&record).await {
+                    tracing::warn!(error = %e, "cannot close a cancelled trace span");
+                }
+            });
+        }
+    }
+}
+
+/// A finished call to record with [`Span::record_call`].
+#[derive(Debug)]
+pub struct CallRecord<'a> {
+    /// Span name, e.g. `model_request`.
+    pub name: &'a str,
+    /// Model, if a model call.
+    pub model: Option<&'a str>,
+    /// When it started.
+    pub started_at: DateTime<Utc>,
+    /// How long it took.
+    pub duration: Duration,
+    /// Tokens.
+    pub usage: Option<Usage>,
+    /// Error, if it failed.
+    pub error: Option<&'a str>,
+    /// Degradation reason, e.g. `retry` or `fallback_model`.
+    pub degraded_reason: Option<&'a str>,
+    /// Extra fields.
+    pub attrs: serde_json::Value,
+}

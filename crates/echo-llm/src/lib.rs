@@ -1,1 +1,24 @@
-//! placeholder
+//! Echo Desk's model providers: OpenAI-compatible chat completions (also used for Ollama) and
+//! Anthropic messages, streamed over SSE, with tool-call delta assembly, connect / first-byte /
+//! idle timeouts, retries with exponential backoff, fallback models and cancellation.
+//!
+//! The one entry point is [`LlmClient::chat`]: it streams [`ChatEvent`]s to the caller as they
+//! arrive and returns the assembled [`ChatResponse`] (or a [`ChatFailure`]) together with a
+//! record of every HTTP [`Attempt`].
+//!
+//! Invariants: nothing here assembles prompts (callers pass finished [`echo_core::Message`]s);
+//! API keys and prompt text never reach `info`-level logs.
+#![deny(missing_docs)]
+
+mod anthropic;
+mod assemble;
+mod client;
+mod error;
+mod openai;
+mod provider;
+mod transport;
+mod types;
+
+pub use client::LlmClient;
+pub use error::{LlmError, ServerRef, TimeoutPhase};
+pub use types::{Attempt, AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse};

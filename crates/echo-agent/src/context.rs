@@ -1,0 +1,221 @@
+//! ContextStage: the only place a model request is assembled.
+//!
+//! Fixed order, most stable first, so a provider's prefix cache is reused from one request to
+//! the next: system block → history (tool-call/result pairs never split) → the current user
+//! message. Facts that change every turn (time, entry point) travel in a
+//! `<runtime-context>` block at the head of the current user message, after which the user's
+//! text follows verbatim; putting them in the system block would invalidate the cached prefix
+//! on every turn.
+
+use crate::prompts::{PromptError, PromptName, Prompts};
+use echo_core::store::StoredMessage;
+use echo_core::{Message, Role, ToolSpec};
+use std::collections::HashSet;
+
+/// What the model sees on the first request of a turn.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    /// Messages, system first, current user message last.
+    pub messages: Vec<Message>,
+    /// Tools offered.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// Facts about this moment for the runtime block.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct RuntimeInfo {
+    pub now: String,
+    pub weekday: String,
+    pub timezone: String,
+    pub utc_offset: String,
+    pub entry_point: String,
+}
+
+impl RuntimeInfo {
+    pub(crate) fn now(entry_point: &str) -> Self {
+        let now = chrono::Local::now();
+        Self {
+            now: now.format("%Y-%m-%d %H:%M").to_string(),
+            weekday: now.format("%A").to_string(),
+            timezone: iana_time_zone::get_timezone().unwrap_or_else(|_| "unknown".into()),
+            utc_offset: now.format("%:z").to_string(),
+            entry_point: entry_point.to_string(),
+        }
+    }
+}
+
+/// Builds requests.
+pub(crate) struct ContextStage<'a> {
+    pub prompts: &'a Prompts,
+}
+
+impl ContextStage<'_> {
+    /// The first request of a turn: `history` is everything before the current message.
+    pub(crate) fn build(
+        &self,
+        history: &[StoredMessage],
+        current: &str,
+        runtime: &RuntimeInfo,
+        tools: Vec<ToolSpec>,
+    ) -> Result<Prepared, PromptError> {
+        let mut messages = Vec::with_capacity(history.len() + 2);
+        messages.push(Message::system(
+            self.prompts.render(PromptName::System, ())?,
+        ));
+        messages.extend(sanitize_history(history));
+        let runtime_block = self.prompts.render(PromptName::RuntimeContext, runtime)?;
+        messages.push(Message::user(format!("{runtime_block}\n\n{current}")));
+        Ok(Prepared { messages, tools })
+    }
+
+    /// The last request of a turn that reached the iteration limit: the conversation so far
+    /// plus the instruction to answer now (no tools are offered with it).
+    pub(crate) fn iteration_limit(
+        &self,
+        messages: &[Message],
+        max_iterations: u32,
+    ) -> Result<Vec<Message>, PromptError> {
+        let note = self.prompts.render(
+            PromptName::IterationLimit,
+            serde_json::json!({ "max_iterations": max_iterations }),
+        )?;
+        let mut out = messages.to_vec();
+        out.push(Message::user(note));
+        Ok(out)
+    }
+}
+
+/// Makes stored history a valid message sequence: every assistant tool call gets a result
+/// (a turn cut short by a crash may have left none), tool results without their call are
+/// dropped, and empty partial answers are skipped.
+pub(crate) fn sanitize_history(history: &[StoredMessage]) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(history.len());
+    let mut open_calls: Vec<(String, String)> = Vec::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    let close_open = |out: &mut Vec<Message>,
+                      open: &mut Vec<(String, String)>,
+                      answered: &mut HashSet<String>| {
+        for (id, name) in open.drain(..) {
+            if !answered.contains(&id) {
+                out.push(Message {
+                    role: Role::Tool,
+                    content:
+                        "error: no result was recorded for this call (the turn was interrupted)"
+                            .into(),
+                    tool_calls: Vec::new(),
+                    tool_call_id: Some(id),
+                    name: Some(name),
+                });
+            }
+        }
+        answered.clear();
+    };
+    for stored in history {
+        match stored.role {
+            Role::Tool => {
+                let Some(id) = stored.tool_call_id.as_deref() else {
+                    continue;
+                };
+                if open_calls.iter().any(|(open, _)| open == id) && answered.insert(id.to_string())
+                {
+                    out.push(stored.to_message());
+                }
+            }
+            Role::System => {}
+            Role::User | Role::Assistant => {
+                close_open(&mut out, &mut open_calls, &mut answered);
+                if stored.role == Role::Assistant
+                    && stored.content.trim().is_empty()
+                    && stored.tool_calls.is_empty()
+                {
+                    continue;
+                }
+                out.push(stored.to_message());
+                open_calls = stored
+                    .tool_calls
+                    .iter()
+                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .collect();
+            }
+        }
+    }
+    close_open(&mut out, &mut open_calls, &mut answered);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use echo_core::ToolCall;
+
+    fn stored(role: Role, content: &str, calls: &[&str], answers: Option<&str>) -> StoredMessage {
+        StoredMessage {
+            id: String::new(),
+            session_id: String::new(),
+            turn_id: None,
+            seq: 0,
+            role,
+            content: content.into(),
+            reasoning: None,
+            tool_calls: calls
+                .iter()
+                .map(|id| ToolCall {
+                    id: id.to_string(),
+                    name: "read_file".into(),
+                    arguments: "{}".into(),
+                })
+                .collect(),
+            tool_call_id: answers.map(String::from),
+            name: answers.map(|_| "read_file".into()),
+            status: "complete".into(),
+            created_at: String::new(),
+        }
+    }
+
+    fn shape(msgs: &[Message]) -> Vec<String> {
+        msgs.iter()
+            .map(|m| match m.role {
+                Role::Tool => format!("tool:{}", m.tool_call_id.as_deref().unwrap_or("?")),
+                Role::Assistant if !m.tool_calls.is_empty() => {
+                    format!(
+                        "calls:{}",
+                        m.tool_calls
+                            .iter()
+                            .map(|c| c.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )
+                }
+                r => r.as_str().to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn history_is_repaired_into_a_valid_sequence() {
+        let h = vec![
+            stored(Role::User, "q1", &[], None),
+            stored(Role::Assistant, "", &["a", "b"], None),
+            stored(Role::Tool, "ra", &[], Some("a")),
+            // b's result was never written (crash); the next user message arrives
+            stored(Role::User, "q2", &[], None),
+            stored(Role::Tool, "orphan", &[], Some("zzz")),
+            stored(Role::Assistant, "", &[], None),
+            stored(Role::Assistant, "answer", &[], None),
+            stored(Role::Assistant, "", &["c"], None),
+        ];
+        assert_eq!(
+            shape(&sanitize_history(&h)),
+            [
+                "user",
+                "calls:a,b",
+                "tool:a",
+                "tool:b",
+                "user",
+                "assistant",
+                "calls:c",
+                "tool:c"
+            ]
+        );
+    }
+}

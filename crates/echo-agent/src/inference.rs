@@ -1,0 +1,374 @@
+//! InferenceStage: the ReAct loop. Stream the model; when it asks for tools, run them (each
+//! validated, each with a recorded result even on error or timeout; consecutive read-only
+//! calls concurrently, the rest in order) and loop. At `max_iterations`, one last request
+//! without tools asks for a summary. Every model attempt and tool call is a span.
+
+use crate::context::ContextStage;
+use crate::events::TurnEvents;
+use crate::think::{Piece, ThinkFilter, strip_think};
+use echo_core::config::Config;
+use echo_core::store::Store;
+use echo_core::trace::{CallRecord, Level, Span, SpanStatus};
+use echo_core::{Message, Role, SessionId, ToolCall, ToolSpec, TurnEvent, TurnId, Usage};
+use echo_llm::{
+    AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse, LlmClient, LlmError,
+};
+use echo_tools::{Risk, ToolContext, ToolOutcome, ToolRegistry};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Everything a running turn needs.
+pub(crate) struct TurnScope<'a> {
+    pub config: &'a Config,
+    pub store: &'a Store,
+    pub llm: &'a LlmClient,
+    pub tools: &'a ToolRegistry,
+    pub context: ContextStage<'a>,
+    pub session: &'a SessionId,
+    pub turn: &'a TurnId,
+    pub events: &'a TurnEvents,
+    pub cancel: &'a CancellationToken,
+    pub root: &'a Span,
+    pub workdir: &'a std::path::Path,
+}
+
+/// What the loop produced.
+#[derive(Debug)]
+pub(crate) struct InferenceResult {
+    /// Raw text of the last model answer (still with any `<think>`).
+    pub text: String,
+    /// Reasoning the provider sent on its reasoning channel.
+    pub reasoning: String,
+    pub usage: Usage,
+    pub model: String,
+}
+
+/// Why the loop stopped without an answer.
+#[derive(Debug)]
+pub(crate) struct TurnFailure {
+    pub code: String,
+    pub message: String,
+    /// Visible text streamed before the failure.
+    pub partial_text: String,
+    pub interrupted: bool,
+    pub usage: Usage,
+}
+
+impl TurnFailure {
+    pub(crate) fn internal(code: &str, message: String, usage: Usage) -> Self {
+        Self {
+            code: code.into(),
+            message,
+            partial_text: String::new(),
+            interrupted: false,
+            usage,
+        }
+    }
+}
+
+/// Runs the loop from the prepared first request.
+pub(crate) async fn run(
+    scope: &TurnScope<'_>,
+    mut messages: Vec<Message>,
+    tools: Vec<ToolSpec>,
+) -> Result<InferenceResult, TurnFailure> {
+    let max = scope.config.agent.max_iterations.max(1);
+    let mut usage = Usage::default();
+    for iteration in 1..=max {
+        let node = scope
+            .root
+            .child(Level::Node, &format!("inference#{iteration}"))
+            .await;
+        let response = call_model(scope, node, messages.clone(), tools.clone(), &mut usage).await?;
+        if response.tool_calls.is_empty() {
+            return Ok(InferenceResult {
+                text: response.text,
+                reasoning: response.reasoning,
+                usage,
+                model: response.model,
+            });
+        }
+        let (visible, reasoning) = strip_think(&response.text);
+        let assistant = Message {
+            role: Role::Assistant,
+            content: visible,
+            tool_calls: response.tool_calls.clone(),
+            tool_call_id: None,
+            name: None,
+        };
+        let reasoning = join_reasoning(&response.reasoning, &reasoning);
+        scope
+            .store
+            .append_message(
+                scope.session,
+                Some(scope.turn),
+                &assistant,
+                Some(&reasoning),
+                false,
+            )
+            .await
+            .map_err(|e| TurnFailure::internal("store", e.to_string(), usage))?;
+        messages.push(assistant);
+        messages.extend(
+            run_tools(scope, iteration, &response.tool_calls)
+                .await
+                .map_err(|e| TurnFailure::internal("store", e.to_string(), usage))?,
+        );
+        if scope.cancel.is_cancelled() {
+            return Err(interrupted(String::new(), usage));
+        }
+    }
+
+    // The iteration limit: one last request, without tools, for a summary.
+    let mut node = scope.root.child(Level::Node, "iteration_limit").await;
+    node.degrade("max_iterations");
+    scope.events.emit(TurnEvent::Degraded {
+        reason: "max_iterations".into(),
+        detail: format!("reached the limit of {max} tool steps; asking the model to summarise"),
+    });
+    let final_messages = scope
+        .context
+        .iteration_limit(&messages, max)
+        .map_err(|e| TurnFailure::internal("prompt", e.to_string(), usage))?;
+    let response = call_model(scope, node, final_messages, Vec::new(), &mut usage).await?;
+    Ok(InferenceResult {
+        text: response.text,
+        reasoning: response.reasoning,
+        usage,
+        model: response.model,
+    })
+}
+
+fn interrupted(partial_text: String, usage: Usage) -> TurnFailure {
+    TurnFailure {
+        code: "interrupted".into(),
+        message: "the turn was stopped before it finished".into(),
+        partial_text,
+        interrupted: true,
+        usage,
+    }
+}
+
+pub(crate) fn join_reasoning(a: &str, b: &str) -> String {
+    match (a.trim().is_empty(), b.trim().is_empty()) {
+        (true, _) => b.trim().to_string(),
+        (_, true) => a.trim().to_string(),
+        _ => format!("{}\n\n{}", a.trim(), b.trim()),
+    }
+}
+
+/// One model call (with the client's retries and fallbacks), streamed into turn events and
+/// recorded as one call span per HTTP attempt under `node`, which it finishes.
+async fn call_model(
+    scope: &TurnScope<'_>,
+    mut node: Span,
+    messages: Vec<Message>,
+    tools: Vec<ToolSpec>,
+    usage: &mut Usage,
+) -> Result<ChatResponse, TurnFailure> {
+    let llm_cfg = &scope.config.llm;
+    let request = ChatRequest {
+        messages,
+        tools,
+        max_tokens: llm_cfg.max_tokens,
+        temperature: llm_cfg.temperature,
+    };
+    let mut filter = ThinkFilter::default();
+    let events = scope.events;
+    let forward = |pieces: Vec<Piece>| {
+        for piece in pieces {
+            events.emit(match piece {
+                Piece::Text(text) => TurnEvent::Token { text },
+                Piece::Reasoning(text) => TurnEvent::Reasoning { text },
+            });
+        }
+    };
+    let mut on_event = |event: ChatEvent| match event {
+        ChatEvent::TextDelta(text) => forward(filter.push(&text)),
+        ChatEvent::ReasoningDelta(text) => events.emit(TurnEvent::Reasoning { text }),
+        ChatEvent::ToolCallStarted { id, name, .. } => {
+            events.emit(TurnEvent::ToolCallStarted { call_id: id, name })
+        }
+        ChatEvent::ToolCallArgsDelta { id, delta, .. } => {
+            events.emit(TurnEvent::ToolCallArgsDelta { call_id: id, delta })
+        }
+        ChatEvent::Retrying {
+            model,
+            attempt,
+            delay,
+            error,
+        } => events.emit(TurnEvent::Degraded {
+            reason: "retry".into(),
+            detail: format!(
+                "{error}; retry {attempt} of model {model} in {:.1}s",
+                delay.as_secs_f64()
+            ),
+        }),
+        ChatEvent::FallingBack { from, to, error } => events.emit(TurnEvent::Degraded {
+            reason: "fallback_model".into(),
+            detail: format!("{error}; falling back from {from} to {to}"),
+        }),
+    };
+    let result = scope.llm.chat(&request, scope.cancel, &mut on_event).await;
+    forward(filter.finish());
+
+    let attempts = match &result {
+        Ok(r) => &r.attempts,
+        Err(f) => &f.attempts,
+    };
+    for attempt in attempts {
+        let reason = match attempt.kind {
+            AttemptKind::First => None,
+            AttemptKind::Retry => Some("retry"),
+            AttemptKind::Fallback => Some("fallback_model"),
+        };
+        if let Some(reason) = reason {
+            node.degrade(reason);
+        }
+        usage.add(attempt.usage);
+        node.record_call(CallRecord {
+            name: "model_request",
+            model: Some(&attempt.model),
+            started_at: attempt.started_at,
+            duration: attempt.duration,
+            usage: Some(attempt.usage),
+            error: attempt.error.as_deref(),
+            degraded_reason: reason,
+            attrs: serde_json::json!({ "messages": request.messages.len(), "tools": request.tools.len() }),
+        })
+        .await;
+    }
+
+    match result {
+        Ok(response) => {
+            node.set_model(&response.model);
+            node.set_usage(response.usage);
+            node.attr("tool_calls", response.tool_calls.len());
+            node.finish(SpanStatus::Ok).await;
+            Ok(response)
+        }
+        Err(ChatFailure {
+            error,
+            partial_text,
+            ..
+        }) => {
+            let (visible, _) = strip_think(&partial_text);
+            let cancelled = matches!(error, LlmError::Cancelled { .. });
+            node.set_error(&error.to_string());
+            node.finish(if cancelled {
+                SpanStatus::Cancelled
+            } else {
+                SpanStatus::Error
+            })
+            .await;
+            if cancelled {
+                return Err(interrupted(visible, *usage));
+            }
+            Err(TurnFailure {
+                code: error.code().to_string(),
+                message: error.to_string(),
+                partial_text: visible,
+                interrupted: false,
+                usage: *usage,
+            })
+        }
+    }
+}
+
+/// Runs one step's tool calls and stores their results in call order. Consecutive read-only
+/// calls run concurrently (when enabled); everything else runs one at a time, in order.
+async fn run_tools(
+    scope: &TurnScope<'_>,
+    iteration: u32,
+    calls: &[ToolCall],
+) -> Result<Vec<Message>, echo_core::StoreError> {
+    let node = scope
+        .root
+        .child(Level::Node, &format!("tools#{iteration}"))
+        .await;
+    let parallel = scope.config.agent.parallel_read_only_tools;
+    let read_only = |c: &ToolCall| parallel && scope.tools.risk(&c.name) == Some(Risk::ReadOnly);
+    let ctx = ToolContext {
+        workdir: scope.workdir.to_path_buf(),
+        cancel: scope.cancel.clone(),
+    };
+    let timeout = Duration::from_secs_f64(scope.config.agent.tool_timeout_secs.max(0.001));
+    let mut results = Vec::with_capacity(calls.len());
+    let mut i = 0;
+    while i < calls.len() {
+        let mut j = i + 1;
+        if read_only(&calls[i]) {
+            while j < calls.len() && read_only(&calls[j]) {
+                j += 1;
+            }
+        }
+        let batch = futures::future::join_all(
+            calls[i..j]
+                .iter()
+                .map(|call| run_one(scope, &node, &ctx, call, timeout)),
+        )
+        .await;
+        results.extend(calls[i..j].iter().cloned().zip(batch));
+        i = j;
+    }
+    let failed = results.iter().filter(|(_, o)| !o.ok).count();
+    let mut node = node;
+    node.attr("calls", calls.len());
+    node.attr("failed", failed);
+    node.finish(if failed == 0 {
+        SpanStatus::Ok
+    } else {
+        SpanStatus::Error
+    })
+    .await;
+
+    let mut messages = Vec::with_capacity(results.len());
+    for (call, outcome) in results {
+        let message = Message::tool_result(&call, outcome.content);
+        scope
+            .store
+            .append_message(scope.session, Some(scope.turn), &message, None, false)
+            .await?;
+        messages.push(message);
+    }
+    Ok(messages)
+}
+
+async fn run_one(
+    scope: &TurnScope<'_>,
+    node: &Span,
+    ctx: &ToolContext,
+    call: &ToolCall,
+    timeout: Duration,
+) -> ToolOutcome {
+    scope.events.emit(TurnEvent::ToolCallExecuting {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+    });
+    let mut span = node
+        .child(Level::Call, &format!("tool:{}", call.name))
+        .await;
+    span.attr("call_id", call.id.clone());
+    span.attr("arguments", call.arguments.clone());
+    let outcome = scope.tools.execute(call, ctx, timeout).await;
+    if let Some(kind) = outcome.error_kind {
+        span.attr("error_kind", kind);
+        span.set_error(&outcome.content);
+    }
+    span.attr("result_chars", outcome.content.chars().count());
+    span.finish(match outcome.error_kind {
+        None => SpanStatus::Ok,
+        Some("cancelled") => SpanStatus::Cancelled,
+        Some(_) => SpanStatus::Error,
+    })
+    .await;
+    scope.events.emit(TurnEvent::ToolResult {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        ok: outcome.ok,
+        content: outcome.content.clone(),
+        duration_ms: outcome.duration.as_millis() as u64,
+    });
+    outcome
+}

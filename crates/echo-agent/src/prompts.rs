@@ -1,0 +1,111 @@
+//! Prompt templates: embedded from `prompts/` at build time, overridable by a file of the same
+//! name in `<data dir>/prompts/`. Only ContextStage renders them.
+
+use std::path::PathBuf;
+
+/// A prompt template the engine knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptName {
+    /// The system block.
+    System,
+    /// Runtime facts prefixed to the current user message.
+    RuntimeContext,
+    /// The instruction for the last request of a turn at the iteration limit.
+    IterationLimit,
+}
+
+impl PromptName {
+    fn file(self) -> &'static str {
+        match self {
+            Self::System => "system.md",
+            Self::RuntimeContext => "runtime_context.md",
+            Self::IterationLimit => "iteration_limit.md",
+        }
+    }
+
+    fn embedded(self) -> &'static str {
+        match self {
+            Self::System => include_str!("../../../prompts/system.md"),
+            Self::RuntimeContext => include_str!("../../../prompts/runtime_context.md"),
+            Self::IterationLimit => include_str!("../../../prompts/iteration_limit.md"),
+        }
+    }
+}
+
+/// A template failed to render (a broken override file, usually).
+#[derive(Debug, thiserror::Error)]
+#[error("prompt {file}: {message}")]
+pub struct PromptError {
+    file: String,
+    message: String,
+}
+
+/// Loads and renders prompt templates.
+#[derive(Clone, Debug)]
+pub struct Prompts {
+    override_dir: PathBuf,
+}
+
+impl Prompts {
+    /// Templates, with overrides looked up in `override_dir`.
+    pub fn new(override_dir: PathBuf) -> Self {
+        Self { override_dir }
+    }
+
+    /// Renders a template with `vars` (a serialisable map). Missing variables are errors.
+    pub fn render(
+        &self,
+        name: PromptName,
+        vars: impl serde::Serialize,
+    ) -> Result<String, PromptError> {
+        let path = self.override_dir.join(name.file());
+        let (source, shown) = match std::fs::read_to_string(&path) {
+            Ok(text) => (text, path.display().to_string()),
+            Err(_) => (
+                name.embedded().to_string(),
+                format!("prompts/{} (embedded)", name.file()),
+            ),
+        };
+        let mut env = minijinja::Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        env.set_keep_trailing_newline(false);
+        let err = |e: minijinja::Error| PromptError {
+            file: shown.clone(),
+            message: e.to_string(),
+        };
+        env.add_template("t", &source).map_err(err)?;
+        let rendered = env
+            .get_template("t")
+            .map_err(err)?
+            .render(vars)
+            .map_err(err)?;
+        Ok(rendered.trim().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn override_file_wins_and_missing_variables_are_errors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = Prompts::new(dir.path().to_path_buf());
+        let embedded = p.render(PromptName::System, ()).expect("render");
+        assert!(embedded.starts_with("You are Echo Desk"));
+        std::fs::write(dir.path().join("system.md"), "Custom {{ x }}").expect("write");
+        let err = p
+            .render(PromptName::System, ())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("system.md") && err.contains("undefined"),
+            "{err}"
+        );
+        let ok = p
+            .render(PromptName::System, serde_json::json!({"x": "hi"}))
+            .expect("render");
+        assert_eq!(ok, "Custom hi");
+    }
+}

@@ -1,0 +1,256 @@
+//! Command-line interface: argument parsing and one handler per command.
+
+use crate::print;
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use echo_agent::{Api, EventHandler, TurnRequest};
+use echo_core::config::{Config, Overrides, ProcessEnv};
+use echo_core::store::TurnStatus;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Exit code of a turn the user interrupted (as a shell reports SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "echod",
+    version,
+    about = "Echo Desk without a window: ask, chat, and inspect sessions and traces."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// Data directory (default: $ECHO_DESK_HOME, then the platform's data directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Model server protocol: openai, anthropic or ollama (overrides ECHO_LLM_KIND).
+    #[arg(long, global = true, value_name = "KIND")]
+    provider: Option<String>,
+    /// Model server base URL (overrides ECHO_LLM_BASE_URL).
+    #[arg(long, global = true, value_name = "URL")]
+    base_url: Option<String>,
+    /// Model name (overrides ECHO_LLM_MODEL).
+    #[arg(long, global = true)]
+    model: Option<String>,
+    /// Fallback models on the same server, comma-separated (overrides ECHO_LLM_FALLBACK_MODELS).
+    #[arg(long, global = true, value_name = "LIST")]
+    fallback_models: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one turn and stream the answer to stdout.
+    Ask {
+        /// Session name.
+        #[arg(long, short, default_value = "default")]
+        session: String,
+        /// The message (words are joined with spaces); `-` reads it from stdin.
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// Chat interactively (one line per message; /exit or Ctrl-D to leave).
+    Chat {
+        /// Session name.
+        #[arg(long, short, default_value = "default")]
+        session: String,
+    },
+    /// Sessions.
+    Sessions {
+        #[command(subcommand)]
+        command: SessionsCommand,
+    },
+    /// A session's messages.
+    History {
+        /// Session name.
+        session: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Turn traces.
+    Trace {
+        #[command(subcommand)]
+        command: TraceCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// List sessions, most recent first.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TraceCommand {
+    /// List recent turns.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many turns.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Show one turn's spans.
+    Show {
+        /// Turn id.
+        turn_id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs the parsed command.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let g = cli.global;
+    let overrides = Overrides {
+        home: g.home,
+        kind: g.provider,
+        base_url: g.base_url,
+        model: g.model,
+        fallback_models: g.fallback_models,
+    };
+    let config = Config::load(&overrides, &ProcessEnv)?;
+    let api = Api::open(config).await.context("cannot open the engine")?;
+    let code = match cli.command {
+        Command::Ask { session, text } => ask(&api, session, text).await?,
+        Command::Chat { session } => chat(&api, session).await?,
+        Command::Sessions {
+            command: SessionsCommand::List { json },
+        } => {
+            print::sessions(&api.sessions().await?, json)?;
+            ExitCode::SUCCESS
+        }
+        Command::History { session, json } => {
+            print::history(&api.history(&session).await?, json)?;
+            ExitCode::SUCCESS
+        }
+        Command::Trace {
+            command: TraceCommand::List { json, limit },
+        } => {
+            print::traces(&api.traces(limit).await?, json)?;
+            ExitCode::SUCCESS
+        }
+        Command::Trace {
+            command: TraceCommand::Show { turn_id, json },
+        } => {
+            print::trace(&api.trace(&turn_id).await?, json)?;
+            ExitCode::SUCCESS
+        }
+    };
+    api.close().await;
+    Ok(code)
+}
+
+async fn ask(api: &Api, session: String, text: Vec<String>) -> anyhow::Result<ExitCode> {
+    let input = if text.len() == 1 && text[0] == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .context("cannot read the message from stdin")?;
+        s
+    } else {
+        text.join(" ")
+    };
+    let outcome = run_turn(api, &session, input).await?;
+    let wait = Duration::from_secs_f64(api.config().agent.background_wait_secs.max(0.0));
+    api.wait_background(wait).await;
+    Ok(outcome)
+}
+
+/// Runs one turn with Ctrl-C as its stop button, printing events as they come.
+async fn run_turn(api: &Api, session: &str, input: String) -> anyhow::Result<ExitCode> {
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.cancel();
+        }
+    });
+    let printer = Arc::new(print::TurnPrinter::new(std::io::stderr().is_terminal()));
+    let handler: EventHandler = {
+        let printer = printer.clone();
+        Arc::new(move |event| printer.event(&event))
+    };
+    let request = TurnRequest {
+        session: session.to_string(),
+        input,
+        entry_point: "cli".into(),
+    };
+    let outcome = api.send(request, handler, cancel).await;
+    watcher.abort();
+    let outcome = outcome?;
+    Ok(match outcome.status {
+        TurnStatus::Completed => ExitCode::SUCCESS,
+        TurnStatus::Interrupted => {
+            eprintln!("echod: interrupted: {}", outcome.error.unwrap_or_default());
+            ExitCode::from(EXIT_INTERRUPTED)
+        }
+        _ => {
+            eprintln!(
+                "echod: turn {} failed: {}",
+                outcome.turn_id,
+                outcome.error.unwrap_or_else(|| "unknown error".into())
+            );
+            ExitCode::from(1)
+        }
+    })
+}
+
+async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
+    let interactive = std::io::stdin().is_terminal();
+    if interactive {
+        eprintln!(
+            "Echo Desk · session {session:?} · /exit or Ctrl-D to leave, Ctrl-C stops an answer"
+        );
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<std::io::Result<String>>(1);
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            if tx.blocking_send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut last = ExitCode::SUCCESS;
+    loop {
+        if interactive {
+            eprint!("> ");
+            let _ = std::io::stderr().flush();
+        }
+        let line = tokio::select! {
+            line = rx.recv() => line,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some(line) = line else { break };
+        let line = line.context("cannot read from stdin")?;
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if text == "/exit" || text == "/quit" {
+            break;
+        }
+        last = run_turn(api, &session, text.to_string()).await?;
+    }
+    if interactive {
+        eprintln!();
+    }
+    Ok(last)
+}

@@ -1,0 +1,244 @@
+//! Output: streamed turn events, and tables or JSON for the listing commands.
+//!
+//! The answer goes to stdout; progress (tool calls, retries) goes to stderr only when stderr is
+//! a terminal, so scripts see the answer on stdout and at most one error line on stderr.
+
+use echo_agent::Trace;
+use echo_core::store::{SessionSummary, StoredMessage, TurnRecord};
+use echo_core::{EventEnvelope, TurnEvent};
+use std::io::Write;
+use std::sync::Mutex;
+
+/// Prints one turn's events as they arrive.
+pub struct TurnPrinter {
+    progress: bool,
+    state: Mutex<PrinterState>,
+}
+
+#[derive(Default)]
+struct PrinterState {
+    /// Whether the current output line has answer text on it.
+    mid_line: bool,
+    /// Whether any answer text was printed.
+    printed: bool,
+}
+
+impl TurnPrinter {
+    /// `progress`: also show tool calls and degradations on stderr.
+    pub fn new(progress: bool) -> Self {
+        Self {
+            progress,
+            state: Mutex::new(PrinterState::default()),
+        }
+    }
+
+    /// Handles one event.
+    pub fn event(&self, envelope: &EventEnvelope) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = std::io::stdout().lock();
+        match &envelope.event {
+            TurnEvent::Token { text } => {
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+                state.mid_line = !text.ends_with('\n');
+                state.printed = true;
+            }
+            TurnEvent::ToolCallExecuting {
+                name, arguments, ..
+            } => {
+                if state.mid_line {
+                    let _ = writeln!(out);
+                    state.mid_line = false;
+                }
+                if self.progress {
+                    eprintln!("  · {name} {}", clip(arguments, 120));
+                }
+            }
+            TurnEvent::ToolResult {
+                name,
+                ok,
+                duration_ms,
+                content,
+                ..
+            } if self.progress => {
+                let mark = if *ok { "ok" } else { "failed" };
+                eprintln!(
+                    "  · {name} {mark} in {duration_ms} ms{}",
+                    if *ok {
+                        String::new()
+                    } else {
+                        format!(": {}", clip(content, 160))
+                    }
+                );
+            }
+            TurnEvent::Degraded { detail, .. } if self.progress => eprintln!("  ! {detail}"),
+            TurnEvent::Final { text } => {
+                if !state.printed && !text.is_empty() {
+                    let _ = out.write_all(text.as_bytes());
+                    state.mid_line = !text.ends_with('\n');
+                }
+            }
+            TurnEvent::TurnFinished { .. } => {
+                if state.mid_line || !state.printed {
+                    let _ = writeln!(out);
+                }
+                let _ = out.flush();
+                *state = PrinterState::default();
+            }
+            _ => {}
+        }
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    let one_line = s.replace('\n', " ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        format!("{}…", one_line.chars().take(max).collect::<String>())
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// `sessions list`.
+pub fn sessions(list: &[SessionSummary], as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        return json(&list);
+    }
+    let mut out = std::io::stdout().lock();
+    if list.is_empty() {
+        writeln!(out, "no sessions yet")?;
+    }
+    for s in list {
+        writeln!(
+            out,
+            "{:<24} {:>5} msgs  {}  {}",
+            s.name,
+            s.message_count,
+            s.updated_at,
+            s.title.as_deref().map(|t| clip(t, 60)).unwrap_or_default()
+        )?;
+    }
+    Ok(())
+}
+
+/// `history SESSION`.
+pub fn history(messages: &[StoredMessage], as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        return json(&messages);
+    }
+    let mut out = std::io::stdout().lock();
+    for m in messages {
+        let partial = if m.status == "partial" {
+            " (interrupted)"
+        } else {
+            ""
+        };
+        write!(out, "[{}{partial}] ", m.role.as_str())?;
+        if let Some(id) = &m.tool_call_id {
+            write!(out, "({id}) ")?;
+        }
+        writeln!(out, "{}", m.content)?;
+        for call in &m.tool_calls {
+            writeln!(
+                out,
+                "  -> {}({}) [{}]",
+                call.name,
+                clip(&call.arguments, 200),
+                call.id
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `trace list`.
+pub fn traces(turns: &[TurnRecord], as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        return json(&turns);
+    }
+    let mut out = std::io::stdout().lock();
+    if turns.is_empty() {
+        writeln!(out, "no turns yet")?;
+    }
+    for t in turns {
+        writeln!(
+            out,
+            "{}  {:<11} {:<16} {:<20} {:>6}/{:<6} {}",
+            t.id,
+            t.status,
+            clip(&t.session_name, 16),
+            t.model.as_deref().unwrap_or("-"),
+            t.input_tokens,
+            t.output_tokens,
+            clip(&t.input, 50)
+        )?;
+    }
+    Ok(())
+}
+
+/// `trace show TURN_ID`.
+pub fn trace(trace: &Trace, as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        return json(trace);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "turn {} · {} · session {}",
+        trace.turn_id, trace.status, trace.session
+    )?;
+    if let Some(e) = &trace.error {
+        writeln!(out, "error: {e}")?;
+    }
+    let depth = |span: &echo_core::store::SpanRecord| -> usize {
+        let mut d = 0;
+        let mut parent = span.parent_id.as_deref();
+        while let Some(p) = parent {
+            d += 1;
+            parent = trace
+                .spans
+                .iter()
+                .find(|s| s.id == p)
+                .and_then(|s| s.parent_id.as_deref());
+            if d > 16 {
+                break;
+            }
+        }
+        d
+    };
+    for span in &trace.spans {
+        let mut line = format!(
+            "{}{} [{}] {}",
+            "  ".repeat(depth(span)),
+            span.name,
+            span.status,
+            span.duration_ms
+                .map(|d| format!("{d:.1} ms"))
+                .unwrap_or_else(|| "running".into())
+        );
+        if let Some(m) = &span.model {
+            line.push_str(&format!(" model={m}"));
+        }
+        if let (Some(i), Some(o)) = (span.tokens_in, span.tokens_out) {
+            line.push_str(&format!(" tokens={i}/{o}"));
+        }
+        if span.degraded {
+            line.push_str(&format!(
+                " DEGRADED({})",
+                span.degraded_reason.as_deref().unwrap_or("?")
+            ));
+        }
+        if let Some(e) = &span.error {
+            line.push_str(&format!(" error: {}", clip(e, 160)));
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
