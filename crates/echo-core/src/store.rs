@@ -223,13 +223,31 @@ impl Store {
                 path: path.to_path_buf(),
                 source,
             })?;
-        sqlx::migrate!("./migrations")
-            .run(&pool)
+        // SQLite has no migration lock of its own: two processes opening a new data
+        // directory at once would both try to create the tables. A file lock serialises them.
+        let lock_path = path.with_extension("migrate.lock");
+        let io_err = |op: &'static str, source: std::io::Error| StoreError::Io {
+            op,
+            path: lock_path.clone(),
+            source,
+        };
+        let lock = std::fs::File::create(&lock_path)
+            .map_err(|e| io_err("cannot create the migration lock", e))?;
+        let lock = tokio::task::spawn_blocking(move || lock.lock().map(|()| lock))
             .await
-            .map_err(|source| StoreError::Migrate {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(|e| {
+                io_err(
+                    "cannot wait for the migration lock",
+                    std::io::Error::other(e),
+                )
+            })?
+            .map_err(|e| io_err("cannot take the migration lock", e))?;
+        let migrated = sqlx::migrate!("./migrations").run(&pool).await;
+        drop(lock);
+        migrated.map_err(|source| StoreError::Migrate {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(Store {
             pool,
             path: path.to_path_buf(),

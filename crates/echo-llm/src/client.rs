@@ -210,13 +210,19 @@ impl LlmClient {
                         attempts: call.take_attempts(),
                     });
                 }
-                Err(failure) => {
-                    let last = i + 1 == self.models.len();
-                    if last
-                        || failure.delivered
-                        || !failure.error.warrants_fallback()
-                        || call.cancel.is_cancelled()
+                Err(mut failure) => {
+                    if call.cancel.is_cancelled()
+                        && !matches!(failure.error, LlmError::Cancelled { .. })
                     {
+                        // Cancelled just as an attempt failed: the caller asked to stop, say so.
+                        let server = ServerRef {
+                            host: self.host.clone(),
+                            model: model.clone(),
+                        };
+                        failure.error = LlmError::Cancelled { server };
+                    }
+                    let last = i + 1 == self.models.len();
+                    if last || failure.delivered || !failure.error.warrants_fallback() {
                         return Err(ChatFailure {
                             error: failure.error,
                             attempts: call.take_attempts(),
@@ -485,6 +491,19 @@ mod tests {
         let text = format!("{c:?}");
         assert!(!text.contains("sk-secret-123"), "{text}");
         assert!(text.contains("LlmClient"), "{text}");
+    }
+
+    #[test]
+    fn chat_future_is_send() {
+        fn send<T: Send>(_: T) {}
+        let Ok(c) = config(|_| {}) else {
+            panic!("client")
+        };
+        let req = c.request(vec![Message::user("hi")], Vec::new());
+        let cancel = CancellationToken::new();
+        let mut sink = |_: ChatEvent| {};
+        // Compiles only if the future can move to another thread (e.g. `tokio::spawn`).
+        send(c.chat(&req, &cancel, &mut sink));
     }
 
     #[test]

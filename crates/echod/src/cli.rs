@@ -55,6 +55,9 @@ enum Command {
         /// Session name.
         #[arg(long, short, default_value = "default")]
         session: String,
+        /// Print the turn's events as JSON lines instead of the answer text.
+        #[arg(long)]
+        events: bool,
         /// The message (words are joined with spaces); `-` reads it from stdin.
         #[arg(required = true, num_args = 1..)]
         text: Vec<String>,
@@ -129,7 +132,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = Config::load(&overrides, &ProcessEnv)?;
     let api = Api::open(config).await.context("cannot open the engine")?;
     let code = match cli.command {
-        Command::Ask { session, text } => ask(&api, session, text).await?,
+        Command::Ask {
+            session,
+            events,
+            text,
+        } => ask(&api, session, text, events).await?,
         Command::Chat { session } => chat(&api, session).await?,
         Command::Sessions {
             command: SessionsCommand::List { json },
@@ -158,7 +165,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-async fn ask(api: &Api, session: String, text: Vec<String>) -> anyhow::Result<ExitCode> {
+async fn ask(
+    api: &Api,
+    session: String,
+    text: Vec<String>,
+    events: bool,
+) -> anyhow::Result<ExitCode> {
     let input = if text.len() == 1 && text[0] == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
@@ -167,14 +179,19 @@ async fn ask(api: &Api, session: String, text: Vec<String>) -> anyhow::Result<Ex
     } else {
         text.join(" ")
     };
-    let outcome = run_turn(api, &session, input).await?;
+    let outcome = run_turn(api, &session, input, events).await?;
     let wait = Duration::from_secs_f64(api.config().agent.background_wait_secs.max(0.0));
     api.wait_background(wait).await;
     Ok(outcome)
 }
 
 /// Runs one turn with Ctrl-C as its stop button, printing events as they come.
-async fn run_turn(api: &Api, session: &str, input: String) -> anyhow::Result<ExitCode> {
+async fn run_turn(
+    api: &Api,
+    session: &str,
+    input: String,
+    as_json: bool,
+) -> anyhow::Result<ExitCode> {
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
     let watcher = tokio::spawn(async move {
@@ -182,9 +199,10 @@ async fn run_turn(api: &Api, session: &str, input: String) -> anyhow::Result<Exi
             stop.cancel();
         }
     });
-    let printer = Arc::new(print::TurnPrinter::new(std::io::stderr().is_terminal()));
-    let handler: EventHandler = {
-        let printer = printer.clone();
+    let handler: EventHandler = if as_json {
+        Arc::new(print::json_event)
+    } else {
+        let printer = print::TurnPrinter::new(std::io::stderr().is_terminal());
         Arc::new(move |event| printer.event(&event))
     };
     let request = TurnRequest {
@@ -247,7 +265,7 @@ async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
         if text == "/exit" || text == "/quit" {
             break;
         }
-        last = run_turn(api, &session, text.to_string()).await?;
+        last = run_turn(api, &session, text.to_string(), false).await?;
     }
     if interactive {
         eprintln!();

@@ -90,6 +90,15 @@ impl TurnPrinter {
     }
 }
 
+/// Prints one event as a JSON line (`echod ask --events`).
+pub fn json_event(envelope: EventEnvelope) {
+    let mut out = std::io::stdout().lock();
+    if serde_json::to_writer(&mut out, &envelope).is_ok() {
+        let _ = writeln!(out);
+        let _ = out.flush();
+    }
+}
+
 fn clip(s: &str, max: usize) -> String {
     let one_line = s.replace('\n', " ");
     if one_line.chars().count() <= max {

@@ -300,16 +300,16 @@ mod tests {
     use super::*;
 
     fn check(from_env: Option<&str>, exe: &str, expect: &str) {
-        let expect = format!("{expect}{}", std::env::consts::EXE_SUFFIX);
         let got = binary_path(from_env.map(OsString::from), Path::new(exe));
         assert_eq!(got, PathBuf::from(expect), "env {from_env:?}, exe {exe}");
     }
 
     #[test]
     fn the_binary_is_found_beside_the_test_binary_or_from_the_environment() {
-        check(None, "/t/debug/deps/smoke-123", "/t/debug/mock-model");
-        check(None, "/t/debug/echod", "/t/debug/mock-model");
-        check(Some(""), "/t/release/deps/x", "/t/release/mock-model");
+        let beside = |dir: &str| format!("{dir}/mock-model{}", std::env::consts::EXE_SUFFIX);
+        check(None, "/t/debug/deps/smoke-123", &beside("/t/debug"));
+        check(None, "/t/debug/echod", &beside("/t/debug"));
+        check(Some(""), "/t/release/deps/x", &beside("/t/release"));
         check(
             Some("/opt/mock-model"),
             "/t/debug/deps/x",

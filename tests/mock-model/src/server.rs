@@ -6,26 +6,25 @@ mod anthropic;
 mod openai;
 mod protocol;
 mod script;
-mod sse;
+mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{StatusCode, Uri};
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, http::Method};
+use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use answer::Answer;
 use protocol::{ModelRequest, Protocol};
 pub use script::Script;
 use script::{ScriptRun, Step};
-use sse::Ending;
+use wire::Ending;
 
 /// Model requests may carry long conversations; this is far above what tests send.
 const BODY_LIMIT: usize = 64 * 1024 * 1024;
@@ -136,10 +135,9 @@ async fn model_request(state: &AppState, protocol: Protocol, body: &[u8]) -> Res
     };
     lock(&state.0.requests).push(json!({"path": protocol.path(), "body": recorded}));
 
-    let request = match parsed.map_err(|e| format!("invalid JSON body: {e}")) {
-        Ok(value) => protocol.parse_request(&value),
-        Err(message) => Err(message),
-    };
+    let request = parsed
+        .map_err(|e| format!("invalid JSON body: {e}"))
+        .and_then(|value| protocol.parse_request(&value));
     let request = match request {
         Ok(request) => request,
         Err(message) => return protocol.error_response(StatusCode::BAD_REQUEST, &message, None),
@@ -186,8 +184,8 @@ async fn play(
     let ending = Ending::of(step);
     if request.stream {
         let delay = Duration::from_millis(step.chunk_delay_ms.unwrap_or(0));
-        sse::event_stream(protocol.events(request, &answer, &id), delay, ending)
+        wire::event_stream(protocol.events(request, &answer, &id), delay, ending)
     } else {
-        sse::json(&protocol.body(request, &answer, &id), ending)
+        wire::json(&protocol.body(request, &answer, &id), ending)
     }
 }

@@ -1,0 +1,684 @@
+//! Scenario tests: the real `echod` binary, a real data directory and the scripted mock model
+//! server as a separate process on loopback. Each test drives the product exactly as a
+//! person or script would, then checks stdout/stderr, exit codes, `history --json`,
+//! `trace show --json` and what the model server received.
+
+use echo_mock_model::MockServer;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// One isolated world: a data directory and a mock model server.
+struct World {
+    home: tempfile::TempDir,
+    mock: MockServer,
+}
+
+impl World {
+    fn new(script: Value) -> World {
+        let mock = MockServer::start(script).unwrap_or_else(|e| panic!("mock: {e}"));
+        let home = tempfile::tempdir().expect("tempdir");
+        World { home, mock }
+    }
+
+    fn with_config(script: Value, config: &str) -> World {
+        let w = World::new(script);
+        std::fs::write(w.home.path().join("config.toml"), config).expect("config");
+        w
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_echod"));
+        cmd.args(args)
+            .env("ECHO_DESK_HOME", self.home.path())
+            .env("ECHO_LLM_KIND", "openai")
+            .env("ECHO_LLM_BASE_URL", self.mock.base_url())
+            .env("ECHO_LLM_MODEL", "primary")
+            .env_remove("ECHO_LLM_FALLBACK_MODELS")
+            .env_remove("ECHO_LLM_API_KEY")
+            .env_remove("ECHO_LOG")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run echod")
+    }
+
+    /// Runs a command that must succeed; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "echod {args:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf8 stdout")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let text = self.ok(args);
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("echod {args:?}: not JSON ({e}): {text}"))
+    }
+
+    fn history(&self, session: &str) -> Vec<Value> {
+        match self.json(&["history", session, "--json"]) {
+            Value::Array(a) => a,
+            other => panic!("history is not an array: {other}"),
+        }
+    }
+
+    fn turns(&self) -> Vec<Value> {
+        match self.json(&["trace", "list", "--json"]) {
+            Value::Array(a) => a,
+            other => panic!("trace list is not an array: {other}"),
+        }
+    }
+
+    fn trace(&self, turn_id: &str) -> Value {
+        self.json(&["trace", "show", turn_id, "--json"])
+    }
+
+    /// Bodies of the chat requests the model server received, in order.
+    fn requests(&self) -> Vec<Value> {
+        self.mock
+            .requests()
+            .expect("mock requests")
+            .into_iter()
+            .filter(|r| r["path"] == "/v1/chat/completions")
+            .map(|r| r["body"].clone())
+            .collect()
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn roles(history: &[Value]) -> Vec<String> {
+    history
+        .iter()
+        .map(|m| {
+            let role = m["role"].as_str().unwrap_or("?");
+            match m["tool_calls"].as_array() {
+                Some(calls) if !calls.is_empty() => format!("{role}+calls"),
+                _ => role.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn spans_named<'a>(trace: &'a Value, prefix: &str) -> Vec<&'a Value> {
+    trace["spans"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter(|s| s["name"].as_str().is_some_and(|n| n.starts_with(prefix)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn events(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("event line is not JSON ({e}): {l}"))
+        })
+        .collect()
+}
+
+fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !check() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn multi_turn_with_a_tool_round_trip_and_history_across_processes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("notes.txt"), "the launch code is 4242\n").expect("write");
+    let path = dir.path().join("notes.txt");
+    let args = json!({ "path": path.to_str().expect("utf8 path") }).to_string();
+    let w = World::new(json!({"steps": [
+        {"tool_calls": [{"id": "call_1", "name": "read_file", "arguments": args}], "chunks": 4},
+        {"text": "The launch code is 4242.", "chunks": 5},
+        {"text": "You asked about the launch code."}
+    ]}));
+
+    let first = w.ok(&["ask", "--session", "s1", "what", "is", "in", "notes.txt?"]);
+    assert_eq!(first, "The launch code is 4242.\n");
+    // A second process: history must come from the database.
+    let second = w.ok(&["ask", "--session", "s1", "what did I ask before?"]);
+    assert_eq!(second, "You asked about the launch code.\n");
+
+    let history = w.history("s1");
+    assert_eq!(
+        roles(&history),
+        [
+            "user",
+            "assistant+calls",
+            "tool",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
+    assert_eq!(history[0]["content"], "what is in notes.txt?");
+    assert_eq!(history[1]["tool_calls"][0]["name"], "read_file");
+    assert_eq!(history[2]["tool_call_id"], "call_1");
+    assert_eq!(history[2]["content"], "the launch code is 4242");
+    for m in &history {
+        for key in [
+            "role",
+            "content",
+            "tool_calls",
+            "tool_call_id",
+            "turn_id",
+            "created_at",
+        ] {
+            assert!(m.get(key).is_some(), "history message lacks {key}: {m}");
+        }
+    }
+
+    let requests = w.requests();
+    assert_eq!(requests.len(), 3);
+    // The tool result went back to the model, paired with its call.
+    let second_req = requests[1]["messages"].as_array().expect("messages");
+    let tool_msg = second_req
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool message sent");
+    assert_eq!(tool_msg["tool_call_id"], "call_1");
+    assert!(tool_msg["content"].as_str().unwrap_or("").contains("4242"));
+    // The second turn's request carries the first turn, and the new message last, verbatim.
+    let third = requests[2]["messages"].as_array().expect("messages");
+    assert_eq!(third[0]["role"], "system");
+    let texts: Vec<&str> = third.iter().filter_map(|m| m["content"].as_str()).collect();
+    assert!(texts.contains(&"The launch code is 4242."), "{texts:?}");
+    let last = third.last().expect("last");
+    assert_eq!(last["role"], "user");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("\n\nwhat did I ask before?")
+    );
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("<runtime-context>")
+    );
+    assert!(
+        requests[0]["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "read_file"))
+    );
+
+    // The trace has the Turn → Node → Call shape with real timings.
+    let turn_id = history[0]["turn_id"].as_str().expect("turn id");
+    let trace = w.trace(turn_id);
+    assert_eq!(trace["status"], "completed");
+    let spans = trace["spans"].as_array().expect("spans");
+    let root = spans
+        .iter()
+        .find(|s| s["level"] == "turn")
+        .expect("turn span");
+    assert!(root["parent_id"].is_null());
+    assert_eq!(spans_named(&trace, "inference#").len(), 2);
+    let calls = spans_named(&trace, "model_request");
+    assert_eq!(calls.len(), 2);
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["level"] == "call" && c["model"] == "primary")
+    );
+    assert!(
+        calls
+            .iter()
+            .all(|c| c["tokens_in"].as_i64().unwrap_or(0) > 0)
+    );
+    let tool = spans_named(&trace, "tool:read_file");
+    assert_eq!(tool.len(), 1);
+    assert_eq!(tool[0]["status"], "ok");
+    for s in spans {
+        for key in [
+            "id",
+            "parent_id",
+            "level",
+            "name",
+            "started_at",
+            "duration_ms",
+            "status",
+            "model",
+            "tokens_in",
+            "tokens_out",
+            "degraded",
+            "degraded_reason",
+        ] {
+            assert!(s.get(key).is_some(), "span lacks {key}: {s}");
+        }
+        assert!(s["duration_ms"].as_f64().is_some_and(|d| d >= 0.0), "{s}");
+    }
+    assert!(
+        root["duration_ms"].as_f64().unwrap_or(0.0)
+            >= calls[0]["duration_ms"].as_f64().unwrap_or(f64::MAX)
+    );
+}
+
+#[test]
+fn think_blocks_never_reach_the_stream_the_history_or_the_final_event() {
+    let w = World::new(json!({"steps": [
+        {"text": "<think>secret plan about cake</think>The answer is 42.", "chunks": 9},
+        {"text": "reasoning first</think>Second answer.", "chunks": 6},
+        {"text": "Third.<think>cut off thoughts", "chunks": 4}
+    ]}));
+    let out = w.ok(&["ask", "--events", "q1"]);
+    let evs = events(&out);
+    let tokens: String = evs
+        .iter()
+        .filter(|e| e["type"] == "token")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    let reasoning: String = evs
+        .iter()
+        .filter(|e| e["type"] == "reasoning")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert_eq!(tokens, "The answer is 42.");
+    assert_eq!(reasoning, "secret plan about cake");
+    let finals: Vec<&Value> = evs.iter().filter(|e| e["type"] == "final").collect();
+    assert_eq!(finals.len(), 1, "Final exactly once");
+    assert_eq!(finals[0]["text"], "The answer is 42.");
+    assert_eq!(
+        evs.last().map(|e| e["type"].clone()),
+        Some(json!("turn_finished"))
+    );
+    assert_eq!(evs[0]["type"], "turn_started");
+    assert!(evs.iter().all(|e| e["v"] == 1));
+    let seqs: Vec<u64> = evs.iter().filter_map(|e| e["seq"].as_u64()).collect();
+    assert_eq!(seqs, (0..evs.len() as u64).collect::<Vec<_>>());
+
+    // A lone closing tag (the chat template opened the block): tokens already streamed cannot
+    // be taken back, but the tag never shows and the final event carries the clean answer.
+    let evs = events(&w.ok(&["ask", "--events", "q2"]));
+    assert!(evs.iter().all(|e| !e.to_string().contains("</think>")));
+    let finals: Vec<&Value> = evs.iter().filter(|e| e["type"] == "final").collect();
+    assert_eq!(finals.len(), 1);
+    assert_eq!(finals[0]["text"], "Second answer.");
+    // An unclosed block (cut off): nothing after the tag is shown.
+    assert_eq!(w.ok(&["ask", "q3"]), "Third.\n");
+
+    let history = w.history("default");
+    let answers: Vec<&str> = history
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(answers, ["The answer is 42.", "Second answer.", "Third."]);
+    // No reasoning went back to the model either.
+    for r in w.requests() {
+        assert!(
+            !r.to_string().contains("secret plan"),
+            "reasoning leaked into a request"
+        );
+    }
+}
+
+#[test]
+fn the_iteration_limit_ends_with_one_summary_call_without_tools() {
+    let call = |i: u32| json!({"tool_calls": [{"id": format!("c{i}"), "name": "current_time", "arguments": "{}"}]});
+    let w = World::with_config(
+        json!({"steps": [call(1), call(2), call(3), {"text": "Summary: I kept checking the time."}]}),
+        "[agent]\nmax_iterations = 3\n",
+    );
+    let out = w.ok(&["ask", "--events", "loop forever"]);
+    let evs = events(&out);
+    assert!(
+        evs.iter()
+            .any(|e| e["type"] == "degraded" && e["reason"] == "max_iterations")
+    );
+    let final_text = evs
+        .iter()
+        .find(|e| e["type"] == "final")
+        .map(|e| e["text"].clone());
+    assert_eq!(
+        final_text,
+        Some(json!("Summary: I kept checking the time."))
+    );
+
+    let requests = w.requests();
+    assert_eq!(requests.len(), 4, "three tool rounds and one summary call");
+    for r in &requests[..3] {
+        assert!(r["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    }
+    let last = &requests[3];
+    assert!(
+        last.get("tools")
+            .is_none_or(|t| t.is_null() || t.as_array().is_some_and(|a| a.is_empty())),
+        "summary call offers no tools: {last}"
+    );
+    let last_msg = last["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .expect("last message");
+    assert!(
+        last_msg["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("maximum number of tool steps (3)")
+    );
+
+    let history = w.history("default");
+    assert_eq!(
+        roles(&history),
+        [
+            "user",
+            "assistant+calls",
+            "tool",
+            "assistant+calls",
+            "tool",
+            "assistant+calls",
+            "tool",
+            "assistant"
+        ]
+    );
+    let trace = w.trace(history[0]["turn_id"].as_str().expect("turn"));
+    let limit = spans_named(&trace, "iteration_limit");
+    assert_eq!(limit.len(), 1);
+    assert_eq!(limit[0]["degraded"], true);
+    assert_eq!(limit[0]["degraded_reason"], "max_iterations");
+}
+
+#[test]
+fn server_errors_retry_then_fall_back_and_the_trace_says_so() {
+    let w = World::with_config(
+        json!({"steps": [
+            {"model": "primary", "times": 3, "status": 500},
+            {"model": "backup", "text": "Answer from the backup model."}
+        ]}),
+        "[llm]\nfallback_models = [\"backup\"]\n[llm.retry]\nmax_retries = 2\ninitial_backoff_ms = 10\nmax_backoff_ms = 50\n",
+    );
+    let out = w.ok(&["ask", "--events", "hello"]);
+    let evs = events(&out);
+    let degraded: Vec<&str> = evs
+        .iter()
+        .filter(|e| e["type"] == "degraded")
+        .filter_map(|e| e["reason"].as_str())
+        .collect();
+    assert_eq!(degraded, ["retry", "retry", "fallback_model"]);
+    assert_eq!(
+        evs.iter()
+            .find(|e| e["type"] == "final")
+            .map(|e| e["text"].clone()),
+        Some(json!("Answer from the backup model."))
+    );
+
+    let models: Vec<String> = w
+        .requests()
+        .iter()
+        .map(|r| r["model"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(models, ["primary", "primary", "primary", "backup"]);
+
+    let turn = &w.turns()[0];
+    assert_eq!(turn["status"], "completed");
+    assert_eq!(turn["model"], "backup");
+    let trace = w.trace(turn["id"].as_str().expect("id"));
+    let calls = spans_named(&trace, "model_request");
+    let summary: Vec<(String, String, String)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c["model"].as_str().unwrap_or("").to_string(),
+                c["status"].as_str().unwrap_or("").to_string(),
+                c["degraded_reason"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("primary".into(), "error".into(), "-".into()),
+            ("primary".into(), "error".into(), "retry".into()),
+            ("primary".into(), "error".into(), "retry".into()),
+            ("backup".into(), "ok".into(), "fallback_model".into()),
+        ]
+    );
+    let node = spans_named(&trace, "inference#1");
+    assert_eq!(node[0]["degraded"], true);
+    assert_eq!(node[0]["degraded_reason"], "retry,fallback_model");
+}
+
+#[test]
+fn a_cut_stream_fails_the_turn_with_one_clear_line_and_keeps_the_user_message() {
+    let w = World::with_config(
+        json!({"steps": [{"text": "This answer will be cut somewhere in the middle.", "chunks": 6, "cut_after_chunks": 3}]}),
+        "[llm.retry]\ninitial_backoff_ms = 10\n",
+    );
+    let out = w.run(&["ask", "tell me a story"]);
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err:?}");
+    assert!(err.starts_with("echod: turn "), "{err}");
+    assert!(
+        err.contains("127.0.0.1") && err.contains("primary"),
+        "names the server and model: {err}"
+    );
+    assert_eq!(w.requests().len(), 1, "text was already shown, so no retry");
+
+    let history = w.history("default");
+    assert_eq!(roles(&history), ["user"]);
+    assert_eq!(history[0]["content"], "tell me a story");
+    let turn = &w.turns()[0];
+    assert_eq!(turn["status"], "failed");
+    assert!(turn["error"].as_str().is_some_and(|e| !e.is_empty()));
+    let trace = w.trace(turn["id"].as_str().expect("id"));
+    assert_eq!(spans_named(&trace, "model_request")[0]["status"], "error");
+
+    // The session still works afterwards.
+    w.mock
+        .set_script(json!({"steps": [{"text": "Recovered."}]}))
+        .expect("script");
+    assert_eq!(w.ok(&["ask", "again"]), "Recovered.\n");
+}
+
+#[test]
+fn a_crashed_process_leaves_an_interrupted_turn_and_the_user_message() {
+    let w = World::new(json!({"steps": [{"hang": true}], "default": {"text": "After the crash."}}));
+    let mut child: Child = w
+        .command(&["ask", "--session", "c", "are you there?"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    wait_for(
+        "the request to reach the model",
+        Duration::from_secs(20),
+        || !w.requests().is_empty(),
+    );
+    child.kill().expect("kill -9");
+    let _ = child.wait();
+
+    // The next process to open the data directory sees the owner is gone.
+    let turns = w.turns();
+    assert_eq!(
+        turns[0]["status"], "interrupted",
+        "listing opens the engine, which recovers orphans"
+    );
+    assert_eq!(turns[0]["error_code"], "process_ended");
+    let history = w.history("c");
+    assert_eq!(roles(&history), ["user"]);
+    assert_eq!(history[0]["content"], "are you there?");
+    let trace = w.trace(turns[0]["id"].as_str().expect("id"));
+    assert!(
+        trace["spans"]
+            .as_array()
+            .is_some_and(|s| s.iter().all(|s| s["status"] != "running"))
+    );
+
+    // The next turn sees the interrupted message in its history and answers.
+    assert_eq!(
+        w.ok(&["ask", "--session", "c", "hello again"]),
+        "After the crash.\n"
+    );
+    let req = w.requests().pop().expect("request");
+    let contents: Vec<&str> = req["messages"]
+        .as_array()
+        .expect("msgs")
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(contents.contains(&"are you there?"), "{contents:?}");
+}
+
+fn interval(turn: &Value) -> (String, String) {
+    (
+        turn["started_at"].as_str().expect("started").to_string(),
+        turn["finished_at"].as_str().expect("finished").to_string(),
+    )
+}
+
+#[test]
+fn sessions_run_concurrently_and_turns_of_one_session_are_serialised() {
+    let w = World::new(json!({"steps": [], "default": {"echo": true, "delay_ms": 700}}));
+    let spawn = |session: &str, text: &str| {
+        w.command(&["ask", "--session", session, text])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    // Different sessions: their running intervals overlap.
+    let a = spawn("alpha", "from alpha");
+    let b = spawn("beta", "from beta");
+    for child in [a, b] {
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let turns = w.turns();
+    let (a, b) = (interval(&turns[0]), interval(&turns[1]));
+    assert!(
+        a.0 < b.1 && b.0 < a.1,
+        "different sessions should overlap: {a:?} {b:?}"
+    );
+
+    // Same session, three processes at once: no overlap, and history pairs stay intact.
+    let kids: Vec<Child> = (0..3)
+        .map(|i| spawn("shared", &format!("message {i}")))
+        .collect();
+    for child in kids {
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let mut shared: Vec<(String, String)> = w
+        .turns()
+        .iter()
+        .filter(|t| t["session_name"] == "shared")
+        .map(interval)
+        .collect();
+    shared.sort();
+    assert_eq!(shared.len(), 3);
+    for pair in shared.windows(2) {
+        assert!(
+            pair[0].1 <= pair[1].0,
+            "turns of one session overlapped: {pair:?}"
+        );
+    }
+    let history = w.history("shared");
+    assert_eq!(
+        roles(&history),
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
+    for pair in history.chunks(2) {
+        let asked = pair[0]["content"].as_str().expect("q");
+        let answer = pair[1]["content"].as_str().expect("a");
+        assert!(
+            answer.ends_with(asked),
+            "answer {answer:?} should echo {asked:?}"
+        );
+        assert_eq!(pair[0]["turn_id"], pair[1]["turn_id"]);
+    }
+}
+
+#[test]
+fn a_bad_config_file_is_one_clear_error_naming_file_line_and_key() {
+    let w = World::with_config(json!({"steps": []}), "[agent]\nmax_iterations = \"ten\"\n");
+    let out = w.run(&["sessions", "list"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let file = w.home.path().join("config.toml");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2:18: agent.max_iterations: invalid type",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn empty_input_and_unknown_ids_are_clear_errors() {
+    let w = World::new(json!({"steps": []}));
+    let out = w.run(&["ask", "   "]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("invalid message: it is empty"),
+        "{}",
+        stderr(&out)
+    );
+    let out = w.run(&["trace", "show", "nope"]);
+    assert!(
+        stderr(&out).contains("turn not found: nope"),
+        "{}",
+        stderr(&out)
+    );
+    let out = w.run(&["history", "missing"]);
+    assert!(
+        stderr(&out).contains("session not found: missing"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(w.requests().is_empty());
+}
+
+#[test]
+fn chat_reads_lines_from_a_pipe_without_waiting_for_a_terminal() {
+    let w = World::new(json!({"steps": [{"text": "One."}, {"text": "Two."}]}));
+    let mut child = w
+        .command(&["chat", "--session", "piped"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(b"first\n\nsecond\n").expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "One.\nTwo.\n");
+    assert_eq!(
+        roles(&w.history("piped")),
+        ["user", "assistant", "user", "assistant"]
+    );
+    assert!(Path::new(&w.home.path().join("echo.db")).exists());
+}
