@@ -13,11 +13,11 @@ pub fn strip_think(text: &str) -> (String, String) {
     let mut reasoning = Vec::new();
     let mut rest = text;
     // A lone closing tag before any opening tag: everything before it was reasoning.
-    if let Some(close) = rest.find(CLOSE) {
-        if rest.find(OPEN).is_none_or(|open| open > close) {
-            reasoning.push(rest[..close].trim().to_string());
-            rest = &rest[close + CLOSE.len()..];
-        }
+    if let Some(close) = rest.find(CLOSE)
+        && rest.find(OPEN).is_none_or(|open| open > close)
+    {
+        reasoning.push(rest[..close].trim().to_string());
+        rest = &rest[close + CLOSE.len()..];
     }
     loop {
         match rest.find(OPEN) {

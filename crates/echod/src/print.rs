@@ -72,11 +72,9 @@ impl TurnPrinter {
                 );
             }
             TurnEvent::Degraded { detail, .. } if self.progress => eprintln!("  ! {detail}"),
-            TurnEvent::Final { text } => {
-                if !state.printed && !text.is_empty() {
-                    let _ = out.write_all(text.as_bytes());
-                    state.mid_line = !text.ends_with('\n');
-                }
+            TurnEvent::Final { text } if !state.printed && !text.is_empty() => {
+                let _ = out.write_all(text.as_bytes());
+                state.mid_line = !text.ends_with('\n');
             }
             TurnEvent::TurnFinished { .. } => {
                 if state.mid_line || !state.printed {
