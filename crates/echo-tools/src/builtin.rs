@@ -112,6 +112,10 @@ async fn read_text(
             "{shown} is a directory, not a file"
         )));
     }
+    if !meta.is_file() {
+        // FIFOs and devices could block forever or never end.
+        return Err(ToolError::Failed(format!("{shown} is not a regular file")));
+    }
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|e| ToolError::Failed(format!("cannot read {shown}: {e}")))?;
@@ -207,6 +211,11 @@ mod tests {
                 "error: bin looks like a binary file (4 bytes)",
             ),
             (r#"{"path":"."}"#, false, "error: . is a directory"),
+            (
+                r#"{"path":"/dev/zero"}"#,
+                false,
+                "error: /dev/zero is not a regular file",
+            ),
             (
                 r#"{"path":"latin1"}"#,
                 true,

@@ -261,3 +261,100 @@ impl ToolRegistry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sleeps for `secs` seconds, then answers.
+    struct Sleepy;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct SleepyArgs {
+        secs: f64,
+    }
+
+    #[async_trait]
+    impl Tool for Sleepy {
+        fn name(&self) -> &str {
+            "sleepy"
+        }
+        fn description(&self) -> &str {
+            "sleeps"
+        }
+        fn parameters(&self) -> serde_json::Value {
+            schema_of::<SleepyArgs>()
+        }
+        fn risk(&self) -> Risk {
+            Risk::ReadOnly
+        }
+        async fn call(
+            &self,
+            args: serde_json::Value,
+            _: &ToolContext,
+        ) -> Result<String, ToolError> {
+            let args: SleepyArgs = serde_json::from_value(args)
+                .map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+            tokio::time::sleep(Duration::from_secs_f64(args.secs)).await;
+            Ok("awake".into())
+        }
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Sleepy)).expect("register");
+        r
+    }
+
+    fn call(args: &str) -> ToolCall {
+        ToolCall {
+            id: "c".into(),
+            name: "sleepy".into(),
+            arguments: args.into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_slow_tool_times_out_with_a_result_for_the_model() {
+        let ctx = ToolContext {
+            workdir: PathBuf::from("."),
+            cancel: CancellationToken::new(),
+        };
+        let out = registry()
+            .execute(&call(r#"{"secs": 5}"#), &ctx, Duration::from_millis(50))
+            .await;
+        assert!(!out.ok);
+        assert_eq!(out.error_kind, Some("timeout"));
+        assert_eq!(out.content, "error: sleepy timed out after 0.1s");
+        let out = registry()
+            .execute(&call(r#"{"secs": 0}"#), &ctx, Duration::from_secs(5))
+            .await;
+        assert_eq!((out.ok, out.content.as_str()), (true, "awake"));
+    }
+
+    #[tokio::test]
+    async fn cancelling_the_turn_cancels_the_tool() {
+        let cancel = CancellationToken::new();
+        let ctx = ToolContext {
+            workdir: PathBuf::from("."),
+            cancel: cancel.clone(),
+        };
+        let trigger = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cancel.cancel();
+        });
+        let out = registry()
+            .execute(&call(r#"{"secs": 30}"#), &ctx, Duration::from_secs(60))
+            .await;
+        assert_eq!(out.error_kind, Some("cancelled"));
+        assert!(out.duration < Duration::from_secs(5));
+        let _ = trigger.await;
+    }
+
+    #[test]
+    fn duplicate_names_are_rejected() {
+        let mut r = registry();
+        let err = r.register(Arc::new(Sleepy)).err().map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some("tool sleepy: registered twice"));
+    }
+}

@@ -86,6 +86,24 @@ enum Command {
         #[command(subcommand)]
         command: TraceCommand,
     },
+    /// Benchmarks (see docs/benchmarks.md).
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Per-turn time spent in Echo Desk itself, excluding the model server (use a fresh --home).
+    Overhead {
+        /// Number of turns.
+        #[arg(long, default_value_t = 200)]
+        turns: usize,
+        /// Turns per session (history grows within a session).
+        #[arg(long, default_value_t = 20)]
+        per_session: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -158,6 +176,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: TraceCommand::Show { turn_id, json },
         } => {
             print::trace(&api.trace(&turn_id).await?, json)?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            command: BenchCommand::Overhead { turns, per_session },
+        } => {
+            crate::bench::overhead(&api, turns, per_session).await?;
             ExitCode::SUCCESS
         }
     };

@@ -1,6 +1,7 @@
 //! `echod`: Echo Desk without a window. A thin front end over `echo_agent::Api`: it parses
 //! arguments, calls one `Api` operation, prints, and maps errors to exit codes in one place.
 
+mod bench;
 mod cli;
 mod print;
 
@@ -26,7 +27,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(cli::run(cli)) {
+    let result = runtime.block_on(cli::run(cli));
+    // A tool stuck in blocking I/O must not keep the process alive after the turn ended.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("echod: {}", one_line(&e));

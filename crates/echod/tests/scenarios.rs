@@ -274,6 +274,82 @@ fn multi_turn_with_a_tool_round_trip_and_history_across_processes() {
 }
 
 #[test]
+fn bad_tool_calls_get_error_results_and_the_turn_goes_on() {
+    let w = World::new(json!({"steps": [
+        {"tool_calls": [
+            {"id": "t1", "name": "read_file", "arguments": "{\"path\": \"/no/such/file\"}"},
+            {"id": "t2", "name": "read_file", "arguments": "{\"path\": "},
+            {"id": "t3", "name": "launch_rockets", "arguments": "{}"},
+            {"id": "t4", "name": "current_time", "arguments": "{}"}
+        ], "chunks": 3},
+        {"text": "Some of that failed."}
+    ]}));
+    assert_eq!(w.ok(&["ask", "try things"]), "Some of that failed.\n");
+    let history = w.history("default");
+    assert_eq!(
+        roles(&history),
+        [
+            "user",
+            "assistant+calls",
+            "tool",
+            "tool",
+            "tool",
+            "tool",
+            "assistant"
+        ]
+    );
+    let results: Vec<(&str, &str)> = history[2..6]
+        .iter()
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or(""),
+                m["content"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(results[0], ("t1", "error: no such file: /no/such/file"));
+    assert_eq!(results[1].0, "t2");
+    assert!(
+        results[1]
+            .1
+            .starts_with("error: the arguments for read_file are not valid JSON"),
+        "{}",
+        results[1].1
+    );
+    assert_eq!(results[2].0, "t3");
+    assert!(
+        results[2]
+            .1
+            .starts_with("error: unknown tool \"launch_rockets\""),
+        "{}",
+        results[2].1
+    );
+    assert_eq!(results[3].0, "t4");
+    assert!(results[3].1.contains("time zone"));
+    // The model saw all four results, paired with their calls, in call order.
+    let second = &w.requests()[1]["messages"];
+    let ids: Vec<&str> = second
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["tool_call_id"].as_str())
+        .collect();
+    assert_eq!(ids, ["t1", "t2", "t3", "t4"]);
+    let trace = w.trace(history[0]["turn_id"].as_str().expect("turn"));
+    let statuses: Vec<&str> = spans_named(&trace, "tool:")
+        .iter()
+        .filter_map(|s| s["status"].as_str())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == "error").count(),
+        3,
+        "{statuses:?}"
+    );
+    assert_eq!(trace["status"], "completed");
+}
+
+#[test]
 fn think_blocks_never_reach_the_stream_the_history_or_the_final_event() {
     let w = World::new(json!({"steps": [
         {"text": "<think>secret plan about cake</think>The answer is 42.", "chunks": 9},
@@ -537,6 +613,53 @@ fn a_crashed_process_leaves_an_interrupted_turn_and_the_user_message() {
         .filter_map(|m| m["content"].as_str())
         .collect();
     assert!(contents.contains(&"are you there?"), "{contents:?}");
+}
+
+#[test]
+fn ctrl_c_stops_the_answer_keeps_the_partial_text_and_exits_130() {
+    let w = World::new(json!({"steps": [
+        {"text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay_ms": 300}
+    ]}));
+    let child = w
+        .command(&["ask", "count slowly"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let pid = child.id().to_string();
+    // Wait until the answer is streaming, then press Ctrl-C.
+    wait_for("the answer to start", Duration::from_secs(20), || {
+        w.turns().first().is_some_and(|t| t["status"] == "running")
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    let status = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill -INT");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", stderr(&out));
+    let shown = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        shown.starts_with("one two"),
+        "partial answer shown: {shown:?}"
+    );
+    assert!(
+        !shown.contains("ten"),
+        "the whole answer should not have arrived: {shown:?}"
+    );
+
+    let history = w.history("default");
+    assert_eq!(roles(&history), ["user", "assistant"]);
+    assert_eq!(history[1]["status"], "partial");
+    assert_eq!(
+        history[1]["content"].as_str().map(str::trim),
+        Some(shown.as_str())
+    );
+    let turn = &w.turns()[0];
+    assert_eq!(turn["status"], "interrupted");
+    let trace = w.trace(turn["id"].as_str().expect("id"));
+    assert_eq!(spans_named(&trace, "inference#1")[0]["status"], "cancelled");
 }
 
 fn interval(turn: &Value) -> (String, String) {

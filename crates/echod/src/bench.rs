@@ -1,0 +1,112 @@
+//! `echod bench overhead`: how much time a turn spends in our process, excluding the model
+//! server's own time. Runs turns through the `Api` exactly as `ask` does, then reads each
+//! turn's trace: overhead = turn wall time − the sum of its model-request spans (which cover
+//! the HTTP exchange with the server). Run it against the mock model with zero latency
+//! (`scripts/bench-overhead.sh`), so the model's share is as small as the network allows.
+
+use echo_agent::{Api, EventHandler, TurnRequest};
+use echo_core::store::TurnStatus;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Percentiles of one measure, in milliseconds.
+#[derive(Debug, Serialize)]
+struct Summary {
+    p50: f64,
+    p95: f64,
+    mean: f64,
+    max: f64,
+}
+
+fn summarize(mut values: Vec<f64>) -> Summary {
+    values.sort_by(f64::total_cmp);
+    let pick = |q: f64| {
+        if values.is_empty() {
+            return 0.0;
+        }
+        let idx = ((values.len() as f64 - 1.0) * q).round() as usize;
+        values[idx.min(values.len() - 1)]
+    };
+    let mean = if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    };
+    Summary {
+        p50: pick(0.5),
+        p95: pick(0.95),
+        mean,
+        max: values.last().copied().unwrap_or(0.0),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    turns: usize,
+    turns_per_session: usize,
+    model_calls_per_turn: f64,
+    /// Wall time of `Api::send` minus model-request time.
+    overhead_ms: Summary,
+    /// Time inside model-request spans (HTTP to the mock, including its own work).
+    model_ms: Summary,
+    /// Whole `Api::send` wall time.
+    turn_ms: Summary,
+}
+
+/// Runs `turns` turns, `per_session` per session, and prints a JSON report.
+pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Result<()> {
+    let handler: EventHandler = Arc::new(|_| {});
+    let per_session = per_session.max(1);
+    let mut walls = Vec::with_capacity(turns);
+    for i in 0..turns {
+        let request = TurnRequest {
+            session: format!("bench-{}", i / per_session),
+            input: format!("benchmark message number {i}: please answer briefly"),
+            entry_point: "bench".into(),
+        };
+        let started = Instant::now();
+        let outcome = api
+            .send(request, handler.clone(), CancellationToken::new())
+            .await?;
+        let wall = started.elapsed().as_secs_f64() * 1000.0;
+        if outcome.status != TurnStatus::Completed {
+            anyhow::bail!(
+                "turn {i} ended {:?}: {}",
+                outcome.status,
+                outcome.error.unwrap_or_default()
+            );
+        }
+        walls.push((outcome.turn_id, wall));
+    }
+    api.wait_background(std::time::Duration::from_secs(30))
+        .await;
+
+    let mut overhead = Vec::with_capacity(turns);
+    let mut model = Vec::with_capacity(turns);
+    let mut calls = 0usize;
+    for (turn_id, wall) in &walls {
+        let trace = api.trace(turn_id).await?;
+        let model_spans: Vec<f64> = trace
+            .spans
+            .iter()
+            .filter(|s| s.name == "model_request")
+            .filter_map(|s| s.duration_ms)
+            .collect();
+        calls += model_spans.len();
+        let in_model: f64 = model_spans.iter().sum();
+        model.push(in_model);
+        overhead.push(wall - in_model);
+    }
+    let report = Report {
+        turns,
+        turns_per_session: per_session,
+        model_calls_per_turn: calls as f64 / turns.max(1) as f64,
+        overhead_ms: summarize(overhead),
+        model_ms: summarize(model),
+        turn_ms: summarize(walls.iter().map(|w| w.1).collect()),
+    };
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}

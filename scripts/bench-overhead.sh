@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Backend overhead per turn (docs/benchmarks.md): release builds of echod and the mock model
+# server, a zero-latency mock on loopback, 200 turns of plain text and 200 turns with one tool
+# round trip each, each in a fresh data directory. Prints one JSON report per mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+TURNS="${TURNS:-200}"
+cargo build --release --locked -p echod -p echo-mock-model
+bin="$CARGO_TARGET_DIR/release"
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+run_mode() {
+  local mode=$1 script=$2
+  "$bin/mock-model" --script "$script" --exit-on-stdin-eof > "$work/mock.out" < <(sleep 100000) &
+  for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done
+  local url; url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
+  echo "== mode: $mode"
+  "$bin/echod" --home "$work/home-$mode" --provider openai --base-url "$url/v1" --model bench \
+    bench overhead --turns "$TURNS"
+  kill %1 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+
+echo '{"steps": [], "default": {"text": "Short answer from the mock.", "chunks": 4}}' > "$work/text.json"
+python3 - "$TURNS" > "$work/tools.json" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+steps = []
+for i in range(n):
+    steps.append({"tool_calls": [{"id": f"call_{i}", "name": "current_time", "arguments": "{}"}], "chunks": 2})
+    steps.append({"text": "It is late enough.", "chunks": 4})
+print(json.dumps({"steps": steps}))
+PY
+run_mode text "$work/text.json"
+run_mode tool "$work/tools.json"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The one test command (README "Test"): formatting, lints, then every test of the workspace.
+# The scenario tests start the real `echod` binary and the scripted mock model server
+# (tests/mock-model) as separate processes on loopback; nothing touches the network.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# One build directory outside the clone, reused across runs (see BUILD notes in README).
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace --locked
