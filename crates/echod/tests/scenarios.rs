@@ -350,6 +350,63 @@ fn bad_tool_calls_get_error_results_and_the_turn_goes_on() {
 }
 
 #[test]
+fn anthropic_and_ollama_kinds_run_the_same_turn() {
+    let script = json!({"steps": [
+        {"tool_calls": [{"id": "toolu_1", "name": "current_time", "arguments": "{}"}], "reasoning": "I should look at the clock."},
+        {"text": "It is time."}
+    ]});
+    // Anthropic messages API: system at the top level, the tool result as a tool_result block.
+    let w = World::new(script.clone());
+    let out = w
+        .command(&["ask", "--events", "what time is it?"])
+        .env("ECHO_LLM_KIND", "anthropic")
+        .env("ECHO_LLM_BASE_URL", w.mock.root_url())
+        .env("ECHO_LLM_API_KEY", "test-key")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let evs = events(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        evs.iter()
+            .find(|e| e["type"] == "final")
+            .map(|e| e["text"].clone()),
+        Some(json!("It is time."))
+    );
+    assert!(evs.iter().any(
+        |e| e["type"] == "reasoning" && e["text"].as_str().is_some_and(|t| t.contains("clock"))
+    ));
+    let reqs: Vec<Value> = w
+        .mock
+        .requests()
+        .expect("requests")
+        .into_iter()
+        .filter(|r| r["path"] == "/v1/messages")
+        .collect();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[0]["body"]["system"].to_string().contains("Echo Desk"));
+    let msgs = reqs[1]["body"]["messages"].as_array().expect("messages");
+    let last = msgs.last().expect("last");
+    assert_eq!(last["role"], "user");
+    assert_eq!(last["content"][0]["type"], "tool_result");
+    assert_eq!(last["content"][0]["tool_use_id"], "toolu_1");
+    assert_eq!(
+        roles(&w.history("default")),
+        ["user", "assistant+calls", "tool", "assistant"]
+    );
+
+    // Ollama speaks the OpenAI-compatible protocol at its base URL.
+    let w = World::new(script);
+    let out = w
+        .command(&["ask", "what time is it?"])
+        .env("ECHO_LLM_KIND", "ollama")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "It is time.\n");
+    assert_eq!(w.requests().len(), 2);
+}
+
+#[test]
 fn think_blocks_never_reach_the_stream_the_history_or_the_final_event() {
     let w = World::new(json!({"steps": [
         {"text": "<think>secret plan about cake</think>The answer is 42.", "chunks": 9},
