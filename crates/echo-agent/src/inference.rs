@@ -172,6 +172,7 @@ async fn call_model(
         tools,
         max_tokens: llm_cfg.max_tokens,
         temperature: llm_cfg.temperature,
+        tool_choice: Default::default(),
     };
     let mut filter = ThinkFilter::default();
     let events = scope.events;

@@ -8,7 +8,7 @@
 
 use crate::assemble::Delta;
 use crate::provider::{DecodeError, Provider, StreamDecoder, error_parts, json_f32};
-use crate::types::ChatRequest;
+use crate::types::{ChatRequest, ToolChoice};
 use echo_core::{Message, Role};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -110,6 +110,12 @@ pub(crate) fn request_body(model: &str, req: &ChatRequest) -> Value {
             .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+    }
+    if let ToolChoice::Required(name) = &req.tool_choice {
+        body.insert(
+            "tool_choice".into(),
+            json!({ "type": "tool", "name": name }),
+        );
     }
     Value::Object(body)
 }
@@ -630,6 +636,7 @@ data: {"type":"message_stop"}
             }],
             max_tokens: 0,
             temperature: Some(0.7),
+            tool_choice: ToolChoice::Required("read".into()),
         };
         let body = request_body("claude-x", &req);
         assert_eq!(
@@ -659,6 +666,7 @@ data: {"type":"message_stop"}
                 "stream": true,
                 "temperature": 0.7,
                 "tools": [{"name": "read", "description": "Reads", "input_schema": {"type": "object"}}],
+                "tool_choice": {"type": "tool", "name": "read"},
             })
         );
     }
@@ -670,6 +678,7 @@ data: {"type":"message_stop"}
             tools: Vec::new(),
             max_tokens: 50,
             temperature: None,
+            tool_choice: Default::default(),
         };
         let body = request_body("c", &req);
         assert!(body.get("system").is_none());

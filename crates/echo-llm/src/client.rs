@@ -153,6 +153,7 @@ impl LlmClient {
             tools,
             max_tokens: self.max_tokens,
             temperature: self.temperature,
+            tool_choice: Default::default(),
         }
     }
 

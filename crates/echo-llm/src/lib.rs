@@ -21,4 +21,6 @@ mod types;
 
 pub use client::LlmClient;
 pub use error::{LlmError, ServerRef, TimeoutPhase};
-pub use types::{Attempt, AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse};
+pub use types::{
+    Attempt, AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse, ToolChoice,
+};

@@ -8,7 +8,7 @@
 
 use crate::assemble::Delta;
 use crate::provider::{DecodeError, Provider, StreamDecoder, error_parts, json_f32, raw_text};
-use crate::types::ChatRequest;
+use crate::types::{ChatRequest, ToolChoice};
 use echo_core::{Message, Role};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -81,6 +81,12 @@ pub(crate) fn request_body(model: &str, req: &ChatRequest) -> Value {
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+    }
+    if let ToolChoice::Required(name) = &req.tool_choice {
+        body.insert(
+            "tool_choice".into(),
+            json!({ "type": "function", "function": { "name": name } }),
+        );
     }
     Value::Object(body)
 }
@@ -641,6 +647,7 @@ data: [DONE]
             tools: Vec::new(),
             max_tokens: 100,
             temperature: Some(0.2),
+            tool_choice: Default::default(),
         };
         let body = request_body("m", &req);
         assert_eq!(
@@ -678,5 +685,14 @@ data: [DONE]
         );
         assert!(body.get("max_tokens").is_none());
         assert!(body.get("temperature").is_none());
+        assert!(body.get("tool_choice").is_none(), "auto sends nothing");
+        let req = ChatRequest {
+            tool_choice: ToolChoice::Required("t".into()),
+            ..req
+        };
+        assert_eq!(
+            request_body("m", &req)["tool_choice"],
+            json!({"type": "function", "function": {"name": "t"}})
+        );
     }
 }

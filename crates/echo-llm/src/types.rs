@@ -19,6 +19,19 @@ pub struct ChatRequest {
     pub max_tokens: u32,
     /// Sampling temperature; the server's default when `None`.
     pub temperature: Option<f32>,
+    /// Whether and which tool the model must call.
+    pub tool_choice: ToolChoice,
+}
+
+/// Whether the model may, must or must not call tools.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides (no `tool_choice` is sent).
+    #[default]
+    Auto,
+    /// The model must call this tool: how structured output is requested
+    /// (`extract_memories`, `judge_memory_conflict`, ...) on every provider.
+    Required(String),
 }
 
 /// Something that happened during a call, delivered to the caller as it happens.

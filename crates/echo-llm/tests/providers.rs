@@ -67,6 +67,7 @@ fn ask(text: &str) -> ChatRequest {
         tools: Vec::new(),
         max_tokens: 256,
         temperature: None,
+        tool_choice: Default::default(),
     }
 }
 
@@ -661,6 +662,7 @@ async fn anthropic_tool_round_trip_is_sent_as_tool_use_and_tool_result() {
         tools: Vec::new(),
         max_tokens: 0,
         temperature: Some(0.5),
+        tool_choice: Default::default(),
     };
     let run = chat(&c, &req).await;
     assert_eq!(run.ok().text, "echo: thanks");
