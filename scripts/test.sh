@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
+# The embedder's tests need the local model; fetch it unless the caller pointed at one.
+if [ -z "${ECHO_EMBED_MODEL_DIR:-}" ]; then
+  ECHO_EMBED_MODEL_DIR="$(bash scripts/fetch-embed-model.sh | tail -n 1)"
+  export ECHO_EMBED_MODEL_DIR
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

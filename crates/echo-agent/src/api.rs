@@ -5,21 +5,26 @@
 //! call, then ContextStage → InferenceStage → ResponseStage. Turns of different sessions run
 //! concurrently.
 
-use crate::background::Background;
+use crate::background::{Background, title_of};
+use crate::context::MemoryBlocks;
 use crate::context::{ContextStage, RuntimeInfo};
 use crate::error::ApiError;
 use crate::events::{EventHandler, TurnEvents};
 use crate::inference::{self, TurnFailure, TurnScope};
 use crate::instance::Instance;
+use crate::memory::{self, TurnFacts};
 use crate::prompts::Prompts;
 use crate::response::{self, Commit, FinalPublisher};
 use echo_core::config::Config;
+use echo_core::event::RecalledMemory;
 use echo_core::store::{
     SessionSummary, SpanRecord, StartOutcome, Store, StoredMessage, TurnRecord, TurnStatus,
 };
 use echo_core::trace::{Span, SpanStatus, Tracer};
-use echo_core::{Message, SessionId, TurnEvent, TurnId, Usage};
+use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId, Usage};
 use echo_llm::LlmClient;
+use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
+use echo_memory::{MemoryStore, SemanticIndex};
 use echo_tools::ToolRegistry;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -91,6 +96,12 @@ struct Inner {
     background: Background,
     workdir: PathBuf,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    memory: MemoryStore,
+    /// The model for extraction and conflict judging.
+    memory_llm: LlmClient,
+    /// Embedder + vector index, set up on first use; `None` when no embedder is available
+    /// (retrieval is then BM25 only, which is logged once).
+    semantic: tokio::sync::OnceCell<Option<SemanticIndex>>,
 }
 
 /// The engine facade; cheap to clone and share between tasks.
@@ -132,6 +143,26 @@ impl Api {
         }
         instance.sweep_stale();
         let llm = LlmClient::from_config(&config.llm)?;
+        let memory_llm = match &config.memory.extraction_model {
+            Some(model) => LlmClient::from_config(&echo_core::config::LlmConfig {
+                model: model.clone(),
+                ..config.llm.clone()
+            })?,
+            None => LlmClient::from_config(&config.llm)?,
+        };
+        let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
+        if config.memory.enabled {
+            // Expired and faded memories leave the prompt before the first turn.
+            match memory.sweep(chrono::Utc::now()).await {
+                Ok(r) if !r.expired.is_empty() || !r.faded.is_empty() => tracing::info!(
+                    expired = r.expired.len(),
+                    faded = r.faded.len(),
+                    "memory sweep archived memories"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "memory sweep failed"),
+            }
+        }
         let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
         Ok(Api {
             inner: Arc::new(Inner {
@@ -145,8 +176,45 @@ impl Api {
                 llm,
                 instance,
                 workdir,
+                memory,
+                memory_llm,
+                semantic: tokio::sync::OnceCell::new(),
             }),
         })
+    }
+
+    /// The memory store.
+    pub(crate) fn memory(&self) -> &MemoryStore {
+        &self.inner.memory
+    }
+
+    /// The semantic index, set up on first use.
+    pub(crate) async fn semantic(&self) -> Option<&SemanticIndex> {
+        self.inner.semantic().await
+    }
+
+    /// Embeds memories changed since the last flush.
+    pub(crate) async fn flush_vectors(&self) {
+        self.inner.flush_vectors().await;
+    }
+
+    /// The configured embedder (`memory.embedder`), loaded now.
+    pub fn local_embedder(&self) -> Result<Arc<dyn Embedder>, ApiError> {
+        let config = &self.inner.config;
+        let dir = echo_memory::echo_embed::resolve_model_dir(config.memory.embed_model_dir.as_deref(), &config.home)
+            .ok_or_else(|| ApiError::InvalidInput {
+                what: "embedder",
+                message: format!(
+                    "no all-MiniLM-L6-v2 model folder found (set memory.embed_model_dir or {} or put it in {})",
+                    echo_memory::echo_embed::MODEL_DIR_ENV,
+                    echo_memory::echo_embed::default_model_dir(&config.home).display()
+                ),
+            })?;
+        let embedder = MiniLmEmbedder::load(&dir).map_err(|e| ApiError::InvalidInput {
+            what: "embedder",
+            message: e.to_string(),
+        })?;
+        Ok(Arc::new(embedder))
     }
 
     /// The configuration in force.
@@ -272,11 +340,15 @@ impl Api {
             .map_err(|e| TurnFailure::internal("store", e.to_string(), Usage::default()))?;
         // The last stored message is this turn's user message, committed at start.
         let before = history.len().saturating_sub(1);
+        let blocks = self
+            .memory_blocks(session, &request.input, events, &mut node)
+            .await;
         let prepared = context.build(
             &history[..before],
             &request.input,
             &RuntimeInfo::now(&request.entry_point),
             inner.tools.specs(),
+            &blocks,
         );
         let prepared = match prepared {
             Ok(p) => p,
@@ -312,14 +384,27 @@ impl Api {
 
         // ResponseStage
         let mut node = root.child(echo_core::trace::Level::Node, "response").await;
+        let jobs_inner = self.inner.clone();
+        let (jobs_session, jobs_turn, jobs_root) =
+            (session.clone(), turn.clone(), root.id().to_string());
+        let jobs_input = request.input.clone();
         let commit = Commit {
             store: &inner.store,
-            tracer: &inner.tracer,
-            background: &inner.background,
             session,
             turn,
-            root_span: root.id(),
-            input: &request.input,
+            start_jobs: Box::new(move |answer: &str, message: &MessageId| {
+                start_post_turn_jobs(
+                    jobs_inner,
+                    PostTurn {
+                        session: jobs_session,
+                        turn: jobs_turn,
+                        root_span: jobs_root,
+                        input: jobs_input,
+                        answer: answer.to_string(),
+                        message: message.clone(),
+                    },
+                );
+            }),
         };
         match response::finalize(commit, &result, FinalPublisher::new(events.clone())).await {
             Ok(answer) => {
@@ -330,6 +415,61 @@ impl Api {
                 node.set_error(&failure.message);
                 node.finish(SpanStatus::Error).await;
                 Err(failure)
+            }
+        }
+    }
+
+    /// The memory blocks of this turn's request. Memory trouble never fails a turn: it is
+    /// logged, flagged on the context span, and the turn goes on without memories.
+    async fn memory_blocks(
+        &self,
+        session: &SessionId,
+        input: &str,
+        events: &TurnEvents,
+        node: &mut Span,
+    ) -> MemoryBlocks {
+        let inner = &self.inner;
+        if !inner.config.memory.enabled {
+            return MemoryBlocks::default();
+        }
+        let neighbours = inner
+            .semantic()
+            .await
+            .map(|s| s as &dyn echo_memory::Neighbours);
+        match memory::blocks_for_turn(&inner.memory, session.as_str(), input, neighbours).await {
+            Ok((blocks, info)) => {
+                node.attr("memory_snapshot", blocks.snapshot.len());
+                node.attr(
+                    "memory_recalled",
+                    blocks
+                        .recalled
+                        .iter()
+                        .map(|m| m.id.clone())
+                        .collect::<Vec<_>>(),
+                );
+                node.attr("memory_semantic", info.used_vectors);
+                if !blocks.recalled.is_empty() {
+                    events.emit(TurnEvent::MemoryRecalled {
+                        memories: blocks
+                            .recalled
+                            .iter()
+                            .map(|m| RecalledMemory {
+                                id: m.id.clone(),
+                                content: m.content.clone(),
+                                tier: m.tier.to_string(),
+                                source: m.source.to_string(),
+                            })
+                            .collect(),
+                        semantic: info.used_vectors,
+                    });
+                }
+                blocks
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "memory unavailable for this turn");
+                node.degrade("memory_unavailable");
+                node.attr("memory_error", e.to_string());
+                MemoryBlocks::default()
             }
         }
     }
@@ -482,6 +622,191 @@ impl Api {
         let limit = Duration::from_secs_f64(self.inner.config.agent.background_wait_secs.max(0.0));
         self.wait_background(limit).await;
         self.inner.store.close().await;
+    }
+}
+
+impl Inner {
+    async fn semantic(&self) -> Option<&SemanticIndex> {
+        self.semantic
+            .get_or_init(|| self.open_semantic())
+            .await
+            .as_ref()
+    }
+
+    /// Chooses the embedder from the configuration and opens the vector index. Anything
+    /// missing means BM25-only retrieval, said once in the log.
+    async fn open_semantic(&self) -> Option<SemanticIndex> {
+        let config = &self.config;
+        if !config.memory.enabled {
+            return None;
+        }
+        let embedder: Arc<dyn Embedder> = match config.memory.embedder.as_str() {
+            "none" => return None,
+            "openai" => {
+                let url = config.llm.effective_base_url();
+                match OpenAiEmbedder::new(
+                    &url,
+                    &config.memory.embed_model,
+                    config.llm.api_key.clone(),
+                    config.memory.embed_dim,
+                ) {
+                    Ok(e) => Arc::new(e),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "embedder unavailable; memory retrieval uses BM25 only");
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                let explicit = config.memory.embed_model_dir.as_deref();
+                let dir = match echo_memory::echo_embed::resolve_model_dir(explicit, &config.home) {
+                    Some(dir) => dir,
+                    None => {
+                        // First use in the wild: fetch the model into the data directory.
+                        let dest = echo_memory::echo_embed::default_model_dir(&config.home);
+                        let url = echo_memory::echo_embed::DEFAULT_BASE_URL;
+                        let fetched = tokio::time::timeout(
+                            Duration::from_secs(300),
+                            echo_memory::echo_embed::download_model(url, &dest),
+                        )
+                        .await;
+                        match fetched {
+                            Ok(Ok(dir)) => dir,
+                            Ok(Err(e)) => {
+                                tracing::warn!(error = %e, "no local embedding model; memory retrieval uses BM25 only");
+                                return None;
+                            }
+                            Err(_) => {
+                                tracing::warn!(
+                                    "embedding model download timed out; memory retrieval uses BM25 only"
+                                );
+                                return None;
+                            }
+                        }
+                    }
+                };
+                match tokio::task::spawn_blocking(move || MiniLmEmbedder::load(&dir)).await {
+                    Ok(Ok(e)) => Arc::new(e),
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %e, "embedding model unusable; memory retrieval uses BM25 only");
+                        return None;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "embedding model load failed; memory retrieval uses BM25 only");
+                        return None;
+                    }
+                }
+            }
+        };
+        let dir = config.home.join("vectors");
+        match SemanticIndex::open(&dir, embedder, &self.memory).await {
+            Ok((index, rebuilt)) => {
+                if rebuilt {
+                    tracing::info!("vector index rebuilt for model {}", index.model_id());
+                }
+                if let Err(e) = index.flush(&self.memory).await {
+                    tracing::warn!(error = %e, "embedding pending memories failed");
+                }
+                Some(index)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "vector index unavailable; memory retrieval uses BM25 only");
+                None
+            }
+        }
+    }
+
+    /// Embeds what the outbox holds (after memory changes). Failures stay in the outbox.
+    async fn flush_vectors(&self) {
+        if let Some(index) = self.semantic().await
+            && let Err(e) = index.flush(&self.memory).await
+        {
+            tracing::warn!(error = %e, "embedding memories failed; they stay queued");
+        }
+    }
+}
+
+/// What the post-turn jobs need.
+struct PostTurn {
+    session: SessionId,
+    turn: TurnId,
+    root_span: String,
+    input: String,
+    answer: String,
+    message: MessageId,
+}
+
+/// Starts the background jobs of a completed turn: the session title and, when memory is on,
+/// memory extraction.
+fn start_post_turn_jobs(inner: Arc<Inner>, job: PostTurn) {
+    let tracer = inner.tracer.clone();
+    let background = inner.background.clone();
+    {
+        let store = inner.store.clone();
+        let session = job.session.clone();
+        let title = title_of(&job.input);
+        background.spawn(
+            tracer.clone(),
+            job.turn.clone(),
+            job.root_span.clone(),
+            "session_title",
+            move |span| async move {
+                let result = store
+                    .set_session_title_if_empty(&session, &title)
+                    .await
+                    .map_err(|e| e.to_string());
+                (span, result)
+            },
+        );
+    }
+    if inner.config.memory.enabled && inner.config.memory.extraction {
+        let turn = job.turn.clone();
+        let root = job.root_span.clone();
+        background.spawn(
+            tracer,
+            turn,
+            root,
+            "extract_memories",
+            move |mut span| async move {
+                let semantic = inner.semantic().await;
+                let facts = TurnFacts {
+                    session_id: job.session.to_string(),
+                    turn_id: job.turn.to_string(),
+                    message_id: Some(job.message.to_string()),
+                    user_message: job.input,
+                    assistant_message: job.answer,
+                    neighbours: semantic.map(|s| s as &dyn echo_memory::Neighbours),
+                };
+                let context = ContextStage {
+                    prompts: &inner.prompts,
+                };
+                let result =
+                    memory::extract(&inner.memory, &inner.memory_llm, context, &span, &facts).await;
+                if let Some(index) = semantic {
+                    match index.flush(&inner.memory).await {
+                        Ok(flushed) => span.attr("embedded", flushed.embedded),
+                        Err(e) => {
+                            span.degrade("embedding_failed");
+                            span.attr("embedding_error", e.to_string());
+                        }
+                    }
+                } else {
+                    span.attr("semantic", false);
+                }
+                match result {
+                    Ok(report) => {
+                        if let Ok(value) = serde_json::to_value(&report) {
+                            span.attr("report", value);
+                        }
+                        if !report.judge_failures.is_empty() {
+                            span.degrade("judge_fallback");
+                        }
+                        (span, Ok(()))
+                    }
+                    Err(e) => (span, Err(e)),
+                }
+            },
+        );
     }
 }
 

@@ -1,9 +1,10 @@
-//! Background jobs started by ResponseStage after the answer is saved. They may fail or lag;
-//! they never change the answer the user already has. Each is traced as a node of its turn.
+//! Background jobs started by ResponseStage after the answer is saved (session title, memory
+//! extraction). They may fail or lag; they never change the answer the user already has.
+//! Each is traced as a node of its turn.
 
-use echo_core::store::Store;
-use echo_core::trace::{SpanStatus, Tracer};
-use echo_core::{SessionId, TurnId};
+use echo_core::TurnId;
+use echo_core::trace::{Span, SpanStatus, Tracer};
+use std::future::Future;
 use std::time::Duration;
 use tokio_util::task::TaskTracker;
 
@@ -16,34 +17,30 @@ pub(crate) struct Background {
     tasks: TaskTracker,
 }
 
-/// What a finished turn hands to its background jobs.
-pub(crate) struct JobInput {
-    pub store: Store,
-    pub tracer: Tracer,
-    pub session: SessionId,
-    pub turn: TurnId,
-    pub root_span: String,
-    pub input: String,
-}
-
 impl Background {
-    /// Starts every post-turn job.
-    pub(crate) fn after_turn(&self, job: JobInput) {
+    /// Runs `job` in the background under a node span `background:<name>` of the turn's trace.
+    /// The job gets the span (to record calls and attributes); its error is logged and traced.
+    pub(crate) fn spawn<F, Fut>(
+        &self,
+        tracer: Tracer,
+        turn: TurnId,
+        root_span: String,
+        name: &'static str,
+        job: F,
+    ) where
+        F: FnOnce(Span) -> Fut + Send + 'static,
+        Fut: Future<Output = (Span, Result<(), String>)> + Send + 'static,
+    {
         self.tasks.spawn(async move {
-            let mut span = job
-                .tracer
-                .start_detached(&job.turn, &job.root_span, "background:session_title")
+            let span = tracer
+                .start_detached(&turn, &root_span, &format!("background:{name}"))
                 .await;
-            let title = title_of(&job.input);
-            match job
-                .store
-                .set_session_title_if_empty(&job.session, &title)
-                .await
-            {
+            let (mut span, result) = job(span).await;
+            match result {
                 Ok(()) => span.finish(SpanStatus::Ok).await,
                 Err(e) => {
-                    tracing::warn!(error = %e, session = %job.session, "session title job failed");
-                    span.set_error(&e.to_string());
+                    tracing::warn!(error = %e, turn = %turn, job = name, "background job failed");
+                    span.set_error(&e);
                     span.finish(SpanStatus::Error).await;
                 }
             }

@@ -10,6 +10,7 @@
 use crate::prompts::{PromptError, PromptName, Prompts};
 use echo_core::store::StoredMessage;
 use echo_core::{Message, Role, ToolSpec};
+use echo_memory::Memory;
 use std::collections::HashSet;
 
 /// What the model sees on the first request of a turn.
@@ -19,6 +20,14 @@ pub(crate) struct Prepared {
     pub messages: Vec<Message>,
     /// Tools offered.
     pub tools: Vec<ToolSpec>,
+}
+
+/// Memories for one request: the session's frozen snapshot (system block) and what was
+/// recalled for this message (head of the user message).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MemoryBlocks {
+    pub snapshot: Vec<Memory>,
+    pub recalled: Vec<Memory>,
 }
 
 /// Facts about this moment for the runtime block.
@@ -57,15 +66,68 @@ impl ContextStage<'_> {
         current: &str,
         runtime: &RuntimeInfo,
         tools: Vec<ToolSpec>,
+        memory: &MemoryBlocks,
     ) -> Result<Prepared, PromptError> {
         let mut messages = Vec::with_capacity(history.len() + 2);
-        messages.push(Message::system(
-            self.prompts.render(PromptName::System, ())?,
-        ));
+        let mut system = self.prompts.render(PromptName::System, ())?;
+        if !memory.snapshot.is_empty() {
+            let block = self.prompts.render(
+                PromptName::MemorySnapshot,
+                serde_json::json!({ "memories": memory.snapshot }),
+            )?;
+            system.push_str("\n\n");
+            system.push_str(&block);
+        }
+        messages.push(Message::system(system));
         messages.extend(sanitize_history(history));
-        let runtime_block = self.prompts.render(PromptName::RuntimeContext, runtime)?;
-        messages.push(Message::user(format!("{runtime_block}\n\n{current}")));
+        let mut head = self.prompts.render(PromptName::RuntimeContext, runtime)?;
+        if !memory.recalled.is_empty() {
+            let block = self.prompts.render(
+                PromptName::MemoryContext,
+                serde_json::json!({ "memories": memory.recalled }),
+            )?;
+            head.push_str("\n\n");
+            head.push_str(&block);
+        }
+        messages.push(Message::user(format!("{head}\n\n{current}")));
         Ok(Prepared { messages, tools })
+    }
+
+    /// The post-turn extraction request: instructions, the exchange, and the one tool the
+    /// model must call.
+    pub(crate) fn extraction(
+        &self,
+        user_message: &str,
+        assistant_message: &str,
+        slots: &[String],
+        tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        let system = self.prompts.render(PromptName::ExtractMemories, ())?;
+        let input = self.prompts.render(
+            PromptName::ExtractMemoriesInput,
+            serde_json::json!({
+                "now": chrono::Local::now().to_rfc3339(),
+                "slots": slots,
+                "user_message": user_message,
+                "assistant_message": assistant_message,
+            }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// The conflict judge request for two memories.
+    pub(crate) fn judge(
+        &self,
+        existing: &Memory,
+        new: &Memory,
+        tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        let system = self.prompts.render(PromptName::JudgeConflict, ())?;
+        let input = self.prompts.render(
+            PromptName::JudgeConflictInput,
+            serde_json::json!({ "existing": existing, "new": new }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
     }
 
     /// The last request of a turn that reached the iteration limit: the conversation so far

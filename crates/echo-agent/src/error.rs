@@ -25,6 +25,9 @@ pub enum ApiError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A memory operation failed.
+    #[error(transparent)]
+    Memory(#[from] echo_memory::MemoryError),
     /// The model client could not be set up.
     #[error(transparent)]
     Llm(#[from] echo_llm::LlmError),
@@ -47,6 +50,7 @@ impl ApiError {
             Self::NotFound { .. } => "not_found",
             Self::Store(_) => "store",
             Self::Llm(_) => "model_config",
+            Self::Memory(_) => "memory",
             Self::DataDir { .. } => "data_dir",
         }
     }

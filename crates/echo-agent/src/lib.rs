@@ -4,17 +4,22 @@
 #![deny(missing_docs)]
 
 mod api;
+mod api_memory;
 mod background;
+pub mod bench_locomo;
 mod context;
 mod error;
 mod events;
 mod inference;
 mod instance;
+mod memory;
 mod prompts;
 mod response;
 mod think;
 
 pub use api::{Api, Trace, TurnOutcome, TurnRequest};
+pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
+pub use echo_memory;
 pub use error::ApiError;
 pub use events::EventHandler;
 pub use think::strip_think;

@@ -12,6 +12,18 @@ pub enum PromptName {
     RuntimeContext,
     /// The instruction for the last request of a turn at the iteration limit.
     IterationLimit,
+    /// The session's memory snapshot, appended to the system block.
+    MemorySnapshot,
+    /// Memories recalled for this message, at the head of the user message.
+    MemoryContext,
+    /// System block of the extraction call.
+    ExtractMemories,
+    /// The exchange given to the extraction call.
+    ExtractMemoriesInput,
+    /// System block of the conflict judge call.
+    JudgeConflict,
+    /// The two memories given to the judge.
+    JudgeConflictInput,
 }
 
 impl PromptName {
@@ -20,6 +32,12 @@ impl PromptName {
             Self::System => "system.md",
             Self::RuntimeContext => "runtime_context.md",
             Self::IterationLimit => "iteration_limit.md",
+            Self::MemorySnapshot => "memory_snapshot.md",
+            Self::MemoryContext => "memory_context.md",
+            Self::ExtractMemories => "extract_memories.md",
+            Self::ExtractMemoriesInput => "extract_memories_input.md",
+            Self::JudgeConflict => "judge_memory_conflict.md",
+            Self::JudgeConflictInput => "judge_memory_conflict_input.md",
         }
     }
 
@@ -28,6 +46,16 @@ impl PromptName {
             Self::System => include_str!("../../../prompts/system.md"),
             Self::RuntimeContext => include_str!("../../../prompts/runtime_context.md"),
             Self::IterationLimit => include_str!("../../../prompts/iteration_limit.md"),
+            Self::MemorySnapshot => include_str!("../../../prompts/memory_snapshot.md"),
+            Self::MemoryContext => include_str!("../../../prompts/memory_context.md"),
+            Self::ExtractMemories => include_str!("../../../prompts/extract_memories.md"),
+            Self::ExtractMemoriesInput => {
+                include_str!("../../../prompts/extract_memories_input.md")
+            }
+            Self::JudgeConflict => include_str!("../../../prompts/judge_memory_conflict.md"),
+            Self::JudgeConflictInput => {
+                include_str!("../../../prompts/judge_memory_conflict_input.md")
+            }
         }
     }
 }

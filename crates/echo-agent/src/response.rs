@@ -2,13 +2,11 @@
 //! complete the turn, THEN start background jobs, THEN publish `Final` — exactly once, which
 //! the type system enforces by consuming the publisher.
 
-use crate::background::{Background, JobInput};
 use crate::events::TurnEvents;
 use crate::inference::{InferenceResult, TurnFailure, join_reasoning};
 use crate::think::strip_think;
 use echo_core::store::{Store, TurnStatus};
-use echo_core::trace::Tracer;
-use echo_core::{Message, SessionId, TurnEvent, TurnId};
+use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId};
 
 /// Publishes the final answer; consumed on use, so a turn cannot publish twice.
 pub(crate) struct FinalPublisher {
@@ -25,15 +23,15 @@ impl FinalPublisher {
     }
 }
 
+/// Starts the turn's background jobs with the saved answer and its message id.
+pub(crate) type StartJobs<'a> = Box<dyn FnOnce(&str, &MessageId) + Send + 'a>;
+
 /// Inputs of the commit.
 pub(crate) struct Commit<'a> {
     pub store: &'a Store,
-    pub tracer: &'a Tracer,
-    pub background: &'a Background,
     pub session: &'a SessionId,
     pub turn: &'a TurnId,
-    pub root_span: &'a str,
-    pub input: &'a str,
+    pub start_jobs: StartJobs<'a>,
 }
 
 /// Saves the answer, completes the turn, starts background jobs and publishes `Final`.
@@ -46,7 +44,7 @@ pub(crate) async fn finalize(
     let (visible, think) = strip_think(&result.text);
     let reasoning = join_reasoning(&result.reasoning, &think);
     let save = async {
-        commit
+        let id = commit
             .store
             .append_message(
                 commit.session,
@@ -65,23 +63,17 @@ pub(crate) async fn finalize(
                 None,
                 result.usage,
             )
-            .await
+            .await?;
+        Ok::<_, echo_core::StoreError>(id)
     };
-    save.await.map_err(|e| {
+    let message_id = save.await.map_err(|e| {
         TurnFailure::internal(
             "store",
             format!("cannot save the answer: {e}"),
             result.usage,
         )
     })?;
-    commit.background.after_turn(JobInput {
-        store: commit.store.clone(),
-        tracer: commit.tracer.clone(),
-        session: commit.session.clone(),
-        turn: commit.turn.clone(),
-        root_span: commit.root_span.to_string(),
-        input: commit.input.to_string(),
-    });
+    (commit.start_jobs)(&visible, &message_id);
     publisher.publish(visible.clone());
     Ok(visible)
 }

@@ -207,6 +207,95 @@ impl Default for AgentConfig {
     }
 }
 
+/// Half-lives of memories by source, in days: how long until an unused memory's retention
+/// falls to one half. Each real use multiplies its own half-life by `reinforce_factor`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HalfLifeConfig {
+    /// What the person said (and what they typed in the memory UI).
+    pub user_stated: f64,
+    /// What consolidation distilled from several turns.
+    pub consolidated: f64,
+    /// What the model inferred.
+    pub inferred: f64,
+}
+
+impl Default for HalfLifeConfig {
+    fn default() -> Self {
+        Self {
+            user_stated: 120.0,
+            consolidated: 60.0,
+            inferred: 21.0,
+        }
+    }
+}
+
+/// Long-term memory.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemoryConfig {
+    /// Memory on or off (off: nothing is recalled or extracted).
+    pub enabled: bool,
+    /// Extract memories after each turn (a background model call).
+    pub extraction: bool,
+    /// Model for extraction and conflict judging (same server); the main model when unset.
+    pub extraction_model: Option<String>,
+    /// Initial half-lives by source.
+    pub half_life_days: HalfLifeConfig,
+    /// Each injection into a prompt multiplies a memory's half-life by this.
+    pub reinforce_factor: f64,
+    /// Cap on a half-life.
+    pub max_half_life_days: f64,
+    /// Effective importance below which the sweep archives a memory.
+    pub archive_below: f64,
+    /// Hours between sweeps while a process runs (a sweep also runs at start).
+    pub sweep_interval_hours: f64,
+    /// Memories in a session's frozen snapshot.
+    pub snapshot_size: usize,
+    /// Memories recalled for each message.
+    pub recall_k: usize,
+    /// Cosine similarity above which a vector neighbour is a conflict candidate.
+    pub conflict_similarity: f32,
+    /// Unconsolidated messages that trigger consolidation of a session.
+    pub consolidate_after: u32,
+    /// Embedder: `local` (all-MiniLM-L6-v2 with candle), `openai` (`/embeddings` of the LLM
+    /// server) or `none` (BM25 only).
+    pub embedder: String,
+    /// Folder with the local model's files; default `$ECHO_EMBED_MODEL_DIR`, then
+    /// `<data dir>/models/all-MiniLM-L6-v2`.
+    pub embed_model_dir: Option<PathBuf>,
+    /// Model name for the `openai` embedder.
+    pub embed_model: String,
+    /// Vector length of the `openai` embedder's model.
+    pub embed_dim: usize,
+    /// Weight of the vector ranking against BM25 (1.0) in reciprocal-rank fusion.
+    pub vector_weight: f64,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            extraction: true,
+            extraction_model: None,
+            half_life_days: HalfLifeConfig::default(),
+            reinforce_factor: 1.6,
+            max_half_life_days: 3650.0,
+            archive_below: 0.05,
+            sweep_interval_hours: 6.0,
+            snapshot_size: 12,
+            recall_k: 6,
+            conflict_similarity: 0.8,
+            consolidate_after: 40,
+            embedder: "local".into(),
+            embed_model_dir: None,
+            embed_model: "text-embedding-3-small".into(),
+            embed_dim: 1536,
+            vector_weight: 0.3,
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -215,6 +304,8 @@ pub struct Config {
     pub llm: LlmConfig,
     /// Agent loop.
     pub agent: AgentConfig,
+    /// Long-term memory.
+    pub memory: MemoryConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,

@@ -45,6 +45,13 @@ pub enum TurnEvent {
         /// Text to append.
         text: String,
     },
+    /// Long-term memories injected into this turn's request (the snapshot is not repeated).
+    MemoryRecalled {
+        /// The memories, best first.
+        memories: Vec<RecalledMemory>,
+        /// Whether vector search took part (false: keyword search only).
+        semantic: bool,
+    },
     /// The model started a tool call.
     ToolCallStarted {
         /// Call id.
@@ -110,4 +117,17 @@ pub enum TurnEvent {
         /// The trace id (equal to the turn id).
         trace_id: String,
     },
+}
+
+/// A memory as shown in a `MemoryRecalled` event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecalledMemory {
+    /// Memory id.
+    pub id: String,
+    /// Its text.
+    pub content: String,
+    /// Its tier.
+    pub tier: String,
+    /// Its source.
+    pub source: String,
 }

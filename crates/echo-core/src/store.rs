@@ -254,6 +254,11 @@ impl Store {
         })
     }
 
+    /// The connection pool, for stores of other crates that share this database (memory).
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -55,6 +55,31 @@ struct Report {
     turn_ms: Summary,
 }
 
+/// `echod bench locomo`: prints one JSON object with pooled recall.
+pub async fn locomo(
+    api: &Api,
+    files: Vec<std::path::PathBuf>,
+    embedder: &str,
+    context_turns: usize,
+) -> anyhow::Result<()> {
+    let embedder = match embedder {
+        "none" => None,
+        "local" => Some(api.local_embedder()?),
+        other => anyhow::bail!("--embedder {other:?}: expected local or none"),
+    };
+    let opts = echo_agent::bench_locomo::LocomoOptions {
+        files,
+        embedder,
+        context_turns,
+        memory: api.config().memory.clone(),
+    };
+    let report = echo_agent::bench_locomo::locomo(&opts)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}
+
 /// Runs `turns` turns, `per_session` per session, and prints a JSON report.
 pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Result<()> {
     let handler: EventHandler = Arc::new(|_| {});

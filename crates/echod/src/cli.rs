@@ -86,6 +86,11 @@ enum Command {
         #[command(subcommand)]
         command: TraceCommand,
     },
+    /// Long-term memory: browse, search, edit, review conflicts.
+    Memory {
+        #[command(subcommand)]
+        command: crate::memory_cli::MemoryCommand,
+    },
     /// Benchmarks (see docs/benchmarks.md).
     Bench {
         #[command(subcommand)]
@@ -95,6 +100,18 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
+    /// LoCoMo retrieval recall over the evidence turns of every question (categories 1–4).
+    Locomo {
+        /// LoCoMo-format JSON files.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// `local` (all-MiniLM-L6-v2) or `none` (BM25 only).
+        #[arg(long, default_value = "local")]
+        embedder: String,
+        /// Neighbouring turns on each side indexed as search context.
+        #[arg(long, default_value_t = 2)]
+        context_turns: usize,
+    },
     /// Per-turn time spent in Echo Desk itself, excluding the model server (use a fresh --home).
     Overhead {
         /// Number of turns.
@@ -176,6 +193,21 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: TraceCommand::Show { turn_id, json },
         } => {
             print::trace(&api.trace(&turn_id).await?, json)?;
+            ExitCode::SUCCESS
+        }
+        Command::Memory { command } => {
+            crate::memory_cli::run(&api, command).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            command:
+                BenchCommand::Locomo {
+                    files,
+                    embedder,
+                    context_turns,
+                },
+        } => {
+            crate::bench::locomo(&api, files, &embedder, context_turns).await?;
             ExitCode::SUCCESS
         }
         Command::Bench {

@@ -3,6 +3,7 @@
 
 mod bench;
 mod cli;
+mod memory_cli;
 mod print;
 
 use clap::Parser;

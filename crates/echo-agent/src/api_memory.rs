@@ -1,0 +1,369 @@
+//! `Api` operations on long-term memory: browse, search, edit, review conflicts, sweep,
+//! export and import. Every change goes through `echo_memory`'s write path or its store
+//! operations, with history, so the person can undo it.
+
+use crate::api::Api;
+use crate::error::ApiError;
+use chrono::{DateTime, Utc};
+use echo_memory::{
+    Actor, Conflict, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError, NewMemory,
+    RecallOptions, Recalled, Source, Status, SweepReport, Tier, WriteOptions, WriteOutcome,
+};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Format tag of the first line of an export file.
+pub const EXPORT_FORMAT: &str = "echo-desk-memory";
+/// Version of the export format.
+pub const EXPORT_VERSION: u32 = 1;
+
+/// A memory with everything needed to judge it: history and open conflicts.
+#[derive(Clone, Debug, Serialize)]
+pub struct MemoryDetail {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: Memory,
+    /// The memory that superseded it, if any.
+    pub superseded_by_memory: Option<Memory>,
+    /// Memories it superseded.
+    pub supersedes: Vec<Memory>,
+    /// Every recorded change, oldest first.
+    pub history: Vec<HistoryEntry>,
+    /// Conflicts it is part of.
+    pub conflicts: Vec<Conflict>,
+}
+
+/// The header line of an export file.
+#[derive(Debug, Serialize, Deserialize)]
+struct ExportHeader {
+    format: String,
+    version: u32,
+    exported_at: String,
+    count: usize,
+}
+
+/// What an import did.
+#[derive(Debug, Default, Serialize)]
+pub struct ImportReport {
+    /// Memories written (new).
+    pub created: usize,
+    /// Memories that matched one already there (reinforced instead).
+    pub duplicates: usize,
+    /// Lines skipped because the memory was not active in the export (superseded, archived, deleted).
+    pub skipped_inactive: usize,
+}
+
+fn mem_err(e: MemoryError) -> ApiError {
+    match e {
+        MemoryError::NotFound { what, id } => ApiError::NotFound { what, id },
+        MemoryError::Invalid { field, message } => ApiError::InvalidInput {
+            what: field,
+            message,
+        },
+        other => ApiError::Memory(other),
+    }
+}
+
+impl Api {
+    /// Memories by tier and status (default: all but deleted), newest first.
+    pub async fn memory_list(
+        &self,
+        tier: Option<Tier>,
+        status: Option<Status>,
+    ) -> Result<Vec<Memory>, ApiError> {
+        self.memory()
+            .list(&ListFilter {
+                tier,
+                status,
+                limit: None,
+            })
+            .await
+            .map_err(mem_err)
+    }
+
+    /// Searches every memory that is not deleted (archived and superseded included, marked by
+    /// their status). Searching does not reinforce.
+    pub async fn memory_search(&self, query: &str, k: usize) -> Result<Vec<Recalled>, ApiError> {
+        let opts = RecallOptions {
+            k,
+            session_id: None,
+            include_inactive: true,
+        };
+        let neighbours = self
+            .semantic()
+            .await
+            .map(|s| s as &dyn echo_memory::Neighbours);
+        let (found, _) = self
+            .memory()
+            .recall(query, &opts, neighbours)
+            .await
+            .map_err(mem_err)?;
+        Ok(found)
+    }
+
+    /// One memory with its provenance chain, history and conflicts.
+    pub async fn memory_show(&self, id: &str) -> Result<MemoryDetail, ApiError> {
+        let store = self.memory();
+        let memory = store.require(id).await.map_err(mem_err)?;
+        let superseded_by_memory = match &memory.superseded_by {
+            Some(other) => store.get(other).await.map_err(mem_err)?,
+            None => None,
+        };
+        let supersedes = store
+            .list(&ListFilter {
+                tier: None,
+                status: Some(Status::Superseded),
+                limit: None,
+            })
+            .await
+            .map_err(mem_err)?
+            .into_iter()
+            .filter(|m| m.superseded_by.as_deref() == Some(id))
+            .collect();
+        let history = store.history(id).await.map_err(mem_err)?;
+        let conflicts = store
+            .conflicts(false)
+            .await
+            .map_err(mem_err)?
+            .into_iter()
+            .filter(|c| c.memory_a == id || c.memory_b == id)
+            .collect();
+        Ok(MemoryDetail {
+            memory,
+            superseded_by_memory,
+            supersedes,
+            history,
+            conflicts,
+        })
+    }
+
+    /// Adds what the person typed (source `manual`, the highest): it supersedes an older
+    /// memory in the same slot.
+    pub async fn memory_add(
+        &self,
+        text: &str,
+        slot: Option<&str>,
+        pinned: bool,
+    ) -> Result<WriteOutcome, ApiError> {
+        let draft = NewMemory {
+            content: text.to_string(),
+            slot: slot.map(String::from),
+            source: Some(Source::Manual),
+            confidence: Some(1.0),
+            pinned,
+            ..Default::default()
+        };
+        let outcome = self
+            .memory()
+            .remember(draft, WriteOptions::plain(Actor::User))
+            .await
+            .map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(outcome)
+    }
+
+    /// Replaces a memory's text.
+    pub async fn memory_edit(&self, id: &str, text: &str) -> Result<Memory, ApiError> {
+        let m = self
+            .memory()
+            .edit(id, text, Actor::User)
+            .await
+            .map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(m)
+    }
+
+    /// Pins or unpins.
+    pub async fn memory_pin(&self, id: &str, pinned: bool) -> Result<Memory, ApiError> {
+        self.memory().set_pinned(id, pinned).await.map_err(mem_err)
+    }
+
+    /// Deletes (from prompts, search, vectors and the review queue).
+    pub async fn memory_forget(&self, id: &str) -> Result<Memory, ApiError> {
+        let m = self
+            .memory()
+            .forget(id, Actor::User)
+            .await
+            .map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(m)
+    }
+
+    /// Restores an archived, superseded or deleted memory.
+    pub async fn memory_restore(&self, id: &str) -> Result<Memory, ApiError> {
+        let m = self
+            .memory()
+            .restore(id, Actor::User)
+            .await
+            .map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(m)
+    }
+
+    /// Undoes the last change that touched a memory (every memory that change touched).
+    pub async fn memory_undo(&self, id: &str) -> Result<Vec<Memory>, ApiError> {
+        let m = self.memory().undo(id, Actor::User).await.map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(m)
+    }
+
+    /// Conflicts: open ones, or all.
+    pub async fn memory_conflicts(&self, all: bool) -> Result<Vec<Conflict>, ApiError> {
+        self.memory().conflicts(!all).await.map_err(mem_err)
+    }
+
+    /// Settles a conflict: keep one memory (`Some(id)`) or both (`None`).
+    pub async fn memory_resolve(
+        &self,
+        conflict: &str,
+        keep: Option<&str>,
+    ) -> Result<Conflict, ApiError> {
+        self.memory().resolve(conflict, keep).await.map_err(mem_err)
+    }
+
+    /// Archives what expired or faded as of `now` (default: the current time).
+    pub async fn memory_sweep(&self, now: Option<DateTime<Utc>>) -> Result<SweepReport, ApiError> {
+        self.memory()
+            .sweep(now.unwrap_or_else(Utc::now))
+            .await
+            .map_err(mem_err)
+    }
+
+    /// Rebuilds the vector index from SQLite (e.g. after its folder was deleted or the
+    /// embedder changed). Fails when no embedder is available.
+    pub async fn memory_reindex(&self) -> Result<FlushReport, ApiError> {
+        let index = self.semantic().await.ok_or_else(|| ApiError::InvalidInput {
+            what: "embedder",
+            message: format!(
+                "memory.embedder is {:?} or its model is unavailable, so there is no vector index to rebuild",
+                self.config().memory.embedder
+            ),
+        })?;
+        self.memory().rebuild_fts().await.map_err(mem_err)?;
+        index.reindex(self.memory()).await.map_err(mem_err)
+    }
+
+    /// Writes every memory that is not deleted to a versioned JSON Lines file.
+    pub async fn memory_export(&self, path: &Path) -> Result<usize, ApiError> {
+        let memories = self.memory_list(None, None).await?;
+        let header = ExportHeader {
+            format: EXPORT_FORMAT.into(),
+            version: EXPORT_VERSION,
+            exported_at: echo_core::time::now_rfc3339(),
+            count: memories.len(),
+        };
+        let mut out = serde_json::to_string(&header).map_err(|e| file_err(path, e.to_string()))?;
+        out.push('\n');
+        for m in &memories {
+            out.push_str(&serde_json::to_string(m).map_err(|e| file_err(path, e.to_string()))?);
+            out.push('\n');
+        }
+        let tmp = path.with_extension("partial");
+        std::fs::write(&tmp, out).map_err(|e| file_err(path, e.to_string()))?;
+        std::fs::rename(&tmp, path).map_err(|e| file_err(path, e.to_string()))?;
+        Ok(memories.len())
+    }
+
+    /// Reads an export file and adds its active memories through the write path. Every line is
+    /// checked first: if any line is bad, nothing is written and the error names the line.
+    pub async fn memory_import(&self, path: &Path) -> Result<ImportReport, ApiError> {
+        let text = std::fs::read_to_string(path).map_err(|e| file_err(path, e.to_string()))?;
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (_, first) = lines
+            .next()
+            .ok_or_else(|| file_err(path, "the file is empty".into()))?;
+        let header: ExportHeader = serde_json::from_str(first).map_err(|e| {
+            file_err(
+                path,
+                format!("line 1: not an Echo Desk memory export header ({e})"),
+            )
+        })?;
+        if header.format != EXPORT_FORMAT || header.version != EXPORT_VERSION {
+            return Err(file_err(
+                path,
+                format!(
+                    "line 1: format {:?} version {} is not {EXPORT_FORMAT:?} version {EXPORT_VERSION}",
+                    header.format, header.version
+                ),
+            ));
+        }
+        let store = self.memory();
+        let mut drafts = Vec::new();
+        let mut report = ImportReport::default();
+        let mut problems = Vec::new();
+        for (i, line) in lines {
+            let m: Memory = match serde_json::from_str(line) {
+                Ok(m) => m,
+                Err(e) => {
+                    problems.push(format!("line {}: {e}", i + 1));
+                    continue;
+                }
+            };
+            if m.status != Status::Active {
+                report.skipped_inactive += 1;
+                continue;
+            }
+            let draft = NewMemory {
+                tier: Some(if m.tier == Tier::Archival {
+                    Tier::Semantic
+                } else {
+                    m.tier
+                }),
+                kind: Some(m.kind),
+                subject: Some(m.subject),
+                slot: m.slot,
+                content: m.content,
+                value: m.value,
+                source: Some(m.source),
+                confidence: Some(m.confidence),
+                importance: Some(m.importance),
+                pinned: m.pinned,
+                valid_from: m.valid_from,
+                valid_until: m.valid_until,
+                scope: Some(m.scope),
+                source_session_id: m.source_session_id,
+                source_turn_id: m.source_turn_id,
+                source_message_id: m.source_message_id,
+                evidence: m.evidence,
+                context: m.context,
+            };
+            match store.prepare(draft.clone()) {
+                Ok(_) => drafts.push(draft),
+                Err(e) => problems.push(format!("line {}: {e}", i + 1)),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(file_err(
+                path,
+                format!("nothing imported; {}", problems.join("; ")),
+            ));
+        }
+        for draft in drafts {
+            let outcome = store
+                .remember(draft, WriteOptions::plain(Actor::Import))
+                .await
+                .map_err(mem_err)?;
+            if outcome
+                .effects
+                .iter()
+                .any(|e| matches!(e, echo_memory::Effect::Duplicate { .. }))
+            {
+                report.duplicates += 1;
+            } else {
+                report.created += 1;
+            }
+        }
+        self.flush_vectors().await;
+        Ok(report)
+    }
+}
+
+fn file_err(path: &Path, message: String) -> ApiError {
+    ApiError::Memory(MemoryError::File {
+        path: path.display().to_string(),
+        message,
+    })
+}

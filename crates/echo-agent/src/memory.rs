@@ -1,0 +1,394 @@
+//! The agent's side of memory: what goes into a turn's context (snapshot + recall, which
+//! reinforces what is injected), and the model calls memory needs — post-turn extraction
+//! (`extract_memories`) and the conflict judge (`judge_memory_conflict`) — both as forced
+//! tool calls whose arguments are parsed into fixed Rust types. A malformed answer is
+//! rejected whole and traced; nothing is half-applied.
+
+use crate::context::{ContextStage, MemoryBlocks};
+use async_trait::async_trait;
+use chrono::Utc;
+use echo_core::trace::{CallRecord, Span};
+use echo_core::{Message, ToolSpec};
+use echo_llm::{Attempt, ChatRequest, LlmClient, ToolChoice};
+use echo_memory::{
+    Actor, ConflictJudge, Effect, Judgement, Memory, MemoryError, MemoryStore, NewMemory,
+    RecallOptions, Source, Tier, Verdict, WriteOptions,
+};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+/// Name of the extraction tool the model must call.
+pub(crate) const EXTRACT_TOOL: &str = "extract_memories";
+/// Name of the judge tool the model must call.
+pub(crate) const JUDGE_TOOL: &str = "judge_memory_conflict";
+
+/// What the extraction call returns.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ExtractedBatch {
+    /// Facts worth keeping; often none.
+    pub memories: Vec<Extracted>,
+}
+
+/// `user_stated` or `inferred`.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ExtractedSource {
+    /// The user said it.
+    UserStated,
+    /// Concluded from what the user said.
+    Inferred,
+}
+
+/// `long_term` (default) or `session`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ExtractedScope {
+    /// Holds across conversations.
+    #[default]
+    LongTerm,
+    /// Only for the current conversation.
+    Session,
+}
+
+/// One extracted fact.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct Extracted {
+    /// preference, fact, relationship, plan, project, ...
+    pub kind: String,
+    /// Who it is about: "user" or a named person or thing.
+    pub subject: String,
+    /// What it is about, snake_case; reuse an existing slot for the same thing.
+    pub slot: Option<String>,
+    /// One self-contained sentence.
+    pub content: String,
+    /// The slot's value in a few words.
+    pub value: Option<String>,
+    /// user_stated or inferred.
+    pub source: ExtractedSource,
+    /// 0 to 1.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub confidence: f64,
+    /// RFC 3339 date when it stops holding, or null.
+    pub valid_until: Option<String>,
+    /// The user's words that support it.
+    pub evidence: String,
+    /// long_term (default) or session.
+    #[serde(default)]
+    pub scope: ExtractedScope,
+}
+
+/// The judge's verdict, as the model writes it.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum JudgeVerdict {
+    /// Same information.
+    Duplicate,
+    /// The new one replaces the old one (something changed).
+    Update,
+    /// Both cannot be true.
+    Contradiction,
+    /// About different things.
+    Unrelated,
+}
+
+impl From<JudgeVerdict> for Verdict {
+    fn from(v: JudgeVerdict) -> Self {
+        match v {
+            JudgeVerdict::Duplicate => Verdict::Duplicate,
+            JudgeVerdict::Update => Verdict::Update,
+            JudgeVerdict::Contradiction => Verdict::Contradiction,
+            JudgeVerdict::Unrelated => Verdict::Unrelated,
+        }
+    }
+}
+
+/// What the judge call returns.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct JudgeAnswer {
+    /// duplicate, update, contradiction or unrelated.
+    pub verdict: JudgeVerdict,
+    /// One sentence.
+    pub explanation: String,
+}
+
+fn tool_spec<T: JsonSchema>(name: &str, description: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        parameters: echo_tools::schema_of::<T>(),
+    }
+}
+
+/// A forced tool call parsed into `T`: the attempts made (for the trace) and the value or why
+/// it could not be had.
+pub(crate) async fn structured_call<T: DeserializeOwned>(
+    llm: &LlmClient,
+    messages: Vec<Message>,
+    tool: ToolSpec,
+    max_tokens: u32,
+) -> (Vec<Attempt>, Result<T, String>) {
+    let name = tool.name.clone();
+    let request = ChatRequest {
+        messages,
+        tools: vec![tool],
+        max_tokens,
+        temperature: Some(0.0),
+        tool_choice: ToolChoice::Required(name.clone()),
+    };
+    let mut ignore = |_| {};
+    match llm
+        .chat(&request, &CancellationToken::new(), &mut ignore)
+        .await
+    {
+        Err(f) => (f.attempts, Err(f.error.to_string())),
+        Ok(r) => {
+            let args = r
+                .tool_calls
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.arguments.clone());
+            // Some servers ignore tool_choice and answer in text: accept a JSON object there.
+            let text = args.or_else(|| {
+                let t = r.text.trim();
+                let start = t.find('{')?;
+                let end = t.rfind('}')?;
+                (end > start).then(|| t[start..=end].to_string())
+            });
+            let parsed = match text {
+                None => Err(format!("the model did not call {name}")),
+                Some(text) => serde_json::from_str::<T>(&text)
+                    .map_err(|e| format!("malformed {name} output: {e}")),
+            };
+            (r.attempts, parsed)
+        }
+    }
+}
+
+/// Records model attempts as call spans.
+pub(crate) async fn record_attempts(span: &Span, name: &str, attempts: &[Attempt]) {
+    for a in attempts {
+        span.record_call(CallRecord {
+            name,
+            model: Some(&a.model),
+            started_at: a.started_at,
+            duration: a.duration,
+            usage: Some(a.usage),
+            error: a.error.as_deref(),
+            degraded_reason: match a.kind {
+                echo_llm::AttemptKind::First => None,
+                echo_llm::AttemptKind::Retry => Some("retry"),
+                echo_llm::AttemptKind::Fallback => Some("fallback_model"),
+            },
+            attrs: serde_json::Value::Null,
+        })
+        .await;
+    }
+}
+
+/// The judge backed by a model call; each call is recorded on the job's span.
+pub(crate) struct LlmJudge<'a> {
+    pub llm: &'a LlmClient,
+    pub context: ContextStage<'a>,
+    pub span: &'a Span,
+    pub calls: Mutex<u32>,
+}
+
+#[async_trait]
+impl ConflictJudge for LlmJudge<'_> {
+    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String> {
+        let tool = tool_spec::<JudgeAnswer>(
+            JUDGE_TOOL,
+            "Record how the new memory relates to the existing one.",
+        );
+        let (messages, tool) = self
+            .context
+            .judge(existing, new, tool)
+            .map_err(|e| e.to_string())?;
+        let (attempts, answer) =
+            structured_call::<JudgeAnswer>(self.llm, messages, tool, 512).await;
+        record_attempts(self.span, "judge_memory_conflict", &attempts).await;
+        if let Ok(mut n) = self.calls.lock() {
+            *n += 1;
+        }
+        answer.map(|a| Judgement {
+            verdict: a.verdict.into(),
+            explanation: a.explanation,
+        })
+    }
+}
+
+/// What an extraction did, for the trace and tests.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct ExtractionReport {
+    pub proposed: usize,
+    pub created: Vec<String>,
+    pub duplicates: usize,
+    pub superseded: usize,
+    pub lost: usize,
+    pub conflicts: usize,
+    pub rejected: Vec<String>,
+    pub judge_failures: Vec<String>,
+}
+
+/// Runs extraction for one finished turn and writes what it found through the write path.
+pub(crate) async fn extract(
+    store: &MemoryStore,
+    llm: &LlmClient,
+    context: ContextStage<'_>,
+    span: &Span,
+    turn: &TurnFacts<'_>,
+) -> Result<ExtractionReport, String> {
+    let slots = store.slots().await.map_err(|e| e.to_string())?;
+    let tool = tool_spec::<ExtractedBatch>(
+        EXTRACT_TOOL,
+        "Record the long-term memories found in the exchange (often none).",
+    );
+    let (messages, tool) = context
+        .extraction(&turn.user_message, &turn.assistant_message, &slots, tool)
+        .map_err(|e| e.to_string())?;
+    let (attempts, batch) = structured_call::<ExtractedBatch>(llm, messages, tool, 2048).await;
+    record_attempts(span, "extract_memories", &attempts).await;
+    let batch = batch?;
+
+    // Validate every item before writing any: a bad item is dropped with its reason.
+    let mut report = ExtractionReport {
+        proposed: batch.memories.len(),
+        ..Default::default()
+    };
+    let mut drafts = Vec::new();
+    for item in batch.memories {
+        let draft = turn.draft(item);
+        match store.prepare(draft.clone()) {
+            Ok(_) => drafts.push(draft),
+            Err(e) => report.rejected.push(format!("{:?}: {e}", draft.content)),
+        }
+    }
+    let judge = LlmJudge {
+        llm,
+        context,
+        span,
+        calls: Mutex::new(0),
+    };
+    for draft in drafts {
+        let content = draft.content.clone();
+        let opts = WriteOptions {
+            actor: Actor::Extraction,
+            judge: Some(&judge),
+            neighbours: turn.neighbours,
+        };
+        match store.remember(draft, opts).await {
+            Ok(outcome) => {
+                report.judge_failures.extend(outcome.judge_failures);
+                for effect in outcome.effects {
+                    match effect {
+                        Effect::Created => report.created.push(outcome.memory.id.clone()),
+                        Effect::Duplicate { .. } => report.duplicates += 1,
+                        Effect::Superseded { .. } => report.superseded += 1,
+                        Effect::Lost { .. } => report.lost += 1,
+                        Effect::Conflict { .. } => report.conflicts += 1,
+                    }
+                }
+            }
+            Err(e) => report.rejected.push(format!("{content:?}: {e}")),
+        }
+    }
+    Ok(report)
+}
+
+/// What extraction knows about the turn it reads.
+pub(crate) struct TurnFacts<'a> {
+    pub session_id: String,
+    pub turn_id: String,
+    pub message_id: Option<String>,
+    pub user_message: String,
+    pub assistant_message: String,
+    pub neighbours: Option<&'a dyn echo_memory::Neighbours>,
+}
+
+impl TurnFacts<'_> {
+    fn draft(&self, item: Extracted) -> NewMemory {
+        let session_only = item.scope == ExtractedScope::Session;
+        NewMemory {
+            tier: Some(if session_only {
+                Tier::Working
+            } else {
+                Tier::Semantic
+            }),
+            kind: Some(item.kind),
+            subject: Some(item.subject),
+            slot: item.slot,
+            content: item.content,
+            value: item.value,
+            source: Some(match item.source {
+                ExtractedSource::UserStated => Source::UserStated,
+                ExtractedSource::Inferred => Source::Inferred,
+            }),
+            confidence: Some(item.confidence),
+            importance: None,
+            pinned: false,
+            valid_from: None,
+            valid_until: item.valid_until,
+            scope: Some(if session_only {
+                format!("session:{}", self.session_id)
+            } else {
+                "global".into()
+            }),
+            source_session_id: Some(self.session_id.clone()),
+            source_turn_id: Some(self.turn_id.clone()),
+            source_message_id: self.message_id.clone(),
+            evidence: Some(item.evidence),
+            context: None,
+        }
+    }
+}
+
+/// The memory blocks of one request: the session's snapshot, this session's working memory,
+/// and what the message recalls (minus what the snapshot already holds). Recalled and working
+/// memories are reinforced: they are being injected.
+pub(crate) async fn blocks_for_turn(
+    store: &MemoryStore,
+    session_id: &str,
+    input: &str,
+    neighbours: Option<&dyn echo_memory::Neighbours>,
+) -> Result<(MemoryBlocks, echo_memory::RecallInfo), MemoryError> {
+    let snapshot = store.snapshot_memories(session_id).await?;
+    let k = store.config().recall_k;
+    let (recalled, info) = store
+        .recall(
+            input,
+            &RecallOptions {
+                k: k + snapshot.len(),
+                session_id: Some(session_id.into()),
+                include_inactive: false,
+            },
+            neighbours,
+        )
+        .await?;
+    let in_snapshot: std::collections::HashSet<&str> =
+        snapshot.iter().map(|m| m.id.as_str()).collect();
+    let mut chosen: Vec<Memory> = store.working(session_id).await?;
+    let mut added = 0;
+    for r in recalled {
+        if added >= k {
+            break;
+        }
+        if !in_snapshot.contains(r.memory.id.as_str())
+            && !chosen.iter().any(|m| m.id == r.memory.id)
+        {
+            chosen.push(r.memory);
+            added += 1;
+        }
+    }
+    let ids: Vec<String> = chosen.iter().map(|m| m.id.clone()).collect();
+    store.reinforce(&ids, Utc::now()).await?;
+    Ok((
+        MemoryBlocks {
+            snapshot,
+            recalled: chosen,
+        },
+        info,
+    ))
+}

@@ -1,0 +1,226 @@
+//! Memory records and the small closed vocabularies around them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+macro_rules! closed_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($(#[$vdoc])* $variant),+ }
+
+        impl $name {
+            /// Stored name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),+ }
+            }
+            /// Parses a stored or user-given name.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s.trim() { $($text => Some(Self::$variant),)+ _ => None }
+            }
+            /// Every accepted name, for error messages.
+            pub fn names() -> &'static [&'static str] {
+                &[$($text),+]
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+closed_enum!(
+    /// Where a memory lives.
+    Tier {
+        /// Notes, constraints and open items of one session.
+        Working = "working",
+        /// What happened: episode summaries with a time range.
+        Episodic = "episodic",
+        /// Facts and preferences as cards.
+        Semantic = "semantic",
+        /// Faded or expired: never injected, still searchable and restorable.
+        Archival = "archival",
+    }
+);
+
+closed_enum!(
+    /// Lifecycle of a memory.
+    Status {
+        /// In use.
+        Active = "active",
+        /// Replaced by a newer or stronger memory (kept, with `superseded_by`).
+        Superseded = "superseded",
+        /// Moved to the archive by decay or expiry.
+        Archived = "archived",
+        /// Deleted by the person.
+        Deleted = "deleted",
+    }
+);
+
+closed_enum!(
+    /// Provenance of a memory; a lower source never overrides a higher one.
+    Source {
+        /// The person said it.
+        UserStated = "user_stated",
+        /// Distilled from several turns.
+        Consolidated = "consolidated",
+        /// The model inferred it.
+        Inferred = "inferred",
+        /// The person typed it in the memory UI or CLI (counts as `user_stated`).
+        Manual = "manual",
+    }
+);
+
+impl Source {
+    /// Authority for conflict resolution: higher wins.
+    pub fn rank(self) -> u8 {
+        match self {
+            Source::UserStated | Source::Manual => 3,
+            Source::Consolidated => 2,
+            Source::Inferred => 1,
+        }
+    }
+}
+
+/// One memory row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    /// Id (UUIDv7).
+    pub id: String,
+    /// Tier.
+    pub tier: Tier,
+    /// `fact`, `preference`, `plan`, `relationship`, `episode`, `note`, ...
+    pub kind: String,
+    /// Who or what it is about (`user` by default).
+    pub subject: String,
+    /// Normalised slot, e.g. `diet`; two memories with the same subject and slot compete.
+    pub slot: Option<String>,
+    /// The memory as a sentence.
+    pub content: String,
+    /// The slot's value, when it has one (e.g. `vegetarian`).
+    pub value: Option<String>,
+    /// Provenance.
+    pub source: Source,
+    /// 0..1.
+    pub confidence: f64,
+    /// 0..1, before decay.
+    pub importance: f64,
+    /// Importance after decay, as of when this record was read (computed, not stored).
+    #[serde(default)]
+    pub effective_importance: f64,
+    /// Pinned memories never decay.
+    pub pinned: bool,
+    /// Times injected into a prompt.
+    pub access_count: i64,
+    /// Last injection.
+    pub last_accessed: Option<String>,
+    /// Half-life in days.
+    pub stability: f64,
+    /// Creation time.
+    pub created_at: String,
+    /// Last change.
+    pub updated_at: String,
+    /// From when it holds.
+    pub valid_from: Option<String>,
+    /// Until when it holds; archived at once after that.
+    pub valid_until: Option<String>,
+    /// Lifecycle.
+    pub status: Status,
+    /// The memory that replaced this one.
+    pub superseded_by: Option<String>,
+    /// When it stopped being valid (superseded or expired).
+    pub invalid_at: Option<String>,
+    /// Tier before archival.
+    pub archived_from: Option<Tier>,
+    /// Incremented on every change.
+    pub version: i64,
+    /// `global` or `session:<id>`.
+    pub scope: String,
+    /// Session it came from.
+    pub source_session_id: Option<String>,
+    /// Turn it came from.
+    pub source_turn_id: Option<String>,
+    /// Message it came from.
+    pub source_message_id: Option<String>,
+    /// Quote that supports it.
+    pub evidence: Option<String>,
+    /// Surrounding text indexed for search but never shown or injected (e.g. the neighbouring
+    /// turns of a conversation excerpt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+}
+
+impl Memory {
+    /// The text embedded for this memory: its content alone. (Its search-only context goes to
+    /// BM25, where extra words add evidence; in an embedding they would dilute the meaning.)
+    pub fn index_text(&self) -> String {
+        self.content.clone()
+    }
+
+    /// When decay starts counting: the last use, or creation.
+    pub fn last_touch(&self) -> Option<DateTime<Utc>> {
+        self.last_accessed
+            .as_deref()
+            .or(Some(self.created_at.as_str()))
+            .and_then(parse_time)
+    }
+}
+
+/// What a writer wants stored; the write path fills in the rest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NewMemory {
+    /// Tier (default semantic).
+    pub tier: Option<Tier>,
+    /// Kind (default `fact`).
+    pub kind: Option<String>,
+    /// Subject (default `user`).
+    pub subject: Option<String>,
+    /// Slot.
+    pub slot: Option<String>,
+    /// The memory as a sentence.
+    pub content: String,
+    /// The slot's value.
+    pub value: Option<String>,
+    /// Provenance.
+    pub source: Option<Source>,
+    /// 0..1 (default 0.8).
+    pub confidence: Option<f64>,
+    /// 0..1 (default by kind and source).
+    pub importance: Option<f64>,
+    /// Pin it.
+    pub pinned: bool,
+    /// From when it holds (RFC 3339).
+    pub valid_from: Option<String>,
+    /// Until when it holds (RFC 3339 date or time).
+    pub valid_until: Option<String>,
+    /// `global` (default) or `session:<id>`.
+    pub scope: Option<String>,
+    /// Session it came from.
+    pub source_session_id: Option<String>,
+    /// Turn it came from.
+    pub source_turn_id: Option<String>,
+    /// Message it came from.
+    pub source_message_id: Option<String>,
+    /// Quote that supports it.
+    pub evidence: Option<String>,
+    /// Surrounding text indexed for search but never shown or injected.
+    #[serde(default)]
+    pub context: Option<String>,
+}
+
+/// Parses an RFC 3339 time or a plain `YYYY-MM-DD` date (taken as the end of that day, UTC,
+/// for `valid_until`-style bounds: a trip "until 2026-12-31" holds through that day).
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_milli_opt(23, 59, 59, 999))
+        .map(|t| t.and_utc())
+}

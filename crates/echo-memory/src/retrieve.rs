@@ -1,0 +1,157 @@
+//! Retrieval: hybrid BM25 + vector search fused by reciprocal rank, weighted by effective
+//! importance; and the per-session snapshot of the memories that matter most.
+//!
+//! Only active, unconflicted, in-scope memories are ever injected into a prompt. Injection is
+//! what reinforces a memory (a search hit alone does not).
+
+use crate::error::MemoryError;
+use crate::model::{Memory, Status, Tier};
+use crate::store::MemoryStore;
+use crate::write::Neighbours;
+use chrono::Utc;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Candidates taken from each ranked list before fusion.
+const POOL: usize = 50;
+/// The usual reciprocal-rank-fusion constant.
+const RRF_K: f64 = 60.0;
+
+/// What to recall.
+#[derive(Clone, Debug)]
+pub struct RecallOptions {
+    /// How many memories.
+    pub k: usize,
+    /// The session asking (its `session:<id>` memories are in scope too).
+    pub session_id: Option<String>,
+    /// Also return archived and superseded memories (searching, not injecting).
+    pub include_inactive: bool,
+}
+
+/// One recalled memory.
+#[derive(Clone, Debug, Serialize)]
+pub struct Recalled {
+    /// The memory.
+    pub memory: Memory,
+    /// Fused score (higher is better).
+    pub score: f64,
+    /// Rank in the BM25 list, from 1.
+    pub bm25_rank: Option<usize>,
+    /// Rank in the vector list, from 1.
+    pub vector_rank: Option<usize>,
+}
+
+/// How a recall was made.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RecallInfo {
+    /// Whether vector search took part (false: BM25 only).
+    pub used_vectors: bool,
+    /// Why vectors were not used, if they were asked for and failed.
+    pub vector_error: Option<String>,
+}
+
+impl MemoryStore {
+    /// Hybrid recall for `query`.
+    pub async fn recall(
+        &self,
+        query: &str,
+        opts: &RecallOptions,
+        vectors: Option<&dyn Neighbours>,
+    ) -> Result<(Vec<Recalled>, RecallInfo), MemoryError> {
+        let statuses: &[Status] = if opts.include_inactive {
+            &[Status::Active, Status::Archived, Status::Superseded]
+        } else {
+            &[Status::Active]
+        };
+        let bm25 = self.search_bm25(query, statuses, POOL as u32).await?;
+        let mut info = RecallInfo::default();
+        let mut vector = Vec::new();
+        if let Some(v) = vectors {
+            match v.similar(query, POOL).await {
+                Ok(found) => {
+                    info.used_vectors = true;
+                    vector = found;
+                }
+                Err(e) => info.vector_error = Some(e),
+            }
+        }
+        let mut fused: HashMap<String, (f64, Option<usize>, Option<usize>)> = HashMap::new();
+        for (rank, (id, _)) in bm25.iter().enumerate() {
+            let e = fused.entry(id.clone()).or_default();
+            e.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
+            e.1 = Some(rank + 1);
+        }
+        let vector_weight = self.config.vector_weight.max(0.0);
+        for (rank, (id, _)) in vector.iter().enumerate() {
+            let e = fused.entry(id.clone()).or_default();
+            e.0 += vector_weight / (RRF_K + rank as f64 + 1.0);
+            e.2 = Some(rank + 1);
+        }
+        let conflicted = if opts.include_inactive {
+            Default::default()
+        } else {
+            self.conflicted_ids().await?
+        };
+        let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
+        let ids: Vec<String> = fused.keys().cloned().collect();
+        let mut out: Vec<Recalled> = self
+            .get_many(&ids)
+            .await?
+            .into_iter()
+            .filter(|m| statuses.contains(&m.status))
+            .filter(|m| opts.include_inactive || m.tier != Tier::Archival)
+            .filter(|m| m.scope == "global" || Some(&m.scope) == scope.as_ref())
+            .filter(|m| !conflicted.contains(&m.id))
+            .filter_map(|m| {
+                let (rrf, b, v) = fused.get(&m.id).copied()?;
+                let weight = 0.5 + 0.5 * m.effective_importance.clamp(0.0, 1.0);
+                Some(Recalled {
+                    score: rrf * weight,
+                    bm25_rank: b,
+                    vector_rank: v,
+                    memory: m,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.memory.id.cmp(&b.memory.id))
+        });
+        out.truncate(opts.k);
+        Ok((out, info))
+    }
+
+    /// The session's frozen memory snapshot: the most important active, unconflicted, global
+    /// semantic memories (pinned first), chosen once and reused until invalidated. A fresh
+    /// snapshot counts as an injection of its members.
+    pub async fn snapshot_memories(&self, session_id: &str) -> Result<Vec<Memory>, MemoryError> {
+        let conflicted = self.conflicted_ids().await?;
+        let usable = |m: &Memory| m.status == Status::Active && !conflicted.contains(&m.id);
+        if let Some(ids) = self.snapshot(session_id).await? {
+            return Ok(self
+                .get_many(&ids)
+                .await?
+                .into_iter()
+                .filter(usable)
+                .collect());
+        }
+        let mut all: Vec<Memory> = self
+            .active(&[Tier::Semantic])
+            .await?
+            .into_iter()
+            .filter(|m| m.scope == "global" && usable(m))
+            .collect();
+        all.sort_by(|a, b| {
+            b.pinned
+                .cmp(&a.pinned)
+                .then_with(|| b.effective_importance.total_cmp(&a.effective_importance))
+                .then_with(|| b.created_at.cmp(&a.created_at))
+        });
+        all.truncate(self.config.snapshot_size);
+        let ids: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
+        self.set_snapshot(session_id, &ids).await?;
+        self.reinforce(&ids, Utc::now()).await?;
+        Ok(all)
+    }
+}

@@ -1,0 +1,172 @@
+//! The semantic side of memory: an embedder plus the derived LanceDB vector index, kept in
+//! step with SQLite through the outbox. The index can always be rebuilt from SQLite
+//! ([`SemanticIndex::reindex`]); SQLite never depends on it.
+
+use crate::error::MemoryError;
+use crate::store::MemoryStore;
+use crate::write::Neighbours;
+use async_trait::async_trait;
+use echo_embed::Embedder;
+use echo_vector::{VectorError, VectorIndex, VectorOptions};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Outbox entries embedded per batch.
+const FLUSH_BATCH: u32 = 64;
+
+/// Embedder + vector index.
+#[derive(Clone)]
+pub struct SemanticIndex {
+    embedder: Arc<dyn Embedder>,
+    index: VectorIndex,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for SemanticIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SemanticIndex")
+            .field("dir", &self.dir)
+            .field("model", &self.embedder.model_id())
+            .finish()
+    }
+}
+
+/// What a flush did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlushReport {
+    /// Vectors written.
+    pub embedded: usize,
+    /// Vectors removed.
+    pub deleted: usize,
+}
+
+fn vec_err(op: &'static str) -> impl Fn(VectorError) -> MemoryError {
+    move |e| MemoryError::State(format!("vector index: {op}: {e}"))
+}
+
+impl SemanticIndex {
+    /// Opens the index in `dir` for `embedder`. An index built for another model or dimension
+    /// is recreated empty, and every memory is queued for embedding (`rebuilt` = true).
+    pub async fn open(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        store: &MemoryStore,
+    ) -> Result<(Self, bool), MemoryError> {
+        let options = VectorOptions::new(embedder.dim(), embedder.model_id());
+        let (index, rebuilt) = match VectorIndex::open_with(dir, options.clone()).await {
+            Ok(index) => (index, false),
+            Err(VectorError::IndexMismatch { .. }) => (
+                VectorIndex::recreate(dir, options)
+                    .await
+                    .map_err(vec_err("recreating"))?,
+                true,
+            ),
+            Err(e) => return Err(vec_err("opening")(e)),
+        };
+        let this = Self {
+            embedder,
+            index,
+            dir: dir.to_path_buf(),
+        };
+        // A lost or partial index (folder deleted, crash between SQLite and LanceDB) is
+        // noticed by count and rebuilt from SQLite, the source of truth.
+        let live = store.live_count().await?;
+        let rebuilt = rebuilt || this.count().await? != live;
+        if rebuilt {
+            this.index.clear().await.map_err(vec_err("clearing"))?;
+            store.enqueue_all().await?;
+        }
+        Ok((this, rebuilt))
+    }
+
+    /// The embedding model.
+    pub fn model_id(&self) -> &str {
+        self.embedder.model_id()
+    }
+
+    /// Embeds pending outbox entries and applies deletions, until the outbox is empty.
+    pub async fn flush(&self, store: &MemoryStore) -> Result<FlushReport, MemoryError> {
+        let mut report = FlushReport::default();
+        loop {
+            let batch = store.outbox(FLUSH_BATCH).await?;
+            if batch.is_empty() {
+                return Ok(report);
+            }
+            let (deletes, upserts): (Vec<_>, Vec<_>) =
+                batch.iter().cloned().partition(|(_, op)| op == "delete");
+            let delete_ids: Vec<String> = deletes.into_iter().map(|(id, _)| id).collect();
+            self.index
+                .delete(&delete_ids)
+                .await
+                .map_err(vec_err("deleting"))?;
+            report.deleted += delete_ids.len();
+            let ids: Vec<String> = upserts.into_iter().map(|(id, _)| id).collect();
+            let memories = store.get_many(&ids).await?;
+            let texts: Vec<String> = memories.iter().map(|m| m.index_text()).collect();
+            if !texts.is_empty() {
+                let vectors = self
+                    .embedder
+                    .embed(&texts)
+                    .await
+                    .map_err(|e| MemoryError::State(format!("embedding: {e}")))?;
+                let items: Vec<(String, Vec<f32>)> =
+                    memories.iter().map(|m| m.id.clone()).zip(vectors).collect();
+                self.index
+                    .upsert(&items)
+                    .await
+                    .map_err(vec_err("writing vectors"))?;
+                report.embedded += items.len();
+            }
+            let done: Vec<String> = batch.into_iter().map(|(id, _)| id).collect();
+            store.outbox_done(&done).await?;
+        }
+    }
+
+    /// Drops every vector and embeds every memory again from SQLite.
+    pub async fn reindex(&self, store: &MemoryStore) -> Result<FlushReport, MemoryError> {
+        self.index.clear().await.map_err(vec_err("clearing"))?;
+        store.enqueue_all().await?;
+        let report = self.flush(store).await?;
+        self.index.optimize().await.map_err(vec_err("optimizing"))?;
+        Ok(report)
+    }
+
+    /// Number of vectors.
+    pub async fn count(&self) -> Result<usize, MemoryError> {
+        self.index.count().await.map_err(vec_err("counting"))
+    }
+
+    /// Builds or refreshes the ANN index when the table is large enough.
+    pub async fn optimize(&self) -> Result<(), MemoryError> {
+        self.index.optimize().await.map_err(vec_err("optimizing"))
+    }
+
+    /// The query vector for a text.
+    pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, String> {
+        let mut v = self
+            .embedder
+            .embed(&[text.to_string()])
+            .await
+            .map_err(|e| e.to_string())?;
+        v.pop()
+            .ok_or_else(|| "the embedder returned no vector".to_string())
+    }
+
+    /// Nearest memories to a query vector.
+    pub async fn search_vector(
+        &self,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Vec<(String, f32)>, String> {
+        self.index.search(query, k).await.map_err(|e| e.to_string())
+    }
+}
+
+#[async_trait]
+impl Neighbours for SemanticIndex {
+    async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
+        let v = self.embed_query(text).await?;
+        self.search_vector(&v, k).await
+    }
+}

@@ -1,0 +1,616 @@
+//! The write path: the one entry point through which every writer (extraction, consolidation,
+//! the memory tools, the UI, import) adds a memory.
+//!
+//! validate → scan for injected instructions → find conflict candidates (same subject+slot,
+//! BM25 neighbours of short facts, vector neighbours) → ask the judge about each → apply the
+//! deterministic policy → write the new row, supersede losers, queue ties for review, all with
+//! history, FTS and outbox in ONE transaction. The judge is a model call made by the caller's
+//! implementation of [`ConflictJudge`]; this crate knows nothing about prompts.
+//!
+//! Policy for an update or contradiction: higher source wins (user_stated = manual >
+//! consolidated > inferred), then newer (memories from the same turn are the same age), then
+//! higher confidence. The loser is superseded — kept, with `superseded_by` — never deleted. A
+//! full tie opens a conflict in the review queue and neither side is injected until the person
+//! decides. A duplicate reinforces the memory already there instead of adding a row.
+
+use crate::error::{Db, MemoryError};
+use crate::forgetting::initial_half_life;
+use crate::model::{Memory, NewMemory, Source, Status, Tier, parse_time};
+use crate::store::{Actor, MemoryStore, new_change_id, now_text};
+use crate::text::injection_marker;
+use async_trait::async_trait;
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+
+/// Longest memory text, in characters.
+pub const MAX_CONTENT_CHARS: usize = 2000;
+
+/// The judge's reading of two memories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Same information.
+    Duplicate,
+    /// The new one updates the old one (the world changed).
+    Update,
+    /// They cannot both be true.
+    Contradiction,
+    /// About different things.
+    Unrelated,
+}
+
+/// A verdict with the judge's reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Judgement {
+    /// Verdict.
+    pub verdict: Verdict,
+    /// One or two sentences.
+    pub explanation: String,
+}
+
+/// Decides how a new memory relates to an existing one (a model call, made by the agent).
+#[async_trait]
+pub trait ConflictJudge: Send + Sync {
+    /// Judges `new` against `existing`. An error falls back to the deterministic rule.
+    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String>;
+}
+
+/// Finds memories whose meaning is close to a text (the vector index).
+#[async_trait]
+pub trait Neighbours: Send + Sync {
+    /// Ids with cosine similarity, best first.
+    async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, String>;
+}
+
+/// How a write is carried out.
+#[derive(Clone, Copy)]
+pub struct WriteOptions<'a> {
+    /// Who writes.
+    pub actor: Actor,
+    /// Conflict judge; without one, only the deterministic same-slot rule applies.
+    pub judge: Option<&'a dyn ConflictJudge>,
+    /// Vector neighbours for candidates; without, same slot and BM25 only.
+    pub neighbours: Option<&'a dyn Neighbours>,
+}
+
+impl<'a> WriteOptions<'a> {
+    /// No judge, no vectors.
+    pub fn plain(actor: Actor) -> Self {
+        Self {
+            actor,
+            judge: None,
+            neighbours: None,
+        }
+    }
+}
+
+/// What a write did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    /// A new active memory.
+    Created,
+    /// Same as an existing memory, which was reinforced instead.
+    Duplicate {
+        /// The existing memory.
+        of: String,
+    },
+    /// The new memory superseded these.
+    Superseded {
+        /// Old memory.
+        old: String,
+        /// Judge verdict.
+        verdict: Verdict,
+    },
+    /// An existing memory won; the new one is stored as superseded by it.
+    Lost {
+        /// The winner.
+        winner: String,
+    },
+    /// A full tie: both wait in the review queue.
+    Conflict {
+        /// Conflict id.
+        conflict_id: String,
+        /// The other memory.
+        with: String,
+    },
+}
+
+/// The result of [`MemoryStore::remember`].
+#[derive(Clone, Debug, Serialize)]
+pub struct WriteOutcome {
+    /// The stored memory (for a duplicate: the existing one, reinforced).
+    pub memory: Memory,
+    /// What happened.
+    pub effects: Vec<Effect>,
+    /// Judge calls that failed and fell back to the deterministic rule.
+    pub judge_failures: Vec<String>,
+}
+
+/// Checks memory text: not empty, not too long, not an instruction in disguise.
+pub(crate) fn check_content(content: &str) -> Result<(), MemoryError> {
+    let trimmed = content.trim();
+    if trimmed.is_empty() {
+        return Err(MemoryError::Invalid {
+            field: "content",
+            message: "it is empty".into(),
+        });
+    }
+    let chars = trimmed.chars().count();
+    if chars > MAX_CONTENT_CHARS {
+        return Err(MemoryError::Invalid {
+            field: "content",
+            message: format!("it has {chars} characters; the limit is {MAX_CONTENT_CHARS}"),
+        });
+    }
+    if let Some(marker) = injection_marker(trimmed) {
+        return Err(MemoryError::Injection { marker });
+    }
+    Ok(())
+}
+
+/// A slot as stored: lower case, words joined by `_`.
+pub fn normalize_slot(slot: &str) -> Option<String> {
+    let s: String = slot
+        .trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect();
+    let s = s
+        .split('_')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    if s.is_empty() {
+        None
+    } else {
+        Some(s.chars().take(64).collect())
+    }
+}
+
+fn normalized(text: &str) -> String {
+    text.to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
+fn default_importance(kind: &str, source: Source) -> f64 {
+    let base: f64 = match kind {
+        "preference" | "fact" | "relationship" | "identity" => 0.7,
+        "plan" | "goal" | "project" => 0.65,
+        "episode" => 0.5,
+        _ => 0.6,
+    };
+    if source == Source::Inferred {
+        base - 0.15
+    } else {
+        base
+    }
+}
+
+impl MemoryStore {
+    /// Turns a writer's draft into a full, validated row (not stored).
+    pub fn prepare(&self, draft: NewMemory) -> Result<Memory, MemoryError> {
+        check_content(&draft.content)?;
+        for (field, text) in [("value", &draft.value), ("evidence", &draft.evidence)] {
+            if let Some(t) = text
+                && let Some(marker) = injection_marker(t)
+            {
+                tracing::debug!(field, "injection marker in memory field");
+                return Err(MemoryError::Injection { marker });
+            }
+        }
+        let source = draft.source.unwrap_or(Source::UserStated);
+        let unit =
+            |field: &'static str, v: Option<f64>, default: f64| -> Result<f64, MemoryError> {
+                let v = v.unwrap_or(default);
+                if v.is_finite() && (0.0..=1.0).contains(&v) {
+                    Ok(v)
+                } else {
+                    Err(MemoryError::Invalid {
+                        field,
+                        message: format!("{v} is not between 0 and 1"),
+                    })
+                }
+            };
+        let kind = draft
+            .kind
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .unwrap_or("fact")
+            .to_lowercase();
+        let confidence = unit("confidence", draft.confidence, 0.8)?;
+        let importance = unit(
+            "importance",
+            draft.importance,
+            default_importance(&kind, source),
+        )?;
+        let now = Utc::now();
+        let time =
+            |field: &'static str, v: &Option<String>| -> Result<Option<String>, MemoryError> {
+                match v
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty() && *s != "null")
+                {
+                    None => Ok(None),
+                    Some(s) => parse_time(s)
+                        .map(|t| Some(echo_core::time::to_rfc3339(t)))
+                        .ok_or_else(|| MemoryError::Invalid {
+                            field,
+                            message: format!("{s:?} is not an RFC 3339 time or a YYYY-MM-DD date"),
+                        }),
+                }
+            };
+        let valid_until = time("valid_until", &draft.valid_until)?;
+        if let Some(until) = valid_until.as_deref().and_then(parse_time)
+            && until < now
+        {
+            return Err(MemoryError::Invalid {
+                field: "valid_until",
+                message: format!("{until} is already past"),
+            });
+        }
+        let scope = draft
+            .scope
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("global")
+            .to_string();
+        if scope != "global" && !scope.starts_with("session:") {
+            return Err(MemoryError::Invalid {
+                field: "scope",
+                message: format!("{scope:?}: expected global or session:<id>"),
+            });
+        }
+        let tier = draft.tier.unwrap_or(Tier::Semantic);
+        if tier == Tier::Archival {
+            return Err(MemoryError::Invalid {
+                field: "tier",
+                message: "new memories cannot start in the archive".into(),
+            });
+        }
+        if tier == Tier::Working && !scope.starts_with("session:") {
+            return Err(MemoryError::Invalid {
+                field: "scope",
+                message: "working memory belongs to one session (scope session:<id>)".into(),
+            });
+        }
+        let created = echo_core::time::to_rfc3339(now);
+        Ok(Memory {
+            id: uuid::Uuid::now_v7().to_string(),
+            tier,
+            kind,
+            subject: draft
+                .subject
+                .as_deref()
+                .map(|s| s.trim().to_lowercase())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "user".into()),
+            slot: draft.slot.as_deref().and_then(normalize_slot),
+            content: draft.content.trim().to_string(),
+            value: draft
+                .value
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty()),
+            source,
+            confidence,
+            importance,
+            effective_importance: importance,
+            pinned: draft.pinned,
+            access_count: 0,
+            last_accessed: None,
+            stability: initial_half_life(source, &self.config),
+            created_at: created.clone(),
+            updated_at: created.clone(),
+            valid_from: time("valid_from", &draft.valid_from)?.or(Some(created)),
+            valid_until,
+            status: Status::Active,
+            superseded_by: None,
+            invalid_at: None,
+            archived_from: None,
+            version: 1,
+            scope,
+            source_session_id: draft.source_session_id,
+            source_turn_id: draft.source_turn_id,
+            source_message_id: draft.source_message_id,
+            evidence: draft
+                .evidence
+                .map(|e| e.trim().to_string())
+                .filter(|e| !e.is_empty()),
+            context: draft
+                .context
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty()),
+        })
+    }
+
+    /// Adds a memory through the whole write path (see the module docs).
+    pub async fn remember(
+        &self,
+        draft: NewMemory,
+        opts: WriteOptions<'_>,
+    ) -> Result<WriteOutcome, MemoryError> {
+        let new = self.prepare(draft)?;
+        let candidates = if new.tier == Tier::Semantic {
+            self.candidates(&new, opts.neighbours).await?
+        } else {
+            Vec::new()
+        };
+
+        let mut judged = Vec::with_capacity(candidates.len());
+        let mut judge_failures = Vec::new();
+        for existing in candidates {
+            let same_slot =
+                new.slot.is_some() && existing.slot == new.slot && existing.subject == new.subject;
+            let fallback = fallback_verdict(&existing, &new, same_slot);
+            let judgement = if normalized(&existing.content) == normalized(&new.content) {
+                fallback
+            } else if let Some(judge) = opts.judge {
+                match judge.judge(&existing, &new).await {
+                    Ok(j) => j,
+                    Err(e) => {
+                        judge_failures.push(format!("{}: {e}", existing.id));
+                        fallback
+                    }
+                }
+            } else {
+                fallback
+            };
+            judged.push((existing, judgement));
+        }
+
+        let mut tx = self.begin().await?;
+        let change = new_change_id();
+        // A duplicate confirms what is there: reinforce it, add nothing.
+        if let Some((existing, _)) = judged.iter().find(|(_, j)| j.verdict == Verdict::Duplicate) {
+            let before = self.require_tx(&mut tx, &existing.id).await?;
+            let mut after = before.clone();
+            after.confidence = after.confidence.max(new.confidence);
+            if new.source.rank() > after.source.rank() {
+                after.source = new.source;
+            }
+            if after.evidence.is_none() {
+                after.evidence = new.evidence.clone();
+            }
+            let reason = format!("confirmed by a new {} memory", new.source);
+            self.update_tx(
+                &mut tx,
+                &change,
+                &before,
+                &mut after,
+                "confirmed",
+                opts.actor,
+                Some(&reason),
+            )
+            .await?;
+            tx.commit().await.db("confirming a memory")?;
+            return Ok(WriteOutcome {
+                memory: after,
+                effects: vec![Effect::Duplicate {
+                    of: existing.id.clone(),
+                }],
+                judge_failures,
+            });
+        }
+
+        let mut new = new;
+        let mut effects = Vec::new();
+        let mut losers = Vec::new();
+        let mut ties = Vec::new();
+        for (existing, judgement) in &judged {
+            if !matches!(judgement.verdict, Verdict::Update | Verdict::Contradiction) {
+                continue;
+            }
+            match decide(&new, existing) {
+                Outcome::NewWins => losers.push((existing.id.clone(), judgement.clone())),
+                Outcome::ExistingWins => {
+                    if new.status == Status::Active {
+                        new.status = Status::Superseded;
+                        new.superseded_by = Some(existing.id.clone());
+                        new.invalid_at = Some(now_text());
+                        effects.push(Effect::Lost {
+                            winner: existing.id.clone(),
+                        });
+                    }
+                }
+                Outcome::Tie => ties.push((existing.id.clone(), judgement.clone())),
+            }
+        }
+        let reason = judged
+            .iter()
+            .find(|(_, j)| j.verdict != Verdict::Unrelated)
+            .map(|(e, j)| format!("{:?} against {}: {}", j.verdict, e.id, j.explanation));
+        self.insert_tx(&mut tx, &change, &new, opts.actor, reason.as_deref())
+            .await?;
+        if new.status == Status::Active {
+            effects.insert(0, Effect::Created);
+            for (old, judgement) in losers {
+                let before = self.require_tx(&mut tx, &old).await?;
+                if before.status != Status::Active {
+                    continue;
+                }
+                let mut after = before.clone();
+                after.status = Status::Superseded;
+                after.superseded_by = Some(new.id.clone());
+                after.invalid_at = Some(now_text());
+                let why = format!("{:?}: {}", judgement.verdict, judgement.explanation);
+                self.update_tx(
+                    &mut tx,
+                    &change,
+                    &before,
+                    &mut after,
+                    "superseded",
+                    opts.actor,
+                    Some(&why),
+                )
+                .await?;
+                effects.push(Effect::Superseded {
+                    old,
+                    verdict: judgement.verdict,
+                });
+            }
+            for (other, judgement) in ties {
+                let conflict_id = uuid::Uuid::now_v7().to_string();
+                sqlx::query(
+                    "INSERT INTO memory_conflicts (id, memory_a, memory_b, verdict, explanation, status, created_at)
+                     VALUES (?, ?, ?, ?, ?, 'open', ?)",
+                )
+                .bind(&conflict_id)
+                .bind(&other)
+                .bind(&new.id)
+                .bind(serde_json::to_value(judgement.verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                .bind(&judgement.explanation)
+                .bind(now_text())
+                .execute(&mut *tx)
+                .await
+                .db("opening a conflict")?;
+                effects.push(Effect::Conflict {
+                    conflict_id,
+                    with: other,
+                });
+            }
+        }
+        if effects.iter().any(|e| !matches!(e, Effect::Created)) {
+            self.invalidate_snapshots_tx(&mut tx).await?;
+        }
+        tx.commit().await.db("writing a memory")?;
+        Ok(WriteOutcome {
+            memory: new,
+            effects,
+            judge_failures,
+        })
+    }
+
+    /// Active semantic memories that might conflict with `new`.
+    async fn candidates(
+        &self,
+        new: &Memory,
+        neighbours: Option<&dyn Neighbours>,
+    ) -> Result<Vec<Memory>, MemoryError> {
+        let mut ids: Vec<String> = Vec::new();
+        if let Some(slot) = &new.slot {
+            let mut tx = self.pool.begin().await.db("finding same-slot memories")?;
+            let same = self
+                .rows_tx(
+                    &mut tx,
+                    format!(
+                        "SELECT {} FROM memories WHERE status = 'active' AND tier = 'semantic' AND subject = ? AND slot = ?",
+                        crate::store::COLUMNS
+                    ),
+                    &[&new.subject, slot],
+                )
+                .await?;
+            tx.commit().await.db("finding same-slot memories")?;
+            ids.extend(same.into_iter().map(|m| m.id));
+        }
+        if new.content.chars().count() <= 200 {
+            for (id, _) in self.search_bm25(&new.content, &[Status::Active], 3).await? {
+                ids.push(id);
+            }
+        }
+        if let Some(n) = neighbours {
+            match n.similar(&new.content, 5).await {
+                Ok(found) => ids.extend(
+                    found
+                        .into_iter()
+                        .filter(|(_, sim)| *sim >= self.config.conflict_similarity)
+                        .map(|(id, _)| id),
+                ),
+                Err(e) => {
+                    tracing::warn!(error = %e, "vector neighbours unavailable for conflict check")
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        ids.retain(|id| seen.insert(id.clone()));
+        Ok(self
+            .get_many(&ids)
+            .await?
+            .into_iter()
+            .filter(|m| {
+                m.status == Status::Active && m.tier == Tier::Semantic && m.scope == new.scope
+            })
+            .collect())
+    }
+}
+
+/// The rule without a judge: the same slot with the same value or text is a duplicate and with
+/// another value an update; anything else is unrelated unless the texts are the same.
+fn fallback_verdict(existing: &Memory, new: &Memory, same_slot: bool) -> Judgement {
+    let same_text = normalized(&existing.content) == normalized(&new.content);
+    let same_value = match (&existing.value, &new.value) {
+        (Some(a), Some(b)) => normalized(a) == normalized(b),
+        _ => false,
+    };
+    let verdict = if same_text || (same_slot && same_value) {
+        Verdict::Duplicate
+    } else if same_slot {
+        Verdict::Update
+    } else {
+        Verdict::Unrelated
+    };
+    Judgement {
+        verdict,
+        explanation: "deterministic rule (no judge verdict)".into(),
+    }
+}
+
+enum Outcome {
+    NewWins,
+    ExistingWins,
+    Tie,
+}
+
+/// Source, then age, then confidence.
+fn decide(new: &Memory, existing: &Memory) -> Outcome {
+    use std::cmp::Ordering::*;
+    match new.source.rank().cmp(&existing.source.rank()) {
+        Greater => return Outcome::NewWins,
+        Less => return Outcome::ExistingWins,
+        Equal => {}
+    }
+    let same_turn = new.source_turn_id.is_some() && new.source_turn_id == existing.source_turn_id;
+    let newer = match (
+        new.valid_from.as_deref().and_then(parse_time),
+        existing.valid_from.as_deref().and_then(parse_time),
+    ) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        _ => new.created_at.cmp(&existing.created_at),
+    };
+    if !same_turn {
+        match newer {
+            Greater => return Outcome::NewWins,
+            Less => return Outcome::ExistingWins,
+            Equal => {}
+        }
+    }
+    if (new.confidence - existing.confidence).abs() > 1e-9 {
+        return if new.confidence > existing.confidence {
+            Outcome::NewWins
+        } else {
+            Outcome::ExistingWins
+        };
+    }
+    Outcome::Tie
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_normalised() {
+        assert_eq!(
+            normalize_slot(" Diet Preference ").as_deref(),
+            Some("diet_preference")
+        );
+        assert_eq!(normalize_slot("home-city").as_deref(), Some("home_city"));
+        assert_eq!(normalize_slot("  -- "), None);
+        assert_eq!(normalize_slot("饮食").as_deref(), Some("饮食"));
+    }
+}

@@ -1,0 +1,396 @@
+//! `echod memory …`: browse and curate long-term memory. Each command is one `Api` call.
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+use echo_agent::Api;
+use echo_agent::echo_memory::{Memory, Status, Tier};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// List memories (default: every status but deleted), newest first.
+    List {
+        /// working, episodic, semantic or archival.
+        #[arg(long)]
+        tier: Option<String>,
+        /// active, superseded, archived or deleted.
+        #[arg(long)]
+        status: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search memories, archived and superseded ones included.
+    Search {
+        /// What to look for.
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// How many results.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one memory with its provenance, history and conflicts.
+    Show {
+        /// Memory id.
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a memory in your own words (it counts as stated by you).
+    Add {
+        /// The memory.
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+        /// Slot, e.g. diet (a newer memory in the same slot replaces the older one).
+        #[arg(long)]
+        slot: Option<String>,
+        /// Never let it fade.
+        #[arg(long)]
+        pin: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace a memory's text.
+    Edit {
+        /// Memory id.
+        id: String,
+        /// New text.
+        #[arg(required = true, num_args = 1..)]
+        text: Vec<String>,
+    },
+    /// Pin a memory (it never fades).
+    Pin {
+        /// Memory id.
+        id: String,
+    },
+    /// Unpin a memory.
+    Unpin {
+        /// Memory id.
+        id: String,
+    },
+    /// Delete a memory (from prompts, search, vectors and the review queue).
+    Forget {
+        /// Memory id.
+        id: String,
+    },
+    /// Bring back an archived, superseded or deleted memory.
+    Restore {
+        /// Memory id.
+        id: String,
+    },
+    /// Undo the last change to a memory (and to every memory that change touched).
+    Undo {
+        /// Memory id.
+        id: String,
+    },
+    /// Conflicts waiting for your decision.
+    Conflicts {
+        /// Include resolved ones.
+        #[arg(long)]
+        all: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Settle a conflict.
+    Resolve {
+        /// Conflict id.
+        conflict_id: String,
+        /// The memory id to keep, or `both`.
+        #[arg(long)]
+        keep: String,
+    },
+    /// Archive what expired or faded.
+    Sweep {
+        /// Run as of this time (RFC 3339), e.g. to see what a month of disuse does.
+        #[arg(long)]
+        now: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rebuild the vector index from SQLite.
+    Reindex,
+    /// Write every memory to a JSON Lines file.
+    Export {
+        /// Output file.
+        file: PathBuf,
+    },
+    /// Add the memories of an export file (through the write path).
+    Import {
+        /// Input file.
+        file: PathBuf,
+    },
+}
+
+fn parse_tier(s: Option<String>) -> anyhow::Result<Option<Tier>> {
+    s.map(|s| {
+        Tier::parse(&s).with_context(|| {
+            format!(
+                "unknown tier {s:?}; expected one of {}",
+                Tier::names().join(", ")
+            )
+        })
+    })
+    .transpose()
+}
+
+fn parse_status(s: Option<String>) -> anyhow::Result<Option<Status>> {
+    s.map(|s| {
+        Status::parse(&s).with_context(|| {
+            format!(
+                "unknown status {s:?}; expected one of {}",
+                Status::names().join(", ")
+            )
+        })
+    })
+    .transpose()
+}
+
+fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn line(m: &Memory) -> String {
+    let mut flags = Vec::new();
+    if m.pinned {
+        flags.push("pinned".to_string());
+    }
+    if m.status != Status::Active {
+        flags.push(m.status.to_string());
+    }
+    let flags = if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", flags.join(", "))
+    };
+    format!(
+        "{}  {:<9} {:<12} {:.2}  {}{}{}",
+        m.id,
+        m.tier,
+        m.source,
+        m.effective_importance,
+        m.slot
+            .as_deref()
+            .map(|s| format!("{s}: "))
+            .unwrap_or_default(),
+        m.content,
+        flags
+    )
+}
+
+/// Runs one memory command.
+pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match command {
+        MemoryCommand::List {
+            tier,
+            status,
+            json: as_json,
+        } => {
+            let list = api
+                .memory_list(parse_tier(tier)?, parse_status(status)?)
+                .await?;
+            if as_json {
+                return json(&list);
+            }
+            if list.is_empty() {
+                writeln!(out, "no memories")?;
+            }
+            for m in &list {
+                writeln!(out, "{}", line(m))?;
+            }
+        }
+        MemoryCommand::Search {
+            query,
+            limit,
+            json: as_json,
+        } => {
+            let found = api.memory_search(&query.join(" "), limit).await?;
+            if as_json {
+                return json(&found);
+            }
+            if found.is_empty() {
+                writeln!(out, "nothing found")?;
+            }
+            for r in &found {
+                writeln!(out, "{}", line(&r.memory))?;
+            }
+        }
+        MemoryCommand::Show { id, json: as_json } => {
+            let d = api.memory_show(&id).await?;
+            if as_json {
+                return json(&d);
+            }
+            let m = &d.memory;
+            writeln!(out, "{}", line(m))?;
+            writeln!(
+                out,
+                "  kind {} · subject {} · confidence {:.2} · importance {:.2} (effective {:.2}) · half-life {:.0} d · used {} times",
+                m.kind,
+                m.subject,
+                m.confidence,
+                m.importance,
+                m.effective_importance,
+                m.stability,
+                m.access_count
+            )?;
+            writeln!(
+                out,
+                "  created {} · valid {} … {}",
+                m.created_at,
+                m.valid_from.as_deref().unwrap_or("-"),
+                m.valid_until.as_deref().unwrap_or("-")
+            )?;
+            writeln!(
+                out,
+                "  from session {} turn {} message {}",
+                m.source_session_id.as_deref().unwrap_or("-"),
+                m.source_turn_id.as_deref().unwrap_or("-"),
+                m.source_message_id.as_deref().unwrap_or("-")
+            )?;
+            if let Some(e) = &m.evidence {
+                writeln!(out, "  evidence: {e:?}")?;
+            }
+            if let Some(w) = &d.superseded_by_memory {
+                writeln!(out, "  superseded by: {}", line(w))?;
+            }
+            for s in &d.supersedes {
+                writeln!(out, "  supersedes:    {}", line(s))?;
+            }
+            for c in &d.conflicts {
+                writeln!(
+                    out,
+                    "  conflict {} [{}] {} vs {}: {}",
+                    c.id,
+                    c.status,
+                    c.memory_a,
+                    c.memory_b,
+                    c.explanation.as_deref().unwrap_or("")
+                )?;
+            }
+            writeln!(out, "  history:")?;
+            for h in &d.history {
+                writeln!(
+                    out,
+                    "    {} {} by {}{}",
+                    h.at,
+                    h.action,
+                    h.actor,
+                    h.reason
+                        .as_deref()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default()
+                )?;
+            }
+        }
+        MemoryCommand::Add {
+            text,
+            slot,
+            pin,
+            json: as_json,
+        } => {
+            let outcome = api
+                .memory_add(&text.join(" "), slot.as_deref(), pin)
+                .await?;
+            if as_json {
+                return json(&outcome);
+            }
+            writeln!(out, "{}", line(&outcome.memory))?;
+        }
+        MemoryCommand::Edit { id, text } => writeln!(
+            out,
+            "{}",
+            line(&api.memory_edit(&id, &text.join(" ")).await?)
+        )?,
+        MemoryCommand::Pin { id } => writeln!(out, "{}", line(&api.memory_pin(&id, true).await?))?,
+        MemoryCommand::Unpin { id } => {
+            writeln!(out, "{}", line(&api.memory_pin(&id, false).await?))?
+        }
+        MemoryCommand::Forget { id } => writeln!(out, "{}", line(&api.memory_forget(&id).await?))?,
+        MemoryCommand::Restore { id } => {
+            writeln!(out, "{}", line(&api.memory_restore(&id).await?))?
+        }
+        MemoryCommand::Undo { id } => {
+            for m in api.memory_undo(&id).await? {
+                writeln!(out, "{}", line(&m))?;
+            }
+        }
+        MemoryCommand::Conflicts { all, json: as_json } => {
+            let list = api.memory_conflicts(all).await?;
+            if as_json {
+                return json(&list);
+            }
+            if list.is_empty() {
+                writeln!(out, "no conflicts")?;
+            }
+            for c in &list {
+                writeln!(
+                    out,
+                    "{} [{}] {}: {} vs {} — {}",
+                    c.id,
+                    c.status,
+                    c.verdict,
+                    c.memory_a,
+                    c.memory_b,
+                    c.explanation.as_deref().unwrap_or("")
+                )?;
+            }
+        }
+        MemoryCommand::Resolve { conflict_id, keep } => {
+            let keep = if keep == "both" {
+                None
+            } else {
+                Some(keep.as_str())
+            };
+            let c = api.memory_resolve(&conflict_id, keep).await?;
+            writeln!(out, "{} {}", c.id, c.resolution.unwrap_or_default())?;
+        }
+        MemoryCommand::Sweep { now, json: as_json } => {
+            let now = match now {
+                Some(t) => match echo_agent::echo_memory::parse_time(&t) {
+                    Some(t) => Some(t),
+                    None => bail!("--now {t:?} is not an RFC 3339 time or YYYY-MM-DD date"),
+                },
+                None => None,
+            };
+            let report = api.memory_sweep(now).await?;
+            if as_json {
+                return json(&report);
+            }
+            writeln!(
+                out,
+                "checked {} · expired {} · faded {}",
+                report.checked,
+                report.expired.len(),
+                report.faded.len()
+            )?;
+        }
+        MemoryCommand::Reindex => {
+            let r = api.memory_reindex().await?;
+            writeln!(out, "reindexed: {} memories embedded", r.embedded)?;
+        }
+        MemoryCommand::Export { file } => {
+            let n = api.memory_export(&file).await?;
+            writeln!(out, "exported {n} memories to {}", file.display())?;
+        }
+        MemoryCommand::Import { file } => {
+            let r = api.memory_import(&file).await?;
+            writeln!(
+                out,
+                "imported {} new, {} already known, {} inactive skipped",
+                r.created, r.duplicates, r.skipped_inactive
+            )?;
+        }
+    }
+    Ok(())
+}
