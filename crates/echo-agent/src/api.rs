@@ -13,6 +13,7 @@ use crate::events::{EventHandler, TurnEvents};
 use crate::inference::{self, TurnFailure, TurnScope};
 use crate::instance::Instance;
 use crate::memory::{self, TurnFacts};
+use crate::memory_tools::{MemoryNote, MemoryRecall, SharedSemantic};
 use crate::prompts::Prompts;
 use crate::response::{self, Commit, FinalPublisher};
 use echo_core::config::Config;
@@ -101,7 +102,7 @@ struct Inner {
     memory_llm: LlmClient,
     /// Embedder + vector index, set up on first use; `None` when no embedder is available
     /// (retrieval is then BM25 only, which is logged once).
-    semantic: tokio::sync::OnceCell<Option<SemanticIndex>>,
+    semantic: SharedSemantic,
 }
 
 /// The engine facade; cheap to clone and share between tasks.
@@ -164,11 +165,27 @@ impl Api {
             }
         }
         let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
+        let semantic: SharedSemantic = Arc::new(tokio::sync::OnceCell::new());
+        let mut tools = ToolRegistry::with_builtins();
+        if config.memory.enabled {
+            let note = Arc::new(MemoryNote {
+                store: memory.clone(),
+            });
+            let recall = Arc::new(MemoryRecall {
+                store: memory.clone(),
+                semantic: semantic.clone(),
+            });
+            for tool in [note as Arc<dyn echo_tools::Tool>, recall] {
+                if let Err(e) = tools.register(tool) {
+                    tracing::error!(error = %e, "memory tool rejected");
+                }
+            }
+        }
         Ok(Api {
             inner: Arc::new(Inner {
                 tracer: Tracer::new(store.clone()),
                 prompts: Prompts::new(home.join("prompts")),
-                tools: ToolRegistry::with_builtins(),
+                tools,
                 background: Background::default(),
                 session_locks: Mutex::new(HashMap::new()),
                 config,
@@ -178,7 +195,7 @@ impl Api {
                 workdir,
                 memory,
                 memory_llm,
-                semantic: tokio::sync::OnceCell::new(),
+                semantic,
             }),
         })
     }

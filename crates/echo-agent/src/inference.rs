@@ -292,6 +292,7 @@ async fn run_tools(
     let ctx = ToolContext {
         workdir: scope.workdir.to_path_buf(),
         cancel: scope.cancel.clone(),
+        session_id: scope.session.to_string(),
     };
     let timeout = Duration::from_secs_f64(scope.config.agent.tool_timeout_secs.max(0.001));
     let mut results = Vec::with_capacity(calls.len());

@@ -13,6 +13,7 @@ mod events;
 mod inference;
 mod instance;
 mod memory;
+mod memory_tools;
 mod prompts;
 mod response;
 mod think;

@@ -173,6 +173,7 @@ mod tests {
         let ctx = ToolContext {
             workdir: dir.to_path_buf(),
             cancel: CancellationToken::new(),
+            session_id: "s".into(),
         };
         let call = ToolCall {
             id: "c1".into(),

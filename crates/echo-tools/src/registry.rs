@@ -32,6 +32,8 @@ pub struct ToolContext {
     pub workdir: PathBuf,
     /// Cancelled when the turn is stopped.
     pub cancel: CancellationToken,
+    /// The session the call belongs to (for session-scoped tools such as working memory).
+    pub session_id: String,
 }
 
 /// Why a tool call did not produce a result.
@@ -319,6 +321,7 @@ mod tests {
         let ctx = ToolContext {
             workdir: PathBuf::from("."),
             cancel: CancellationToken::new(),
+            session_id: "s".into(),
         };
         let out = registry()
             .execute(&call(r#"{"secs": 5}"#), &ctx, Duration::from_millis(50))
@@ -338,6 +341,7 @@ mod tests {
         let ctx = ToolContext {
             workdir: PathBuf::from("."),
             cancel: cancel.clone(),
+            session_id: "s".into(),
         };
         let trigger = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;

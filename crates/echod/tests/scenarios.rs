@@ -1209,3 +1209,63 @@ fn semantic_recall_finds_paraphrases_and_the_vector_index_rebuilds_from_sqlite()
         Some("The user plays the cello every evening")
     );
 }
+
+#[test]
+fn working_memory_notes_stay_with_their_session_and_recall_searches_long_term_memory() {
+    let w = World::with_config(
+        json!({"steps": [
+            {"tool_calls": [{"id": "n1", "name": "memory_note", "arguments": "{\"note\": \"Budget for the trip is 2000 EUR\"}"}]},
+            {"text": "Noted the budget."},
+            {"tool_calls": [{"id": "r1", "name": "memory_recall", "arguments": "{\"query\": \"cello\"}"}]},
+            {"text": "You play the cello."},
+        ], "default": {"echo": true}}),
+        MEMORY_CONFIG
+            .replace("[memory]\n", "[memory]\nextraction = false\n")
+            .as_str(),
+    );
+    w.ok(&["memory", "add", "The user plays the cello"]);
+    w.ok(&[
+        "ask",
+        "--session",
+        "trip",
+        "My budget is 2000 EUR, keep it in mind",
+    ]);
+    w.ok(&["ask", "--session", "trip", "what instrument do I play?"]);
+    // The recall tool's result went back to the model.
+    let reqs = w.requests();
+    let tool_result = reqs[3]["messages"]
+        .as_array()
+        .expect("msgs")
+        .iter()
+        .find(|m| m["tool_call_id"] == "r1")
+        .cloned()
+        .expect("result");
+    assert!(
+        tool_result["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("The user plays the cello"),
+        "{tool_result}"
+    );
+    // The note is in this session's requests from then on, and not in another session's.
+    assert!(
+        reqs[2]
+            .to_string()
+            .contains("Budget for the trip is 2000 EUR"),
+        "working memory injected in its session"
+    );
+    w.ok(&["ask", "--session", "other", "hello"]);
+    let last = w.requests().pop().expect("request");
+    assert!(
+        !last.to_string().contains("Budget for the trip"),
+        "working memory stays in its session"
+    );
+    let notes = memory_json(&w, &["memory", "list", "--tier", "working", "--json"]);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]["scope"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("session:")
+    );
+}

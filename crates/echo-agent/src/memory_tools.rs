@@ -1,0 +1,135 @@
+//! The memory tools the model may call: `memory_note` (the session's working memory, a
+//! scratchpad for the current task) and `memory_recall` (search long-term memory). The model
+//! never writes long-term memory directly: that happens after the turn, through extraction.
+
+use async_trait::async_trait;
+use echo_memory::{
+    Actor, MemoryStore, NewMemory, RecallOptions, SemanticIndex, Source, Tier, WriteOptions,
+};
+use echo_tools::{Risk, Tool, ToolContext, ToolError, schema_of};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::sync::Arc;
+use tokio::sync::OnceCell;
+
+/// The semantic index as the engine opens it (lazily, on the first turn).
+pub(crate) type SharedSemantic = Arc<OnceCell<Option<SemanticIndex>>>;
+
+/// `memory_note`.
+pub(crate) struct MemoryNote {
+    pub store: MemoryStore,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoteArgs {
+    /// What to keep in mind for the rest of this conversation (a constraint, a finding, an open item).
+    note: String,
+}
+
+#[async_trait]
+impl Tool for MemoryNote {
+    fn name(&self) -> &str {
+        "memory_note"
+    }
+    fn description(&self) -> &str {
+        "Keep a short note in this conversation's working memory (a constraint, a finding, an open item). Notes are shown to you on every later turn of this conversation and are not kept beyond it."
+    }
+    fn parameters(&self) -> serde_json::Value {
+        schema_of::<NoteArgs>()
+    }
+    fn risk(&self) -> Risk {
+        Risk::ReadOnly
+    }
+    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        let args: NoteArgs =
+            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+        let draft = NewMemory {
+            tier: Some(Tier::Working),
+            kind: Some("note".into()),
+            content: args.note,
+            source: Some(Source::Inferred),
+            scope: Some(format!("session:{}", ctx.session_id)),
+            source_session_id: Some(ctx.session_id.clone()),
+            ..Default::default()
+        };
+        let outcome = self
+            .store
+            .remember(draft, WriteOptions::plain(Actor::Tool))
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        Ok(format!("noted ({})", outcome.memory.id))
+    }
+}
+
+/// `memory_recall`.
+pub(crate) struct MemoryRecall {
+    pub store: MemoryStore,
+    pub semantic: SharedSemantic,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RecallArgs {
+    /// What to look for.
+    query: String,
+    /// How many memories (default 5).
+    #[schemars(range(min = 1, max = 20))]
+    limit: Option<usize>,
+}
+
+#[async_trait]
+impl Tool for MemoryRecall {
+    fn name(&self) -> &str {
+        "memory_recall"
+    }
+    fn description(&self) -> &str {
+        "Search your long-term memory of the user for something specific that is not already in your context."
+    }
+    fn parameters(&self) -> serde_json::Value {
+        schema_of::<RecallArgs>()
+    }
+    fn risk(&self) -> Risk {
+        Risk::ReadOnly
+    }
+    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        let args: RecallArgs =
+            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+        let opts = RecallOptions {
+            k: args.limit.unwrap_or(5),
+            session_id: Some(ctx.session_id.clone()),
+            include_inactive: false,
+        };
+        let neighbours = self
+            .semantic
+            .get()
+            .and_then(Option::as_ref)
+            .map(|s| s as &dyn echo_memory::Neighbours);
+        let (found, _) = self
+            .store
+            .recall(&args.query, &opts, neighbours)
+            .await
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        if found.is_empty() {
+            return Ok("no matching memories".into());
+        }
+        // What the model reads is injected: it counts as a use.
+        let ids: Vec<String> = found.iter().map(|r| r.memory.id.clone()).collect();
+        if let Err(e) = self.store.reinforce(&ids, chrono::Utc::now()).await {
+            tracing::warn!(error = %e, "cannot reinforce recalled memories");
+        }
+        Ok(found
+            .iter()
+            .map(|r| {
+                format!(
+                    "- {} ({}; {}; noted {})",
+                    r.memory.content,
+                    r.memory.kind,
+                    r.memory.source,
+                    r.memory.created_at.get(..10).unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+}
