@@ -575,12 +575,7 @@ impl Api {
     }
 
     fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
-        let mut locks = self
-            .inner
-            .session_locks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        locks.entry(session.to_string()).or_default().clone()
+        self.inner.session_lock(session)
     }
 
     /// Every session, most recently active first.
@@ -643,6 +638,79 @@ impl Api {
 }
 
 impl Inner {
+    fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
+        locks.entry(session.to_string()).or_default().clone()
+    }
+
+    /// Consolidates the session when enough messages have piled up since its boundary: under
+    /// the session's lock, re-reading the session, traced as a background node of `turn`.
+    async fn consolidate_if_due(
+        self: Arc<Self>,
+        session: SessionId,
+        turn: TurnId,
+        root_span: String,
+    ) {
+        let due = self.config.memory.consolidate_after;
+        if due == 0 {
+            return;
+        }
+        let lock = self.session_lock(&session);
+        let _guard = lock.lock().await;
+        let (from, history) = match (
+            self.store.consolidated_seq(&session).await,
+            self.store.history(&session).await,
+        ) {
+            (Ok(f), Ok(h)) => (f, h),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!(error = %e, "cannot check whether the session needs consolidation");
+                return;
+            }
+        };
+        if (history.iter().filter(|m| m.seq > from).count() as u32) < due {
+            return;
+        }
+        let mut span = self
+            .tracer
+            .start_detached(&turn, &root_span, "background:consolidate")
+            .await;
+        let semantic = self.semantic().await;
+        let neighbours = semantic.map(|s| s as &dyn echo_memory::Neighbours);
+        let context = ContextStage {
+            prompts: &self.prompts,
+        };
+        let result = memory::consolidate(memory::Consolidation {
+            store: &self.memory,
+            core: &self.store,
+            llm: &self.memory_llm,
+            context,
+            span: &span,
+            session: &session,
+            history: &history,
+            neighbours,
+        })
+        .await;
+        match result {
+            Ok(report) => {
+                if let Ok(v) = serde_json::to_value(&report) {
+                    span.attr("report", v);
+                }
+                if let Some(index) = semantic
+                    && let Err(e) = index.flush(&self.memory).await
+                {
+                    span.degrade("embedding_failed");
+                    span.attr("embedding_error", e.to_string());
+                }
+                span.finish(SpanStatus::Ok).await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, session = %session, "consolidation failed");
+                span.set_error(&e);
+                span.finish(SpanStatus::Error).await;
+            }
+        }
+    }
+
     async fn semantic(&self) -> Option<&SemanticIndex> {
         self.semantic
             .get_or_init(|| self.open_semantic())
@@ -775,6 +843,14 @@ fn start_post_turn_jobs(inner: Arc<Inner>, job: PostTurn) {
                 (span, result)
             },
         );
+    }
+    if inner.config.memory.enabled {
+        let task = inner.clone().consolidate_if_due(
+            job.session.clone(),
+            job.turn.clone(),
+            job.root_span.clone(),
+        );
+        background.track(task);
     }
     if inner.config.memory.enabled && inner.config.memory.extraction {
         let turn = job.turn.clone();

@@ -47,6 +47,14 @@ impl Background {
         });
     }
 
+    /// Runs an untraced background task (it may start traced work itself), tracked like jobs.
+    pub(crate) fn track<Fut>(&self, task: Fut)
+    where
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.tasks.spawn(task);
+    }
+
     /// Waits until every job started so far has ended, or `limit` passes. Returns whether
     /// all ended.
     pub(crate) async fn wait(&self, limit: Duration) -> bool {

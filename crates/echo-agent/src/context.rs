@@ -115,6 +115,26 @@ impl ContextStage<'_> {
         Ok((vec![Message::system(system), Message::user(input)], tool))
     }
 
+    /// The consolidation request for a stretch of conversation.
+    pub(crate) fn consolidation(
+        &self,
+        messages: &[Message],
+        slots: &[String],
+        tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        let system = self.prompts.render(PromptName::ConsolidateEpisode, ())?;
+        let shown: Vec<serde_json::Value> = messages
+            .iter()
+            .filter(|m| !m.content.trim().is_empty())
+            .map(|m| serde_json::json!({ "role": m.role.as_str(), "content": m.content }))
+            .collect();
+        let input = self.prompts.render(
+            PromptName::ConsolidateEpisodeInput,
+            serde_json::json!({ "now": chrono::Local::now().to_rfc3339(), "slots": slots, "messages": shown }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
     /// The conflict judge request for two memories.
     pub(crate) fn judge(
         &self,

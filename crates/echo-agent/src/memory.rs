@@ -392,3 +392,212 @@ pub(crate) async fn blocks_for_turn(
         info,
     ))
 }
+
+/// What the consolidation call returns.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct EpisodeAnswer {
+    /// What happened in this stretch of conversation.
+    pub summary: String,
+    /// Durable facts about the user found in it (often none).
+    #[serde(default)]
+    pub memories: Vec<Extracted>,
+}
+
+/// Where consolidation may end: at the last message, moved back so that it never stops inside
+/// a tool-call/result chain (an assistant message with tool calls, or a tool result).
+pub(crate) fn consolidation_boundary(
+    history: &[echo_core::store::StoredMessage],
+    from_seq: i64,
+) -> i64 {
+    for m in history.iter().rev() {
+        if m.seq <= from_seq {
+            break;
+        }
+        let in_chain = m.role == echo_core::Role::Tool
+            || (m.role == echo_core::Role::Assistant && !m.tool_calls.is_empty());
+        if !in_chain {
+            return m.seq;
+        }
+    }
+    from_seq
+}
+
+/// What a consolidation did.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct ConsolidationReport {
+    pub from_seq: i64,
+    pub to_seq: i64,
+    pub episode: Option<String>,
+    pub facts: ExtractionReport,
+}
+
+/// Everything a consolidation works with.
+pub(crate) struct Consolidation<'a> {
+    pub store: &'a MemoryStore,
+    pub core: &'a echo_core::Store,
+    pub llm: &'a LlmClient,
+    pub context: ContextStage<'a>,
+    pub span: &'a Span,
+    pub session: &'a echo_core::SessionId,
+    pub history: &'a [echo_core::store::StoredMessage],
+    pub neighbours: Option<&'a dyn echo_memory::Neighbours>,
+}
+
+/// Consolidates the messages after the session's boundary into an episode memory and
+/// promoted facts, then moves the boundary and drops the session's memory snapshot. The
+/// caller holds the session's lock and passes the history it re-read under it.
+pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationReport, String> {
+    let Consolidation {
+        store,
+        core,
+        llm,
+        context,
+        span,
+        session,
+        history,
+        neighbours,
+    } = job;
+    let from = core
+        .consolidated_seq(session)
+        .await
+        .map_err(|e| e.to_string())?;
+    let to = consolidation_boundary(history, from);
+    let mut report = ConsolidationReport {
+        from_seq: from,
+        to_seq: to,
+        ..Default::default()
+    };
+    let range: Vec<&echo_core::store::StoredMessage> = history
+        .iter()
+        .filter(|m| m.seq > from && m.seq <= to)
+        .collect();
+    if range.is_empty() {
+        return Ok(report);
+    }
+    let messages: Vec<Message> = range.iter().map(|m| m.to_message()).collect();
+    let slots = store.slots().await.map_err(|e| e.to_string())?;
+    let tool = tool_spec::<EpisodeAnswer>(
+        "consolidate_episode",
+        "Record the summary of this stretch and the durable facts in it.",
+    );
+    let (req, tool) = context
+        .consolidation(&messages, &slots, tool)
+        .map_err(|e| e.to_string())?;
+    let (attempts, answer) = structured_call::<EpisodeAnswer>(llm, req, tool, 2048).await;
+    record_attempts(span, "consolidate_episode", &attempts).await;
+    let answer = answer?;
+
+    let first = range.first().map(|m| m.seq).unwrap_or(from + 1);
+    let episode = NewMemory {
+        tier: Some(Tier::Episodic),
+        kind: Some("episode".into()),
+        content: answer.summary,
+        source: Some(Source::Consolidated),
+        valid_from: range.first().map(|m| m.created_at.clone()),
+        source_session_id: Some(session.to_string()),
+        source_turn_id: range.last().and_then(|m| m.turn_id.clone()),
+        source_message_id: range.first().map(|m| m.id.clone()),
+        evidence: Some(format!("messages {first}-{to} of the session")),
+        ..Default::default()
+    };
+    let written = store
+        .remember(episode, WriteOptions::plain(Actor::Consolidation))
+        .await
+        .map_err(|e| e.to_string())?;
+    report.episode = Some(written.memory.id);
+
+    let judge = LlmJudge {
+        llm,
+        context,
+        span,
+        calls: Mutex::new(0),
+    };
+    for item in answer.memories {
+        let mut draft = TurnFacts {
+            session_id: session.to_string(),
+            turn_id: range
+                .last()
+                .and_then(|m| m.turn_id.clone())
+                .unwrap_or_default(),
+            message_id: None,
+            user_message: String::new(),
+            assistant_message: String::new(),
+            neighbours,
+        }
+        .draft(item);
+        draft.source = Some(Source::Consolidated);
+        let content = draft.content.clone();
+        let opts = WriteOptions {
+            actor: Actor::Consolidation,
+            judge: Some(&judge),
+            neighbours,
+        };
+        match store.remember(draft, opts).await {
+            Ok(o) => {
+                if o.effects.iter().any(|e| matches!(e, Effect::Created)) {
+                    report.facts.created.push(o.memory.id);
+                }
+            }
+            Err(e) => report.facts.rejected.push(format!("{content:?}: {e}")),
+        }
+    }
+    core.set_consolidated_seq(session, to)
+        .await
+        .map_err(|e| e.to_string())?;
+    store
+        .invalidate_snapshot(session.as_str())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use echo_core::store::StoredMessage;
+    use echo_core::{Role, ToolCall};
+
+    fn msg(seq: i64, role: Role, calls: bool) -> StoredMessage {
+        StoredMessage {
+            id: seq.to_string(),
+            session_id: "s".into(),
+            turn_id: None,
+            seq,
+            role,
+            content: "x".into(),
+            reasoning: None,
+            tool_calls: if calls {
+                vec![ToolCall {
+                    id: "c".into(),
+                    name: "t".into(),
+                    arguments: "{}".into(),
+                }]
+            } else {
+                Vec::new()
+            },
+            tool_call_id: None,
+            name: None,
+            status: "complete".into(),
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_boundary_never_splits_a_tool_chain() {
+        let plain = [msg(1, Role::User, false), msg(2, Role::Assistant, false)];
+        assert_eq!(consolidation_boundary(&plain, 0), 2);
+        let chain = [
+            msg(1, Role::User, false),
+            msg(2, Role::Assistant, false),
+            msg(3, Role::User, false),
+            msg(4, Role::Assistant, true),
+            msg(5, Role::Tool, false),
+        ];
+        assert_eq!(consolidation_boundary(&chain, 0), 3);
+        assert_eq!(
+            consolidation_boundary(&chain, 3),
+            3,
+            "never moves back past the old boundary"
+        );
+    }
+}

@@ -24,6 +24,10 @@ pub enum PromptName {
     JudgeConflict,
     /// The two memories given to the judge.
     JudgeConflictInput,
+    /// System block of the consolidation call.
+    ConsolidateEpisode,
+    /// The stretch of conversation given to the consolidation call.
+    ConsolidateEpisodeInput,
 }
 
 impl PromptName {
@@ -38,6 +42,8 @@ impl PromptName {
             Self::ExtractMemoriesInput => "extract_memories_input.md",
             Self::JudgeConflict => "judge_memory_conflict.md",
             Self::JudgeConflictInput => "judge_memory_conflict_input.md",
+            Self::ConsolidateEpisode => "consolidate_episode.md",
+            Self::ConsolidateEpisodeInput => "consolidate_episode_input.md",
         }
     }
 
@@ -55,6 +61,10 @@ impl PromptName {
             Self::JudgeConflict => include_str!("../../../prompts/judge_memory_conflict.md"),
             Self::JudgeConflictInput => {
                 include_str!("../../../prompts/judge_memory_conflict_input.md")
+            }
+            Self::ConsolidateEpisode => include_str!("../../../prompts/consolidate_episode.md"),
+            Self::ConsolidateEpisodeInput => {
+                include_str!("../../../prompts/consolidate_episode_input.md")
             }
         }
     }

@@ -72,6 +72,8 @@ pub struct SessionSummary {
     pub message_count: i64,
     /// Number of turns.
     pub turn_count: i64,
+    /// Messages up to this `seq` are consolidated into long-term memory.
+    pub consolidated_seq: i64,
 }
 
 /// A stored message with its place in the session.
@@ -318,10 +320,35 @@ impl Store {
         Ok(())
     }
 
+    /// The consolidation boundary of a session: messages with a higher `seq` are not yet
+    /// consolidated into long-term memory.
+    pub async fn consolidated_seq(&self, session: &SessionId) -> Result<i64, StoreError> {
+        sqlx::query_scalar("SELECT consolidated_seq FROM sessions WHERE id = ?")
+            .bind(session.as_str())
+            .fetch_one(&self.pool)
+            .await
+            .during("reading the consolidation boundary")
+    }
+
+    /// Moves the consolidation boundary forward (never back).
+    pub async fn set_consolidated_seq(
+        &self,
+        session: &SessionId,
+        seq: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET consolidated_seq = MAX(consolidated_seq, ?) WHERE id = ?")
+            .bind(seq)
+            .bind(session.as_str())
+            .execute(&self.pool)
+            .await
+            .during("moving the consolidation boundary")?;
+        Ok(())
+    }
+
     /// All sessions, most recently active first.
     pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
         sqlx::query_as::<_, SessionSummary>(
-            "SELECT s.id, s.name, s.title, s.created_at, s.updated_at,
+            "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.consolidated_seq,
                     (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
                     (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count
              FROM sessions s ORDER BY s.updated_at DESC, s.name",

@@ -1269,3 +1269,72 @@ fn working_memory_notes_stay_with_their_session_and_recall_searches_long_term_me
             .starts_with("session:")
     );
 }
+
+#[test]
+fn consolidation_turns_a_stretch_of_conversation_into_an_episode_and_facts() {
+    let episode = json!({
+        "summary": "The user planned a birthday dinner for their partner Sam on 12 March and chose an Italian place.",
+        "memories": [{"kind": "relationship", "subject": "user", "slot": "partner_name", "content": "The user's partner is Sam",
+            "value": "Sam", "source": "user_stated", "confidence": 0.9, "valid_until": null, "evidence": "for my partner Sam"}]
+    });
+    let w = World::with_config(
+        json!({"steps": [
+            {"model": "primary", "text": "Happy to help plan it."},
+            {"model": "primary", "text": "Italian it is."},
+            {"model": "extractor", "tool_calls": [{"id": "c", "name": "consolidate_episode", "arguments": episode.to_string()}]},
+        ]}),
+        "[memory]\nextraction = false\nembedder = \"none\"\nextraction_model = \"extractor\"\nconsolidate_after = 4\n",
+    );
+    w.ok(&[
+        "ask",
+        "--session",
+        "dinner",
+        "Help me plan a birthday dinner for my partner Sam on 12 March",
+    ]);
+    let sessions = memory_json(&w, &["sessions", "list", "--json"]);
+    assert_eq!(
+        sessions[0]["consolidated_seq"], 0,
+        "two messages are not enough yet"
+    );
+    w.ok(&["ask", "--session", "dinner", "Let's go Italian"]);
+
+    let sessions = memory_json(&w, &["sessions", "list", "--json"]);
+    assert_eq!(sessions[0]["consolidated_seq"], 4);
+    let episodes = memory_json(&w, &["memory", "list", "--tier", "episodic", "--json"]);
+    assert_eq!(episodes.len(), 1);
+    assert!(
+        episodes[0]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("birthday dinner")
+    );
+    assert_eq!(episodes[0]["source"], "consolidated");
+    let facts = memory_json(&w, &["memory", "list", "--tier", "semantic", "--json"]);
+    assert_eq!(facts[0]["content"], "The user's partner is Sam");
+    assert_eq!(facts[0]["source"], "consolidated");
+    // The consolidation call saw the whole stretch.
+    let call = w
+        .requests()
+        .into_iter()
+        .find(|r| r["model"] == "extractor")
+        .expect("consolidation call");
+    assert_eq!(
+        call["tool_choice"]["function"]["name"],
+        "consolidate_episode"
+    );
+    let text = call.to_string();
+    assert!(
+        text.contains("birthday dinner") && text.contains("Italian it is."),
+        "{text}"
+    );
+    let turn = w
+        .turns()
+        .into_iter()
+        .find(|t| t["input"] == "Let's go Italian")
+        .expect("turn");
+    let trace = w.trace(turn["id"].as_str().expect("id"));
+    assert_eq!(
+        spans_named(&trace, "background:consolidate")[0]["status"],
+        "ok"
+    );
+}
