@@ -471,9 +471,56 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         .iter()
         .filter(|m| m.seq > from && m.seq <= to)
         .collect();
-    if range.is_empty() {
+    if range.is_empty()
+        || !core
+            .claim_consolidation(session, from, to)
+            .await
+            .map_err(|e| e.to_string())?
+    {
         return Ok(report);
     }
+    match consolidate_claimed(
+        store,
+        llm,
+        context,
+        span,
+        session,
+        &range,
+        neighbours,
+        &mut report,
+    )
+    .await
+    {
+        Ok(()) => {
+            store
+                .invalidate_snapshot(session.as_str())
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(report)
+        }
+        Err(e) => {
+            if let Err(release) = core.release_consolidation(session, from, to).await {
+                tracing::warn!(error = %release, "cannot release a consolidation claim");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// The model call and the writes of a claimed stretch.
+#[allow(clippy::too_many_arguments)]
+async fn consolidate_claimed(
+    store: &MemoryStore,
+    llm: &LlmClient,
+    context: ContextStage<'_>,
+    span: &Span,
+    session: &echo_core::SessionId,
+    range: &[&echo_core::store::StoredMessage],
+    neighbours: Option<&dyn echo_memory::Neighbours>,
+    report: &mut ConsolidationReport,
+) -> Result<(), String> {
+    let to = report.to_seq;
+    let from = report.from_seq;
     let messages: Vec<Message> = range.iter().map(|m| m.to_message()).collect();
     let slots = store.slots().await.map_err(|e| e.to_string())?;
     let tool = tool_spec::<EpisodeAnswer>(
@@ -541,14 +588,7 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
             Err(e) => report.facts.rejected.push(format!("{content:?}: {e}")),
         }
     }
-    core.set_consolidated_seq(session, to)
-        .await
-        .map_err(|e| e.to_string())?;
-    store
-        .invalidate_snapshot(session.as_str())
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(report)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -330,18 +330,43 @@ impl Store {
             .during("reading the consolidation boundary")
     }
 
-    /// Moves the consolidation boundary forward (never back).
-    pub async fn set_consolidated_seq(
+    /// Claims the messages `(from, to]` for consolidation by moving the boundary from `from`
+    /// to `to` atomically. `false` when another process moved it first (its claim wins), so no
+    /// stretch is ever consolidated twice.
+    pub async fn claim_consolidation(
         &self,
         session: &SessionId,
-        seq: i64,
+        from: i64,
+        to: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE sessions SET consolidated_seq = ? WHERE id = ? AND consolidated_seq = ?",
+        )
+        .bind(to)
+        .bind(session.as_str())
+        .bind(from)
+        .execute(&self.pool)
+        .await
+        .during("claiming messages for consolidation")?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Gives back a claim whose consolidation failed, so a later turn tries again.
+    pub async fn release_consolidation(
+        &self,
+        session: &SessionId,
+        from: i64,
+        to: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET consolidated_seq = MAX(consolidated_seq, ?) WHERE id = ?")
-            .bind(seq)
-            .bind(session.as_str())
-            .execute(&self.pool)
-            .await
-            .during("moving the consolidation boundary")?;
+        sqlx::query(
+            "UPDATE sessions SET consolidated_seq = ? WHERE id = ? AND consolidated_seq = ?",
+        )
+        .bind(from)
+        .bind(session.as_str())
+        .bind(to)
+        .execute(&self.pool)
+        .await
+        .during("releasing a consolidation claim")?;
         Ok(())
     }
 

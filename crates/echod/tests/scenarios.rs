@@ -1338,3 +1338,68 @@ fn consolidation_turns_a_stretch_of_conversation_into_an_episode_and_facts() {
         "ok"
     );
 }
+
+#[test]
+fn concurrent_turns_with_consolidation_lose_nothing() {
+    let episode =
+        json!({"summary": "The user sent numbered messages.", "memories": []}).to_string();
+    let w = World::with_config(
+        json!({"steps": [
+            {"model": "primary", "times": 20, "echo": true, "delay_ms": 150},
+            {"model": "extractor", "times": 20, "tool_calls": [{"id": "c", "name": "consolidate_episode", "arguments": episode}]},
+        ]}),
+        "[memory]\nextraction = false\nembedder = \"none\"\nextraction_model = \"extractor\"\nconsolidate_after = 2\n",
+    );
+    let kids: Vec<Child> = (0..4)
+        .map(|i| {
+            w.command(&["ask", "--session", "busy", &format!("message {i}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for child in kids {
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let history = w.history("busy");
+    assert_eq!(
+        roles(&history),
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant"
+        ]
+    );
+    let mut asked: Vec<String> = history
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str().map(String::from))
+        .collect();
+    asked.sort();
+    assert_eq!(asked, ["message 0", "message 1", "message 2", "message 3"]);
+    // Every turn's pair was consolidated exactly once, in order, and the boundary is at the end.
+    let sessions = memory_json(&w, &["sessions", "list", "--json"]);
+    assert_eq!(sessions[0]["consolidated_seq"], 8);
+    let episodes = memory_json(&w, &["memory", "list", "--tier", "episodic", "--json"]);
+    let mut ranges: Vec<String> = episodes
+        .iter()
+        .filter_map(|e| e["evidence"].as_str().map(String::from))
+        .collect();
+    ranges.sort();
+    assert_eq!(
+        ranges,
+        [
+            "messages 1-2 of the session",
+            "messages 3-4 of the session",
+            "messages 5-6 of the session",
+            "messages 7-8 of the session"
+        ]
+    );
+}
