@@ -8,6 +8,7 @@ pub mod event;
 pub mod ids;
 pub mod message;
 pub mod store;
+pub mod text;
 pub mod time;
 pub mod trace;
 

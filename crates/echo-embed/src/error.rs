@@ -121,36 +121,11 @@ impl EmbedError {
     }
 }
 
-/// Makes outside text (server bodies, library messages) fit in a one-line error message:
-/// whitespace runs, newlines included, become one space; text longer than `max` characters is
-/// shortened with `…`.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, word) in text.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    if out.chars().count() > max {
-        let mut cut: String = out.chars().take(max).collect();
-        cut.push('…');
-        cut
-    } else {
-        out
-    }
-}
+pub(crate) use echo_core::text::one_line;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_line_squashes_whitespace_and_shortens() {
-        assert_eq!(one_line("a\n  b\tc ", 100), "a b c");
-        assert_eq!(one_line("abcdef", 3), "abc…");
-        assert_eq!(one_line("", 3), "");
-    }
 
     #[test]
     fn messages_name_what_and_where() {

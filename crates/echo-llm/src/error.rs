@@ -317,24 +317,7 @@ fn plural(n: usize, noun: &str) -> String {
     }
 }
 
-/// Makes server-provided text fit in a one-line error message: whitespace runs (including
-/// newlines) become one space, and text longer than `max` characters is shortened with `…`.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, word) in text.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    if out.chars().count() > max {
-        let mut cut: String = out.chars().take(max).collect();
-        cut.push('…');
-        cut
-    } else {
-        out
-    }
-}
+pub(crate) use echo_core::text::one_line;
 
 #[cfg(test)]
 mod tests {
@@ -512,12 +495,5 @@ mod tests {
             status(503).to_string(),
             "model server 127.0.0.1:4000 (model gpt-x) answered HTTP 503: m"
         );
-    }
-
-    #[test]
-    fn one_line_squashes_whitespace_and_shortens() {
-        assert_eq!(one_line("a\n  b\tc ", 100), "a b c");
-        assert_eq!(one_line("abcdef", 3), "abc…");
-        assert_eq!(one_line("", 3), "");
     }
 }
