@@ -164,6 +164,19 @@ impl Api {
                 Err(e) => tracing::warn!(error = %e, "memory sweep failed"),
             }
         }
+        if config.memory.enabled && config.memory.sweep_interval_hours > 0.0 {
+            // Long-running front ends (desktop, gateway) keep forgetting on schedule.
+            let every = Duration::from_secs_f64(config.memory.sweep_interval_hours * 3600.0);
+            let sweeper = memory.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if let Err(e) = sweeper.sweep(chrono::Utc::now()).await {
+                        tracing::warn!(error = %e, "scheduled memory sweep failed");
+                    }
+                }
+            });
+        }
         let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
         let semantic: SharedSemantic = Arc::new(tokio::sync::OnceCell::new());
         let mut tools = ToolRegistry::with_builtins();

@@ -669,3 +669,74 @@ async fn edits_are_versioned_and_become_the_users_word() {
         ("User likes tea", Source::Inferred, 3)
     );
 }
+
+/// A judge whose answers cannot be used (a malformed model reply, a dead server).
+struct BrokenJudge;
+
+#[async_trait]
+impl ConflictJudge for BrokenJudge {
+    async fn judge(&self, _: &Memory, _: &Memory) -> Result<Judgement, String> {
+        Err("malformed judge_memory_conflict output: missing field `verdict`".into())
+    }
+}
+
+#[tokio::test]
+async fn a_broken_judge_falls_back_to_the_same_slot_rule_and_says_so() {
+    let w = world().await;
+    let m = &w.memory;
+    let judge = BrokenJudge;
+    let old = m
+        .remember(
+            fact(
+                "The user lives in Paris",
+                Some("home_city"),
+                Some("Paris"),
+                Source::UserStated,
+            ),
+            opts(&judge),
+        )
+        .await
+        .expect("old");
+    let new = m
+        .remember(
+            fact(
+                "The user moved to Lyon",
+                Some("home_city"),
+                Some("Lyon"),
+                Source::UserStated,
+            ),
+            opts(&judge),
+        )
+        .await
+        .expect("new");
+    assert_eq!(new.judge_failures.len(), 1, "{:?}", new.judge_failures);
+    assert!(new.judge_failures[0].contains("malformed judge_memory_conflict output"));
+    assert_eq!(
+        new.effects,
+        vec![
+            Effect::Created,
+            Effect::Superseded {
+                old: old.memory.id.clone(),
+                verdict: Verdict::Update
+            }
+        ]
+    );
+    // Unrelated memories are never superseded by the fallback.
+    let other = m
+        .remember(
+            fact(
+                "The user moved a sofa into the Lyon flat",
+                None,
+                None,
+                Source::UserStated,
+            ),
+            opts(&judge),
+        )
+        .await
+        .expect("other");
+    assert_eq!(other.effects, vec![Effect::Created]);
+    assert_eq!(
+        m.require(&new.memory.id).await.expect("new").status,
+        Status::Active
+    );
+}
