@@ -7,6 +7,7 @@ mod api;
 mod api_memory;
 mod background;
 pub mod bench_locomo;
+pub mod bench_memory;
 mod context;
 mod error;
 mod events;

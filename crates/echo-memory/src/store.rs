@@ -199,13 +199,24 @@ impl MemoryStore {
 
     /// Several memories by id (missing ids are skipped), in the order asked.
     pub async fn get_many(&self, ids: &[String]) -> Result<Vec<Memory>, MemoryError> {
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(m) = self.get(id).await? {
-                out.push(m);
+        let now = Utc::now();
+        let mut found: std::collections::HashMap<String, Memory> =
+            std::collections::HashMap::with_capacity(ids.len());
+        // One query per chunk (SQLite limits bound parameters), not one per id.
+        for chunk in ids.chunks(500) {
+            let placeholders = vec!["?"; chunk.len()].join(", ");
+            let mut q = sqlx::query(sql(format!(
+                "SELECT {COLUMNS} FROM memories WHERE id IN ({placeholders})"
+            )));
+            for id in chunk {
+                q = q.bind(id);
+            }
+            for row in q.fetch_all(&self.pool).await.db("reading memories")? {
+                let m = self.read(&row, now)?;
+                found.insert(m.id.clone(), m);
             }
         }
-        Ok(out)
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
     }
 
     /// Active memories of the given tiers (for ranking and sweeps).

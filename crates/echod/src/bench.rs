@@ -80,6 +80,33 @@ pub async fn locomo(
     Ok(())
 }
 
+/// `echod bench memory`: one JSON line per size, then the local embedder's query time.
+pub async fn memory(api: &Api, sizes: &[usize], queries: usize) -> anyhow::Result<()> {
+    for report in echo_agent::bench_memory::memory_scale(sizes, queries)
+        .await
+        .map_err(anyhow::Error::msg)?
+    {
+        println!("{}", serde_json::to_string(&report)?);
+    }
+    match api.local_embedder() {
+        Ok(embedder) => {
+            let ms =
+                echo_agent::bench_memory::query_embedding_ms(embedder.as_ref(), queries.min(100))
+                    .await
+                    .map_err(anyhow::Error::msg)?;
+            println!(
+                "{}",
+                serde_json::json!({ "query_embedding_p50_ms": ms, "model": embedder.model_id() })
+            );
+        }
+        Err(e) => println!(
+            "{}",
+            serde_json::json!({ "query_embedding": format!("not measured: {e}") })
+        ),
+    }
+    Ok(())
+}
+
 /// Runs `turns` turns, `per_session` per session, and prints a JSON report.
 pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Result<()> {
     let handler: EventHandler = Arc::new(|_| {});

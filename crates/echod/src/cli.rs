@@ -100,6 +100,15 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
+    /// Memory at scale: write throughput, hybrid recall latency, sweep time (use a release build).
+    Memory {
+        /// Store sizes, comma-separated.
+        #[arg(long, default_value = "1000,10000,100000", value_delimiter = ',')]
+        sizes: Vec<usize>,
+        /// Queries per size.
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+    },
     /// LoCoMo retrieval recall over the evidence turns of every question (categories 1–4).
     Locomo {
         /// LoCoMo-format JSON files.
@@ -208,6 +217,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
         } => {
             crate::bench::locomo(&api, files, &embedder, context_turns).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            command: BenchCommand::Memory { sizes, queries },
+        } => {
+            crate::bench::memory(&api, &sizes, queries).await?;
             ExitCode::SUCCESS
         }
         Command::Bench {

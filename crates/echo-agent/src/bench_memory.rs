@@ -1,0 +1,236 @@
+//! The memory scale benchmark: for each size N, write N synthetic memories through the write
+//! path (write throughput), embed them into the vector index with a stand-in embedder (random
+//! unit vectors: latency does not depend on what the vectors mean), then time hybrid recall
+//! (BM25 + vector + fusion + row fetch) for a set of queries, and one sweep over everything.
+//! The real embedder's query time is measured on its own, so the two add up honestly.
+
+use echo_memory::echo_embed::{EmbedError, Embedder};
+use echo_memory::{
+    Actor, MemoryStore, NewMemory, RecallOptions, SemanticIndex, Source, WriteOptions,
+};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+const WORDS: &[&str] = &[
+    "coffee",
+    "tea",
+    "garden",
+    "bicycle",
+    "python",
+    "rust",
+    "piano",
+    "violin",
+    "hiking",
+    "paris",
+    "berlin",
+    "tokyo",
+    "sister",
+    "brother",
+    "daughter",
+    "project",
+    "deadline",
+    "budget",
+    "recipe",
+    "vegetarian",
+    "fish",
+    "allergy",
+    "meeting",
+    "doctor",
+    "dentist",
+    "flight",
+    "hotel",
+    "birthday",
+    "anniversary",
+    "novel",
+    "podcast",
+    "running",
+    "marathon",
+    "yoga",
+    "chess",
+    "photography",
+    "camera",
+    "laptop",
+    "keyboard",
+    "monitor",
+    "invoice",
+    "tax",
+    "insurance",
+    "apartment",
+    "lease",
+    "neighbour",
+    "dog",
+    "cat",
+    "parrot",
+    "weekend",
+    "holiday",
+    "museum",
+];
+
+/// Figures for one size.
+#[derive(Debug, Serialize)]
+pub struct SizeReport {
+    /// Memories in the store.
+    pub memories: usize,
+    /// Memories written per second through the write path (validation, FTS, history, outbox).
+    pub writes_per_sec: f64,
+    /// Vectors embedded (stand-in embedder) and written to LanceDB per second.
+    pub vectors_per_sec: f64,
+    /// Hybrid recall latency, milliseconds, excluding query embedding.
+    pub recall_p50_ms: f64,
+    /// 95th percentile.
+    pub recall_p95_ms: f64,
+    /// BM25-only recall latency p50, milliseconds.
+    pub bm25_p50_ms: f64,
+    /// One sweep over every memory, milliseconds.
+    pub sweep_ms: f64,
+}
+
+/// A deterministic embedder for benchmarks: a pseudo-random unit vector per text.
+struct StandIn;
+
+#[async_trait::async_trait]
+impl Embedder for StandIn {
+    fn model_id(&self) -> &str {
+        "bench-random-384"
+    }
+    fn dim(&self) -> usize {
+        384
+    }
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| unit_vector(t)).collect())
+    }
+}
+
+fn unit_vector(text: &str) -> Vec<f32> {
+    let mut rng = fastrand::Rng::with_seed(text.bytes().fold(1469598103934665603u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(1099511628211)
+    }));
+    let v: Vec<f32> = (0..384).map(|_| rng.f32() - 0.5).collect();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+    v.into_iter().map(|x| x / norm).collect()
+}
+
+fn sentence(rng: &mut fastrand::Rng) -> String {
+    let n = rng.usize(6..14);
+    let words: Vec<&str> = (0..n).map(|_| WORDS[rng.usize(..WORDS.len())]).collect();
+    format!("The user mentioned {}", words.join(" "))
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * q).round() as usize]
+}
+
+/// Runs the benchmark for each size (each in a fresh temporary data directory).
+pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeReport>, String> {
+    let mut out = Vec::new();
+    for &size in sizes {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let store = echo_core::Store::open_in(dir.path())
+            .await
+            .map_err(|e| e.to_string())?;
+        let memory = MemoryStore::new(
+            store.pool().clone(),
+            echo_core::config::MemoryConfig::default(),
+        );
+        let mut rng = fastrand::Rng::with_seed(7);
+        let started = Instant::now();
+        for _ in 0..size {
+            let draft = NewMemory {
+                tier: Some(echo_memory::Tier::Episodic),
+                content: sentence(&mut rng),
+                source: Some(Source::Consolidated),
+                ..Default::default()
+            };
+            memory
+                .remember(draft, WriteOptions::plain(Actor::Import))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        let writes_per_sec = size as f64 / started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let (index, _) =
+            SemanticIndex::open(&dir.path().join("vectors"), Arc::new(StandIn), &memory)
+                .await
+                .map_err(|e| e.to_string())?;
+        index.flush(&memory).await.map_err(|e| e.to_string())?;
+        index.optimize().await.map_err(|e| e.to_string())?;
+        let vectors_per_sec = size as f64 / started.elapsed().as_secs_f64();
+
+        let opts = RecallOptions {
+            k: 10,
+            session_id: None,
+            include_inactive: false,
+        };
+        let (mut hybrid, mut bm25) = (Vec::new(), Vec::new());
+        for _ in 0..queries {
+            let q = sentence(&mut rng);
+            let v = unit_vector(&q);
+            let started = Instant::now();
+            let neighbours = PreEmbedded {
+                index: &index,
+                vector: v,
+            };
+            memory
+                .recall(&q, &opts, Some(&neighbours))
+                .await
+                .map_err(|e| e.to_string())?;
+            hybrid.push(started.elapsed().as_secs_f64() * 1000.0);
+            let started = Instant::now();
+            memory
+                .recall(&q, &opts, None)
+                .await
+                .map_err(|e| e.to_string())?;
+            bm25.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        hybrid.sort_by(f64::total_cmp);
+        bm25.sort_by(f64::total_cmp);
+        let started = Instant::now();
+        memory
+            .sweep(chrono::Utc::now())
+            .await
+            .map_err(|e| e.to_string())?;
+        let sweep_ms = started.elapsed().as_secs_f64() * 1000.0;
+        out.push(SizeReport {
+            memories: size,
+            writes_per_sec,
+            vectors_per_sec,
+            recall_p50_ms: percentile(&hybrid, 0.5),
+            recall_p95_ms: percentile(&hybrid, 0.95),
+            bm25_p50_ms: percentile(&bm25, 0.5),
+            sweep_ms,
+        });
+        store.close().await;
+    }
+    Ok(out)
+}
+
+/// Vector search with a query vector made beforehand (query embedding is timed separately).
+struct PreEmbedded<'a> {
+    index: &'a SemanticIndex,
+    vector: Vec<f32>,
+}
+
+#[async_trait::async_trait]
+impl echo_memory::Neighbours for PreEmbedded<'_> {
+    async fn similar(&self, _text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
+        self.index.search_vector(&self.vector, k).await
+    }
+}
+
+/// Median time to embed one query with `embedder`, milliseconds.
+pub async fn query_embedding_ms(embedder: &dyn Embedder, queries: usize) -> Result<f64, String> {
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut times = Vec::new();
+    for _ in 0..queries.max(1) {
+        let q = sentence(&mut rng);
+        let started = Instant::now();
+        embedder.embed(&[q]).await.map_err(|e| e.to_string())?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(percentile(&times, 0.5))
+}
