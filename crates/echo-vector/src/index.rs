@@ -1,5 +1,6 @@
 //! [`VectorIndex`]: the LanceDB table `memories` (`id` text, `vector` fixed-size list of f32)
-//! and every operation on it. Writes are serialised inside the process; reads run concurrently.
+//! and every operation on it. Writes through one handle (and its clones) are serialised; reads
+//! run concurrently.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,8 +49,9 @@ pub struct VectorOptions {
     /// through this handle or its clones are always visible). `None` never re-checks.
     pub read_consistency: Option<Duration>,
     /// HNSW search breadth once an ANN index exists: a search for `k` explores
-    /// `max(ann_ef, k)` candidates. `None` uses `max(4·k, 64)`. Higher is slower and closer to
-    /// exact; without an ANN index it has no effect.
+    /// `max(ann_ef, k)` candidates. `None` uses `max(10·k, 200)`. Higher is slower and closer
+    /// to exact; without an ANN index it has no effect. (Release build, 100k × 384: going from
+    /// 80 to 200 costs well under a millisecond per query; see the `vector-bench` example.)
     pub ann_ef: Option<usize>,
 }
 
@@ -303,7 +305,7 @@ impl VectorIndex {
         }
         let ef = match self.inner.ann_ef {
             Some(ef) => ef.max(k),
-            None => k.saturating_mul(4).max(64),
+            None => k.saturating_mul(10).max(200),
         };
         let span = tracing::debug_span!("vector_search", dir = %self.inner.dir.display(), k);
         async {
@@ -396,6 +398,9 @@ impl VectorIndex {
     /// - Below half the threshold it drops the ANN index again, so small tables are searched
     ///   exactly.
     /// - It always compacts small data files and prunes versions older than a week.
+    ///
+    /// Writes through this handle wait while it runs (searches do not): measured in a release
+    /// build with 384-d vectors, about 3 s to build the index at 10k rows and 45 s at 100k.
     pub async fn optimize(&self) -> Result<(), VectorError> {
         let op = Op::Optimize;
         let span = tracing::info_span!("vector_optimize", dir = %self.inner.dir.display());
