@@ -56,7 +56,7 @@ impl SemanticIndex {
         let options = VectorOptions::new(embedder.dim(), embedder.model_id());
         let (index, rebuilt) = match VectorIndex::open_with(dir, options.clone()).await {
             Ok(index) => (index, false),
-            Err(VectorError::IndexMismatch { .. }) => (
+            Err(e) if e.needs_rebuild() => (
                 VectorIndex::recreate(dir, options)
                     .await
                     .map_err(vec_err("recreating"))?,
