@@ -207,6 +207,86 @@ impl Default for AgentConfig {
     }
 }
 
+/// Tools, the approval gate and MCP servers.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsConfig {
+    /// Directories the assistant may write in (besides none). Empty means the working
+    /// directory of the process. `~` is expanded.
+    pub workspace_roots: Vec<PathBuf>,
+    /// Extra paths (globs, `~` expanded) that are never read or written, on top of the
+    /// built-in secret list (`~/.ssh`, `~/.aws`, `~/.gnupg`, `.env` files, keychains, …).
+    pub secret_paths: Vec<String>,
+    /// Tools never offered to the model.
+    pub disabled: Vec<String>,
+    /// Longest tool result (in characters) the model sees; longer output is cut with a marker
+    /// and the full text is kept on the trace.
+    pub output_cap_chars: usize,
+    /// How long an approval question waits for an answer before it counts as "deny".
+    pub approval_timeout_secs: f64,
+    /// Time limit for the short model-written explanation shown in the approval dialog.
+    pub explain_timeout_secs: f64,
+    /// Ask the model for that explanation at all.
+    pub explain_approvals: bool,
+    /// Model for the explanation (a small, fast one); default: the main model.
+    pub explain_model: Option<String>,
+    /// Consecutive failures of one tool that open its circuit breaker.
+    pub breaker_failures: u32,
+    /// How long an open breaker keeps the tool unavailable.
+    pub breaker_cooldown_secs: f64,
+    /// MCP servers whose tools are offered as `server__tool`.
+    pub mcp: Vec<McpServerConfig>,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        Self {
+            workspace_roots: Vec::new(),
+            secret_paths: Vec::new(),
+            disabled: Vec::new(),
+            output_cap_chars: 16_000,
+            approval_timeout_secs: 300.0,
+            explain_timeout_secs: 8.0,
+            explain_approvals: true,
+            explain_model: None,
+            breaker_failures: 3,
+            breaker_cooldown_secs: 60.0,
+            mcp: Vec::new(),
+        }
+    }
+}
+
+/// One MCP server (`[[tools.mcp]]`): either a local command speaking stdio or a
+/// streamable-HTTP URL.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
+    pub name: String,
+    /// Program to start (stdio transport).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables for the program.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Streamable-HTTP endpoint (instead of `command`).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Extra HTTP headers (e.g. `Authorization`).
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Whether the server is used.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// Half-lives of memories by source, in days: how long until an unused memory's retention
 /// falls to one half. Each real use multiplies its own half-life by `reinforce_factor`.
 #[derive(Clone, Debug, Deserialize)]
@@ -306,6 +386,8 @@ pub struct Config {
     pub agent: AgentConfig,
     /// Long-term memory.
     pub memory: MemoryConfig,
+    /// Tools, approvals and MCP servers.
+    pub tools: ToolsConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,

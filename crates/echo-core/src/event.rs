@@ -75,6 +75,51 @@ pub enum TurnEvent {
         /// Complete argument JSON as the model sent it.
         arguments: String,
     },
+    /// The approval gate needs the user's answer before a tool call may run. Answer it with
+    /// `Api::answer_approval(request_id, …)`; without an answer in `timeout_secs` it is denied.
+    ApprovalRequested {
+        /// Id to answer with.
+        request_id: String,
+        /// The tool call it is about.
+        call_id: String,
+        /// Tool name.
+        tool: String,
+        /// `read_only`, `write`, `exec`, `network` or `dangerous`.
+        risk: String,
+        /// The exact action: command and cwd, path, or the diff a write would apply.
+        detail: String,
+        /// Why the gate asks.
+        reason: String,
+        /// The narrowest rule pattern that would cover this call (for "allow for session" and
+        /// "always allow"), if there is one.
+        suggested_pattern: Option<String>,
+        /// Seconds until an unanswered question counts as "deny".
+        timeout_secs: u64,
+    },
+    /// A piece of the model-written explanation of a pending approval (what the action does
+    /// and what could go wrong). Arrives after the question, never delays it.
+    ApprovalExplanation {
+        /// The question it belongs to.
+        request_id: String,
+        /// Text to append.
+        text: String,
+    },
+    /// The gate decided a call that was asked about, or denied one by policy.
+    ApprovalResolved {
+        /// The question, or empty when nothing was asked (a policy denial).
+        request_id: String,
+        /// The tool call.
+        call_id: String,
+        /// Tool name.
+        tool: String,
+        /// `allow` or `deny`.
+        decision: String,
+        /// Who decided: `user`, `timeout`, `non_interactive`, `rule`, `hard_deny`, `path_policy`,
+        /// `risk`, `disabled`.
+        decided_by: String,
+        /// Why.
+        reason: String,
+    },
     /// A tool call finished (successfully or not); its result went back to the model.
     ToolResult {
         /// Call id.

@@ -1,14 +1,30 @@
-//! Built-in tools: `current_time` and a read-only `read_file`.
+//! Built-in tools: the list of them all, `current_time` and a read-only `read_file`.
 
-use crate::registry::{Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::fs::{DETAIL_MAX_CHARS, cut_chars, parse_args, resolve_path};
+use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Largest file `read_file` returns whole; longer files are cut with a marker.
 const READ_FILE_MAX_BYTES: usize = 256 * 1024;
+
+/// Every built-in tool, in registration order.
+pub(crate) fn all() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(CurrentTime),
+        Arc::new(ReadFile),
+        Arc::new(crate::fs::ListDir),
+        Arc::new(crate::fs::SearchFiles),
+        Arc::new(crate::fs::WriteFile),
+        Arc::new(crate::fs::EditFile),
+        Arc::new(crate::shell::Shell),
+        Arc::new(crate::web::WebFetch),
+    ]
+}
 
 /// `current_time`: the local date, time, weekday and time zone.
 #[derive(Debug)]
@@ -84,10 +100,22 @@ impl Tool for ReadFile {
     fn risk(&self) -> Risk {
         Risk::ReadOnly
     }
+    async fn action(
+        &self,
+        args: &serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<Action, ToolError> {
+        let args: ReadFileArgs = parse_args(args)?;
+        let path = resolve_path(&ctx.workdir, &args.path);
+        Ok(Action {
+            detail: cut_chars(path.display().to_string(), DETAIL_MAX_CHARS),
+            reads: vec![path],
+            ..Action::default()
+        })
+    }
     async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: ReadFileArgs =
-            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
-        let path = ctx.workdir.join(&args.path);
+        let args: ReadFileArgs = parse_args(&args)?;
+        let path = resolve_path(&ctx.workdir, &args.path);
         read_text(&path, &args.path, args.offset, args.limit).await
     }
 }
@@ -273,7 +301,9 @@ mod tests {
         assert!(!out.ok);
         assert_eq!(out.error_kind, Some("unknown_tool"));
         assert!(
-            out.content.contains("current_time, read_file"),
+            out.content.ends_with(
+                "available tools: current_time, edit_file, list_dir, read_file, search_files, shell, web_fetch, write_file"
+            ),
             "{}",
             out.content
         );
@@ -286,6 +316,48 @@ mod tests {
         assert!(out.content.contains("time zone"), "{}", out.content);
         let year = chrono::Local::now().format("%Y").to_string();
         assert!(out.content.starts_with(&year), "{}", out.content);
+    }
+
+    #[test]
+    fn every_built_in_is_registered_with_its_risk() {
+        let r = ToolRegistry::with_builtins();
+        let risks: Vec<(String, Option<Risk>)> = r
+            .names()
+            .into_iter()
+            .map(|n| (n.clone(), r.risk(&n)))
+            .collect();
+        let expect = [
+            ("current_time", Risk::ReadOnly),
+            ("edit_file", Risk::Write),
+            ("list_dir", Risk::ReadOnly),
+            ("read_file", Risk::ReadOnly),
+            ("search_files", Risk::ReadOnly),
+            ("shell", Risk::Exec),
+            ("web_fetch", Risk::Network),
+            ("write_file", Risk::Write),
+        ]
+        .map(|(n, risk)| (n.to_string(), Some(risk)));
+        assert_eq!(risks, expect);
+    }
+
+    #[test]
+    fn every_argument_is_described_and_unknown_ones_are_refused() {
+        for spec in ToolRegistry::with_builtins().specs() {
+            let props = spec.parameters["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            for (name, prop) in props {
+                let described = prop["description"].as_str().is_some_and(|d| d.len() > 10);
+                assert!(described, "{}.{name} has no description", spec.name);
+            }
+            assert_eq!(
+                spec.parameters["additionalProperties"],
+                serde_json::json!(false),
+                "{}",
+                spec.name
+            );
+        }
     }
 
     #[test]

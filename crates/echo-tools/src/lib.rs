@@ -6,7 +6,20 @@
 #![deny(missing_docs)]
 
 mod builtin;
+mod fs;
 mod registry;
+mod shell;
+mod skills;
+#[cfg(test)]
+mod test_support;
+mod web;
 
 pub use builtin::{CurrentTime, ReadFile};
-pub use registry::{Risk, Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry, schema_of};
+pub use fs::{EditFile, ListDir, SearchFiles, WriteFile, resolve_path};
+pub use registry::{
+    Action, Limits, Prepared, Risk, Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry,
+    schema_of,
+};
+pub use shell::Shell;
+pub use skills::{Skill, SkillError, SkillProblem, SkillStore, SkillSummary, skill_tools};
+pub use web::WebFetch;

@@ -3,9 +3,9 @@
 use async_trait::async_trait;
 use echo_core::{ToolCall, ToolSpec};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -55,6 +55,25 @@ pub enum ToolError {
     },
 }
 
+/// What a call would do, as the approval gate sees it and the user is shown it. Built by the
+/// tool from its validated arguments *before* it runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Action {
+    /// The exact action in words the user can check: the full command and its cwd, the path,
+    /// or the unified diff a write would apply. Shown verbatim when the gate asks.
+    pub detail: String,
+    /// Files or directories the call reads (absolute, or as resolved against the workdir).
+    pub reads: Vec<PathBuf>,
+    /// Files the call creates, changes or deletes.
+    pub writes: Vec<PathBuf>,
+    /// The command line, for tools that run programs (`shell`).
+    pub command: Option<String>,
+    /// Host of the URL, for tools that talk to the network (`web_fetch`).
+    pub host: Option<String>,
+    /// MCP server the tool belongs to.
+    pub server: Option<String>,
+}
+
 /// A tool the agent can call.
 #[async_trait]
 pub trait Tool: Send + Sync {
@@ -69,6 +88,18 @@ pub trait Tool: Send + Sync {
     /// Time limit for one call; `None` = the agent's default.
     fn timeout(&self) -> Option<Duration> {
         None
+    }
+    /// Describes what a call with these (validated) arguments would do, for the approval
+    /// gate. Must not change anything. The default shows the arguments as JSON.
+    async fn action(
+        &self,
+        args: &serde_json::Value,
+        _ctx: &ToolContext,
+    ) -> Result<Action, ToolError> {
+        Ok(Action {
+            detail: serde_json::to_string_pretty(args).unwrap_or_default(),
+            ..Action::default()
+        })
     }
     /// Runs the tool with arguments that already passed schema validation.
     async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError>;
@@ -91,30 +122,103 @@ pub fn schema_of<T: schemars::JsonSchema>() -> serde_json::Value {
 pub struct ToolOutcome {
     /// Whether the tool succeeded.
     pub ok: bool,
-    /// Result text or error message.
+    /// Result text or error message, cut to the output cap.
     pub content: String,
+    /// The whole output when `content` was cut (kept for the trace), else `None`.
+    pub full_content: Option<String>,
     /// Wall time.
     pub duration: Duration,
     /// Machine-readable failure kind (`unknown_tool`, `invalid_json`, `invalid_arguments`,
-    /// `failed`, `timeout`, `cancelled`), `None` on success.
+    /// `failed`, `timeout`, `cancelled`, `circuit_open`, `denied`), `None` on success.
     pub error_kind: Option<&'static str>,
+    /// This failure opened the tool's circuit breaker.
+    pub breaker_opened: bool,
+}
+
+impl ToolOutcome {
+    /// An unsuccessful outcome of the given kind.
+    pub fn failure(kind: &'static str, content: String, duration: Duration) -> Self {
+        Self {
+            ok: false,
+            content,
+            full_content: None,
+            duration,
+            error_kind: Some(kind),
+            breaker_opened: false,
+        }
+    }
+}
+
+/// A call that passed lookup, JSON parsing and schema validation, with what it would do.
+/// The approval gate decides on it; [`ToolRegistry::run`] then runs it.
+pub struct Prepared {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// Parsed, validated arguments.
+    pub args: serde_json::Value,
+    /// The tool's risk level.
+    pub risk: Risk,
+    /// What the call would do.
+    pub action: Action,
+    tool: Arc<dyn Tool>,
+    started: Instant,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("call", &self.call)
+            .field("risk", &self.risk)
+            .field("action", &self.action)
+            .finish_non_exhaustive()
+    }
 }
 
 struct Registered {
     tool: Arc<dyn Tool>,
-    validator: jsonschema::Validator,
+    validator: Arc<jsonschema::Validator>,
     schema: serde_json::Value,
 }
 
-/// All tools the agent may offer, by name.
+#[derive(Default)]
+struct Breaker {
+    consecutive_failures: u32,
+    open_until: Option<Instant>,
+}
+
+/// Limits that apply to every call.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Longest result the model sees, in characters.
+    pub output_cap_chars: usize,
+    /// Consecutive failures that open a tool's breaker (0 = never).
+    pub breaker_failures: u32,
+    /// How long an open breaker lasts.
+    pub breaker_cooldown: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            output_cap_chars: 16_000,
+            breaker_failures: 3,
+            breaker_cooldown: Duration::from_secs(60),
+        }
+    }
+}
+
+/// All tools the agent may offer, by name. Tools can be added while the registry is shared
+/// (MCP servers come and go); every call works on a snapshot of one tool.
 #[derive(Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, Registered>,
+    tools: RwLock<BTreeMap<String, Registered>>,
+    breakers: Mutex<HashMap<String, Breaker>>,
+    limits: Limits,
 }
 
 impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.tools.keys()).finish()
+        f.debug_list().entries(self.names()).finish()
     }
 }
 
@@ -124,50 +228,82 @@ impl ToolRegistry {
         Self::default()
     }
 
+    /// An empty registry with these limits.
+    pub fn with_limits(limits: Limits) -> Self {
+        Self {
+            limits,
+            ..Self::default()
+        }
+    }
+
     /// The registry with every built-in tool.
     pub fn with_builtins() -> Self {
-        let mut r = Self::new();
-        // Built-in definitions are fixed at compile time and covered by tests.
-        for tool in [
-            Arc::new(crate::CurrentTime) as Arc<dyn Tool>,
-            Arc::new(crate::ReadFile),
-        ] {
-            if let Err(e) = r.register(tool) {
-                tracing::error!(error = %e, "built-in tool rejected");
-            }
-        }
+        let r = Self::new();
+        r.add_builtins();
         r
     }
 
-    /// Adds a tool; its schema must compile and its name must be new.
-    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), ToolError> {
-        let name = tool.name().to_string();
-        if self.tools.contains_key(&name) {
-            return Err(ToolError::Definition {
-                name,
-                detail: "registered twice".into(),
-            });
+    /// Registers every built-in tool.
+    pub fn add_builtins(&self) {
+        // Built-in definitions are fixed at compile time and covered by tests.
+        for tool in crate::builtin::all() {
+            if let Err(e) = self.register(tool) {
+                tracing::error!(error = %e, "built-in tool rejected");
+            }
         }
+    }
+
+    /// Adds a tool; its schema must compile and its name must be new.
+    pub fn register(&self, tool: Arc<dyn Tool>) -> Result<(), ToolError> {
+        let name = tool.name().to_string();
         let schema = tool.parameters();
         let validator = jsonschema::validator_for(&schema).map_err(|e| ToolError::Definition {
             name: name.clone(),
             detail: e.to_string(),
         })?;
-        self.tools.insert(
+        let mut tools = self.tools.write().unwrap_or_else(|p| p.into_inner());
+        if tools.contains_key(&name) {
+            return Err(ToolError::Definition {
+                name,
+                detail: "registered twice".into(),
+            });
+        }
+        tools.insert(
             name,
             Registered {
                 tool,
-                validator,
+                validator: Arc::new(validator),
                 schema,
             },
         );
         Ok(())
     }
 
+    /// Removes every tool whose name starts with `prefix` (an MCP server's `name__`).
+    pub fn unregister_prefix(&self, prefix: &str) -> usize {
+        let mut tools = self.tools.write().unwrap_or_else(|p| p.into_inner());
+        let before = tools.len();
+        tools.retain(|name, _| !name.starts_with(prefix));
+        before - tools.len()
+    }
+
+    /// Names of all registered tools, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let tools = self.tools.read().unwrap_or_else(|p| p.into_inner());
+        tools.keys().cloned().collect()
+    }
+
     /// Definitions offered to the model, in name order (stable, for the prompt cache).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools
+        self.specs_where(|_, _| true)
+    }
+
+    /// Definitions of the tools `offer(name, risk)` accepts, in name order.
+    pub fn specs_where(&self, offer: impl Fn(&str, Risk) -> bool) -> Vec<ToolSpec> {
+        let tools = self.tools.read().unwrap_or_else(|p| p.into_inner());
+        tools
             .values()
+            .filter(|r| offer(r.tool.name(), r.tool.risk()))
             .map(|r| ToolSpec {
                 name: r.tool.name().to_string(),
                 description: r.tool.description().to_string(),
@@ -178,55 +314,66 @@ impl ToolRegistry {
 
     /// Risk of a tool, `None` if unknown.
     pub fn risk(&self, name: &str) -> Option<Risk> {
-        self.tools.get(name).map(|r| r.tool.risk())
+        let tools = self.tools.read().unwrap_or_else(|p| p.into_inner());
+        tools.get(name).map(|r| r.tool.risk())
     }
 
-    /// Runs one call: checks the tool exists, parses and validates the arguments, then runs it
-    /// under its time limit and the context's cancellation. Never fails: every problem becomes
-    /// an unsuccessful outcome with a message for the model.
+    /// Runs one call with no gate in between: [`Self::prepare`] then [`Self::run`].
     pub async fn execute(
         &self,
         call: &ToolCall,
         ctx: &ToolContext,
         default_timeout: Duration,
     ) -> ToolOutcome {
+        match self.prepare(call, ctx).await {
+            Ok(prepared) => self.run(prepared, ctx, default_timeout).await,
+            Err(outcome) => outcome,
+        }
+    }
+
+    /// Checks the tool exists, parses and validates the arguments, and asks the tool what it
+    /// would do. Every problem becomes an unsuccessful outcome with a message for the model.
+    pub async fn prepare(
+        &self,
+        call: &ToolCall,
+        ctx: &ToolContext,
+    ) -> Result<Prepared, ToolOutcome> {
         let started = Instant::now();
-        let fail = |kind: &'static str, content: String| ToolOutcome {
-            ok: false,
-            content,
-            duration: started.elapsed(),
-            error_kind: Some(kind),
+        let fail = |kind: &'static str, content: String| {
+            ToolOutcome::failure(kind, content, started.elapsed())
         };
-        let Some(entry) = self.tools.get(&call.name) else {
-            let names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
-            return fail(
-                "unknown_tool",
-                format!(
-                    "error: unknown tool {:?}; available tools: {}",
-                    call.name,
-                    names.join(", ")
-                ),
-            );
+        let (tool, validator) = {
+            let tools = self.tools.read().unwrap_or_else(|p| p.into_inner());
+            match tools.get(&call.name) {
+                Some(r) => (r.tool.clone(), r.validator.clone()),
+                None => {
+                    let names: Vec<&str> = tools.keys().map(String::as_str).collect();
+                    return Err(fail(
+                        "unknown_tool",
+                        format!(
+                            "error: unknown tool {:?}; available tools: {}",
+                            call.name,
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
         };
         let text = if call.arguments.trim().is_empty() {
             "{}"
         } else {
             call.arguments.as_str()
         };
-        let args: serde_json::Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => {
-                return fail(
-                    "invalid_json",
-                    format!(
-                        "error: the arguments for {} are not valid JSON ({e}); send one JSON object",
-                        call.name
-                    ),
-                );
-            }
-        };
-        let problems: Vec<String> = entry
-            .validator
+        let args: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            fail(
+                "invalid_json",
+                format!(
+                    "error: the arguments for {} are not valid JSON ({e}); send one JSON object",
+                    call.name
+                ),
+            )
+        })?;
+        let problems: Vec<String> = validator
             .iter_errors(&args)
             .map(|e| {
                 let at = e.instance_path().to_string();
@@ -238,30 +385,138 @@ impl ToolRegistry {
             })
             .collect();
         if !problems.is_empty() {
-            return fail(
+            return Err(fail(
                 "invalid_arguments",
                 format!(
                     "error: invalid arguments for {}: {}",
                     call.name,
                     problems.join("; ")
                 ),
+            ));
+        }
+        let action = tool.action(&args, ctx).await.map_err(|e| {
+            let kind = match e {
+                ToolError::InvalidArguments(_) => "invalid_arguments",
+                _ => "failed",
+            };
+            fail(kind, format!("error: {e}"))
+        })?;
+        Ok(Prepared {
+            call: call.clone(),
+            args,
+            risk: tool.risk(),
+            action,
+            tool,
+            started,
+        })
+    }
+
+    /// Runs a prepared call under its time limit and the context's cancellation, cuts long
+    /// output to the cap, and keeps the tool's circuit breaker.
+    pub async fn run(
+        &self,
+        prepared: Prepared,
+        ctx: &ToolContext,
+        default_timeout: Duration,
+    ) -> ToolOutcome {
+        let Prepared {
+            call,
+            args,
+            tool,
+            started,
+            ..
+        } = prepared;
+        let fail = |kind: &'static str, content: String| {
+            ToolOutcome::failure(kind, content, started.elapsed())
+        };
+        if let Some(left) = self.breaker_open(&call.name) {
+            return fail(
+                "circuit_open",
+                format!(
+                    "error: {} is unavailable for another {:.0}s after {} failures in a row; do without it or try later",
+                    call.name,
+                    left.as_secs_f64().ceil(),
+                    self.limits.breaker_failures
+                ),
             );
         }
-        let limit = entry.tool.timeout().unwrap_or(default_timeout);
-        let run = entry.tool.call(args, ctx);
-        tokio::select! {
+        let limit = tool.timeout().unwrap_or(default_timeout);
+        let run = tool.call(args, ctx);
+        let mut outcome = tokio::select! {
             biased;
             _ = ctx.cancel.cancelled() => fail("cancelled", format!("error: {} was cancelled", call.name)),
             r = tokio::time::timeout(limit, run) => match r {
-                Ok(Ok(content)) => ToolOutcome { ok: true, content, duration: started.elapsed(), error_kind: None },
+                Ok(Ok(content)) => ToolOutcome { ok: true, content, full_content: None, duration: started.elapsed(), error_kind: None, breaker_opened: false },
                 Ok(Err(e)) => fail(
                     if matches!(e, ToolError::InvalidArguments(_)) { "invalid_arguments" } else { "failed" },
                     format!("error: {e}"),
                 ),
                 Err(_) => fail("timeout", format!("error: {} timed out after {:.1}s", call.name, limit.as_secs_f64())),
             },
+        };
+        outcome.breaker_opened = self.record(&call.name, outcome.error_kind);
+        cap(&mut outcome, self.limits.output_cap_chars);
+        outcome
+    }
+
+    fn breaker_open(&self, name: &str) -> Option<Duration> {
+        let mut breakers = self.breakers.lock().unwrap_or_else(|p| p.into_inner());
+        let b = breakers.get_mut(name)?;
+        let until = b.open_until?;
+        let now = Instant::now();
+        if now < until {
+            return Some(until - now);
+        }
+        // Half-open: the next call decides; one more failure opens it again.
+        b.open_until = None;
+        b.consecutive_failures = self.limits.breaker_failures.saturating_sub(1);
+        None
+    }
+
+    /// Counts a finished call; returns true when this failure opened the breaker.
+    fn record(&self, name: &str, error_kind: Option<&str>) -> bool {
+        if self.limits.breaker_failures == 0 {
+            return false;
+        }
+        let mut breakers = self.breakers.lock().unwrap_or_else(|p| p.into_inner());
+        let b = breakers.entry(name.to_string()).or_default();
+        match error_kind {
+            None => {
+                b.consecutive_failures = 0;
+                false
+            }
+            // The tool itself misbehaved.
+            Some("failed" | "timeout") => {
+                b.consecutive_failures += 1;
+                if b.consecutive_failures >= self.limits.breaker_failures {
+                    b.open_until = Some(Instant::now() + self.limits.breaker_cooldown);
+                    true
+                } else {
+                    false
+                }
+            }
+            // The model's mistake or the user's stop says nothing about the tool.
+            Some(_) => false,
         }
     }
+}
+
+/// Cuts `content` to `cap` characters, keeping the head and the tail (where errors and
+/// summaries usually are) and saying so; the whole text moves to `full_content`.
+fn cap(outcome: &mut ToolOutcome, cap: usize) {
+    let total = outcome.content.chars().count();
+    if cap == 0 || total <= cap {
+        return;
+    }
+    let head_chars = cap * 3 / 4;
+    let tail_chars = cap - head_chars;
+    let head: String = outcome.content.chars().take(head_chars).collect();
+    let tail: String = outcome.content.chars().skip(total - tail_chars).collect();
+    let cut = format!(
+        "{head}\n[… output truncated: {} of {total} characters omitted; the full output is kept in the trace …]\n{tail}",
+        total - head_chars - tail_chars
+    );
+    outcome.full_content = Some(std::mem::replace(&mut outcome.content, cut));
 }
 
 #[cfg(test)]
@@ -303,7 +558,7 @@ mod tests {
     }
 
     fn registry() -> ToolRegistry {
-        let mut r = ToolRegistry::new();
+        let r = ToolRegistry::new();
         r.register(Arc::new(Sleepy)).expect("register");
         r
     }
@@ -357,8 +612,119 @@ mod tests {
 
     #[test]
     fn duplicate_names_are_rejected() {
-        let mut r = registry();
+        let r = registry();
         let err = r.register(Arc::new(Sleepy)).err().map(|e| e.to_string());
         assert_eq!(err.as_deref(), Some("tool sleepy: registered twice"));
+    }
+
+    /// Fails every call (counting them), or answers with `len` characters.
+    struct Counted {
+        calls: std::sync::atomic::AtomicUsize,
+        len: Option<usize>,
+    }
+
+    #[async_trait]
+    impl Tool for Counted {
+        fn name(&self) -> &str {
+            "counted"
+        }
+        fn description(&self) -> &str {
+            "fails or talks a lot"
+        }
+        fn parameters(&self) -> serde_json::Value {
+            schema_of::<EmptyArgs>()
+        }
+        fn risk(&self) -> Risk {
+            Risk::ReadOnly
+        }
+        async fn call(&self, _: serde_json::Value, _: &ToolContext) -> Result<String, ToolError> {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            match self.len {
+                Some(n) => Ok(format!("HEAD{}TAIL", "x".repeat(n))),
+                None => Err(ToolError::Failed("backend down".into())),
+            }
+        }
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct EmptyArgs {}
+
+    fn ctx() -> ToolContext {
+        ToolContext {
+            workdir: PathBuf::from("."),
+            cancel: CancellationToken::new(),
+            session_id: "s".into(),
+        }
+    }
+
+    fn counted_call() -> ToolCall {
+        ToolCall {
+            id: "c".into(),
+            name: "counted".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn repeated_failures_open_the_breaker_and_calls_then_fail_fast() {
+        let tool = Arc::new(Counted {
+            calls: Default::default(),
+            len: None,
+        });
+        let r = ToolRegistry::with_limits(Limits {
+            breaker_failures: 3,
+            breaker_cooldown: Duration::from_secs(60),
+            ..Limits::default()
+        });
+        r.register(tool.clone()).expect("register");
+        let mut opened = Vec::new();
+        for _ in 0..3 {
+            let out = r
+                .execute(&counted_call(), &ctx(), Duration::from_secs(5))
+                .await;
+            assert_eq!(out.error_kind, Some("failed"));
+            opened.push(out.breaker_opened);
+        }
+        assert_eq!(opened, [false, false, true], "the third failure opens it");
+        let out = r
+            .execute(&counted_call(), &ctx(), Duration::from_secs(5))
+            .await;
+        assert_eq!(out.error_kind, Some("circuit_open"));
+        assert!(
+            out.content.contains("3 failures in a row"),
+            "{}",
+            out.content
+        );
+        assert_eq!(
+            tool.calls.load(std::sync::atomic::Ordering::SeqCst),
+            3,
+            "not run while open"
+        );
+    }
+
+    #[tokio::test]
+    async fn long_output_is_cut_with_a_marker_and_kept_whole_for_the_trace() {
+        let r = ToolRegistry::with_limits(Limits {
+            output_cap_chars: 1000,
+            ..Limits::default()
+        });
+        r.register(Arc::new(Counted {
+            calls: Default::default(),
+            len: Some(50_000),
+        }))
+        .expect("register");
+        let out = r
+            .execute(&counted_call(), &ctx(), Duration::from_secs(5))
+            .await;
+        assert!(out.ok);
+        assert!(out.content.starts_with("HEAD") && out.content.ends_with("TAIL"));
+        assert!(
+            out.content
+                .contains("output truncated: 49008 of 50008 characters omitted"),
+            "{}",
+            &out.content[700..900]
+        );
+        assert!(out.content.chars().count() < 1200);
+        assert_eq!(out.full_content.map(|f| f.len()), Some(50_008));
     }
 }
