@@ -1,0 +1,34 @@
+//! The approval gate: "the model proposes, the system decides". Before every tool call the
+//! gate looks, in this order, at hard-deny patterns (`rm -rf ~`, `mkfs`, writes to block
+//! devices), the path policy (secrets are never read or written; writes only inside the
+//! workspace roots; the assistant's own data directory is off limits), then the user's rules
+//! (tool + argument pattern → allow / ask / deny), then the risk level (read-only calls run,
+//! everything else asks). It decides from the [`echo_tools::Action`] the tool built from
+//! validated arguments, never from text the model or a tool result wrote.
+//!
+//! Rules and every decision (the audit log) live in SQLite. Asking the user is the agent's
+//! job; this crate only says *that* it must ask, and why.
+#![deny(missing_docs)]
+
+mod audit;
+mod policy;
+mod rules;
+mod shell;
+
+pub use audit::{AuditEntry, AuditLog, NewAuditEntry, mask_secrets};
+pub use policy::{DecidedBy, Decision, Policy, Request, Verdict};
+pub use rules::{NewRule, Rule, RuleBook, RuleScope, suggest_pattern};
+
+/// What went wrong in the gate's storage or setup.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// A database operation failed.
+    #[error("approval store: {0}")]
+    Store(#[from] sqlx::Error),
+    /// A rule or setting is malformed.
+    #[error("{0}")]
+    Invalid(String),
+    /// No rule with this id.
+    #[error("no rule with id {0}")]
+    NoSuchRule(String),
+}
