@@ -1,0 +1,82 @@
+//! `mcp-test-server`: the test MCP server as its own process. Serves stdio by default; with
+//! `--http ADDR` serves streamable HTTP at `http://ADDR/mcp` instead, printing the bound
+//! address (`127.0.0.1:PORT`) as the first line on stdout. With `--exit-on-stdin-eof` the HTTP
+//! server exits when its standard input closes (the parent test has gone). With
+//! `--hang-on-list` (stdio) it never answers a request for its tools.
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use anyhow::{Context, bail};
+use echo_mcp_test_server::{CrashMode, TestServer, serve_http};
+use rmcp::ServiceExt;
+use tokio::io::AsyncReadExt;
+
+const USAGE: &str = "usage: mcp-test-server [--hang-on-list | --http ADDR [--exit-on-stdin-eof]]";
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let mut http: Option<SocketAddr> = None;
+    let mut exit_on_stdin_eof = false;
+    let mut hang_on_list = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => {
+                let value = args.next().context(USAGE)?;
+                http = Some(
+                    value
+                        .parse()
+                        .with_context(|| format!("bad address {value:?}"))?,
+                );
+            }
+            "--exit-on-stdin-eof" => exit_on_stdin_eof = true,
+            "--hang-on-list" => hang_on_list = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n{USAGE}"),
+        }
+    }
+
+    let Some(addr) = http else {
+        let mut server = TestServer::new(CrashMode::ExitProcess);
+        if hang_on_list {
+            server = server.hanging_on_list();
+        }
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("starting the stdio server")?;
+        running.waiting().await.context("serving stdio")?;
+        return Ok(());
+    };
+
+    if !addr.ip().is_loopback() {
+        bail!("--http must be a loopback address, not {addr}");
+    }
+    let server = serve_http(addr, CrashMode::ExitProcess)
+        .await
+        .with_context(|| format!("binding {addr}"))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", server.addr())?;
+    stdout.flush()?;
+    drop(stdout);
+
+    let stdin_closed = async move {
+        if exit_on_stdin_eof {
+            let mut stdin = tokio::io::stdin();
+            let mut buf = [0u8; 256];
+            while !matches!(stdin.read(&mut buf).await, Ok(0) | Err(_)) {}
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = stdin_closed => {}
+    }
+    server.stop().await;
+    Ok(())
+}
