@@ -5,6 +5,7 @@
 //! call, then ContextStage → InferenceStage → ResponseStage. Turns of different sessions run
 //! concurrently.
 
+use crate::approval::{ApprovalMode, Gate};
 use crate::background::{Background, title_of};
 use crate::context::MemoryBlocks;
 use crate::context::{ContextStage, RuntimeInfo};
@@ -27,6 +28,9 @@ use echo_llm::LlmClient;
 use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
 use echo_memory::{MemoryStore, SemanticIndex};
 use echo_tools::ToolRegistry;
+
+mod jobs;
+use jobs::{PostTurn, start_post_turn_jobs};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -36,6 +40,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Longest accepted user input, in bytes.
 const MAX_INPUT_BYTES: usize = 1024 * 1024;
+/// How long a turn waits for MCP servers that are still connecting.
+const MCP_START_WAIT: Duration = Duration::from_secs(10);
 /// How often a turn re-checks a session held by another process.
 const BUSY_POLL: Duration = Duration::from_millis(100);
 
@@ -48,6 +54,8 @@ pub struct TurnRequest {
     pub input: String,
     /// Which front end sends it (`cli`, `desktop`, `quick_ask`, `gateway`, `automation`).
     pub entry_point: String,
+    /// Whether someone can answer approval questions during this turn.
+    pub approvals: ApprovalMode,
 }
 
 /// How a turn ended.
@@ -91,7 +99,13 @@ struct Inner {
     store: Store,
     tracer: Tracer,
     llm: LlmClient,
-    tools: ToolRegistry,
+    tools: Arc<ToolRegistry>,
+    /// The approval gate with its rules, audit log and pending questions.
+    pub(crate) gate: Gate,
+    /// The user's skills (`<home>/skills`).
+    skills: Arc<echo_tools::SkillStore>,
+    /// Configured MCP servers; their tools are in `tools` while they are up.
+    mcp: Arc<echo_mcp::McpManager>,
     prompts: Prompts,
     instance: Instance,
     background: Background,
@@ -179,7 +193,50 @@ impl Api {
         }
         let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
         let semantic: SharedSemantic = Arc::new(tokio::sync::OnceCell::new());
-        let mut tools = ToolRegistry::with_builtins();
+        let tools = Arc::new(ToolRegistry::with_limits(echo_tools::Limits {
+            output_cap_chars: config.tools.output_cap_chars,
+            breaker_failures: config.tools.breaker_failures,
+            breaker_cooldown: Duration::from_secs_f64(config.tools.breaker_cooldown_secs.max(0.0)),
+        }));
+        tools.add_builtins();
+        let skills = Arc::new(echo_tools::SkillStore::new(home.join("skills")));
+        for tool in echo_tools::skill_tools(skills.clone()) {
+            if let Err(e) = tools.register(tool) {
+                tracing::error!(error = %e, "skill tool rejected");
+            }
+        }
+        let mcp = echo_mcp::McpManager::start_with(
+            config.tools.mcp.clone(),
+            tools.clone(),
+            echo_mcp::McpOptions {
+                call_timeout: Duration::from_secs_f64(config.agent.tool_timeout_secs.max(0.001)),
+                ..echo_mcp::McpOptions::default()
+            },
+        );
+        let user_home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let policy =
+            echo_gate::Policy::new(&config.tools, &home, &workdir, user_home).map_err(|e| {
+                ApiError::InvalidInput {
+                    what: "tools settings",
+                    message: e.to_string(),
+                }
+            })?;
+        let explain_llm = match &config.tools.explain_model {
+            Some(model) => LlmClient::from_config(&echo_core::config::LlmConfig {
+                model: model.clone(),
+                ..config.llm.clone()
+            })?,
+            None => LlmClient::from_config(&config.llm)?,
+        };
+        let gate = Gate::new(
+            policy,
+            echo_gate::RuleBook::new(store.pool().clone()),
+            echo_gate::AuditLog::new(store.pool().clone()),
+            config.tools.clone(),
+            explain_llm,
+        );
         if config.memory.enabled {
             let note = Arc::new(MemoryNote {
                 store: memory.clone(),
@@ -199,6 +256,9 @@ impl Api {
                 tracer: Tracer::new(store.clone()),
                 prompts: Prompts::new(home.join("prompts")),
                 tools,
+                gate,
+                skills,
+                mcp,
                 background: Background::default(),
                 session_locks: Mutex::new(HashMap::new()),
                 config,
@@ -211,6 +271,21 @@ impl Api {
                 semantic,
             }),
         })
+    }
+
+    /// The approval gate.
+    pub(crate) fn gate(&self) -> &Gate {
+        &self.inner.gate
+    }
+
+    /// The MCP servers.
+    pub(crate) fn mcp(&self) -> &echo_mcp::McpManager {
+        &self.inner.mcp
+    }
+
+    /// The engine's database.
+    pub(crate) fn store(&self) -> &Store {
+        &self.inner.store
     }
 
     /// The memory store.
@@ -357,8 +432,13 @@ impl Api {
         root: &Span,
     ) -> Result<(String, Usage, String), TurnFailure> {
         let inner = &self.inner;
+        // A one-shot front end may send its turn while MCP servers are still connecting;
+        // give them a moment so their tools are there (returns at once when settled).
+        inner.mcp.settled(MCP_START_WAIT).await;
+        let skills = inner.skills.list();
         let context = ContextStage {
             prompts: &inner.prompts,
+            skills: &skills,
         };
 
         // ContextStage
@@ -377,7 +457,7 @@ impl Api {
             &history[..before],
             &request.input,
             &RuntimeInfo::now(&request.entry_point),
-            inner.tools.specs(),
+            offered_tools(inner, session).await,
             &blocks,
         );
         let prepared = match prepared {
@@ -409,6 +489,8 @@ impl Api {
             cancel,
             root,
             workdir: &inner.workdir,
+            gate: &inner.gate,
+            approvals: request.approvals,
         };
         let result = inference::run(&scope, prepared.messages, prepared.tools).await?;
 
@@ -646,6 +728,7 @@ impl Api {
     pub async fn close(&self) {
         let limit = Duration::from_secs_f64(self.inner.config.agent.background_wait_secs.max(0.0));
         self.wait_background(limit).await;
+        self.inner.mcp.shutdown().await;
         self.inner.store.close().await;
     }
 }
@@ -654,265 +737,6 @@ impl Inner {
     fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(session.to_string()).or_default().clone()
-    }
-
-    /// Consolidates the session when enough messages have piled up since its boundary: under
-    /// the session's lock, re-reading the session, traced as a background node of `turn`.
-    async fn consolidate_if_due(
-        self: Arc<Self>,
-        session: SessionId,
-        turn: TurnId,
-        root_span: String,
-    ) {
-        let due = self.config.memory.consolidate_after;
-        if due == 0 {
-            return;
-        }
-        let lock = self.session_lock(&session);
-        let _guard = lock.lock().await;
-        let (from, history) = match (
-            self.store.consolidated_seq(&session).await,
-            self.store.history(&session).await,
-        ) {
-            (Ok(f), Ok(h)) => (f, h),
-            (Err(e), _) | (_, Err(e)) => {
-                tracing::warn!(error = %e, "cannot check whether the session needs consolidation");
-                return;
-            }
-        };
-        if (history.iter().filter(|m| m.seq > from).count() as u32) < due {
-            return;
-        }
-        let mut span = self
-            .tracer
-            .start_detached(&turn, &root_span, "background:consolidate")
-            .await;
-        let semantic = self.semantic().await;
-        let neighbours = semantic.map(|s| s as &dyn echo_memory::Neighbours);
-        let context = ContextStage {
-            prompts: &self.prompts,
-        };
-        let result = memory::consolidate(memory::Consolidation {
-            store: &self.memory,
-            core: &self.store,
-            llm: &self.memory_llm,
-            context,
-            span: &span,
-            session: &session,
-            history: &history,
-            neighbours,
-        })
-        .await;
-        match result {
-            Ok(report) => {
-                if let Ok(v) = serde_json::to_value(&report) {
-                    span.attr("report", v);
-                }
-                if let Some(index) = semantic
-                    && let Err(e) = index.flush(&self.memory).await
-                {
-                    span.degrade("embedding_failed");
-                    span.attr("embedding_error", e.to_string());
-                }
-                span.finish(SpanStatus::Ok).await;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, session = %session, "consolidation failed");
-                span.set_error(&e);
-                span.finish(SpanStatus::Error).await;
-            }
-        }
-    }
-
-    async fn semantic(&self) -> Option<&SemanticIndex> {
-        self.semantic
-            .get_or_init(|| self.open_semantic())
-            .await
-            .as_ref()
-    }
-
-    /// Chooses the embedder from the configuration and opens the vector index. Anything
-    /// missing means BM25-only retrieval, said once in the log.
-    async fn open_semantic(&self) -> Option<SemanticIndex> {
-        let config = &self.config;
-        if !config.memory.enabled {
-            return None;
-        }
-        let embedder: Arc<dyn Embedder> = match config.memory.embedder.as_str() {
-            "none" => return None,
-            "openai" => {
-                let url = config.llm.effective_base_url();
-                match OpenAiEmbedder::new(
-                    &url,
-                    &config.memory.embed_model,
-                    config.llm.api_key.clone(),
-                    config.memory.embed_dim,
-                ) {
-                    Ok(e) => Arc::new(e),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "embedder unavailable; memory retrieval uses BM25 only");
-                        return None;
-                    }
-                }
-            }
-            _ => {
-                let explicit = config.memory.embed_model_dir.as_deref();
-                let dir = match echo_memory::echo_embed::resolve_model_dir(explicit, &config.home) {
-                    Some(dir) => dir,
-                    None => {
-                        // First use in the wild: fetch the model into the data directory.
-                        let dest = echo_memory::echo_embed::default_model_dir(&config.home);
-                        let url = echo_memory::echo_embed::DEFAULT_BASE_URL;
-                        let fetched = tokio::time::timeout(
-                            Duration::from_secs(300),
-                            echo_memory::echo_embed::download_model(url, &dest),
-                        )
-                        .await;
-                        match fetched {
-                            Ok(Ok(dir)) => dir,
-                            Ok(Err(e)) => {
-                                tracing::warn!(error = %e, "no local embedding model; memory retrieval uses BM25 only");
-                                return None;
-                            }
-                            Err(_) => {
-                                tracing::warn!(
-                                    "embedding model download timed out; memory retrieval uses BM25 only"
-                                );
-                                return None;
-                            }
-                        }
-                    }
-                };
-                match tokio::task::spawn_blocking(move || MiniLmEmbedder::load(&dir)).await {
-                    Ok(Ok(e)) => Arc::new(e),
-                    Ok(Err(e)) => {
-                        tracing::warn!(error = %e, "embedding model unusable; memory retrieval uses BM25 only");
-                        return None;
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "embedding model load failed; memory retrieval uses BM25 only");
-                        return None;
-                    }
-                }
-            }
-        };
-        let dir = config.home.join("vectors");
-        match SemanticIndex::open(&dir, embedder, &self.memory).await {
-            Ok((index, rebuilt)) => {
-                if rebuilt {
-                    tracing::info!("vector index rebuilt for model {}", index.model_id());
-                }
-                if let Err(e) = index.flush(&self.memory).await {
-                    tracing::warn!(error = %e, "embedding pending memories failed");
-                }
-                Some(index)
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "vector index unavailable; memory retrieval uses BM25 only");
-                None
-            }
-        }
-    }
-
-    /// Embeds what the outbox holds (after memory changes). Failures stay in the outbox.
-    async fn flush_vectors(&self) {
-        if let Some(index) = self.semantic().await
-            && let Err(e) = index.flush(&self.memory).await
-        {
-            tracing::warn!(error = %e, "embedding memories failed; they stay queued");
-        }
-    }
-}
-
-/// What the post-turn jobs need.
-struct PostTurn {
-    session: SessionId,
-    turn: TurnId,
-    root_span: String,
-    input: String,
-    answer: String,
-    message: MessageId,
-}
-
-/// Starts the background jobs of a completed turn: the session title and, when memory is on,
-/// memory extraction.
-fn start_post_turn_jobs(inner: Arc<Inner>, job: PostTurn) {
-    let tracer = inner.tracer.clone();
-    let background = inner.background.clone();
-    {
-        let store = inner.store.clone();
-        let session = job.session.clone();
-        let title = title_of(&job.input);
-        background.spawn(
-            tracer.clone(),
-            job.turn.clone(),
-            job.root_span.clone(),
-            "session_title",
-            move |span| async move {
-                let result = store
-                    .set_session_title_if_empty(&session, &title)
-                    .await
-                    .map_err(|e| e.to_string());
-                (span, result)
-            },
-        );
-    }
-    if inner.config.memory.enabled {
-        let task = inner.clone().consolidate_if_due(
-            job.session.clone(),
-            job.turn.clone(),
-            job.root_span.clone(),
-        );
-        background.track(task);
-    }
-    if inner.config.memory.enabled && inner.config.memory.extraction {
-        let turn = job.turn.clone();
-        let root = job.root_span.clone();
-        background.spawn(
-            tracer,
-            turn,
-            root,
-            "extract_memories",
-            move |mut span| async move {
-                let semantic = inner.semantic().await;
-                let facts = TurnFacts {
-                    session_id: job.session.to_string(),
-                    turn_id: job.turn.to_string(),
-                    message_id: Some(job.message.to_string()),
-                    user_message: job.input,
-                    assistant_message: job.answer,
-                    neighbours: semantic.map(|s| s as &dyn echo_memory::Neighbours),
-                };
-                let context = ContextStage {
-                    prompts: &inner.prompts,
-                };
-                let result =
-                    memory::extract(&inner.memory, &inner.memory_llm, context, &span, &facts).await;
-                if let Some(index) = semantic {
-                    match index.flush(&inner.memory).await {
-                        Ok(flushed) => span.attr("embedded", flushed.embedded),
-                        Err(e) => {
-                            span.degrade("embedding_failed");
-                            span.attr("embedding_error", e.to_string());
-                        }
-                    }
-                } else {
-                    span.attr("semantic", false);
-                }
-                match result {
-                    Ok(report) => {
-                        if let Ok(value) = serde_json::to_value(&report) {
-                            span.attr("report", value);
-                        }
-                        if !report.judge_failures.is_empty() {
-                            span.degrade("judge_fallback");
-                        }
-                        (span, Ok(()))
-                    }
-                    Err(e) => (span, Err(e)),
-                }
-            },
-        );
     }
 }
 
@@ -952,4 +776,13 @@ fn check_input(input: &str) -> Result<(), ApiError> {
         });
     }
     Ok(())
+}
+
+/// Tools offered to the model in this session: the registry minus what settings switch off
+/// and what a rule denies outright (the model never sees those).
+async fn offered_tools(inner: &Inner, session: &SessionId) -> Vec<echo_core::ToolSpec> {
+    let rules = inner.gate.rules_for(session.as_str()).await;
+    inner
+        .tools
+        .specs_where(|name, _| inner.gate.policy.offered(name, &rules, session.as_str()))
 }

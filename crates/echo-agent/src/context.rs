@@ -56,6 +56,8 @@ impl RuntimeInfo {
 /// Builds requests.
 pub(crate) struct ContextStage<'a> {
     pub prompts: &'a Prompts,
+    /// The user's skills (names and descriptions only; the model reads one with `skill_view`).
+    pub skills: &'a [echo_tools::SkillSummary],
 }
 
 impl ContextStage<'_> {
@@ -70,6 +72,19 @@ impl ContextStage<'_> {
     ) -> Result<Prepared, PromptError> {
         let mut messages = Vec::with_capacity(history.len() + 2);
         let mut system = self.prompts.render(PromptName::System, ())?;
+        if !self.skills.is_empty() {
+            let skills: Vec<serde_json::Value> = self
+                .skills
+                .iter()
+                .map(|s| serde_json::json!({ "name": s.name, "description": s.description }))
+                .collect();
+            let block = self.prompts.render(
+                PromptName::SkillsIndex,
+                serde_json::json!({ "skills": skills }),
+            )?;
+            system.push_str("\n\n");
+            system.push_str(&block);
+        }
         if !memory.snapshot.is_empty() {
             let block = self.prompts.render(
                 PromptName::MemorySnapshot,
@@ -91,6 +106,24 @@ impl ContextStage<'_> {
         }
         messages.push(Message::user(format!("{head}\n\n{current}")));
         Ok(Prepared { messages, tools })
+    }
+
+    /// The request for a short explanation of an action waiting for approval.
+    pub(crate) fn approval_explanation(
+        &self,
+        tool: &str,
+        risk: &str,
+        reason: &str,
+        detail: &str,
+    ) -> Result<Vec<Message>, PromptError> {
+        let detail: String = detail.chars().take(4000).collect();
+        let vars =
+            serde_json::json!({ "tool": tool, "risk": risk, "reason": reason, "detail": detail });
+        let system = self.prompts.render(PromptName::ApprovalExplain, &vars)?;
+        let input = self
+            .prompts
+            .render(PromptName::ApprovalExplainInput, &vars)?;
+        Ok(vec![Message::system(system), Message::user(input)])
     }
 
     /// The post-turn extraction request: instructions, the exchange, and the one tool the

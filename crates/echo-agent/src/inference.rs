@@ -3,6 +3,7 @@
 //! calls concurrently, the rest in order) and loop. At `max_iterations`, one last request
 //! without tools asks for a summary. Every model attempt and tool call is a span.
 
+use crate::approval::{ApprovalMode, CallScope, Gate};
 use crate::context::ContextStage;
 use crate::events::TurnEvents;
 use crate::think::{Piece, ThinkFilter, strip_think};
@@ -30,6 +31,8 @@ pub(crate) struct TurnScope<'a> {
     pub cancel: &'a CancellationToken,
     pub root: &'a Span,
     pub workdir: &'a std::path::Path,
+    pub gate: &'a Gate,
+    pub approvals: ApprovalMode,
 }
 
 /// What the loop produced.
@@ -343,20 +346,58 @@ async fn run_one(
     call: &ToolCall,
     timeout: Duration,
 ) -> ToolOutcome {
-    scope.events.emit(TurnEvent::ToolCallExecuting {
-        call_id: call.id.clone(),
-        name: call.name.clone(),
-        arguments: call.arguments.clone(),
-    });
     let mut span = node
         .child(Level::Call, &format!("tool:{}", call.name))
         .await;
     span.attr("call_id", call.id.clone());
     span.attr("arguments", call.arguments.clone());
-    let outcome = scope.tools.execute(call, ctx, timeout).await;
+    let outcome = match scope.tools.prepare(call, ctx).await {
+        Err(outcome) => outcome,
+        Ok(prepared) => {
+            span.attr(
+                "risk",
+                serde_json::to_value(prepared.risk).unwrap_or_default(),
+            );
+            let approval = CallScope {
+                session_id: scope.session.as_str(),
+                turn_id: scope.turn.as_str(),
+                workdir: scope.workdir,
+                mode: scope.approvals,
+                events: scope.events,
+                cancel: scope.cancel,
+                span: &span,
+                context: &scope.context,
+            };
+            match scope.gate.decide(&approval, &prepared).await {
+                Err(text) => ToolOutcome::failure("denied", text, Duration::ZERO),
+                Ok(()) => {
+                    scope.events.emit(TurnEvent::ToolCallExecuting {
+                        call_id: call.id.clone(),
+                        name: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                    });
+                    scope.tools.run(prepared, ctx, timeout).await
+                }
+            }
+        }
+    };
     if let Some(kind) = outcome.error_kind {
         span.attr("error_kind", kind);
         span.set_error(&outcome.content);
+    }
+    if let Some(full) = &outcome.full_content {
+        // The model saw a cut version; the trace keeps all of it.
+        span.attr("full_output", full.clone());
+    }
+    if outcome.breaker_opened {
+        span.degrade("circuit_open");
+        scope.events.emit(TurnEvent::Degraded {
+            reason: "circuit_open".into(),
+            detail: format!(
+                "{} failed {} times in a row and is paused for a while",
+                call.name, scope.config.tools.breaker_failures
+            ),
+        });
     }
     span.attr("result_chars", outcome.content.chars().count());
     span.finish(match outcome.error_kind {

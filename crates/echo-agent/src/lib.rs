@@ -5,6 +5,8 @@
 
 mod api;
 mod api_memory;
+mod api_tools;
+mod approval;
 mod background;
 pub mod bench_locomo;
 pub mod bench_memory;
@@ -21,6 +23,9 @@ mod think;
 
 pub use api::{Api, Trace, TurnOutcome, TurnRequest};
 pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
+pub use approval::{ApprovalAnswer, ApprovalMode};
+pub use echo_gate;
+pub use echo_mcp;
 pub use echo_memory;
 pub use error::ApiError;
 pub use events::EventHandler;

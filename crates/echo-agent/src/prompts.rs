@@ -28,6 +28,12 @@ pub enum PromptName {
     ConsolidateEpisode,
     /// The stretch of conversation given to the consolidation call.
     ConsolidateEpisodeInput,
+    /// Names and descriptions of the user's skills, appended to the system block.
+    SkillsIndex,
+    /// System block of the call that explains a pending approval.
+    ApprovalExplain,
+    /// The action given to that call.
+    ApprovalExplainInput,
 }
 
 impl PromptName {
@@ -44,6 +50,9 @@ impl PromptName {
             Self::JudgeConflictInput => "judge_memory_conflict_input.md",
             Self::ConsolidateEpisode => "consolidate_episode.md",
             Self::ConsolidateEpisodeInput => "consolidate_episode_input.md",
+            Self::SkillsIndex => "skills_index.md",
+            Self::ApprovalExplain => "approval_explain.md",
+            Self::ApprovalExplainInput => "approval_explain_input.md",
         }
     }
 
@@ -65,6 +74,11 @@ impl PromptName {
             Self::ConsolidateEpisode => include_str!("../../../prompts/consolidate_episode.md"),
             Self::ConsolidateEpisodeInput => {
                 include_str!("../../../prompts/consolidate_episode_input.md")
+            }
+            Self::SkillsIndex => include_str!("../../../prompts/skills_index.md"),
+            Self::ApprovalExplain => include_str!("../../../prompts/approval_explain.md"),
+            Self::ApprovalExplainInput => {
+                include_str!("../../../prompts/approval_explain_input.md")
             }
         }
     }

@@ -117,6 +117,7 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
             session: format!("bench-{}", i / per_session),
             input: format!("benchmark message number {i}: please answer briefly"),
             entry_point: "bench".into(),
+            approvals: echo_agent::ApprovalMode::NoOneToAsk,
         };
         let started = Instant::now();
         let outcome = api

@@ -1,12 +1,13 @@
 //! Command-line interface: argument parsing and one handler per command.
 
 use crate::print;
+use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use echo_agent::{Api, EventHandler, TurnRequest};
+use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_core::config::{Config, Overrides, ProcessEnv};
 use echo_core::store::TurnStatus;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -85,6 +86,21 @@ enum Command {
     Trace {
         #[command(subcommand)]
         command: TraceCommand,
+    },
+    /// Approval rules: which tool calls run without asking, ask, or are refused.
+    Rules {
+        #[command(subcommand)]
+        command: crate::tools_cli::RulesCommand,
+    },
+    /// MCP servers from the settings and their state.
+    Mcp {
+        #[command(subcommand)]
+        command: crate::tools_cli::McpCommand,
+    },
+    /// The approval gate's decisions (audit log).
+    Approvals {
+        #[command(subcommand)]
+        command: crate::tools_cli::ApprovalsCommand,
     },
     /// Long-term memory: browse, search, edit, review conflicts.
     Memory {
@@ -204,6 +220,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print::trace(&api.trace(&turn_id).await?, json)?;
             ExitCode::SUCCESS
         }
+        Command::Rules { command } => {
+            crate::tools_cli::rules(&api, command).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Mcp { command } => {
+            crate::tools_cli::mcp(&api, command).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Approvals { command } => {
+            crate::tools_cli::approvals(&api, command).await?;
+            ExitCode::SUCCESS
+        }
         Command::Memory { command } => {
             crate::memory_cli::run(&api, command).await?;
             ExitCode::SUCCESS
@@ -250,18 +278,25 @@ async fn ask(
     } else {
         text.join(" ")
     };
-    let outcome = run_turn(api, &session, input, events).await?;
+    // Approval questions are answered on the terminal when there is one.
+    let prompter = std::io::stdin()
+        .is_terminal()
+        .then(|| Prompter::new(api.clone(), Lines::stdin()));
+    let outcome = run_turn(api, &session, input, events, prompter.as_ref()).await?;
     let wait = Duration::from_secs_f64(api.config().agent.background_wait_secs.max(0.0));
     api.wait_background(wait).await;
     Ok(outcome)
 }
 
 /// Runs one turn with Ctrl-C as its stop button, printing events as they come.
+/// With a `prompter`, approval questions are asked on the terminal; without one, anything
+/// that would ask is denied (nobody could answer).
 async fn run_turn(
     api: &Api,
     session: &str,
     input: String,
     as_json: bool,
+    prompter: Option<&Prompter>,
 ) -> anyhow::Result<ExitCode> {
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
@@ -270,16 +305,28 @@ async fn run_turn(
             stop.cancel();
         }
     });
-    let handler: EventHandler = if as_json {
+    let print: EventHandler = if as_json {
         Arc::new(print::json_event)
     } else {
         let printer = print::TurnPrinter::new(std::io::stderr().is_terminal());
         Arc::new(move |event| printer.event(&event))
     };
+    let handler: EventHandler = match prompter.cloned() {
+        Some(prompter) => Arc::new(move |event| {
+            prompter.event(&event);
+            print(event);
+        }),
+        None => print,
+    };
     let request = TurnRequest {
         session: session.to_string(),
         input,
         entry_point: "cli".into(),
+        approvals: if prompter.is_some() {
+            ApprovalMode::Ask
+        } else {
+            ApprovalMode::NoOneToAsk
+        },
     };
     let outcome = api.send(request, handler, cancel).await;
     watcher.abort();
@@ -308,15 +355,8 @@ async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
             "Echo Desk · session {session:?} · /exit or Ctrl-D to leave, Ctrl-C stops an answer"
         );
     }
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<std::io::Result<String>>(1);
-    std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            if tx.blocking_send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let lines = Lines::stdin();
+    let prompter = interactive.then(|| Prompter::new(api.clone(), lines.clone()));
     let mut last = ExitCode::SUCCESS;
     loop {
         if interactive {
@@ -324,7 +364,7 @@ async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
             let _ = std::io::stderr().flush();
         }
         let line = tokio::select! {
-            line = rx.recv() => line,
+            line = lines.next() => line,
             _ = tokio::signal::ctrl_c() => None,
         };
         let Some(line) = line else { break };
@@ -336,7 +376,7 @@ async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
         if text == "/exit" || text == "/quit" {
             break;
         }
-        last = run_turn(api, &session, text.to_string(), false).await?;
+        last = run_turn(api, &session, text.to_string(), false, prompter.as_ref()).await?;
     }
     if interactive {
         eprintln!();

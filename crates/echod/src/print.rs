@@ -97,7 +97,7 @@ pub fn json_event(envelope: EventEnvelope) {
     }
 }
 
-fn clip(s: &str, max: usize) -> String {
+pub(crate) fn clip(s: &str, max: usize) -> String {
     let one_line = s.replace('\n', " ");
     if one_line.chars().count() <= max {
         one_line
@@ -106,7 +106,7 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
-fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+pub(crate) fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;

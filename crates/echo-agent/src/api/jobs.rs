@@ -1,0 +1,267 @@
+//! Work after a turn and around it: post-turn jobs (title, extraction, consolidation) and the
+//! semantic index (set up on first use, kept in step with SQLite).
+
+use super::*;
+
+impl Inner {
+    /// Consolidates the session when enough messages have piled up since its boundary: under
+    /// the session's lock, re-reading the session, traced as a background node of `turn`.
+    pub(super) async fn consolidate_if_due(
+        self: Arc<Self>,
+        session: SessionId,
+        turn: TurnId,
+        root_span: String,
+    ) {
+        let due = self.config.memory.consolidate_after;
+        if due == 0 {
+            return;
+        }
+        let lock = self.session_lock(&session);
+        let _guard = lock.lock().await;
+        let (from, history) = match (
+            self.store.consolidated_seq(&session).await,
+            self.store.history(&session).await,
+        ) {
+            (Ok(f), Ok(h)) => (f, h),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!(error = %e, "cannot check whether the session needs consolidation");
+                return;
+            }
+        };
+        if (history.iter().filter(|m| m.seq > from).count() as u32) < due {
+            return;
+        }
+        let mut span = self
+            .tracer
+            .start_detached(&turn, &root_span, "background:consolidate")
+            .await;
+        let semantic = self.semantic().await;
+        let neighbours = semantic.map(|s| s as &dyn echo_memory::Neighbours);
+        let context = ContextStage {
+            prompts: &self.prompts,
+            skills: &[],
+        };
+        let result = memory::consolidate(memory::Consolidation {
+            store: &self.memory,
+            core: &self.store,
+            llm: &self.memory_llm,
+            context,
+            span: &span,
+            session: &session,
+            history: &history,
+            neighbours,
+        })
+        .await;
+        match result {
+            Ok(report) => {
+                if let Ok(v) = serde_json::to_value(&report) {
+                    span.attr("report", v);
+                }
+                if let Some(index) = semantic
+                    && let Err(e) = index.flush(&self.memory).await
+                {
+                    span.degrade("embedding_failed");
+                    span.attr("embedding_error", e.to_string());
+                }
+                span.finish(SpanStatus::Ok).await;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, session = %session, "consolidation failed");
+                span.set_error(&e);
+                span.finish(SpanStatus::Error).await;
+            }
+        }
+    }
+
+    pub(super) async fn semantic(&self) -> Option<&SemanticIndex> {
+        self.semantic
+            .get_or_init(|| self.open_semantic())
+            .await
+            .as_ref()
+    }
+
+    /// Chooses the embedder from the configuration and opens the vector index. Anything
+    /// missing means BM25-only retrieval, said once in the log.
+    async fn open_semantic(&self) -> Option<SemanticIndex> {
+        let config = &self.config;
+        if !config.memory.enabled {
+            return None;
+        }
+        let embedder: Arc<dyn Embedder> = match config.memory.embedder.as_str() {
+            "none" => return None,
+            "openai" => {
+                let url = config.llm.effective_base_url();
+                match OpenAiEmbedder::new(
+                    &url,
+                    &config.memory.embed_model,
+                    config.llm.api_key.clone(),
+                    config.memory.embed_dim,
+                ) {
+                    Ok(e) => Arc::new(e),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "embedder unavailable; memory retrieval uses BM25 only");
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                let explicit = config.memory.embed_model_dir.as_deref();
+                let dir = match echo_memory::echo_embed::resolve_model_dir(explicit, &config.home) {
+                    Some(dir) => dir,
+                    None => {
+                        // First use in the wild: fetch the model into the data directory.
+                        let dest = echo_memory::echo_embed::default_model_dir(&config.home);
+                        let url = echo_memory::echo_embed::DEFAULT_BASE_URL;
+                        let fetched = tokio::time::timeout(
+                            Duration::from_secs(300),
+                            echo_memory::echo_embed::download_model(url, &dest),
+                        )
+                        .await;
+                        match fetched {
+                            Ok(Ok(dir)) => dir,
+                            Ok(Err(e)) => {
+                                tracing::warn!(error = %e, "no local embedding model; memory retrieval uses BM25 only");
+                                return None;
+                            }
+                            Err(_) => {
+                                tracing::warn!(
+                                    "embedding model download timed out; memory retrieval uses BM25 only"
+                                );
+                                return None;
+                            }
+                        }
+                    }
+                };
+                match tokio::task::spawn_blocking(move || MiniLmEmbedder::load(&dir)).await {
+                    Ok(Ok(e)) => Arc::new(e),
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %e, "embedding model unusable; memory retrieval uses BM25 only");
+                        return None;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "embedding model load failed; memory retrieval uses BM25 only");
+                        return None;
+                    }
+                }
+            }
+        };
+        let dir = config.home.join("vectors");
+        match SemanticIndex::open(&dir, embedder, &self.memory).await {
+            Ok((index, rebuilt)) => {
+                if rebuilt {
+                    tracing::info!("vector index rebuilt for model {}", index.model_id());
+                }
+                if let Err(e) = index.flush(&self.memory).await {
+                    tracing::warn!(error = %e, "embedding pending memories failed");
+                }
+                Some(index)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "vector index unavailable; memory retrieval uses BM25 only");
+                None
+            }
+        }
+    }
+
+    /// Embeds what the outbox holds (after memory changes). Failures stay in the outbox.
+    pub(super) async fn flush_vectors(&self) {
+        if let Some(index) = self.semantic().await
+            && let Err(e) = index.flush(&self.memory).await
+        {
+            tracing::warn!(error = %e, "embedding memories failed; they stay queued");
+        }
+    }
+}
+
+/// What the post-turn jobs need.
+pub(super) struct PostTurn {
+    pub(super) session: SessionId,
+    pub(super) turn: TurnId,
+    pub(super) root_span: String,
+    pub(super) input: String,
+    pub(super) answer: String,
+    pub(super) message: MessageId,
+}
+
+/// Starts the background jobs of a completed turn: the session title and, when memory is on,
+/// memory extraction.
+pub(super) fn start_post_turn_jobs(inner: Arc<Inner>, job: PostTurn) {
+    let tracer = inner.tracer.clone();
+    let background = inner.background.clone();
+    {
+        let store = inner.store.clone();
+        let session = job.session.clone();
+        let title = title_of(&job.input);
+        background.spawn(
+            tracer.clone(),
+            job.turn.clone(),
+            job.root_span.clone(),
+            "session_title",
+            move |span| async move {
+                let result = store
+                    .set_session_title_if_empty(&session, &title)
+                    .await
+                    .map_err(|e| e.to_string());
+                (span, result)
+            },
+        );
+    }
+    if inner.config.memory.enabled {
+        let task = inner.clone().consolidate_if_due(
+            job.session.clone(),
+            job.turn.clone(),
+            job.root_span.clone(),
+        );
+        background.track(task);
+    }
+    if inner.config.memory.enabled && inner.config.memory.extraction {
+        let turn = job.turn.clone();
+        let root = job.root_span.clone();
+        background.spawn(
+            tracer,
+            turn,
+            root,
+            "extract_memories",
+            move |mut span| async move {
+                let semantic = inner.semantic().await;
+                let facts = TurnFacts {
+                    session_id: job.session.to_string(),
+                    turn_id: job.turn.to_string(),
+                    message_id: Some(job.message.to_string()),
+                    user_message: job.input,
+                    assistant_message: job.answer,
+                    neighbours: semantic.map(|s| s as &dyn echo_memory::Neighbours),
+                };
+                let context = ContextStage {
+                    prompts: &inner.prompts,
+                    skills: &[],
+                };
+                let result =
+                    memory::extract(&inner.memory, &inner.memory_llm, context, &span, &facts).await;
+                if let Some(index) = semantic {
+                    match index.flush(&inner.memory).await {
+                        Ok(flushed) => span.attr("embedded", flushed.embedded),
+                        Err(e) => {
+                            span.degrade("embedding_failed");
+                            span.attr("embedding_error", e.to_string());
+                        }
+                    }
+                } else {
+                    span.attr("semantic", false);
+                }
+                match result {
+                    Ok(report) => {
+                        if let Ok(value) = serde_json::to_value(&report) {
+                            span.attr("report", value);
+                        }
+                        if !report.judge_failures.is_empty() {
+                            span.degrade("judge_fallback");
+                        }
+                        (span, Ok(()))
+                    }
+                    Err(e) => (span, Err(e)),
+                }
+            },
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! The `Api` for tools and approvals: answering questions, the user's rules, the audit log.
+
+use crate::api::Api;
+use crate::approval::ApprovalAnswer;
+use crate::error::ApiError;
+use echo_gate::{AuditEntry, Decision, GateError, NewRule, Rule, RuleScope};
+
+impl Api {
+    /// Answers a pending approval question (from [`echo_core::TurnEvent::ApprovalRequested`]).
+    pub fn answer_approval(
+        &self,
+        request_id: &str,
+        answer: ApprovalAnswer,
+    ) -> Result<(), ApiError> {
+        if self.gate().answer(request_id, answer) {
+            Ok(())
+        } else {
+            Err(ApiError::NotFound {
+                what: "pending approval",
+                id: request_id.to_string(),
+            })
+        }
+    }
+
+    /// Ids of approval questions waiting for an answer.
+    pub fn pending_approvals(&self) -> Vec<String> {
+        self.gate().pending()
+    }
+
+    /// Every rule (all sessions), oldest first.
+    pub async fn rules(&self) -> Result<Vec<Rule>, ApiError> {
+        Ok(self.gate().rules.list(None).await?)
+    }
+
+    /// Adds a rule. A session rule names its session by name.
+    pub async fn add_rule(
+        &self,
+        tool: &str,
+        pattern: Option<&str>,
+        decision: Decision,
+        scope: RuleScope,
+        session: Option<&str>,
+        created_by: &str,
+    ) -> Result<Rule, ApiError> {
+        let session_id = match session {
+            Some(name) => Some(
+                self.store()
+                    .session_by_name(name)
+                    .await?
+                    .ok_or_else(|| ApiError::NotFound {
+                        what: "session",
+                        id: name.to_string(),
+                    })?
+                    .to_string(),
+            ),
+            None => None,
+        };
+        Ok(self
+            .gate()
+            .rules
+            .add(NewRule {
+                tool: tool.to_string(),
+                pattern: pattern.map(str::to_string),
+                decision,
+                scope,
+                session_id,
+                created_by: created_by.to_string(),
+            })
+            .await?)
+    }
+
+    /// Removes a rule by id.
+    pub async fn remove_rule(&self, id: &str) -> Result<Rule, ApiError> {
+        Ok(self.gate().rules.remove(id).await?)
+    }
+
+    /// State of each configured MCP server (waits up to `settle` for servers still starting).
+    pub async fn mcp_servers(&self, settle: std::time::Duration) -> Vec<echo_mcp::ServerStatus> {
+        self.mcp().settled(settle).await
+    }
+
+    /// The most recent gate decisions, newest first.
+    pub async fn approvals(&self, limit: u32) -> Result<Vec<AuditEntry>, ApiError> {
+        Ok(self.gate().audit.list(None, limit).await?)
+    }
+}
+
+impl From<GateError> for ApiError {
+    fn from(e: GateError) -> Self {
+        match e {
+            GateError::NoSuchRule(id) => ApiError::NotFound { what: "rule", id },
+            GateError::Invalid(message) => ApiError::InvalidInput {
+                what: "rule",
+                message,
+            },
+            GateError::Store(source) => ApiError::Store(echo_core::StoreError::Query {
+                op: "reading or writing approvals",
+                source,
+            }),
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! `echod rules …` and `echod approvals …`: the approval gate's rules and its audit log, and
+//! the terminal prompt that answers approval questions during a turn.
+
+use clap::Subcommand;
+use echo_agent::echo_gate::{Decision, RuleScope};
+use echo_agent::{Api, ApprovalAnswer};
+use echo_core::{EventEnvelope, TurnEvent};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// List every rule.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a rule: calls of TOOL (matching PATTERN, if given) are allowed, asked about or denied.
+    Add {
+        /// Tool name, or a glob over names (`github__*`).
+        #[arg(long)]
+        tool: String,
+        /// Command prefix (shell), path glob (file tools), host (web_fetch) or server (MCP).
+        #[arg(long)]
+        pattern: Option<String>,
+        /// allow, ask or deny.
+        #[arg(long)]
+        decision: String,
+        /// session or always.
+        #[arg(long, default_value = "always")]
+        scope: String,
+        /// Session name (for --scope session).
+        #[arg(long)]
+        session: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a rule by id.
+    Remove {
+        /// Rule id (from `echod rules list`).
+        id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsCommand {
+    /// The gate's most recent decisions, newest first.
+    List {
+        /// How many.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Configured MCP servers and their state (waits a few seconds for servers still starting).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `echod mcp …`.
+pub async fn mcp(api: &Api, command: McpCommand) -> anyhow::Result<()> {
+    let McpCommand::List { json } = command;
+    let servers = api.mcp_servers(std::time::Duration::from_secs(10)).await;
+    if json {
+        return crate::print::json(&servers);
+    }
+    if servers.is_empty() {
+        println!("no MCP servers configured ([[tools.mcp]] in config.toml)");
+    }
+    for s in servers {
+        let state = serde_json::to_value(s.state)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let transport = serde_json::to_value(s.transport)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!(
+            "{:<16} {:<5} {:<10} {:>3} tools  {} restarts{}",
+            s.name,
+            transport,
+            state,
+            s.tools,
+            s.restarts,
+            s.error.map(|e| format!("  {e}")).unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// Runs `echod rules …`.
+pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
+    match command {
+        RulesCommand::List { json } => {
+            let rules = api.rules().await?;
+            if json {
+                return crate::print::json(&rules);
+            }
+            if rules.is_empty() {
+                println!("no rules; every call that is not read-only asks first");
+            }
+            for r in rules {
+                println!(
+                    "{}  {:<5} {:<14} {:<30} {}{}",
+                    r.id,
+                    r.decision.as_str(),
+                    r.tool,
+                    r.pattern.as_deref().unwrap_or("*"),
+                    r.scope.as_str(),
+                    r.session_id.map(|s| format!(" ({s})")).unwrap_or_default()
+                );
+            }
+        }
+        RulesCommand::Add {
+            tool,
+            pattern,
+            decision,
+            scope,
+            session,
+            json,
+        } => {
+            let decision = Decision::parse(&decision).map_err(anyhow::Error::msg)?;
+            let scope = RuleScope::parse(&scope).map_err(anyhow::Error::msg)?;
+            if scope == RuleScope::Session && session.is_none() {
+                anyhow::bail!("--scope session needs --session NAME");
+            }
+            let rule = api
+                .add_rule(
+                    &tool,
+                    pattern.as_deref(),
+                    decision,
+                    scope,
+                    session.as_deref(),
+                    "cli",
+                )
+                .await?;
+            if json {
+                return crate::print::json(&rule);
+            }
+            println!("added rule {}", rule.id);
+        }
+        RulesCommand::Remove { id } => {
+            let rule = api.remove_rule(&id).await?;
+            println!(
+                "removed rule {} ({} {})",
+                rule.id,
+                rule.decision.as_str(),
+                rule.tool
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs `echod approvals …`.
+pub async fn approvals(api: &Api, command: ApprovalsCommand) -> anyhow::Result<()> {
+    let ApprovalsCommand::List { limit, json } = command;
+    let entries = api.approvals(limit).await?;
+    if json {
+        return crate::print::json(&entries);
+    }
+    if entries.is_empty() {
+        println!("no decisions yet");
+    }
+    for e in entries {
+        println!(
+            "{}  {:<5} {:<14} by {:<15} {}  {}",
+            e.created_at,
+            e.decision,
+            e.tool,
+            e.decided_by,
+            crate::print::clip(&e.arguments, 60),
+            e.reason
+        );
+    }
+    Ok(())
+}
+
+/// Lines typed on stdin, read by one thread and shared by whoever needs the next one (the chat
+/// loop between turns, the approval prompt during a turn).
+#[derive(Clone)]
+pub struct Lines {
+    rx: Arc<tokio::sync::Mutex<mpsc::Receiver<std::io::Result<String>>>>,
+}
+
+impl Lines {
+    /// Starts the reader thread.
+    pub fn stdin() -> Self {
+        let (tx, rx) = mpsc::channel(1);
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::stdin().lock().lines() {
+                if tx.blocking_send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            rx: Arc::new(tokio::sync::Mutex::new(rx)),
+        }
+    }
+
+    /// The next line; `None` at end of input.
+    pub async fn next(&self) -> Option<std::io::Result<String>> {
+        self.rx.lock().await.recv().await
+    }
+}
+
+/// Answers approval questions from the terminal: shows the exact action, streams the
+/// explanation under it, and reads y / s / a / n.
+#[derive(Clone)]
+pub struct Prompter {
+    api: Api,
+    lines: Lines,
+    waiting: Arc<Mutex<HashMap<String, tokio::task::JoinHandle<()>>>>,
+}
+
+impl Prompter {
+    /// A prompter answering through `api` with lines from `lines`.
+    pub fn new(api: Api, lines: Lines) -> Self {
+        Self {
+            api,
+            lines,
+            waiting: Arc::default(),
+        }
+    }
+
+    /// Handles the approval events of a turn; other events are ignored.
+    pub fn event(&self, envelope: &EventEnvelope) {
+        match &envelope.event {
+            TurnEvent::ApprovalRequested {
+                request_id,
+                tool,
+                risk,
+                detail,
+                reason,
+                suggested_pattern,
+                timeout_secs,
+                ..
+            } => {
+                eprintln!("\n┌ {tool} wants to run ({risk}): {reason}");
+                for line in detail.lines() {
+                    eprintln!("│ {line}");
+                }
+                if let Some(p) = suggested_pattern {
+                    eprintln!("│ (session/always rules cover: {tool} {p})");
+                }
+                eprintln!("└ answer within {timeout_secs}s, or it is denied");
+                let (api, lines, id) = (self.api.clone(), self.lines.clone(), request_id.clone());
+                let task = tokio::spawn(async move {
+                    loop {
+                        eprint!("Allow? [y]es once / [s]ession / [a]lways / [n]o: ");
+                        let answer = match lines.next().await {
+                            Some(Ok(line)) => match line.trim().to_ascii_lowercase().as_str() {
+                                "y" | "yes" => Some(ApprovalAnswer::AllowOnce),
+                                "s" | "session" => Some(ApprovalAnswer::AllowSession),
+                                "a" | "always" => Some(ApprovalAnswer::AllowAlways),
+                                "n" | "no" => Some(ApprovalAnswer::Deny),
+                                _ => {
+                                    eprintln!("please answer y, s, a or n");
+                                    None
+                                }
+                            },
+                            _ => Some(ApprovalAnswer::Deny),
+                        };
+                        if let Some(answer) = answer {
+                            if api.answer_approval(&id, answer).is_err() {
+                                eprintln!("(that question had already closed)");
+                            }
+                            return;
+                        }
+                    }
+                });
+                self.waiting
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(request_id.clone(), task);
+            }
+            TurnEvent::ApprovalExplanation { text, .. } => eprint!("{text}"),
+            TurnEvent::ApprovalResolved {
+                request_id,
+                tool,
+                decision,
+                decided_by,
+                reason,
+                ..
+            } => {
+                // A question that closed without a typed answer (timeout, stop) must not eat
+                // the next line the person types.
+                if let Some(task) = self
+                    .waiting
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(request_id)
+                {
+                    task.abort();
+                }
+                eprintln!("\n  {tool}: {decision} ({decided_by}): {reason}");
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Shared by the scenario tests: one isolated world (a data directory and the scripted mock
+//! model server) and helpers to run the real `echod` binary in it.
+#![allow(dead_code)]
+
+use echo_mock_model::MockServer;
+use serde_json::Value;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// One isolated world: a data directory and a mock model server.
+pub struct World {
+    pub home: tempfile::TempDir,
+    pub mock: MockServer,
+}
+
+impl World {
+    /// A world whose turns are not followed by memory extraction (so scripts only answer
+    /// the turns themselves); memory tests opt in with their own `[memory]` section.
+    pub fn new(script: Value) -> World {
+        World::with_config(script, "")
+    }
+
+    pub fn with_config(script: Value, config: &str) -> World {
+        let mock = MockServer::start(script).unwrap_or_else(|e| panic!("mock: {e}"));
+        let home = tempfile::tempdir().expect("tempdir");
+        let mut config = config.to_string();
+        if !config.contains("[memory]") {
+            config.push_str("\n[memory]\nextraction = false\nembedder = \"none\"\n");
+        }
+        std::fs::write(home.path().join("config.toml"), config).expect("config");
+        World { home, mock }
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_echod"));
+        cmd.args(args)
+            .env("ECHO_DESK_HOME", self.home.path())
+            .env("ECHO_LLM_KIND", "openai")
+            .env("ECHO_LLM_BASE_URL", self.mock.base_url())
+            .env("ECHO_LLM_MODEL", "primary")
+            .env_remove("ECHO_LLM_FALLBACK_MODELS")
+            .env_remove("ECHO_LLM_API_KEY")
+            .env_remove("ECHO_LOG")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run echod")
+    }
+
+    /// Runs a command that must succeed; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "echod {args:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf8 stdout")
+    }
+
+    pub fn json(&self, args: &[&str]) -> Value {
+        let text = self.ok(args);
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("echod {args:?}: not JSON ({e}): {text}"))
+    }
+
+    pub fn history(&self, session: &str) -> Vec<Value> {
+        match self.json(&["history", session, "--json"]) {
+            Value::Array(a) => a,
+            other => panic!("history is not an array: {other}"),
+        }
+    }
+
+    pub fn turns(&self) -> Vec<Value> {
+        match self.json(&["trace", "list", "--json"]) {
+            Value::Array(a) => a,
+            other => panic!("trace list is not an array: {other}"),
+        }
+    }
+
+    pub fn trace(&self, turn_id: &str) -> Value {
+        self.json(&["trace", "show", turn_id, "--json"])
+    }
+
+    /// Bodies of the chat requests the model server received, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.mock
+            .requests()
+            .expect("mock requests")
+            .into_iter()
+            .filter(|r| r["path"] == "/v1/chat/completions")
+            .map(|r| r["body"].clone())
+            .collect()
+    }
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn roles(history: &[Value]) -> Vec<String> {
+    history
+        .iter()
+        .map(|m| {
+            let role = m["role"].as_str().unwrap_or("?");
+            match m["tool_calls"].as_array() {
+                Some(calls) if !calls.is_empty() => format!("{role}+calls"),
+                _ => role.to_string(),
+            }
+        })
+        .collect()
+}
+
+pub fn spans_named<'a>(trace: &'a Value, prefix: &str) -> Vec<&'a Value> {
+    trace["spans"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter(|s| s["name"].as_str().is_some_and(|n| n.starts_with(prefix)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn events(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("event line is not JSON ({e}): {l}"))
+        })
+        .collect()
+}
+
+pub fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !check() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
