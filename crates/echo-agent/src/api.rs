@@ -327,6 +327,13 @@ impl Api {
         &self.inner.config
     }
 
+    /// Checks a request the way [`Api::send`] will, so a front end can refuse it before it
+    /// starts streaming.
+    pub fn validate(&self, request: &TurnRequest) -> Result<(), ApiError> {
+        check_session_name(&request.session)?;
+        check_input(&request.input)
+    }
+
     /// Runs one turn, streaming its events to `events`. Waits while another turn of the same
     /// session runs. Cancelling `cancel` stops the turn (status `interrupted`, partial answer
     /// kept). A model failure is not an `Err`: the outcome says `failed`.

@@ -92,6 +92,12 @@ enum Command {
         #[command(subcommand)]
         command: crate::tools_cli::RulesCommand,
     },
+    /// Serve the engine over HTTP on 127.0.0.1 (bearer token, loopback Host/Origin only).
+    Serve {
+        /// Port (default: a free one, printed at start).
+        #[arg(long)]
+        port: Option<u16>,
+    },
     /// MCP servers from the settings and their state.
     Mcp {
         #[command(subcommand)]
@@ -222,6 +228,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Rules { command } => {
             crate::tools_cli::rules(&api, command).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Serve { port } => {
+            crate::serve::run(api.clone(), port.unwrap_or(0)).await?;
             ExitCode::SUCCESS
         }
         Command::Mcp { command } => {

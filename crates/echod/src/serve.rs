@@ -1,0 +1,487 @@
+//! `echod serve`: the engine's `Api` over HTTP on loopback, for the browser UI and scripts.
+//!
+//! Every `/api` request needs the bearer token kept in `<data dir>/serve-token` (readable only
+//! by the user). Requests whose `Host` is not this loopback address, or whose `Origin` is
+//! another site, are refused before anything else — so a web page cannot reach the server
+//! through DNS rebinding or a cross-site request. A turn is a `POST /api/turns` answered with
+//! server-sent events (the same `EventEnvelope`s the CLI prints with `--events`); approval
+//! questions in it are answered with `POST /api/approvals/{request_id}`.
+
+use anyhow::Context;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use echo_agent::echo_gate::{Decision, RuleScope};
+use echo_agent::{Api, ApiError, ApprovalAnswer, ApprovalMode, EventHandler, TurnRequest};
+use echo_core::{EventEnvelope, TurnEvent};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+use utoipa::{OpenApi, ToSchema};
+
+/// Name of the token file in the data directory.
+const TOKEN_FILE: &str = "serve-token";
+
+#[derive(Clone)]
+struct AppState {
+    api: Api,
+    token: Arc<str>,
+    port: u16,
+    /// Running turns by id, to stop them.
+    turns: Arc<Mutex<HashMap<String, CancellationToken>>>,
+}
+
+/// Runs the server until Ctrl-C.
+pub async fn run(api: Api, port: u16) -> anyhow::Result<()> {
+    let (token, token_path) = load_or_create_token(&api.config().home)?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+    let addr = listener.local_addr()?;
+    let state = AppState {
+        api: api.clone(),
+        token: token.into(),
+        port: addr.port(),
+        turns: Arc::default(),
+    };
+    let app = router(state);
+    // One write, and a launcher that stops reading after the first line does not stop us.
+    let banner = format!(
+        "echod serve listening on http://{addr}\ntoken: {}\nopenapi: http://{addr}/api/openapi.json\n",
+        token_path.display()
+    );
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(banner.as_bytes()).and_then(|()| out.flush()) {
+        tracing::warn!(error = %e, "cannot print the address");
+    }
+    drop(out);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("the HTTP server stopped")?;
+    Ok(())
+}
+
+fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/sessions", get(sessions))
+        .route("/api/sessions/{name}/messages", get(history))
+        .route("/api/turns", post(turn))
+        .route("/api/turns/{turn_id}/cancel", post(cancel_turn))
+        .route("/api/approvals", get(approvals))
+        .route("/api/approvals/pending", get(pending_approvals))
+        .route("/api/approvals/{request_id}", post(answer_approval))
+        .route("/api/rules", get(rules).post(add_rule))
+        .route("/api/rules/{id}", delete(remove_rule))
+        .route("/api/mcp", get(mcp))
+        .route("/api/traces", get(traces))
+        .route("/api/traces/{turn_id}", get(trace))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+/// Refuses foreign `Host` and `Origin` headers, then checks the bearer token.
+async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let local = |host: &str| {
+        [
+            format!("127.0.0.1:{}", state.port),
+            format!("localhost:{}", state.port),
+            format!("[::1]:{}", state.port),
+        ]
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(host))
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !local(host) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "foreign_host",
+            format!("Host {host:?} is not this server's loopback address"),
+        );
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let same = origin
+            .strip_prefix("http://")
+            .is_some_and(|rest| local(rest.trim_end_matches('/')));
+        if !same {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "foreign_origin",
+                format!("requests from {origin:?} are not allowed"),
+            );
+        }
+    }
+    if !authorized(headers, &state.token) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or wrong bearer token (see the serve-token file in the data directory)".into(),
+        );
+    }
+    next.run(request).await
+}
+
+fn authorized(headers: &HeaderMap, token: &str) -> bool {
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .unwrap_or("");
+    // Compare without an early exit so timing says nothing about the token.
+    given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+/// The token, created (random, 256 bits, mode 0600) on first use.
+fn load_or_create_token(home: &std::path::Path) -> anyhow::Result<(String, PathBuf)> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let path = home.join(TOKEN_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) if text.trim().len() >= 32 => {
+            let mode = std::fs::metadata(&path)?.permissions().mode();
+            if mode & 0o077 != 0 {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                    .with_context(|| format!("cannot restrict {}", path.display()))?;
+            }
+            return Ok((text.trim().to_string(), path));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+    let token = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    writeln!(file, "{token}").with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((token, path))
+}
+
+/// An error body: `{"error": {"code", "message"}}`.
+#[derive(Serialize, ToSchema)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+struct ErrorDetail {
+    /// Machine-readable code.
+    code: String,
+    /// One line for people.
+    message: String,
+}
+
+fn refuse(status: StatusCode, code: &str, message: String) -> Response {
+    let body = ErrorBody {
+        error: ErrorDetail {
+            code: code.into(),
+            message,
+        },
+    };
+    (status, Json(body)).into_response()
+}
+
+struct Failure(ApiError);
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Self {
+        Failure(e)
+    }
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let status = match self.0.code() {
+            "invalid_input" => StatusCode::BAD_REQUEST,
+            "not_found" => StatusCode::NOT_FOUND,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        refuse(status, self.0.code(), self.0.to_string())
+    }
+}
+
+type Answer<T> = Result<Json<T>, Failure>;
+
+#[utoipa::path(get, path = "/api/sessions", responses((status = 200, description = "Sessions, most recent first", body = Object)))]
+async fn sessions(State(s): State<AppState>) -> Answer<serde_json::Value> {
+    Ok(Json(
+        serde_json::to_value(s.api.sessions().await?).unwrap_or_default(),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/sessions/{name}/messages", params(("name" = String, Path, description = "Session name")), responses((status = 200, description = "The session's messages in order", body = Object), (status = 404, body = ErrorBody)))]
+async fn history(State(s): State<AppState>, Path(name): Path<String>) -> Answer<serde_json::Value> {
+    Ok(Json(
+        serde_json::to_value(s.api.history(&name).await?).unwrap_or_default(),
+    ))
+}
+
+/// A turn to run.
+#[derive(Deserialize, ToSchema)]
+struct TurnBody {
+    /// Session name (created on first use).
+    session: String,
+    /// The user's message.
+    input: String,
+}
+
+#[utoipa::path(post, path = "/api/turns", request_body = TurnBody, responses((status = 200, description = "Server-sent events: one EventEnvelope (JSON) per event, ending with turn_finished", content_type = "text/event-stream"), (status = 400, body = ErrorBody)))]
+async fn turn(State(s): State<AppState>, Json(body): Json<TurnBody>) -> Response {
+    let request = TurnRequest {
+        session: body.session,
+        input: body.input,
+        entry_point: "gateway".into(),
+        approvals: ApprovalMode::Ask,
+    };
+    if let Err(e) = s.api.validate(&request) {
+        return Failure(e).into_response();
+    }
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<EventEnvelope>();
+    let cancel = CancellationToken::new();
+    let turns = s.turns.clone();
+    let registered = cancel.clone();
+    let handler: EventHandler = Arc::new(move |envelope: EventEnvelope| {
+        let mut turns = turns.lock().unwrap_or_else(|p| p.into_inner());
+        match envelope.event {
+            TurnEvent::TurnFinished { .. } => {
+                turns.remove(&envelope.turn_id);
+            }
+            _ if envelope.seq == 0 => {
+                turns.insert(envelope.turn_id.clone(), registered.clone());
+            }
+            _ => {}
+        }
+        let _ = tx.send(envelope);
+    });
+    let api = s.api.clone();
+    tokio::spawn(async move {
+        // The client going away does not stop the turn: it finishes and is saved; a stop is
+        // an explicit POST /api/turns/{id}/cancel.
+        if let Err(e) = api.send(request, handler, cancel).await {
+            tracing::warn!(error = %e, "gateway turn failed to start");
+        }
+    });
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        let envelope = rx.recv().await?;
+        let event = Event::default()
+            .id(envelope.seq.to_string())
+            .data(serde_json::to_string(&envelope).unwrap_or_default());
+        Some((Ok::<_, std::convert::Infallible>(event), rx))
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+#[utoipa::path(post, path = "/api/turns/{turn_id}/cancel", params(("turn_id" = String, Path)), responses((status = 204, description = "Stopping"), (status = 404, body = ErrorBody)))]
+async fn cancel_turn(State(s): State<AppState>, Path(turn_id): Path<String>) -> Response {
+    let token = s
+        .turns
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&turn_id)
+        .cloned();
+    match token {
+        Some(t) => {
+            t.cancel();
+            StatusCode::NO_CONTENT.into_response()
+        }
+        None => Failure(ApiError::NotFound {
+            what: "running turn",
+            id: turn_id,
+        })
+        .into_response(),
+    }
+}
+
+/// The answer to an approval question.
+#[derive(Deserialize, ToSchema)]
+struct ApprovalBody {
+    /// `allow_once`, `allow_session`, `allow_always` or `deny`.
+    answer: String,
+}
+
+#[utoipa::path(post, path = "/api/approvals/{request_id}", params(("request_id" = String, Path)), request_body = ApprovalBody, responses((status = 204, description = "Answered"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn answer_approval(
+    State(s): State<AppState>,
+    Path(request_id): Path<String>,
+    Json(body): Json<ApprovalBody>,
+) -> Response {
+    let answer = match body.answer.as_str() {
+        "allow_once" => ApprovalAnswer::AllowOnce,
+        "allow_session" => ApprovalAnswer::AllowSession,
+        "allow_always" => ApprovalAnswer::AllowAlways,
+        "deny" => ApprovalAnswer::Deny,
+        other => {
+            return Failure(ApiError::InvalidInput {
+                what: "answer",
+                message: format!(
+                    "{other:?}; expected allow_once, allow_session, allow_always or deny"
+                ),
+            })
+            .into_response();
+        }
+    };
+    match s.api.answer_approval(&request_id, answer) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => Failure(e).into_response(),
+    }
+}
+
+#[utoipa::path(get, path = "/api/approvals/pending", responses((status = 200, description = "Ids of questions waiting for an answer", body = Vec<String>)))]
+async fn pending_approvals(State(s): State<AppState>) -> Json<Vec<String>> {
+    Json(s.api.pending_approvals())
+}
+
+/// `?limit=N`.
+#[derive(Deserialize)]
+struct Limit {
+    limit: Option<u32>,
+}
+
+#[utoipa::path(get, path = "/api/approvals", params(("limit" = Option<u32>, Query)), responses((status = 200, description = "The audit log, newest first", body = Object)))]
+async fn approvals(State(s): State<AppState>, Query(q): Query<Limit>) -> Answer<serde_json::Value> {
+    let list = s.api.approvals(q.limit.unwrap_or(100)).await?;
+    Ok(Json(serde_json::to_value(list).unwrap_or_default()))
+}
+
+#[utoipa::path(get, path = "/api/rules", responses((status = 200, description = "Every approval rule", body = Object)))]
+async fn rules(State(s): State<AppState>) -> Answer<serde_json::Value> {
+    Ok(Json(
+        serde_json::to_value(s.api.rules().await?).unwrap_or_default(),
+    ))
+}
+
+/// A rule to add.
+#[derive(Deserialize, ToSchema)]
+struct RuleBody {
+    /// Tool name or glob.
+    tool: String,
+    /// Command prefix, path glob, host or MCP server.
+    pattern: Option<String>,
+    /// `allow`, `ask` or `deny`.
+    decision: String,
+    /// `session` or `always` (default).
+    scope: Option<String>,
+    /// Session name, for session rules.
+    session: Option<String>,
+}
+
+#[utoipa::path(post, path = "/api/rules", request_body = RuleBody, responses((status = 200, description = "The new rule", body = Object), (status = 400, body = ErrorBody)))]
+async fn add_rule(
+    State(s): State<AppState>,
+    Json(body): Json<RuleBody>,
+) -> Answer<serde_json::Value> {
+    let invalid = |message: String| {
+        Failure(ApiError::InvalidInput {
+            what: "rule",
+            message,
+        })
+    };
+    let decision = Decision::parse(&body.decision).map_err(|e| invalid(e.to_string()))?;
+    let scope = RuleScope::parse(body.scope.as_deref().unwrap_or("always"))
+        .map_err(|e| invalid(e.to_string()))?;
+    let rule = s
+        .api
+        .add_rule(
+            &body.tool,
+            body.pattern.as_deref(),
+            decision,
+            scope,
+            body.session.as_deref(),
+            "user",
+        )
+        .await?;
+    Ok(Json(serde_json::to_value(rule).unwrap_or_default()))
+}
+
+#[utoipa::path(delete, path = "/api/rules/{id}", params(("id" = String, Path)), responses((status = 200, description = "The removed rule", body = Object), (status = 404, body = ErrorBody)))]
+async fn remove_rule(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Answer<serde_json::Value> {
+    Ok(Json(
+        serde_json::to_value(s.api.remove_rule(&id).await?).unwrap_or_default(),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/mcp", responses((status = 200, description = "MCP servers and their state", body = Object)))]
+async fn mcp(State(s): State<AppState>) -> Json<serde_json::Value> {
+    let servers = s.api.mcp_servers(std::time::Duration::ZERO).await;
+    Json(serde_json::to_value(servers).unwrap_or_default())
+}
+
+#[utoipa::path(get, path = "/api/traces", params(("limit" = Option<u32>, Query)), responses((status = 200, description = "Recent turns", body = Object)))]
+async fn traces(State(s): State<AppState>, Query(q): Query<Limit>) -> Answer<serde_json::Value> {
+    let list = s.api.traces(q.limit.unwrap_or(50)).await?;
+    Ok(Json(serde_json::to_value(list).unwrap_or_default()))
+}
+
+#[utoipa::path(get, path = "/api/traces/{turn_id}", params(("turn_id" = String, Path)), responses((status = 200, description = "One turn's spans", body = Object), (status = 404, body = ErrorBody)))]
+async fn trace(
+    State(s): State<AppState>,
+    Path(turn_id): Path<String>,
+) -> Answer<serde_json::Value> {
+    Ok(Json(
+        serde_json::to_value(s.api.trace(&turn_id).await?).unwrap_or_default(),
+    ))
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Echo Desk gateway",
+        description = "The engine's Api over loopback HTTP. Every request needs `Authorization: Bearer <token>`."
+    ),
+    paths(
+        sessions,
+        history,
+        turn,
+        cancel_turn,
+        answer_approval,
+        pending_approvals,
+        approvals,
+        rules,
+        add_rule,
+        remove_rule,
+        mcp,
+        traces,
+        trace
+    ),
+    components(schemas(ErrorBody, ErrorDetail, TurnBody, ApprovalBody, RuleBody))
+)]
+struct ApiDoc;
+
+async fn openapi() -> Response {
+    match ApiDoc::openapi().to_json() {
+        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, "openapi", e.to_string()),
+    }
+}

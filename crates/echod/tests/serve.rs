@@ -1,0 +1,400 @@
+//! `echod serve` as a real process on loopback: refusing requests without the token, with a
+//! foreign Host or Origin; a turn streamed as server-sent events whose approval question is
+//! answered through the endpoint; the OpenAPI document.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+    _work: tempfile::TempDir,
+    _stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start(w: &World) -> Server {
+        let work = tempfile::tempdir().expect("tempdir");
+        let mut child = w
+            .command(&["serve"])
+            .current_dir(work.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn echod serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut stdout = BufReader::new(stdout);
+        let mut first = String::new();
+        stdout.read_line(&mut first).expect("first line");
+        let port: u16 = first
+            .trim()
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {first:?}"));
+        assert!(
+            first.starts_with("echod serve listening on http://127.0.0.1:"),
+            "{first}"
+        );
+        let token = std::fs::read_to_string(w.home.path().join("serve-token"))
+            .expect("token file")
+            .trim()
+            .to_string();
+        Server {
+            child,
+            port,
+            token,
+            _work: work,
+            _stdout: stdout,
+        }
+    }
+
+    fn work(&self) -> &std::path::Path {
+        self._work.path()
+    }
+
+    /// One HTTP/1.1 request with full control of the headers; returns status and body.
+    fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut req = format!(
+            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        if !body.is_empty() {
+            req.push_str("Content-Type: application/json\r\n");
+        }
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(&body);
+        stream.write_all(req.as_bytes()).expect("send");
+        let mut text = String::new();
+        stream.read_to_string(&mut text).expect("read");
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = text
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn bearer(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        self.raw(
+            "GET",
+            path,
+            &[("Host", &self.host()), ("Authorization", &self.bearer())],
+            None,
+        )
+    }
+
+    fn post(&self, path: &str, body: &Value) -> (u16, String) {
+        self.raw(
+            "POST",
+            path,
+            &[("Host", &self.host()), ("Authorization", &self.bearer())],
+            Some(body),
+        )
+    }
+}
+
+/// Name, headers, expected status, expected error code.
+type Case = (&'static str, Vec<(&'static str, String)>, u16, &'static str);
+
+#[test]
+fn requests_without_the_token_or_from_foreign_hosts_and_origins_are_refused() {
+    let w = World::new(json!({ "steps": [] }));
+    let s = Server::start(&w);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(w.home.path().join("serve-token"))
+            .expect("meta")
+            .permissions(),
+    );
+    assert_eq!(
+        mode & 0o777,
+        0o600,
+        "the token file is readable only by the user"
+    );
+    assert!(s.token.len() >= 64);
+
+    let host = s.host();
+    let good = s.bearer();
+    let cases: Vec<Case> = vec![
+        (
+            "no token",
+            vec![("Host", host.clone())],
+            401,
+            "unauthorized",
+        ),
+        (
+            "wrong token",
+            vec![
+                ("Host", host.clone()),
+                ("Authorization", "Bearer nope".into()),
+            ],
+            401,
+            "unauthorized",
+        ),
+        (
+            "token without Bearer",
+            vec![("Host", host.clone()), ("Authorization", s.token.clone())],
+            401,
+            "unauthorized",
+        ),
+        (
+            "foreign Origin",
+            vec![
+                ("Host", host.clone()),
+                ("Authorization", good.clone()),
+                ("Origin", "http://evil.example".into()),
+            ],
+            403,
+            "foreign_origin",
+        ),
+        (
+            "foreign Host (DNS rebinding)",
+            vec![
+                ("Host", format!("evil.example:{}", s.port)),
+                ("Authorization", good.clone()),
+            ],
+            403,
+            "foreign_host",
+        ),
+        (
+            "right host, wrong port",
+            vec![
+                ("Host", "127.0.0.1:1".into()),
+                ("Authorization", good.clone()),
+            ],
+            403,
+            "foreign_host",
+        ),
+        (
+            "good",
+            vec![("Host", host.clone()), ("Authorization", good.clone())],
+            200,
+            "",
+        ),
+        (
+            "good from localhost with its own Origin",
+            vec![
+                ("Host", format!("localhost:{}", s.port)),
+                ("Authorization", good.clone()),
+                ("Origin", format!("http://localhost:{}", s.port)),
+            ],
+            200,
+            "",
+        ),
+    ];
+    for (name, headers, status, code) in cases {
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (got, body) = s.raw("GET", "/api/sessions", &headers, None);
+        assert_eq!(got, status, "{name}: {body}");
+        if !code.is_empty() {
+            let v: Value =
+                serde_json::from_str(&body).unwrap_or_else(|e| panic!("{name}: {e}: {body}"));
+            assert_eq!(v["error"]["code"], code, "{name}");
+        }
+    }
+
+    // The token survives a restart.
+    let token = s.token.clone();
+    drop(s);
+    assert_eq!(Server::start(&w).token, token);
+}
+
+#[test]
+fn a_turn_streams_as_events_and_its_approval_is_answered_through_the_endpoint() {
+    let w = World::with_config(
+        json!({ "steps": [
+            { "model": "primary", "tool_calls": [{"id": "c1", "name": "shell", "arguments": "{\"command\": \"touch from-gateway.txt\"}"}] },
+            { "model": "primary", "text": "made the file" },
+            { "model": "explainer", "times": 5, "text": "It creates an empty file." },
+        ]}),
+        "[tools]\nexplain_model = \"explainer\"\n",
+    );
+    let s = Server::start(&w);
+
+    let (status, body) = s.post("/api/turns", &json!({ "session": "web", "input": "" }));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("invalid_input"), "{body}");
+
+    // Stream the turn; when the question arrives, answer it on another connection.
+    let mut stream = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let body = json!({ "session": "web", "input": "make a file" }).to_string();
+    write!(
+        stream,
+        "POST /api/turns HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        s.host(),
+        s.bearer(),
+        body.len()
+    )
+    .expect("send");
+    let mut events = Vec::new();
+    for line in BufReader::new(stream).lines() {
+        let line = line.expect("line");
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}"));
+        if event["type"] == "approval_requested" {
+            assert!(
+                event["detail"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("touch from-gateway.txt")
+            );
+            let id = event["request_id"].as_str().expect("request id");
+            let (status, body) = s.post(
+                &format!("/api/approvals/{id}"),
+                &json!({ "answer": "maybe" }),
+            );
+            assert_eq!(status, 400, "{body}");
+            let (status, body) = s.post(
+                &format!("/api/approvals/{id}"),
+                &json!({ "answer": "allow_once" }),
+            );
+            assert_eq!(status, 204, "{body}");
+            let (status, _) = s.post(
+                &format!("/api/approvals/{id}"),
+                &json!({ "answer": "deny" }),
+            );
+            assert_eq!(status, 404, "a question is answered once");
+        }
+        let last = event["type"] == "turn_finished";
+        events.push(event);
+        if last {
+            break;
+        }
+    }
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert!(
+        kinds.contains(&"approval_requested") && kinds.contains(&"approval_resolved"),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds.last(), Some(&"turn_finished"));
+    assert!(
+        s.work().join("from-gateway.txt").exists(),
+        "the allowed command ran"
+    );
+
+    let (status, audit) = s.get("/api/approvals");
+    assert_eq!(status, 200);
+    let audit: Value = serde_json::from_str(&audit).expect("json");
+    assert_eq!(audit[0]["decided_by"], "user");
+    assert_eq!(audit[0]["decision"], "allow");
+    let (status, history) = s.get("/api/sessions/web/messages");
+    assert_eq!(status, 200);
+    assert!(history.contains("made the file"), "{history}");
+    assert_eq!(s.get("/api/sessions/nope/messages").0, 404);
+    let (status, _) = s.post("/api/turns/not-a-turn/cancel", &json!({}));
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn the_openapi_document_describes_the_endpoints() {
+    let w = World::new(json!({ "steps": [] }));
+    let s = Server::start(&w);
+    let (status, body) = s.get("/api/openapi.json");
+    assert_eq!(status, 200);
+    let doc: Value = serde_json::from_str(&body).expect("json");
+    for path in [
+        "/api/turns",
+        "/api/approvals/{request_id}",
+        "/api/rules",
+        "/api/sessions/{name}/messages",
+    ] {
+        assert!(
+            doc["paths"].get(path).is_some(),
+            "{path} missing from {}",
+            doc["paths"]
+        );
+    }
+    assert!(doc["components"]["schemas"].get("TurnBody").is_some());
+}
+
+#[test]
+fn a_running_turn_is_stopped_through_the_cancel_endpoint() {
+    let w = World::new(json!({ "steps": [
+        { "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay_ms": 300 },
+    ]}));
+    let s = Server::start(&w);
+    let mut stream = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let body = json!({ "session": "web", "input": "count slowly" }).to_string();
+    write!(
+        stream,
+        "POST /api/turns HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        s.host(),
+        s.bearer(),
+        body.len()
+    )
+    .expect("send");
+    let mut finished = None;
+    let mut cancelled = false;
+    for line in BufReader::new(stream).lines() {
+        let line = line.expect("line");
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data).expect("json");
+        if event["type"] == "token" && !cancelled {
+            let turn = event["turn_id"].as_str().expect("turn id");
+            let (status, body) = s.post(&format!("/api/turns/{turn}/cancel"), &json!({}));
+            assert_eq!(status, 204, "{body}");
+            cancelled = true;
+        }
+        if event["type"] == "turn_finished" {
+            finished = Some(event);
+            break;
+        }
+    }
+    let finished = finished.expect("turn_finished");
+    assert_eq!(finished["status"], "interrupted");
+    let (_, history) = s.get("/api/sessions/web/messages");
+    assert!(
+        history.contains("\"partial\""),
+        "the partial answer is kept: {history}"
+    );
+}
