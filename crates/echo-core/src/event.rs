@@ -11,13 +11,14 @@ use serde::{Deserialize, Serialize};
 pub const EVENT_PROTOCOL_VERSION: u32 = 1;
 
 /// One event of a turn, wrapped with the protocol version and the turn it belongs to.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EventEnvelope {
     /// Protocol version ([`EVENT_PROTOCOL_VERSION`]).
     pub v: u32,
     /// The turn this event belongs to.
     pub turn_id: String,
     /// Position of this event within the turn, from 0.
+    #[ts(type = "number")]
     pub seq: u64,
     /// The event itself.
     #[serde(flatten)]
@@ -25,7 +26,7 @@ pub struct EventEnvelope {
 }
 
 /// What happened in a turn.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TurnEvent {
     /// The turn got its session and began (after waiting for any earlier turn of the session).
@@ -94,6 +95,7 @@ pub enum TurnEvent {
         /// "always allow"), if there is one.
         suggested_pattern: Option<String>,
         /// Seconds until an unanswered question counts as "deny".
+        #[ts(type = "number")]
         timeout_secs: u64,
     },
     /// A piece of the model-written explanation of a pending approval (what the action does
@@ -131,6 +133,7 @@ pub enum TurnEvent {
         /// The result text given to the model.
         content: String,
         /// Wall time of the call.
+        #[ts(type = "number")]
         duration_ms: u64,
     },
     /// The engine degraded to keep the turn alive (a retry, a fallback model, a summary at
@@ -165,7 +168,7 @@ pub enum TurnEvent {
 }
 
 /// A memory as shown in a `MemoryRecalled` event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RecalledMemory {
     /// Memory id.
     pub id: String,

@@ -56,7 +56,7 @@ impl TurnStatus {
 }
 
 /// A session with its activity counts.
-#[derive(Clone, Debug, Serialize, FromRow)]
+#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS)]
 pub struct SessionSummary {
     /// Id.
     pub id: String,
@@ -69,15 +69,18 @@ pub struct SessionSummary {
     /// Last activity.
     pub updated_at: String,
     /// Number of stored messages.
+    #[ts(type = "number")]
     pub message_count: i64,
     /// Number of turns.
+    #[ts(type = "number")]
     pub turn_count: i64,
     /// Messages up to this `seq` are consolidated into long-term memory.
+    #[ts(type = "number")]
     pub consolidated_seq: i64,
 }
 
 /// A stored message with its place in the session.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
 pub struct StoredMessage {
     /// Id.
     pub id: String,
@@ -86,6 +89,7 @@ pub struct StoredMessage {
     /// Turn that produced it.
     pub turn_id: Option<String>,
     /// Order within the session, from 1.
+    #[ts(type = "number")]
     pub seq: i64,
     /// Role.
     pub role: Role,

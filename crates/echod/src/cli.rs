@@ -97,6 +97,9 @@ enum Command {
         /// Port (default: a free one, printed at start).
         #[arg(long)]
         port: Option<u16>,
+        /// Directory of the built UI (`ui/dist`) to serve at `/`.
+        #[arg(long, value_name = "DIR")]
+        ui: Option<PathBuf>,
     },
     /// MCP servers from the settings and their state.
     Mcp {
@@ -230,8 +233,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::tools_cli::rules(&api, command).await?;
             ExitCode::SUCCESS
         }
-        Command::Serve { port } => {
-            crate::serve::run(api.clone(), port.unwrap_or(0)).await?;
+        Command::Serve { port, ui } => {
+            crate::serve::run(api.clone(), port.unwrap_or(0), ui).await?;
             ExitCode::SUCCESS
         }
         Command::Mcp { command } => {

@@ -38,8 +38,15 @@ struct AppState {
     turns: Arc<Mutex<HashMap<String, CancellationToken>>>,
 }
 
-/// Runs the server until Ctrl-C.
-pub async fn run(api: Api, port: u16) -> anyhow::Result<()> {
+/// Runs the server until Ctrl-C; with `ui`, also serves the built UI from that directory.
+pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()> {
+    if let Some(dir) = &ui {
+        anyhow::ensure!(
+            dir.join("index.html").is_file(),
+            "{} has no index.html; build the UI first (npm run build)",
+            dir.display()
+        );
+    }
     let (token, token_path) = load_or_create_token(&api.config().home)?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
@@ -51,12 +58,27 @@ pub async fn run(api: Api, port: u16) -> anyhow::Result<()> {
         port: addr.port(),
         turns: Arc::default(),
     };
-    let app = router(state);
+    let mut app = router(state.clone());
+    if let Some(dir) = &ui {
+        // Everything that is not /api is the single-page UI; the guard still checks Host
+        // and Origin, but the page itself needs no token (it reads it from the fragment).
+        let files = tower_http::services::ServeDir::new(dir)
+            .fallback(tower_http::services::ServeFile::new(dir.join("index.html")));
+        app = app.fallback_service(
+            Router::new()
+                .fallback_service(files)
+                .layer(middleware::from_fn_with_state(state.clone(), guard)),
+        );
+    }
     // One write, and a launcher that stops reading after the first line does not stop us.
-    let banner = format!(
+    let mut banner = format!(
         "echod serve listening on http://{addr}\ntoken: {}\nopenapi: http://{addr}/api/openapi.json\n",
         token_path.display()
     );
+    if ui.is_some() {
+        // The token travels in the fragment, which browsers never send to a server.
+        banner.push_str(&format!("open: http://{addr}/#token={}\n", state.token));
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(banner.as_bytes()).and_then(|()| out.flush()) {
         tracing::warn!(error = %e, "cannot print the address");
@@ -126,7 +148,8 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
             );
         }
     }
-    if !authorized(headers, &state.token) {
+    let api = request.uri().path().starts_with("/api/");
+    if api && !authorized(headers, &state.token) {
         return refuse(
             StatusCode::UNAUTHORIZED,
             "unauthorized",

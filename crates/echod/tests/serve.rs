@@ -28,9 +28,15 @@ impl Drop for Server {
 
 impl Server {
     fn start(w: &World) -> Server {
+        Server::start_with(w, &[])
+    }
+
+    fn start_with(w: &World, extra: &[&str]) -> Server {
         let work = tempfile::tempdir().expect("tempdir");
+        let mut args = vec!["serve"];
+        args.extend_from_slice(extra);
         let mut child = w
-            .command(&["serve"])
+            .command(&args)
             .current_dir(work.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -397,4 +403,38 @@ fn a_running_turn_is_stopped_through_the_cancel_endpoint() {
         history.contains("\"partial\""),
         "the partial answer is kept: {history}"
     );
+}
+
+#[test]
+fn the_built_ui_is_served_without_a_token_but_only_to_this_host() {
+    let ui = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        ui.path().join("index.html"),
+        "<!doctype html><title>Echo Desk</title>",
+    )
+    .expect("write");
+    std::fs::create_dir_all(ui.path().join("assets")).expect("mkdir");
+    std::fs::write(ui.path().join("assets/app.js"), "console.log('hi')").expect("write");
+    let w = World::new(json!({ "steps": [] }));
+    let dir = ui.path().display().to_string();
+    let s = Server::start_with(&w, &["--ui", &dir]);
+    let host = s.host();
+    let (status, body) = s.raw("GET", "/", &[("Host", &host)], None);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<title>Echo Desk</title>"));
+    let (status, body) = s.raw("GET", "/assets/app.js", &[("Host", &host)], None);
+    assert_eq!((status, body.as_str()), (200, "console.log('hi')"));
+    let (status, body) = s.raw("GET", "/sessions/work", &[("Host", &host)], None);
+    assert_eq!(status, 200, "client-side routes get the page: {body}");
+    assert!(body.contains("<title>Echo Desk</title>"));
+    let evil = format!("evil.example:{}", s.port);
+    assert_eq!(s.raw("GET", "/", &[("Host", &evil)], None).0, 403);
+    assert_eq!(
+        s.raw("GET", "/api/sessions", &[("Host", &host)], None).0,
+        401
+    );
+
+    let missing = w.run(&["serve", "--ui", "/nonexistent/dist"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("has no index.html"));
 }
