@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The one test command (README "Test"): formatting, lints, then every test of the workspace.
-# The scenario tests start the real `echod` binary and the scripted mock model server
-# (tests/mock-model) as separate processes on loopback; nothing touches the network.
+# The one test command (README "Test"): formatting, lints, every test of the workspace, then
+# the web UI's checks and its browser end-to-end test. The scenario tests start the real
+# `echod` binary and the scripted mock model server (tests/mock-model) as separate processes
+# on loopback; nothing touches the network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,6 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace --locked
+
+echo "== web UI: typecheck, lint, unit tests, build, browser end-to-end (scripts/ui-check.sh)"
+bash scripts/ui-check.sh

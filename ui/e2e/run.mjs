@@ -1,0 +1,286 @@
+// Browser end-to-end test of the web UI against the real engine: starts the scripted mock
+// model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
+// and checks streaming, an approval, stop, reload and a model error. Exits non-zero on any
+// failure and always stops what it started.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = join(ROOT, 'ui/dist');
+const TARGET = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache/echo-desk-target');
+const BIN = join(TARGET, 'debug');
+const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+const STEP_TIMEOUT = 20_000;
+
+const children = [];
+const cleanups = [];
+let browser;
+
+function fail(message) {
+  throw new Error(message);
+}
+
+/** Spawns a child that is killed at the end, whatever happens. */
+function start(cmd, args, options) {
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...options });
+  children.push(child);
+  const stderr = [];
+  child.stderr.on('data', (d) => {
+    stderr.push(d.toString());
+    if (process.env.E2E_VERBOSE) process.stderr.write(`[${cmd.split('/').pop()}] ${d}`);
+  });
+  child.stderrText = () => stderr.join('');
+  return child;
+}
+
+/** The first stdout line of a child, which must match `pattern`; its capture is returned. */
+function firstLine(child, pattern, what) {
+  return new Promise((resolveLine, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} printed no address within 20 s\n${child.stderrText()}`)), 20_000);
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const m = pattern.exec(line);
+      if (m) resolveLine(m[1]);
+      else reject(new Error(`${what} printed ${JSON.stringify(line)}, expected ${pattern}\n${child.stderrText()}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code} before printing its address\n${child.stderrText()}`));
+    });
+  });
+}
+
+function stopAll() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      child.kill('SIGTERM');
+    }
+  }
+  for (const c of cleanups.reverse()) {
+    try {
+      c();
+    } catch {
+      // best effort
+    }
+  }
+}
+
+const SCRIPT = {
+  steps: [
+    // 1. streaming
+    {
+      model: 'primary',
+      text: 'Hello **there**, tokens are streaming in.\n\n```sh\necho streamed\n```\n',
+      chunks: 12,
+      chunk_delay_ms: 120,
+    },
+    // 2. a shell call that asks for approval, then the answer
+    {
+      model: 'primary',
+      tool_calls: [{ id: 'c1', name: 'shell', arguments: '{"command": "touch e2e-approved.txt"}' }],
+    },
+    { model: 'primary', text: 'I made the file e2e-approved.txt.' },
+    { model: 'explainer', times: 10, text: 'It creates an empty file named e2e-approved.txt.', chunks: 4, chunk_delay_ms: 50 },
+    // 3. a long answer that is stopped
+    {
+      model: 'primary',
+      text: `Once upon a time ${'there was a very long story that goes on and on. '.repeat(20)}The end.`,
+      chunks: 60,
+      chunk_delay_ms: 150,
+    },
+    // 4. a model error
+    { model: 'primary', status: 500, error_message: 'the mock model is down' },
+  ],
+};
+
+/** Polls `fn` in the page until it returns a truthy value. */
+async function until(page, what, fn, arg) {
+  try {
+    return await page.waitForFunction(fn, arg, { timeout: STEP_TIMEOUT, polling: 50 });
+  } catch {
+    fail(`timed out waiting for: ${what}`);
+  }
+}
+
+/** With E2E_SCREENSHOTS=DIR, saves a screenshot of the page there. */
+async function shot(page, name) {
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`) });
+}
+
+async function send(page, text) {
+  await page.fill('.composer textarea', text);
+  await page.click('.composer button.send');
+}
+
+async function main() {
+  for (const [bin, hint] of [
+    ['mock-model', 'cargo build -p echo-mock-model'],
+    ['echod', 'cargo build -p echod'],
+  ]) {
+    if (!existsSync(join(BIN, bin))) fail(`${join(BIN, bin)} is missing; build it with \`${hint}\``);
+  }
+  if (!existsSync(CHROMIUM)) fail(`${CHROMIUM} is missing; install it with \`apt-get install -y chromium\``);
+  if (!existsSync(join(DIST, 'index.html'))) {
+    console.log('e2e: ui/dist is missing, building it');
+    const built = spawnSync('npx', ['vite', 'build'], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) fail('npm run build failed');
+  }
+
+  const tmp = mkdtempSync(join(tmpdir(), 'echo-desk-e2e-'));
+  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+  const home = join(tmp, 'home');
+  const work = join(tmp, 'work');
+  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
+  const scriptFile = join(tmp, 'script.json');
+  writeFileSync(scriptFile, JSON.stringify(SCRIPT));
+  writeFileSync(
+    join(home, 'config.toml'),
+    '[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
+  );
+
+  const mock = start(join(BIN, 'mock-model'), ['--script', scriptFile, '--exit-on-stdin-eof']);
+  const mockUrl = await firstLine(mock, /^mock-model listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'mock-model');
+
+  const env = {
+    ...process.env,
+    ECHO_DESK_HOME: home,
+    ECHO_LLM_KIND: 'openai',
+    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
+    ECHO_LLM_MODEL: 'primary',
+  };
+  const echod = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
+  const echodUrl = await firstLine(echod, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'echod serve');
+  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  const origin = echodUrl;
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
+  const page = await browser.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${origin}/#token=${token}`);
+  await until(page, 'the token to leave the address bar', () => !location.hash.includes('token='));
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+
+  // 1. Tokens stream in.
+  console.log('e2e: streaming');
+  await send(page, 'Say hello');
+  await until(page, 'a partial answer while the turn runs', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last && last.dataset.status === 'running' && last.querySelector('.markdown')?.textContent.length > 0;
+  });
+  await until(page, 'the streamed answer to complete', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes('tokens are streaming in');
+  });
+  const rendered = await page.evaluate(() => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return { strong: last.querySelector('strong')?.textContent, code: last.querySelector('.code-block pre')?.textContent, copy: !!last.querySelector('.code-block button.copy') };
+  });
+  if (rendered.strong !== 'there' || !rendered.code?.includes('echo streamed') || !rendered.copy) {
+    fail(`the answer is not rendered as Markdown with a copyable code block: ${JSON.stringify(rendered)}`);
+  }
+
+  // 2. An approval: the dialog shows the command; Allow once; the answer completes.
+  console.log('e2e: approval');
+  await send(page, 'Make a file');
+  await until(page, 'the approval dialog with the command', () =>
+    document.querySelector('[role="dialog"] .approval-detail')?.textContent.includes('touch e2e-approved.txt'));
+  await until(page, 'the explanation to stream into the dialog', () =>
+    document.querySelector('[role="dialog"] .approval-explanation')?.textContent.includes('creates an empty file'));
+  const labels = await page.$$eval('[role="dialog"] .buttons button', (bs) => bs.map((b) => b.textContent));
+  const expected = ['Allow once', 'Allow for session', 'Always allow', 'Deny'];
+  if (JSON.stringify(labels) !== JSON.stringify(expected)) fail(`approval buttons are ${JSON.stringify(labels)}`);
+  await shot(page, 'approval');
+  await page.click('[role="dialog"] button:has-text("Allow once")');
+  await until(page, 'the dialog to close', () => !document.querySelector('[role="dialog"]'));
+  await until(page, 'the answer after the approved call', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes('I made the file') && last.querySelector('.tool[data-tool="shell"]');
+  });
+  if (!existsSync(join(work, 'e2e-approved.txt'))) fail('the approved command did not run');
+
+  // 3. Stop mid-stream.
+  console.log('e2e: stop');
+  await send(page, 'Tell me a long story');
+  await until(page, 'the story to start streaming', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'running' && last.textContent.includes('Once upon');
+  });
+  await until(page, 'the Stop button to be enabled', () => {
+    const b = document.querySelector('.composer button.stop');
+    return b && !b.disabled;
+  });
+  await page.click('.composer button.stop');
+  await until(page, 'the answer to be marked interrupted', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'interrupted' && last.querySelector('.badge.warn') && !last.textContent.includes('The end.');
+  });
+
+  // 4. Reload: the history is still there (the token now comes from sessionStorage).
+  console.log('e2e: reload');
+  await page.reload();
+  await until(page, 'the history after a reload', () => {
+    const text = document.querySelector('.chat')?.textContent ?? '';
+    return ['Say hello', 'tokens are streaming in', 'Make a file', 'I made the file', 'Tell me a long story', 'Once upon'].every((s) => text.includes(s))
+      && document.querySelector('.message.assistant[data-status="interrupted"]');
+  });
+
+  // 5. A model error is shown clearly in the message.
+  console.log('e2e: model error');
+  await send(page, 'This will fail');
+  await until(page, 'the model error in the message', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'failed' && last.querySelector('.turn-error[role="alert"]')?.textContent.length > 0;
+  });
+  await shot(page, 'error-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'error-dark');
+  const errorText = await page.evaluate(() => {
+    const m = document.querySelectorAll('.message.assistant');
+    return m[m.length - 1].querySelector('.turn-error').textContent;
+  });
+  console.log(`e2e: shown error: ${errorText}`);
+
+  if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
+  console.log('e2e: 5 passed, 0 failed');
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    console.error(`e2e: ${signal}, stopping`);
+    stopAll();
+    process.exit(1);
+  });
+}
+
+let code = 0;
+try {
+  await main();
+} catch (e) {
+  code = 1;
+  console.error(`e2e FAILED: ${e instanceof Error ? e.message : e}`);
+} finally {
+  try {
+    await browser?.close();
+  } catch {
+    // already gone
+  }
+  stopAll();
+}
+process.exit(code);

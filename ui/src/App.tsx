@@ -1,0 +1,91 @@
+// The page: header (theme and language), session list, chat, composer, approval dialog.
+
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { type ChatStore, pendingApproval } from './chatStore';
+import { I18nContext, LOCALES, type Locale, translator } from './i18n';
+import { applyTheme, nextTheme, type ThemeChoice } from './theme';
+import { ApprovalDialog } from './components/ApprovalDialog';
+import { ChatView } from './components/ChatView';
+import { Composer } from './components/Composer';
+import { SessionList } from './components/SessionList';
+
+interface Props {
+  store: ChatStore;
+  initialLocale: Locale;
+  initialTheme: ThemeChoice;
+  hasToken: boolean;
+}
+
+export function App({ store, initialLocale, initialTheme, hasToken }: Props) {
+  const state = useSyncExternalStore(store.subscribe, store.getState);
+  const [locale, setLocale] = useState<Locale>(initialLocale);
+  const [theme, setTheme] = useState<ThemeChoice>(initialTheme);
+  const t = useMemo(() => translator(locale), [locale]);
+  useEffect(() => applyTheme(theme), [theme]);
+  useEffect(() => {
+    document.documentElement.lang = locale;
+    window.localStorage.setItem('echo-desk-locale', locale);
+  }, [locale]);
+  const approval = pendingApproval(state);
+  const themeLabel = { system: t('theme.system'), light: t('theme.light'), dark: t('theme.dark') }[theme];
+
+  return (
+    <I18nContext.Provider value={t}>
+      <div className="app">
+        <header className="topbar">
+          <h1>{t('app.title')}</h1>
+          <div className="controls">
+            <button
+              type="button"
+              className="theme-toggle"
+              title={t('theme.toggle')}
+              aria-label={t('theme.toggle')}
+              onClick={() => setTheme(nextTheme(theme))}
+            >
+              {themeLabel}
+            </button>
+            <select
+              aria-label={t('locale.label')}
+              value={locale}
+              onChange={(e) => setLocale(e.target.value as Locale)}
+            >
+              {(Object.keys(LOCALES) as Locale[]).map((l) => (
+                <option key={l} value={l}>
+                  {LOCALES[l]}
+                </option>
+              ))}
+            </select>
+          </div>
+        </header>
+        <SessionList
+          sessions={state.sessions}
+          selected={state.selected}
+          disabled={state.running !== null}
+          onSelect={(name) => void store.select(name)}
+          onNew={() => store.newSession()}
+        />
+        <main className="main">
+          {!hasToken && <p className="banner error">{t('error.noToken')}</p>}
+          {state.error && (
+            <div className="banner error" role="alert">
+              <span>{state.error}</span>
+              <button type="button" onClick={() => store.dismissError()}>
+                {t('error.dismiss')}
+              </button>
+            </div>
+          )}
+          <ChatView messages={state.messages} loading={state.loadingHistory} />
+          <Composer
+            running={state.running !== null}
+            canStop={state.running?.turnId !== undefined}
+            onSend={(text) => void store.send(text)}
+            onStop={() => void store.stop()}
+          />
+        </main>
+        {approval && (
+          <ApprovalDialog approval={approval} onAnswer={(id, a) => void store.answer(id, a)} />
+        )}
+      </div>
+    </I18nContext.Provider>
+  );
+}

@@ -1,0 +1,158 @@
+// The chat store with a scripted transport: a turn's events reach its message, the approval
+// dialog opens and closes, Stop cancels the right turn, history loads on select, and a broken
+// stream fails the message with a readable error.
+
+import { describe, expect, it } from 'vitest';
+import { ChatStore, pendingApproval } from './chatStore';
+import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './events';
+import { type ApprovalAnswer, type Transport, TransportError } from './transport';
+
+/** A transport whose turn is driven by the test: `emit` events, then `end` or `broken`. */
+class FakeTransport implements Transport {
+  calls: string[] = [];
+  sessions: SessionSummary[] = [];
+  stored: Record<string, StoredMessage[]> = {};
+  private onEvent: ((e: EventEnvelope) => void) | undefined;
+  private finish: (() => void) | undefined;
+  private breakWith: ((e: Error) => void) | undefined;
+  private seq = 0;
+
+  async listSessions() {
+    return this.sessions;
+  }
+  async history(session: string) {
+    const found = this.stored[session];
+    if (!found) throw new TransportError('not_found', `no session ${session}`, 404);
+    return found;
+  }
+  sendTurn(session: string, input: string, onEvent: (e: EventEnvelope) => void) {
+    this.calls.push(`send ${session} ${input}`);
+    this.onEvent = onEvent;
+    return {
+      done: new Promise<void>((resolve, reject) => {
+        this.finish = resolve;
+        this.breakWith = reject;
+      }),
+    };
+  }
+  async cancel(turnId: string) {
+    this.calls.push(`cancel ${turnId}`);
+  }
+  async answerApproval(requestId: string, answer: ApprovalAnswer) {
+    this.calls.push(`answer ${requestId} ${answer}`);
+  }
+  emit(event: TurnEvent) {
+    this.onEvent?.({ v: 1, turn_id: 't1', seq: this.seq++, ...event });
+  }
+  end() {
+    this.finish?.();
+  }
+  broken(message: string) {
+    this.breakWith?.(new TransportError('network', message));
+  }
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+const started: TurnEvent = { type: 'turn_started', session_id: 's', session_name: 'web' };
+const finished: TurnEvent = {
+  type: 'turn_finished',
+  status: 'completed',
+  usage: { input_tokens: 1, output_tokens: 1 },
+  trace_id: 't1',
+};
+
+describe('ChatStore', () => {
+  it('runs a turn with an approval question answered once', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    const sent = store.send('make a file');
+    expect(store.getState().selected).toMatch(/^chat-\d{8}-\d{6}$/);
+    transport.emit(started);
+    expect(store.getState().running?.turnId).toBe('t1');
+    transport.emit({
+      type: 'approval_requested',
+      request_id: 'r1',
+      call_id: 'c1',
+      tool: 'shell',
+      risk: 'exec',
+      detail: '$ touch a',
+      reason: 'asks',
+      suggested_pattern: null,
+      timeout_secs: 60,
+    });
+    expect(pendingApproval(store.getState())?.detail).toBe('$ touch a');
+    await store.answer('r1', 'allow_once');
+    expect(transport.calls).toContain('answer r1 allow_once');
+    expect(pendingApproval(store.getState())).toBeNull();
+    transport.emit({
+      type: 'approval_resolved',
+      request_id: 'r1',
+      call_id: 'c1',
+      tool: 'shell',
+      decision: 'allow',
+      decided_by: 'user',
+      reason: '',
+    });
+    transport.emit({ type: 'final', text: 'done' });
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    const { messages, running } = store.getState();
+    expect(running).toBeNull();
+    expect(messages.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'make a file'],
+      ['assistant', 'done'],
+    ]);
+    expect(messages[1]).toMatchObject({ status: 'completed' });
+  });
+
+  it('stops the running turn by its id', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    const sent = store.send('long story');
+    await store.stop(); // no turn id yet: nothing to cancel
+    transport.emit(started);
+    transport.emit({ type: 'token', text: 'Once' });
+    await store.stop();
+    expect(transport.calls).toEqual(['send ' + store.getState().selected + ' long story', 'cancel t1']);
+    transport.emit({ type: 'error', code: 'interrupted', message: 'stopped' });
+    transport.emit({ ...finished, status: 'interrupted' } as TurnEvent);
+    transport.end();
+    await sent;
+    expect(store.getState().messages[1]).toMatchObject({ text: 'Once', status: 'interrupted' });
+  });
+
+  it('fails the message when the stream breaks', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    const sent = store.send('hi');
+    transport.emit(started);
+    transport.broken('the event stream broke: reset');
+    await sent;
+    expect(store.getState().messages[1]).toMatchObject({
+      status: 'failed',
+      error: { code: 'network', message: 'the event stream broke: reset' },
+    });
+  });
+
+  it('opens the remembered session with its history, and a new one empty', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [{ name: 'a' }, { name: 'b' }] as SessionSummary[];
+    transport.stored.b = [
+      { id: 'm1', session_id: 's', turn_id: 't', seq: 1, role: 'user', content: 'hello', reasoning: null, tool_calls: [], tool_call_id: null, name: null, status: 'complete', created_at: '' },
+    ];
+    const saved = new Map([['echo-desk-session', 'b']]);
+    const store = new ChatStore(transport, {
+      getItem: (k) => saved.get(k) ?? null,
+      setItem: (k, v) => void saved.set(k, v),
+    });
+    await store.init();
+    expect(store.getState()).toMatchObject({ selected: 'b', loadingHistory: false, error: null });
+    expect(store.getState().messages).toEqual([{ role: 'user', key: 'm1', text: 'hello' }]);
+    store.newSession(new Date(2025, 0, 2, 3, 4, 5));
+    expect(store.getState()).toMatchObject({ selected: 'chat-20250102-030405', messages: [] });
+    await store.select('chat-20250102-030405'); // not on the server yet: no error
+    await tick();
+    expect(store.getState().error).toBeNull();
+  });
+});

@@ -1,0 +1,186 @@
+// The chat domain's one store: the session list, the selected session's messages and the
+// running turn. Components read it through `useSyncExternalStore` and call its actions; it
+// talks to the engine only through a `Transport`.
+
+import type { SessionSummary } from './events';
+import type { ApprovalAnswer, Transport } from './transport';
+import { TransportError } from './transport';
+import { type AssistantView, type ChatMessage, failTurn, fromHistory, newTurn, reduceTurn } from './turnStore';
+
+/** Everything the chat shows. */
+export interface ChatState {
+  sessions: SessionSummary[];
+  /** The selected session's name, or null before the first one exists. */
+  selected: string | null;
+  messages: ChatMessage[];
+  loadingHistory: boolean;
+  /** The running turn of the selected session: its assistant message's key and turn id. */
+  running: { session: string; key: string; turnId: string | undefined } | null;
+  /** The approval question already answered (the dialog closes while the engine resolves it). */
+  answered: string | null;
+  /** A failure not tied to one message (listing sessions, answering an approval, …). */
+  error: string | null;
+}
+
+const SELECTED_KEY = 'echo-desk-session';
+
+function describe(e: unknown): string {
+  if (e instanceof TransportError) return e.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A session name for "new session", unique to the second. */
+export function newSessionName(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `chat-${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
+}
+
+/** The store; one per page. */
+export class ChatStore {
+  private state: ChatState = {
+    sessions: [],
+    selected: null,
+    messages: [],
+    loadingHistory: false,
+    running: null,
+    answered: null,
+    error: null,
+  };
+  private readonly listeners = new Set<() => void>();
+  private readonly transport: Transport;
+  private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | undefined;
+  private counter = 0;
+
+  constructor(transport: Transport, storage?: Pick<Storage, 'getItem' | 'setItem'>) {
+    this.transport = transport;
+    this.storage = storage;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getState = (): ChatState => this.state;
+
+  private set(change: Partial<ChatState>) {
+    this.state = { ...this.state, ...change };
+    for (const l of this.listeners) l();
+  }
+
+  /** Loads the sessions and opens the last selected one (or the most recent). */
+  async init(): Promise<void> {
+    await this.refreshSessions();
+    const remembered = this.storage?.getItem(SELECTED_KEY) ?? null;
+    const names = this.state.sessions.map((s) => s.name);
+    const pick = remembered && names.includes(remembered) ? remembered : (names[0] ?? null);
+    if (pick) await this.select(pick);
+  }
+
+  async refreshSessions(): Promise<void> {
+    try {
+      this.set({ sessions: await this.transport.listSessions() });
+    } catch (e) {
+      this.set({ error: describe(e) });
+    }
+  }
+
+  /** Opens a session and loads its history. */
+  async select(name: string): Promise<void> {
+    if (this.state.running) return;
+    this.storage?.setItem(SELECTED_KEY, name);
+    this.set({ selected: name, messages: [], loadingHistory: true });
+    try {
+      const stored = await this.transport.history(name);
+      if (this.state.selected === name) this.set({ messages: fromHistory(stored) });
+    } catch (e) {
+      // A new session has no history until its first turn.
+      if (!(e instanceof TransportError && e.code === 'not_found')) this.set({ error: describe(e) });
+    } finally {
+      if (this.state.selected === name) this.set({ loadingHistory: false });
+    }
+  }
+
+  /** Starts an empty session; the engine creates it with the first message. */
+  newSession(now: Date = new Date()): void {
+    if (this.state.running) return;
+    const name = newSessionName(now);
+    this.storage?.setItem(SELECTED_KEY, name);
+    this.set({ selected: name, messages: [], loadingHistory: false });
+  }
+
+  /** Sends a message in the selected session (a new one if none is selected). */
+  async send(input: string): Promise<void> {
+    if (this.state.running || input.trim() === '') return;
+    if (!this.state.selected) this.newSession();
+    const session = this.state.selected as string;
+    const n = ++this.counter;
+    const key = `local-${n}`;
+    this.set({
+      messages: [...this.state.messages, { role: 'user', key: `local-user-${n}`, text: input }, newTurn(key)],
+      running: { session, key, turnId: undefined },
+      answered: null,
+    });
+    const handle = this.transport.sendTurn(session, input, (event) => {
+      this.updateTurn(key, (m) => reduceTurn(m, event));
+      if (this.state.running?.key === key && !this.state.running.turnId) {
+        this.set({ running: { ...this.state.running, turnId: event.turn_id } });
+      }
+    });
+    try {
+      await handle.done;
+      this.updateTurn(key, (m) =>
+        failTurn(m, 'protocol', 'the event stream ended before the turn finished'),
+      );
+    } catch (e) {
+      this.updateTurn(key, (m) =>
+        failTurn(m, e instanceof TransportError ? e.code : 'network', describe(e)),
+      );
+    } finally {
+      this.set({ running: null });
+      void this.refreshSessions();
+    }
+  }
+
+  /** Stops the running turn. */
+  async stop(): Promise<void> {
+    const turnId = this.state.running?.turnId;
+    if (!turnId) return;
+    try {
+      await this.transport.cancel(turnId);
+    } catch (e) {
+      this.set({ error: describe(e) });
+    }
+  }
+
+  /** Answers the pending approval question. */
+  async answer(requestId: string, answer: ApprovalAnswer): Promise<void> {
+    this.set({ answered: requestId });
+    try {
+      await this.transport.answerApproval(requestId, answer);
+    } catch (e) {
+      this.set({ answered: null, error: describe(e) });
+    }
+  }
+
+  dismissError(): void {
+    this.set({ error: null });
+  }
+
+  private updateTurn(key: string, change: (m: AssistantView) => AssistantView) {
+    const messages = this.state.messages.map((m) =>
+      m.role === 'assistant' && m.key === key ? change(m) : m,
+    );
+    this.set({ messages });
+  }
+}
+
+/** The approval question the dialog should show, if any. */
+export function pendingApproval(state: ChatState) {
+  if (!state.running) return null;
+  const turn = state.messages.find(
+    (m): m is AssistantView => m.role === 'assistant' && m.key === state.running?.key,
+  );
+  const approval = turn?.approval ?? null;
+  return approval && approval.requestId !== state.answered ? approval : null;
+}

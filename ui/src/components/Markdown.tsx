@@ -1,0 +1,43 @@
+// An answer rendered as Markdown (no raw HTML), code blocks with a copy button.
+
+import { useRef, useState, type ReactNode } from 'react';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import { useT } from '../i18n';
+
+function CodeBlock({ children }: { children?: ReactNode }) {
+  const t = useT();
+  const pre = useRef<HTMLPreElement>(null);
+  const [copied, setCopied] = useState(false);
+  const copy = () => {
+    const text = pre.current?.textContent ?? '';
+    void navigator.clipboard?.writeText(text).then(() => {
+      setCopied(true);
+      window.setTimeout(() => setCopied(false), 1500);
+    });
+  };
+  return (
+    <div className="code-block">
+      <button type="button" className="copy" onClick={copy}>
+        {copied ? t('code.copied') : t('code.copy')}
+      </button>
+      <pre ref={pre}>{children}</pre>
+    </div>
+  );
+}
+
+const components: Components = {
+  pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
+  a: ({ href, children }) => (
+    <a href={href} target="_blank" rel="noreferrer noopener">
+      {children}
+    </a>
+  ),
+};
+
+export function Markdown({ text }: { text: string }) {
+  return (
+    <div className="markdown">
+      <ReactMarkdown components={components}>{text}</ReactMarkdown>
+    </div>
+  );
+}

@@ -1,0 +1,486 @@
+// Generated from the Rust types in crates/echo-core by
+// `ECHO_UPDATE_TS=1 cargo test -p echo-core --test typescript`. Do not edit.
+
+export type EventEnvelope = { 
+/**
+ * Protocol version ([`EVENT_PROTOCOL_VERSION`]).
+ */
+v: number, 
+/**
+ * The turn this event belongs to.
+ */
+turn_id: string, 
+/**
+ * Position of this event within the turn, from 0.
+ */
+seq: number, } & ({ "type": "turn_started", 
+/**
+ * Session id.
+ */
+session_id: string, 
+/**
+ * Session name.
+ */
+session_name: string, } | { "type": "token", 
+/**
+ * Text to append.
+ */
+text: string, } | { "type": "reasoning", 
+/**
+ * Text to append.
+ */
+text: string, } | { "type": "memory_recalled", 
+/**
+ * The memories, best first.
+ */
+memories: Array<RecalledMemory>, 
+/**
+ * Whether vector search took part (false: keyword search only).
+ */
+semantic: boolean, } | { "type": "tool_call_started", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+name: string, } | { "type": "tool_call_args_delta", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Argument JSON fragment.
+ */
+delta: string, } | { "type": "tool_call_executing", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Complete argument JSON as the model sent it.
+ */
+arguments: string, } | { "type": "approval_requested", 
+/**
+ * Id to answer with.
+ */
+request_id: string, 
+/**
+ * The tool call it is about.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * `read_only`, `write`, `exec`, `network` or `dangerous`.
+ */
+risk: string, 
+/**
+ * The exact action: command and cwd, path, or the diff a write would apply.
+ */
+detail: string, 
+/**
+ * Why the gate asks.
+ */
+reason: string, 
+/**
+ * The narrowest rule pattern that would cover this call (for "allow for session" and
+ * "always allow"), if there is one.
+ */
+suggested_pattern: string | null, 
+/**
+ * Seconds until an unanswered question counts as "deny".
+ */
+timeout_secs: number, } | { "type": "approval_explanation", 
+/**
+ * The question it belongs to.
+ */
+request_id: string, 
+/**
+ * Text to append.
+ */
+text: string, } | { "type": "approval_resolved", 
+/**
+ * The question, or empty when nothing was asked (a policy denial).
+ */
+request_id: string, 
+/**
+ * The tool call.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * `allow` or `deny`.
+ */
+decision: string, 
+/**
+ * Who decided: `user`, `timeout`, `non_interactive`, `rule`, `hard_deny`, `path_policy`,
+ * `risk`, `disabled`.
+ */
+decided_by: string, 
+/**
+ * Why.
+ */
+reason: string, } | { "type": "tool_result", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Whether the tool succeeded.
+ */
+ok: boolean, 
+/**
+ * The result text given to the model.
+ */
+content: string, 
+/**
+ * Wall time of the call.
+ */
+duration_ms: number, } | { "type": "degraded", 
+/**
+ * Machine-readable reason, e.g. `retry`, `fallback_model`, `max_iterations`.
+ */
+reason: string, 
+/**
+ * One line for people.
+ */
+detail: string, } | { "type": "final", 
+/**
+ * The complete answer text.
+ */
+text: string, } | { "type": "error", 
+/**
+ * Machine-readable error code.
+ */
+code: string, 
+/**
+ * One line for people.
+ */
+message: string, } | { "type": "turn_finished", 
+/**
+ * `completed`, `failed` or `interrupted`.
+ */
+status: string, 
+/**
+ * Tokens used by all model calls of the turn.
+ */
+usage: Usage, 
+/**
+ * The trace id (equal to the turn id).
+ */
+trace_id: string, });
+
+export type TurnEvent = { "type": "turn_started", 
+/**
+ * Session id.
+ */
+session_id: string, 
+/**
+ * Session name.
+ */
+session_name: string, } | { "type": "token", 
+/**
+ * Text to append.
+ */
+text: string, } | { "type": "reasoning", 
+/**
+ * Text to append.
+ */
+text: string, } | { "type": "memory_recalled", 
+/**
+ * The memories, best first.
+ */
+memories: Array<RecalledMemory>, 
+/**
+ * Whether vector search took part (false: keyword search only).
+ */
+semantic: boolean, } | { "type": "tool_call_started", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+name: string, } | { "type": "tool_call_args_delta", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Argument JSON fragment.
+ */
+delta: string, } | { "type": "tool_call_executing", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Complete argument JSON as the model sent it.
+ */
+arguments: string, } | { "type": "approval_requested", 
+/**
+ * Id to answer with.
+ */
+request_id: string, 
+/**
+ * The tool call it is about.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * `read_only`, `write`, `exec`, `network` or `dangerous`.
+ */
+risk: string, 
+/**
+ * The exact action: command and cwd, path, or the diff a write would apply.
+ */
+detail: string, 
+/**
+ * Why the gate asks.
+ */
+reason: string, 
+/**
+ * The narrowest rule pattern that would cover this call (for "allow for session" and
+ * "always allow"), if there is one.
+ */
+suggested_pattern: string | null, 
+/**
+ * Seconds until an unanswered question counts as "deny".
+ */
+timeout_secs: number, } | { "type": "approval_explanation", 
+/**
+ * The question it belongs to.
+ */
+request_id: string, 
+/**
+ * Text to append.
+ */
+text: string, } | { "type": "approval_resolved", 
+/**
+ * The question, or empty when nothing was asked (a policy denial).
+ */
+request_id: string, 
+/**
+ * The tool call.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+tool: string, 
+/**
+ * `allow` or `deny`.
+ */
+decision: string, 
+/**
+ * Who decided: `user`, `timeout`, `non_interactive`, `rule`, `hard_deny`, `path_policy`,
+ * `risk`, `disabled`.
+ */
+decided_by: string, 
+/**
+ * Why.
+ */
+reason: string, } | { "type": "tool_result", 
+/**
+ * Call id.
+ */
+call_id: string, 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Whether the tool succeeded.
+ */
+ok: boolean, 
+/**
+ * The result text given to the model.
+ */
+content: string, 
+/**
+ * Wall time of the call.
+ */
+duration_ms: number, } | { "type": "degraded", 
+/**
+ * Machine-readable reason, e.g. `retry`, `fallback_model`, `max_iterations`.
+ */
+reason: string, 
+/**
+ * One line for people.
+ */
+detail: string, } | { "type": "final", 
+/**
+ * The complete answer text.
+ */
+text: string, } | { "type": "error", 
+/**
+ * Machine-readable error code.
+ */
+code: string, 
+/**
+ * One line for people.
+ */
+message: string, } | { "type": "turn_finished", 
+/**
+ * `completed`, `failed` or `interrupted`.
+ */
+status: string, 
+/**
+ * Tokens used by all model calls of the turn.
+ */
+usage: Usage, 
+/**
+ * The trace id (equal to the turn id).
+ */
+trace_id: string, };
+
+export type RecalledMemory = { 
+/**
+ * Memory id.
+ */
+id: string, 
+/**
+ * Its text.
+ */
+content: string, 
+/**
+ * Its tier.
+ */
+tier: string, 
+/**
+ * Its source.
+ */
+source: string, };
+
+export type Usage = { 
+/**
+ * Prompt tokens.
+ */
+input_tokens: number, 
+/**
+ * Completion tokens.
+ */
+output_tokens: number, };
+
+export type SessionSummary = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * Unique name (what `--session` takes).
+ */
+name: string, 
+/**
+ * Title, from the first message.
+ */
+title: string | null, 
+/**
+ * Creation time.
+ */
+created_at: string, 
+/**
+ * Last activity.
+ */
+updated_at: string, 
+/**
+ * Number of stored messages.
+ */
+message_count: number, 
+/**
+ * Number of turns.
+ */
+turn_count: number, 
+/**
+ * Messages up to this `seq` are consolidated into long-term memory.
+ */
+consolidated_seq: number, };
+
+export type StoredMessage = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * Session.
+ */
+session_id: string, 
+/**
+ * Turn that produced it.
+ */
+turn_id: string | null, 
+/**
+ * Order within the session, from 1.
+ */
+seq: number, 
+/**
+ * Role.
+ */
+role: Role, 
+/**
+ * Text.
+ */
+content: string, 
+/**
+ * Reasoning removed from the visible text, if any.
+ */
+reasoning: string | null, 
+/**
+ * Tool calls of an assistant message.
+ */
+tool_calls: Array<ToolCall>, 
+/**
+ * The call a tool message answers.
+ */
+tool_call_id: string | null, 
+/**
+ * Tool name of a tool message.
+ */
+name: string | null, 
+/**
+ * `complete`, or `partial` for an answer cut short.
+ */
+status: string, 
+/**
+ * When it was stored.
+ */
+created_at: string, };
+
+export type ToolCall = { 
+/**
+ * Provider-assigned call id; a tool result refers to it.
+ */
+id: string, 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Arguments as raw JSON text.
+ */
+arguments: string, };
+
+export type Role = "system" | "user" | "assistant" | "tool";

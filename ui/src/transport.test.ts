@@ -1,0 +1,140 @@
+// HttpTransport against a stubbed fetch: the bearer header, the routes, error bodies turned
+// into readable messages, and events streamed in awkward chunks; the token taken from the URL.
+
+import { describe, expect, it } from 'vitest';
+import type { EventEnvelope } from './events';
+import { HttpTransport, TOKEN_KEY, TransportError, takeToken } from './transport';
+
+interface Call {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A fetch that records its calls and answers with `respond`. */
+function stub(respond: (call: Call) => Response) {
+  const calls: Call[] = [];
+  const fetchFn = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const call: Call = {
+      url: String(input),
+      method: init?.method ?? 'GET',
+      headers: (init?.headers ?? {}) as Record<string, string>,
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
+    calls.push(call);
+    return respond(call);
+  };
+  return { calls, transport: new HttpTransport('http://127.0.0.1:4000/', 'secret', fetchFn as typeof fetch) };
+}
+
+/** A streamed body delivering `chunks` one by one. */
+function streamed(chunks: string[]): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(encoder.encode(c));
+      controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+}
+
+const json = (value: unknown, status = 200) =>
+  new Response(JSON.stringify(value), { status, headers: { 'Content-Type': 'application/json' } });
+
+describe('HttpTransport', () => {
+  it('sends the bearer token and reads sessions and history', async () => {
+    const { calls, transport } = stub((c) =>
+      json(c.url.endsWith('/api/sessions') ? [{ name: 'web' }] : [{ id: 'm1', role: 'user' }]),
+    );
+    expect(await transport.listSessions()).toEqual([{ name: 'web' }]);
+    expect(await transport.history('my chat')).toEqual([{ id: 'm1', role: 'user' }]);
+    expect(calls.map((c) => c.url)).toEqual([
+      'http://127.0.0.1:4000/api/sessions',
+      'http://127.0.0.1:4000/api/sessions/my%20chat/messages',
+    ]);
+    for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
+  });
+
+  it('posts approvals and cancels to their routes', async () => {
+    const { calls, transport } = stub(() => new Response(null, { status: 204 }));
+    await transport.answerApproval('r1', 'allow_session');
+    await transport.cancel('t1');
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['POST', 'http://127.0.0.1:4000/api/approvals/r1', { answer: 'allow_session' }],
+      ['POST', 'http://127.0.0.1:4000/api/turns/t1/cancel', {}],
+    ]);
+  });
+
+  it('turns the server’s error body into a TransportError with its code and message', async () => {
+    const { transport } = stub(() =>
+      json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token' } }, 401),
+    );
+    const err = await transport.listSessions().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err).toMatchObject({ code: 'unauthorized', message: 'missing or wrong bearer token', status: 401 });
+  });
+
+  it('describes an error that has no JSON body by its status', async () => {
+    const { transport } = stub(() => new Response('upstream down', { status: 502, statusText: 'Bad Gateway' }));
+    await expect(transport.history('x')).rejects.toThrow('HTTP 502 Bad Gateway: upstream down');
+  });
+
+  it('says so when the engine cannot be reached', async () => {
+    const transport = new HttpTransport('http://x', 't', (async () => {
+      throw new TypeError('Failed to fetch');
+    }) as typeof fetch);
+    await expect(transport.cancel('t1')).rejects.toMatchObject({ code: 'network' });
+  });
+
+  it('streams a turn’s events from chunks cut anywhere', async () => {
+    const events = [
+      { v: 1, turn_id: 't1', seq: 0, type: 'turn_started', session_id: 's', session_name: 'web' },
+      { v: 1, turn_id: 't1', seq: 1, type: 'token', text: 'hé' },
+      { v: 1, turn_id: 't1', seq: 2, type: 'turn_finished', status: 'completed', usage: { input_tokens: 1, output_tokens: 1 }, trace_id: 't1' },
+    ];
+    const wire = `: keep-alive\n\n${events.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`).join('')}`;
+    const cut = [wire.slice(0, 20), wire.slice(20, 95), wire.slice(95, 96), wire.slice(96)];
+    const { calls, transport } = stub(() => streamed(cut));
+    const got: EventEnvelope[] = [];
+    await transport.sendTurn('web', 'hi', (e) => got.push(e)).done;
+    expect(got).toEqual(events);
+    expect(calls[0]).toMatchObject({
+      method: 'POST',
+      url: 'http://127.0.0.1:4000/api/turns',
+      body: { session: 'web', input: 'hi' },
+      headers: { Authorization: 'Bearer secret', 'Content-Type': 'application/json' },
+    });
+  });
+
+  it('rejects a turn the server refuses, with its message', async () => {
+    const { transport } = stub(() =>
+      json({ error: { code: 'invalid_input', message: 'input: it is empty' } }, 400),
+    );
+    await expect(transport.sendTurn('web', ' ', () => {}).done).rejects.toThrow('input: it is empty');
+  });
+});
+
+describe('takeToken', () => {
+  function page(hash: string, stored: string | null = null) {
+    const store = new Map<string, string>(stored ? [[TOKEN_KEY, stored]] : []);
+    const replaced: string[] = [];
+    const token = takeToken(
+      { hash, pathname: '/', search: '' },
+      { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) },
+      { replaceState: (_d, _t, url) => void replaced.push(String(url)) },
+    );
+    return { token, stored: store.get(TOKEN_KEY), replaced };
+  }
+
+  it('takes the token from the fragment, keeps it and removes it from the address', () => {
+    expect(page('#token=abc')).toEqual({ token: 'abc', stored: 'abc', replaced: ['/'] });
+    expect(page('#x=1&token=abc').replaced).toEqual(['/#x=1']);
+  });
+
+  it('falls back to the kept token, and to none', () => {
+    expect(page('', 'kept')).toEqual({ token: 'kept', stored: 'kept', replaced: [] });
+    expect(page('').token).toBeUndefined();
+  });
+});

@@ -1,0 +1,188 @@
+// How the UI talks to the engine: one transport-neutral `Transport` interface, and its
+// implementation over `echod serve` (HTTP + server-sent events read from a `fetch` body,
+// because EventSource cannot send the bearer token). A Tauri IPC transport comes later.
+
+import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
+import { SseParser } from './sse';
+
+/** The answers an approval question takes. */
+export type ApprovalAnswer = 'allow_once' | 'allow_session' | 'allow_always' | 'deny';
+
+/** A turn on its way: `done` settles when the stream ends (rejects on a transport error). */
+export interface TurnHandle {
+  done: Promise<void>;
+}
+
+/** Everything the UI asks of the engine. */
+export interface Transport {
+  /** Sessions, most recent first. */
+  listSessions(): Promise<SessionSummary[]>;
+  /** A session's stored messages in order. */
+  history(session: string): Promise<StoredMessage[]>;
+  /** Runs a turn, calling `onEvent` for every event as it arrives. */
+  sendTurn(session: string, input: string, onEvent: (event: EventEnvelope) => void): TurnHandle;
+  /** Stops a running turn (its partial answer is kept). */
+  cancel(turnId: string): Promise<void>;
+  /** Answers an approval question. */
+  answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void>;
+}
+
+/** A failure with the server's error code (or `network`, `http`, `protocol`) and one line. */
+export class TransportError extends Error {
+  readonly code: string;
+  readonly status: number | undefined;
+
+  constructor(code: string, message: string, status?: number) {
+    super(message);
+    this.name = 'TransportError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** Where the token is kept for the rest of the browser session. */
+export const TOKEN_KEY = 'echo-desk-token';
+
+/**
+ * The bearer token: taken once from the address's `#token=...` (then kept in `storage` and
+ * removed from the address bar), otherwise read from `storage`.
+ */
+export function takeToken(
+  location: Pick<Location, 'hash' | 'pathname' | 'search'>,
+  storage: Pick<Storage, 'getItem' | 'setItem'>,
+  history: Pick<History, 'replaceState'>,
+): string | undefined {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const fromHash = params.get('token');
+  if (fromHash) {
+    storage.setItem(TOKEN_KEY, fromHash);
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(null, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
+    return fromHash;
+  }
+  return storage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+type Fetch = typeof fetch;
+
+/** `Transport` over `echod serve`. */
+export class HttpTransport implements Transport {
+  private readonly base: string;
+  private readonly token: string | undefined;
+  private readonly fetchFn: Fetch;
+
+  /** `base` is the server's origin (the page's own); `fetchFn` is replaceable for tests. */
+  constructor(base: string, token: string | undefined, fetchFn: Fetch = (...a) => fetch(...a)) {
+    this.base = base.replace(/\/$/, '');
+    this.token = token;
+    this.fetchFn = fetchFn;
+  }
+
+  async listSessions(): Promise<SessionSummary[]> {
+    return (await this.json('GET', '/api/sessions')) as SessionSummary[];
+  }
+
+  async history(session: string): Promise<StoredMessage[]> {
+    return (await this.json(
+      'GET',
+      `/api/sessions/${encodeURIComponent(session)}/messages`,
+    )) as StoredMessage[];
+  }
+
+  async cancel(turnId: string): Promise<void> {
+    await this.json('POST', `/api/turns/${encodeURIComponent(turnId)}/cancel`, {});
+  }
+
+  async answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void> {
+    await this.json('POST', `/api/approvals/${encodeURIComponent(requestId)}`, { answer });
+  }
+
+  sendTurn(session: string, input: string, onEvent: (event: EventEnvelope) => void): TurnHandle {
+    const done = (async () => {
+      const response = await this.request('POST', '/api/turns', { session, input });
+      if (!response.body) throw new TransportError('protocol', 'the server sent no event stream');
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      const parser = new SseParser();
+      const deliver = (data: string) => {
+        let event: EventEnvelope;
+        try {
+          event = JSON.parse(data) as EventEnvelope;
+        } catch {
+          throw new TransportError('protocol', `the server sent an event that is not JSON: ${data.slice(0, 80)}`);
+        }
+        onEvent(event);
+      };
+      for (;;) {
+        let chunk: ReadableStreamReadResult<string>;
+        try {
+          chunk = await reader.read();
+        } catch (e) {
+          throw new TransportError('network', `the event stream broke: ${describe(e)}`);
+        }
+        if (chunk.done) break;
+        for (const message of parser.push(chunk.value)) deliver(message.data);
+      }
+      parser.finish();
+    })();
+    return { done };
+  }
+
+  private headers(body: boolean): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (body) headers['Content-Type'] = 'application/json';
+    return headers;
+  }
+
+  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+    let response: Response;
+    try {
+      response = await this.fetchFn(this.base + path, {
+        method,
+        headers: this.headers(body !== undefined),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (e) {
+      throw new TransportError('network', `cannot reach the engine: ${describe(e)}`);
+    }
+    if (!response.ok) throw await errorFrom(response);
+    return response;
+  }
+
+  private async json(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await this.request(method, path, body);
+    if (response.status === 204) return undefined;
+    const text = await response.text();
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new TransportError('protocol', `the server answered with something that is not JSON (HTTP ${response.status})`);
+    }
+  }
+}
+
+/** The server's `{"error": {"code", "message"}}`, or the status and the start of the body. */
+async function errorFrom(response: Response): Promise<TransportError> {
+  const text = await response.text().catch(() => '');
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = parsed.error ?? {};
+    if (typeof message === 'string') {
+      return new TransportError(typeof code === 'string' ? code : 'http', message, response.status);
+    }
+  } catch {
+    // Not JSON: fall through.
+  }
+  const snippet = text.trim().slice(0, 200);
+  return new TransportError(
+    'http',
+    `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${snippet ? `: ${snippet}` : ''}`,
+    response.status,
+  );
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
