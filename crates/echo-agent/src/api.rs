@@ -158,13 +158,7 @@ impl Api {
         }
         instance.sweep_stale();
         let llm = LlmClient::from_config(&config.llm)?;
-        let memory_llm = match &config.memory.extraction_model {
-            Some(model) => LlmClient::from_config(&echo_core::config::LlmConfig {
-                model: model.clone(),
-                ..config.llm.clone()
-            })?,
-            None => LlmClient::from_config(&config.llm)?,
-        };
+        let memory_llm = client_for(&config, config.memory.extraction_model.as_deref())?;
         let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
         if config.memory.enabled {
             // Expired and faded memories leave the prompt before the first turn.
@@ -223,13 +217,7 @@ impl Api {
                     message: e.to_string(),
                 }
             })?;
-        let explain_llm = match &config.tools.explain_model {
-            Some(model) => LlmClient::from_config(&echo_core::config::LlmConfig {
-                model: model.clone(),
-                ..config.llm.clone()
-            })?,
-            None => LlmClient::from_config(&config.llm)?,
-        };
+        let explain_llm = client_for(&config, config.tools.explain_model.as_deref())?;
         let gate = Gate::new(
             policy,
             echo_gate::RuleBook::new(store.pool().clone()),
@@ -792,4 +780,16 @@ async fn offered_tools(inner: &Inner, session: &SessionId) -> Vec<echo_core::Too
     inner
         .tools
         .specs_where(|name, _| inner.gate.policy.offered(name, &rules, session.as_str()))
+}
+
+/// A client for a secondary model on the same server (extraction, explanations); the main
+/// model when none is named.
+fn client_for(config: &Config, model: Option<&str>) -> Result<LlmClient, ApiError> {
+    Ok(match model {
+        Some(model) => LlmClient::from_config(&echo_core::config::LlmConfig {
+            model: model.to_string(),
+            ..config.llm.clone()
+        })?,
+        None => LlmClient::from_config(&config.llm)?,
+    })
 }

@@ -113,6 +113,24 @@ impl Server {
         (status, body)
     }
 
+    /// Starts a turn and returns the open event stream (read it line by line).
+    fn stream_turn(&self, session: &str, input: &str) -> BufReader<TcpStream> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        let body = json!({ "session": session, "input": input }).to_string();
+        write!(
+            stream,
+            "POST /api/turns HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.host(),
+            self.bearer(),
+            body.len()
+        )
+        .expect("send");
+        BufReader::new(stream)
+    }
+
     fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
@@ -262,21 +280,8 @@ fn a_turn_streams_as_events_and_its_approval_is_answered_through_the_endpoint() 
     assert!(body.contains("invalid_input"), "{body}");
 
     // Stream the turn; when the question arrives, answer it on another connection.
-    let mut stream = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("timeout");
-    let body = json!({ "session": "web", "input": "make a file" }).to_string();
-    write!(
-        stream,
-        "POST /api/turns HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        s.host(),
-        s.bearer(),
-        body.len()
-    )
-    .expect("send");
     let mut events = Vec::new();
-    for line in BufReader::new(stream).lines() {
+    for line in s.stream_turn("web", "make a file").lines() {
         let line = line.expect("line");
         let Some(data) = line.strip_prefix("data: ") else {
             continue;
@@ -364,22 +369,9 @@ fn a_running_turn_is_stopped_through_the_cancel_endpoint() {
         { "text": "one two three four five six seven eight nine ten", "chunks": 10, "chunk_delay_ms": 300 },
     ]}));
     let s = Server::start(&w);
-    let mut stream = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .expect("timeout");
-    let body = json!({ "session": "web", "input": "count slowly" }).to_string();
-    write!(
-        stream,
-        "POST /api/turns HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        s.host(),
-        s.bearer(),
-        body.len()
-    )
-    .expect("send");
     let mut finished = None;
     let mut cancelled = false;
-    for line in BufReader::new(stream).lines() {
+    for line in s.stream_turn("web", "count slowly").lines() {
         let line = line.expect("line");
         let Some(data) = line.strip_prefix("data: ") else {
             continue;
