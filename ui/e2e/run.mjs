@@ -1,6 +1,6 @@
 // Browser end-to-end test of the web UI against the real engine: starts the scripted mock
 // model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
-// and checks streaming, an approval, stop, reload and a model error. Exits non-zero on any
+// and checks streaming, an approval, stop, reload, a model error and a rule made in Settings. Exits non-zero on any
 // failure and always stops what it started.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -98,6 +98,12 @@ const SCRIPT = {
     },
     // 4. a model error
     { model: 'primary', status: 500, error_message: 'the mock model is down' },
+    // 6. a shell call that a rule added in Settings allows without asking
+    {
+      model: 'primary',
+      tool_calls: [{ id: 'c6', name: 'shell', arguments: '{"command":"echo from-rule"}' }],
+    },
+    { model: 'primary', text: 'The rule let it run.' },
   ],
 };
 
@@ -257,8 +263,64 @@ async function main() {
   });
   console.log(`e2e: shown error: ${errorText}`);
 
+  // 6. Settings: no MCP servers; a rule added there lets a shell call run without a
+  // question; the audit shows it; removing the rule empties the list.
+  console.log('e2e: settings rule');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the MCP panel to say no servers are configured', () =>
+    document.querySelector('.mcp-panel .mcp-empty')?.textContent === 'No servers configured.');
+  await until(page, 'the empty rules list', () => document.querySelector('.rules-panel .rules-empty'));
+  await page.fill('.rule-form input[name="tool"]', 'shell');
+  await page.fill('.rule-form input[name="pattern"]', 'echo');
+  await page.selectOption('.rule-form select[name="decision"]', 'allow');
+  await page.selectOption('.rule-form select[name="scope"]', 'always');
+  await page.click('.rule-form button.add-rule');
+  await until(page, 'the new rule in the list', () => {
+    const rows = document.querySelectorAll('.rules-panel table.rules tbody tr');
+    const text = rows[0]?.textContent ?? '';
+    return rows.length === 1 && /^r-/.test(rows[0].dataset.ruleId ?? '') && ['shell', 'echo', 'allow', 'always'].every((s) => text.includes(s));
+  });
+  if (await page.$('.rule-error')) fail('adding the rule showed an error');
+  await shot(page, 'settings');
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  await page.evaluate(() => {
+    window.__sawDialog = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[role="dialog"]')) window.__sawDialog = true;
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  await send(page, 'Echo something');
+  await until(page, 'the answer after the rule-allowed call', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes('The rule let it run.');
+  });
+  const ruled = await page.evaluate(() => {
+    const m = document.querySelectorAll('.message.assistant');
+    const tool = m[m.length - 1].querySelector('.tool[data-tool="shell"]');
+    const pres = tool ? [...tool.querySelectorAll('pre')].map((p) => p.textContent) : [];
+    return { sawDialog: window.__sawDialog, result: pres[1] ?? null, decision: tool?.querySelector('.tool-decision')?.textContent ?? null };
+  });
+  if (ruled.sawDialog) fail('an approval dialog appeared although a rule allows the command');
+  if (!ruled.result?.includes('from-rule')) fail(`the tool result does not show from-rule: ${JSON.stringify(ruled)}`);
+  console.log(`e2e: rule-allowed call: ${JSON.stringify(ruled)}`);
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the rule decision in the recent approvals', () =>
+    [...document.querySelectorAll('.audit-panel tbody tr')].some((r) => r.textContent.includes('shell') && r.textContent.includes('rule')));
+  await until(page, 'the rule still listed', () => document.querySelectorAll('.rules-panel table.rules tbody tr').length === 1);
+  await page.click('.rules-panel button.remove-rule');
+  await until(page, 'the rules list to be empty', () =>
+    !document.querySelector('.rules-panel table.rules') && document.querySelector('.rules-panel .rules-empty'));
+  const left = await page.evaluate(async (t) => {
+    const r = await fetch('/api/rules', { headers: { Authorization: `Bearer ${t}` } });
+    return r.json();
+  }, token);
+  if (!Array.isArray(left) || left.length !== 0) fail(`the server still has rules: ${JSON.stringify(left)}`);
+
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 5 passed, 0 failed');
+  console.log('e2e: 6 passed, 0 failed');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

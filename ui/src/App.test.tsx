@@ -25,12 +25,17 @@ function setup(locale: 'en' | 'zh-CN') {
     },
     cancel: async () => {},
     answerApproval: async (id: string, a: ApprovalAnswer) => void answers.push(`${id} ${a}`),
+    listRules: async () => [],
+    addRule: async () => Promise.reject(new Error('not in this test')),
+    removeRule: async () => Promise.reject(new Error('not in this test')),
+    mcpServers: async () => [],
+    approvals: async () => [],
   };
   const store = new ChatStore(transport);
   const container = document.createElement('div');
   document.body.append(container);
   const root = createRoot(container);
-  act(() => root.render(<App store={store} initialLocale={locale} initialTheme="system" hasToken />));
+  act(() => root.render(<App store={store} transport={transport} initialLocale={locale} initialTheme="system" hasToken />));
   return { store, container, answers, emit: (e: EventEnvelope) => act(() => emit(e)), root };
 }
 
@@ -79,6 +84,25 @@ describe('App', () => {
     await act(async () => void store.send('你好'));
     emit(approval);
     expect(container.querySelector('[role="dialog"] h2')?.textContent).toBe('允许此操作吗？');
+    act(() => root.unmount());
+  });
+});
+
+describe('App views', () => {
+  it('switches between chat and settings from the header', async () => {
+    const { container, root } = setup('en');
+    const nav = (c: string) => container.querySelector(`.topbar button.${c}`) as HTMLButtonElement;
+    expect(nav('nav-chat').getAttribute('aria-pressed')).toBe('true');
+    await act(async () => nav('nav-settings').click());
+    expect(container.querySelector('.composer')).toBeNull();
+    expect([...container.querySelectorAll('.settings h2')].map((h) => h.textContent)).toEqual([
+      'Approval rules',
+      'MCP servers',
+      'Recent approvals',
+    ]);
+    expect(nav('nav-settings').getAttribute('aria-pressed')).toBe('true');
+    await act(async () => nav('nav-chat').click());
+    expect(container.querySelector('.composer textarea')).not.toBeNull();
     act(() => root.unmount());
   });
 });

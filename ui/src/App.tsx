@@ -1,4 +1,5 @@
-// The page: header (theme and language), session list, chat, composer, approval dialog.
+// The page: header (Chat/Settings, theme, language), session list, chat and composer or the
+// settings view, approval dialog.
 
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { type ChatStore, pendingApproval } from './chatStore';
@@ -8,18 +9,22 @@ import { ApprovalDialog } from './components/ApprovalDialog';
 import { ChatView } from './components/ChatView';
 import { Composer } from './components/Composer';
 import { SessionList } from './components/SessionList';
+import { SettingsView } from './components/SettingsView';
+import type { Transport } from './transport';
 
 interface Props {
   store: ChatStore;
+  transport: Transport;
   initialLocale: Locale;
   initialTheme: ThemeChoice;
   hasToken: boolean;
 }
 
-export function App({ store, initialLocale, initialTheme, hasToken }: Props) {
+export function App({ store, transport, initialLocale, initialTheme, hasToken }: Props) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [theme, setTheme] = useState<ThemeChoice>(initialTheme);
+  const [view, setView] = useState<'chat' | 'settings'>('chat');
   const t = useMemo(() => translator(locale), [locale]);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
@@ -35,6 +40,24 @@ export function App({ store, initialLocale, initialTheme, hasToken }: Props) {
         <header className="topbar">
           <h1>{t('app.title')}</h1>
           <div className="controls">
+            <div className="view-switch" role="group">
+              <button
+                type="button"
+                className="nav-chat"
+                aria-pressed={view === 'chat'}
+                onClick={() => setView('chat')}
+              >
+                {t('nav.chat')}
+              </button>
+              <button
+                type="button"
+                className="nav-settings"
+                aria-pressed={view === 'settings'}
+                onClick={() => setView('settings')}
+              >
+                {t('nav.settings')}
+              </button>
+            </div>
             <button
               type="button"
               className="theme-toggle"
@@ -61,8 +84,14 @@ export function App({ store, initialLocale, initialTheme, hasToken }: Props) {
           sessions={state.sessions}
           selected={state.selected}
           disabled={state.running !== null}
-          onSelect={(name) => void store.select(name)}
-          onNew={() => store.newSession()}
+          onSelect={(name) => {
+            setView('chat');
+            void store.select(name);
+          }}
+          onNew={() => {
+            setView('chat');
+            store.newSession();
+          }}
         />
         <main className="main">
           {!hasToken && <p className="banner error">{t('error.noToken')}</p>}
@@ -74,13 +103,19 @@ export function App({ store, initialLocale, initialTheme, hasToken }: Props) {
               </button>
             </div>
           )}
-          <ChatView messages={state.messages} loading={state.loadingHistory} />
-          <Composer
-            running={state.running !== null}
-            canStop={state.running?.turnId !== undefined}
-            onSend={(text) => void store.send(text)}
-            onStop={() => void store.stop()}
-          />
+          {view === 'settings' ? (
+            <SettingsView transport={transport} session={state.selected} />
+          ) : (
+            <>
+              <ChatView messages={state.messages} loading={state.loadingHistory} />
+              <Composer
+                running={state.running !== null}
+                canStop={state.running?.turnId !== undefined}
+                onSend={(text) => void store.send(text)}
+                onStop={() => void store.stop()}
+              />
+            </>
+          )}
         </main>
         {approval && (
           <ApprovalDialog approval={approval} onAnswer={(id, a) => void store.answer(id, a)} />

@@ -41,6 +41,21 @@ class FakeTransport implements Transport {
   async answerApproval(requestId: string, answer: ApprovalAnswer) {
     this.calls.push(`answer ${requestId} ${answer}`);
   }
+  async listRules() {
+    return [];
+  }
+  async addRule(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
+  async removeRule(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
+  async mcpServers() {
+    return [];
+  }
+  async approvals() {
+    return [];
+  }
   emit(event: TurnEvent) {
     this.onEvent?.({ v: 1, turn_id: 't1', seq: this.seq++, ...event });
   }

@@ -19,7 +19,7 @@ const root = document.getElementById('root');
 if (root) {
   createRoot(root).render(
     <StrictMode>
-      <App store={store} initialLocale={locale} initialTheme={loadTheme()} hasToken={token !== undefined} />
+      <App store={store} transport={transport} initialLocale={locale} initialTheme={loadTheme()} hasToken={token !== undefined} />
     </StrictMode>,
   );
 }

@@ -88,6 +88,44 @@ describe('HttpTransport', () => {
     await expect(transport.cancel('t1')).rejects.toMatchObject({ code: 'network' });
   });
 
+  it('lists, adds and removes rules, and reads MCP servers and approvals', async () => {
+    const rule = { id: 'r-0000abcd', tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'always', session_id: null, created_by: 'user', created_at: '2026-01-01T00:00:00Z' };
+    const { calls, transport } = stub((c) => {
+      if (c.url.endsWith('/api/mcp')) return json([{ name: 'gh', transport: 'stdio', state: 'ready', error: null, tools: 3, restarts: 0, pid: 7 }]);
+      if (c.url.includes('/api/approvals')) return json([]);
+      return json(c.method === 'GET' ? [rule] : rule);
+    });
+    expect(await transport.listRules()).toEqual([rule]);
+    expect(await transport.addRule({ tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'always' })).toEqual(rule);
+    expect(await transport.removeRule('r-0000abcd/x')).toEqual(rule);
+    expect((await transport.mcpServers())[0]).toMatchObject({ name: 'gh', tools: 3 });
+    expect(await transport.approvals(20)).toEqual([]);
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:4000/api/rules', undefined],
+      ['POST', 'http://127.0.0.1:4000/api/rules', { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'always' }],
+      ['DELETE', 'http://127.0.0.1:4000/api/rules/r-0000abcd%2Fx', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/mcp', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/approvals?limit=20', undefined],
+    ]);
+    for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
+    expect(calls[1]?.headers['Content-Type']).toBe('application/json');
+    expect(calls[2]?.headers['Content-Type']).toBeUndefined();
+  });
+
+  it('rejects an invalid rule with the server’s message, and an unknown id with 404', async () => {
+    const { transport } = stub((c) =>
+      c.method === 'POST'
+        ? json({ error: { code: 'invalid_input', message: 'rule: unknown decision "maybe"' } }, 400)
+        : json({ error: { code: 'not_found', message: 'no rule r-1' } }, 404),
+    );
+    await expect(transport.addRule({ tool: 'shell', decision: 'allow', scope: 'always' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'rule: unknown decision "maybe"',
+      status: 400,
+    });
+    await expect(transport.removeRule('r-1')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+  });
+
   it('streams a turn’s events from chunks cut anywhere', async () => {
     const events = [
       { v: 1, turn_id: 't1', seq: 0, type: 'turn_started', session_id: 's', session_name: 'web' },

@@ -3,6 +3,7 @@
 // because EventSource cannot send the bearer token). A Tauri IPC transport comes later.
 
 import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
+import type { AuditEntry, McpServerStatus, NewRule, Rule } from './settingsTypes';
 import { SseParser } from './sse';
 
 /** The answers an approval question takes. */
@@ -25,6 +26,16 @@ export interface Transport {
   cancel(turnId: string): Promise<void>;
   /** Answers an approval question. */
   answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void>;
+  /** Every approval rule. */
+  listRules(): Promise<Rule[]>;
+  /** Adds a rule and returns it (rejects with the server's message when it is invalid). */
+  addRule(rule: NewRule): Promise<Rule>;
+  /** Removes a rule and returns it. */
+  removeRule(id: string): Promise<Rule>;
+  /** The MCP servers and their state. */
+  mcpServers(): Promise<McpServerStatus[]>;
+  /** The most recent gate decisions, newest first. */
+  approvals(limit: number): Promise<AuditEntry[]>;
 }
 
 /** A failure with the server's error code (or `network`, `http`, `protocol`) and one line. */
@@ -96,6 +107,26 @@ export class HttpTransport implements Transport {
 
   async answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void> {
     await this.json('POST', `/api/approvals/${encodeURIComponent(requestId)}`, { answer });
+  }
+
+  async listRules(): Promise<Rule[]> {
+    return (await this.json('GET', '/api/rules')) as Rule[];
+  }
+
+  async addRule(rule: NewRule): Promise<Rule> {
+    return (await this.json('POST', '/api/rules', rule)) as Rule;
+  }
+
+  async removeRule(id: string): Promise<Rule> {
+    return (await this.json('DELETE', `/api/rules/${encodeURIComponent(id)}`)) as Rule;
+  }
+
+  async mcpServers(): Promise<McpServerStatus[]> {
+    return (await this.json('GET', '/api/mcp')) as McpServerStatus[];
+  }
+
+  async approvals(limit: number): Promise<AuditEntry[]> {
+    return (await this.json('GET', `/api/approvals?limit=${encodeURIComponent(String(limit))}`)) as AuditEntry[];
   }
 
   sendTurn(session: string, input: string, onEvent: (event: EventEnvelope) => void): TurnHandle {
