@@ -1,5 +1,5 @@
 // The wire types of the engine (turn events, sessions, stored messages). They are generated
-// from the Rust types into `generated/engine.ts` (`ECHO_UPDATE_TS=1 cargo test -p echo-core
+// from the Rust types into `generated/engine.ts` (`ECHO_UPDATE_TS=1 cargo test -p echo-agent
 // --test typescript`; a Rust test fails when that file is stale) and only re-exported here.
 
 export type {

@@ -34,7 +34,7 @@ pub struct NewAuditEntry<'a> {
 }
 
 /// A recorded decision.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct AuditEntry {
     /// Id.
     pub id: String,

@@ -10,8 +10,9 @@ use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 
 /// What the gate (or the user) decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "RuleDecision")]
 pub enum Decision {
     /// Run the call.
     Allow,

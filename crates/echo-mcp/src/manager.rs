@@ -57,8 +57,9 @@ impl Default for McpOptions {
 }
 
 /// How a server is reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "McpTransportKind")]
 pub enum TransportKind {
     /// A child process speaking MCP on stdin/stdout.
     Stdio,
@@ -67,9 +68,10 @@ pub enum TransportKind {
 }
 
 /// Where a server is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
+#[ts(rename = "McpServerState")]
 pub enum ServerState {
     /// The first connection attempt is under way.
     Starting,
@@ -86,7 +88,8 @@ pub enum ServerState {
 }
 
 /// One server as the CLI and UI show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "McpServerStatus")]
 pub struct ServerStatus {
     /// Configured name; its tools are `name__tool`.
     pub name: String,

@@ -1,5 +1,5 @@
-// Generated from the Rust types in crates/echo-core by
-// `ECHO_UPDATE_TS=1 cargo test -p echo-core --test typescript`. Do not edit.
+// Generated from the engine's Rust types by
+// `ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript`. Do not edit.
 
 export type EventEnvelope = { 
 /**
@@ -484,3 +484,128 @@ name: string,
 arguments: string, };
 
 export type Role = "system" | "user" | "assistant" | "tool";
+
+export type Rule = { 
+/**
+ * Stable id (`r-` + 8 hex digits).
+ */
+id: string, 
+/**
+ * Tool name, or a glob over names (`github__*`, `*`).
+ */
+tool: string, 
+/**
+ * Argument pattern: a command prefix for `shell`, a path glob for file tools, a host
+ * (`example.com`, `*.example.com`) for network tools, a server name for MCP tools.
+ * `None` matches every call of the tool.
+ */
+pattern: string | null, 
+/**
+ * What to do with a matching call.
+ */
+decision: RuleDecision, 
+/**
+ * How long it holds.
+ */
+scope: RuleScope, 
+/**
+ * The session of a session rule.
+ */
+session_id: string | null, 
+/**
+ * Who made it (`cli`, `user`, `settings`).
+ */
+created_by: string, 
+/**
+ * When (RFC 3339).
+ */
+created_at: string, };
+
+export type RuleDecision = "allow" | "ask" | "deny";
+
+export type RuleScope = "session" | "always";
+
+export type AuditEntry = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * Session.
+ */
+session_id: string | null, 
+/**
+ * Turn.
+ */
+turn_id: string | null, 
+/**
+ * Tool-call id.
+ */
+call_id: string, 
+/**
+ * Tool.
+ */
+tool: string, 
+/**
+ * Arguments with secrets masked.
+ */
+arguments: string, 
+/**
+ * Risk level.
+ */
+risk: string, 
+/**
+ * `allow` or `deny`.
+ */
+decision: string, 
+/**
+ * `hard_deny`, `path_policy`, `rule`, `risk`, `user`, `timeout`, `non_interactive`,
+ * `disabled`.
+ */
+decided_by: string, 
+/**
+ * The deciding rule.
+ */
+rule_id: string | null, 
+/**
+ * Why.
+ */
+reason: string, 
+/**
+ * When (RFC 3339).
+ */
+created_at: string, };
+
+export type McpServerStatus = { 
+/**
+ * Configured name; its tools are `name__tool`.
+ */
+name: string, 
+/**
+ * How it is reached.
+ */
+transport: McpTransportKind, 
+/**
+ * Where it is in its life.
+ */
+state: McpServerState, 
+/**
+ * Why it is not ready, or why it last broke.
+ */
+error: string | null, 
+/**
+ * Tools it has registered now.
+ */
+tools: number, 
+/**
+ * Connection attempts after the first.
+ */
+restarts: number, 
+/**
+ * Process id while a stdio server runs.
+ */
+pid: number | null, };
+
+export type McpTransportKind = "stdio" | "http";
+
+export type McpServerState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";

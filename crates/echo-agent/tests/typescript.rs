@@ -1,7 +1,10 @@
-//! The TypeScript types the UI uses for the engine's wire types are generated from these Rust
+//! The TypeScript types the UI uses for the engine's wire types are generated from the Rust
 //! types (ts-rs), never copied by hand. This test fails when `ui/src/generated/engine.ts` is out
-//! of date; `ECHO_UPDATE_TS=1 cargo test -p echo-core --test typescript` rewrites it.
+//! of date; `ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript` rewrites it. It lives
+//! in echo-agent because that crate sees every crate whose types cross to the UI.
 
+use echo_agent::echo_gate::{AuditEntry, Decision, Rule, RuleScope};
+use echo_agent::echo_mcp::{ServerState, ServerStatus, TransportKind};
 use echo_core::event::RecalledMemory;
 use echo_core::store::{SessionSummary, StoredMessage};
 use echo_core::{EventEnvelope, Role, ToolCall, TurnEvent, Usage};
@@ -10,8 +13,8 @@ use ts_rs::{Config, TS};
 fn generated() -> String {
     let cfg = Config::default();
     let mut out = String::from(
-        "// Generated from the Rust types in crates/echo-core by\n\
-         // `ECHO_UPDATE_TS=1 cargo test -p echo-core --test typescript`. Do not edit.\n\n",
+        "// Generated from the engine's Rust types by\n\
+         // `ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript`. Do not edit.\n\n",
     );
     for decl in [
         EventEnvelope::decl(&cfg),
@@ -22,6 +25,13 @@ fn generated() -> String {
         StoredMessage::decl(&cfg),
         ToolCall::decl(&cfg),
         Role::decl(&cfg),
+        Rule::decl(&cfg),
+        Decision::decl(&cfg),
+        RuleScope::decl(&cfg),
+        AuditEntry::decl(&cfg),
+        ServerStatus::decl(&cfg),
+        TransportKind::decl(&cfg),
+        ServerState::decl(&cfg),
     ] {
         out.push_str("export ");
         out.push_str(&decl);
@@ -41,7 +51,7 @@ fn the_ui_types_are_generated_from_the_rust_types() {
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "{} is out of date with the Rust types; run `ECHO_UPDATE_TS=1 cargo test -p echo-core --test typescript`",
+        "{} is out of date with the Rust types; run `ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript`",
         path.display()
     );
 }
