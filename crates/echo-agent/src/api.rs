@@ -322,6 +322,56 @@ impl Api {
         check_input(&request.input)
     }
 
+    /// Renames a session; returns it as listed.
+    pub async fn rename_session(
+        &self,
+        name: &str,
+        new_name: &str,
+    ) -> Result<SessionSummary, ApiError> {
+        check_session_name(new_name)?;
+        let store = &self.inner.store;
+        let id = self.session_id(name).await?;
+        if !store.rename_session(&id, new_name).await? {
+            return Err(ApiError::InvalidInput {
+                what: "session name",
+                message: format!("a session named {new_name:?} already exists"),
+            });
+        }
+        let sessions = store.list_sessions().await?;
+        sessions
+            .into_iter()
+            .find(|s| s.id == id.as_str())
+            .ok_or_else(|| ApiError::NotFound {
+                what: "session",
+                id: new_name.to_string(),
+            })
+    }
+
+    /// Deletes a session with its history and traces (long-term memories stay). Refused while
+    /// one of its turns runs.
+    pub async fn delete_session(&self, name: &str) -> Result<(), ApiError> {
+        let id = self.session_id(name).await?;
+        if self.inner.store.delete_session(&id).await? {
+            Ok(())
+        } else {
+            Err(ApiError::InvalidInput {
+                what: "session",
+                message: format!("{name:?} has a turn running; stop it first"),
+            })
+        }
+    }
+
+    async fn session_id(&self, name: &str) -> Result<SessionId, ApiError> {
+        self.inner
+            .store
+            .session_by_name(name)
+            .await?
+            .ok_or_else(|| ApiError::NotFound {
+                what: "session",
+                id: name.to_string(),
+            })
+    }
+
     /// Runs one turn, streaming its events to `events`. Waits while another turn of the same
     /// session runs. Cancelling `cancel` stops the turn (status `interrupted`, partial answer
     /// kept). A model failure is not an `Err`: the outcome says `failed`.

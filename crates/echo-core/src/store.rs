@@ -387,6 +387,57 @@ impl Store {
         .during("listing sessions")
     }
 
+    /// Renames a session. `Ok(false)` when another session already has the name.
+    pub async fn rename_session(&self, id: &SessionId, name: &str) -> Result<bool, StoreError> {
+        let result = sqlx::query("UPDATE sessions SET name = ?, updated_at = ? WHERE id = ?")
+            .bind(name)
+            .bind(crate::time::now_rfc3339())
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
+            Err(e) => Err(e).during("renaming a session"),
+        }
+    }
+
+    /// Deletes a session with its turns, messages, trace spans and session rules, in one
+    /// transaction. `Ok(false)` (and nothing deleted) while one of its turns is accepted or
+    /// running.
+    pub async fn delete_session(&self, id: &SessionId) -> Result<bool, StoreError> {
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .during("deleting a session")?;
+        let busy: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM turns WHERE session_id = ? AND status IN ('accepted', 'running')",
+        )
+        .bind(id.as_str())
+        .fetch_one(&mut *tx)
+        .await
+        .during("deleting a session")?;
+        if busy > 0 {
+            return Ok(false);
+        }
+        // Spans name their turn without a foreign key (they are written while it runs).
+        sqlx::query(
+            "DELETE FROM spans WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)",
+        )
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await
+        .during("deleting a session's traces")?;
+        sqlx::query("DELETE FROM sessions WHERE id = ?")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await
+            .during("deleting a session")?;
+        tx.commit().await.during("deleting a session")?;
+        Ok(true)
+    }
+
     // ---- turns ----
 
     /// Records a new turn as `accepted`. Its input is kept here until it runs.

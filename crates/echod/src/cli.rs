@@ -165,6 +165,18 @@ enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Rename a session.
+    Rename {
+        /// Current name.
+        name: String,
+        /// New name.
+        new_name: String,
+    },
+    /// Delete a session with its history and traces (long-term memories stay).
+    Delete {
+        /// Session name.
+        name: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -211,6 +223,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: SessionsCommand::List { json },
         } => {
             print::sessions(&api.sessions().await?, json)?;
+            ExitCode::SUCCESS
+        }
+        Command::Sessions {
+            command: SessionsCommand::Rename { name, new_name },
+        } => {
+            let s = api.rename_session(&name, &new_name).await?;
+            println!("renamed {name} to {}", s.name);
+            ExitCode::SUCCESS
+        }
+        Command::Sessions {
+            command: SessionsCommand::Delete { name },
+        } => {
+            api.delete_session(&name).await?;
+            println!("deleted session {name}");
             ExitCode::SUCCESS
         }
         Command::History { session, json } => {

@@ -97,6 +97,10 @@ fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/openapi.json", get(openapi))
         .route("/api/sessions", get(sessions))
+        .route(
+            "/api/sessions/{name}",
+            axum::routing::patch(rename_session).delete(delete_session),
+        )
         .route("/api/sessions/{name}/messages", get(history))
         .route("/api/turns", post(turn))
         .route("/api/turns/{turn_id}/cancel", post(cancel_turn))
@@ -264,6 +268,31 @@ async fn history(State(s): State<AppState>, Path(name): Path<String>) -> Answer<
     Ok(Json(
         serde_json::to_value(s.api.history(&name).await?).unwrap_or_default(),
     ))
+}
+
+/// A session's new name.
+#[derive(Deserialize, ToSchema)]
+struct RenameBody {
+    /// The new name.
+    name: String,
+}
+
+#[utoipa::path(patch, path = "/api/sessions/{name}", params(("name" = String, Path)), request_body = RenameBody, responses((status = 200, description = "The renamed session", body = Object), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn rename_session(
+    State(s): State<AppState>,
+    Path(name): Path<String>,
+    Json(body): Json<RenameBody>,
+) -> Answer<serde_json::Value> {
+    let session = s.api.rename_session(&name, &body.name).await?;
+    Ok(Json(serde_json::to_value(session).unwrap_or_default()))
+}
+
+#[utoipa::path(delete, path = "/api/sessions/{name}", params(("name" = String, Path)), responses((status = 204, description = "Deleted"), (status = 400, description = "A turn of it is running", body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn delete_session(State(s): State<AppState>, Path(name): Path<String>) -> Response {
+    match s.api.delete_session(&name).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => Failure(e).into_response(),
+    }
 }
 
 /// A turn to run.
@@ -485,6 +514,8 @@ async fn trace(
     ),
     paths(
         sessions,
+        rename_session,
+        delete_session,
         history,
         turn,
         cancel_turn,
@@ -498,7 +529,7 @@ async fn trace(
         traces,
         trace
     ),
-    components(schemas(ErrorBody, ErrorDetail, TurnBody, ApprovalBody, RuleBody))
+    components(schemas(ErrorBody, ErrorDetail, RenameBody, TurnBody, ApprovalBody, RuleBody))
 )]
 struct ApiDoc;
 

@@ -378,6 +378,17 @@ fn a_running_turn_is_stopped_through_the_cancel_endpoint() {
         };
         let event: Value = serde_json::from_str(data).expect("json");
         if event["type"] == "token" && !cancelled {
+            let (status, body) = s.raw(
+                "DELETE",
+                "/api/sessions/web",
+                &[("Host", &s.host()), ("Authorization", &s.bearer())],
+                None,
+            );
+            assert_eq!(
+                status, 400,
+                "a session with a running turn is not deleted: {body}"
+            );
+            assert!(body.contains("turn running"), "{body}");
             let turn = event["turn_id"].as_str().expect("turn id");
             let (status, body) = s.post(&format!("/api/turns/{turn}/cancel"), &json!({}));
             assert_eq!(status, 204, "{body}");
@@ -429,4 +440,67 @@ fn the_built_ui_is_served_without_a_token_but_only_to_this_host() {
     let missing = w.run(&["serve", "--ui", "/nonexistent/dist"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("has no index.html"));
+}
+
+#[test]
+fn sessions_are_renamed_and_deleted_with_their_history() {
+    let w = World::new(json!({ "steps": [{ "text": "hello" }, { "text": "again" }] }));
+    w.ok(&["ask", "--session", "first", "hi"]);
+    w.ok(&["ask", "--session", "second", "hi"]);
+    let s = Server::start(&w);
+    let (status, body) = s.raw(
+        "PATCH",
+        "/api/sessions/first",
+        &[("Host", &s.host()), ("Authorization", &s.bearer())],
+        Some(&json!({ "name": "renamed" })),
+    );
+    assert_eq!(status, 200, "{body}");
+    let renamed: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(renamed["name"], "renamed");
+    assert_eq!(renamed["message_count"], 2);
+    let (status, body) = s.raw(
+        "PATCH",
+        "/api/sessions/renamed",
+        &[("Host", &s.host()), ("Authorization", &s.bearer())],
+        Some(&json!({ "name": "second" })),
+    );
+    assert_eq!(status, 400, "a taken name: {body}");
+    assert!(body.contains("already exists"), "{body}");
+    let (status, history) = s.get("/api/sessions/renamed/messages");
+    assert_eq!(status, 200);
+    assert!(history.contains("hello"), "{history}");
+
+    let delete = |name: &str| {
+        s.raw(
+            "DELETE",
+            &format!("/api/sessions/{name}"),
+            &[("Host", &s.host()), ("Authorization", &s.bearer())],
+            None,
+        )
+    };
+    assert_eq!(delete("renamed").0, 204);
+    assert_eq!(delete("renamed").0, 404);
+    assert_eq!(s.get("/api/sessions/renamed/messages").0, 404);
+    let (_, list) = s.get("/api/sessions");
+    let list: Value = serde_json::from_str(&list).expect("json");
+    let names: Vec<&str> = list
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["second"]);
+    // The deleted session's turns and their traces are gone too.
+    let turns = w.turns();
+    assert_eq!(turns.len(), 1, "{turns:?}");
+    drop(s);
+
+    // The CLI does the same.
+    w.ok(&["sessions", "rename", "second", "kept"]);
+    w.ok(&["sessions", "delete", "kept"]);
+    let gone = w.run(&["sessions", "delete", "kept"]);
+    assert!(!gone.status.success());
+    assert!(
+        stderr(&gone).contains("session not found"),
+        "{}",
+        stderr(&gone)
+    );
 }
