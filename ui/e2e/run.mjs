@@ -319,8 +319,42 @@ async function main() {
   }, token);
   if (!Array.isArray(left) || left.length !== 0) fail(`the server still has rules: ${JSON.stringify(left)}`);
 
+  // 7. Rename the current session in the sidebar, then delete it after the inline confirmation.
+  console.log('e2e: rename and delete a session');
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  const listSessions = () =>
+    page.evaluate(async (t) => {
+      const r = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${t}` } });
+      return (await r.json()).map((s) => s.name);
+    }, token);
+  const current = await page.evaluate(() => document.querySelector('.session.current[data-session]')?.dataset.session);
+  if (!current) fail('no current session in the sidebar');
+  const renamed = 'e2e renamed';
+  await page.click(`[data-row="${current}"] .session-rename-button`);
+  await page.fill(`[data-row="${current}"] .session-rename`, renamed);
+  await page.press(`[data-row="${current}"] .session-rename`, 'Enter');
+  await until(page, 'the renamed session to be the current one', (name) =>
+    document.querySelector('.session.current')?.dataset.session === name && !document.querySelector('.session-rename'), renamed);
+  if (await page.$('.session-error')) fail('renaming showed an error');
+  const afterRename = await listSessions();
+  if (!afterRename.includes(renamed) || afterRename.includes(current)) {
+    fail(`the server did not rename ${current}: ${JSON.stringify(afterRename)}`);
+  }
+  await shot(page, 'renamed');
+  await page.click(`[data-row="${renamed}"] .session-delete-button`);
+  await until(page, 'the inline delete confirmation', (name) =>
+    document.querySelector(`[data-row="${name}"] .session-confirm`), renamed);
+  await page.click(`[data-row="${renamed}"] .session-delete-yes`);
+  await until(page, 'the deleted session to leave the sidebar', (name) =>
+    !document.querySelector(`[data-row="${name}"]`), renamed);
+  if (await page.$('.session-error')) fail('deleting showed an error');
+  const afterDelete = await listSessions();
+  if (afterDelete.includes(renamed)) fail(`the server still has ${renamed}: ${JSON.stringify(afterDelete)}`);
+  console.log(`e2e: renamed ${current} to ${renamed}, then deleted it; sessions left: ${JSON.stringify(afterDelete)}`);
+
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 6 passed, 0 failed');
+  console.log('e2e: 7 passed, 0 failed');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

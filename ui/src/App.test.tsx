@@ -19,6 +19,8 @@ function setup(locale: 'en' | 'zh-CN') {
   const transport: Transport = {
     listSessions: async () => [],
     history: async () => [],
+    renameSession: async () => Promise.reject(new Error('not in this test')),
+    deleteSession: async () => Promise.reject(new Error('not in this test')),
     sendTurn: (_s, _i, onEvent) => {
       emit = onEvent;
       return { done: new Promise(() => {}) };

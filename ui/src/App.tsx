@@ -92,6 +92,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
             setView('chat');
             store.newSession();
           }}
+          onRename={(name, newName) => store.rename(name, newName)}
+          onDelete={(name) => store.remove(name)}
         />
         <main className="main">
           {!hasToken && <p className="banner error">{t('error.noToken')}</p>}

@@ -25,6 +25,22 @@ class FakeTransport implements Transport {
     if (!found) throw new TransportError('not_found', `no session ${session}`, 404);
     return found;
   }
+  async renameSession(name: string, newName: string) {
+    this.calls.push(`rename ${name} ${newName}`);
+    const found = this.sessions.find((s) => s.name === name);
+    if (!found) throw new TransportError('not_found', `no session ${name}`, 404);
+    if (this.sessions.some((s) => s.name === newName)) {
+      throw new TransportError('invalid_input', `the name ${newName} is taken`, 400);
+    }
+    const renamed = { ...found, name: newName };
+    this.sessions = this.sessions.map((s) => (s.name === name ? renamed : s));
+    return renamed;
+  }
+  async deleteSession(name: string) {
+    this.calls.push(`delete ${name}`);
+    if (!this.sessions.some((s) => s.name === name)) throw new TransportError('not_found', `no session ${name}`, 404);
+    this.sessions = this.sessions.filter((s) => s.name !== name);
+  }
   sendTurn(session: string, input: string, onEvent: (e: EventEnvelope) => void) {
     this.calls.push(`send ${session} ${input}`);
     this.onEvent = onEvent;
@@ -169,5 +185,53 @@ describe('ChatStore', () => {
     await store.select('chat-20250102-030405'); // not on the server yet: no error
     await tick();
     expect(store.getState().error).toBeNull();
+  });
+
+  it('renames a session in the list and the selection, and keeps the list on refusal', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [
+      { id: '1', name: 'a' },
+      { id: '2', name: 'b' },
+    ] as SessionSummary[];
+    transport.stored.a = [];
+    const saved = new Map<string, string>();
+    const store = new ChatStore(transport, {
+      getItem: (k) => saved.get(k) ?? null,
+      setItem: (k, v) => void saved.set(k, v),
+    });
+    await store.init();
+    expect(store.getState().selected).toBe('a');
+    await store.rename('a', 'alpha');
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['alpha', 'b']);
+    expect(store.getState().selected).toBe('alpha');
+    expect(saved.get('echo-desk-session')).toBe('alpha');
+    await store.rename('b', 'beta');
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['alpha', 'beta']);
+    expect(store.getState().selected).toBe('alpha');
+    await expect(store.rename('beta', 'alpha')).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['alpha', 'beta']);
+  });
+
+  it('deletes a session; the selected one gives way to the first remaining, then none', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [
+      { id: '1', name: 'a' },
+      { id: '2', name: 'b' },
+      { id: '3', name: 'c' },
+    ] as SessionSummary[];
+    transport.stored = { a: [], b: [], c: [] };
+    const store = new ChatStore(transport);
+    await store.init();
+    await store.select('b');
+    await store.remove('c'); // not selected: the selection stays
+    expect(store.getState()).toMatchObject({ selected: 'b' });
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['a', 'b']);
+    await store.remove('b');
+    expect(store.getState()).toMatchObject({ selected: 'a', loadingHistory: false });
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['a']);
+    await store.remove('a');
+    expect(store.getState()).toMatchObject({ selected: null, messages: [], sessions: [] });
+    await expect(store.remove('zzz')).rejects.toMatchObject({ code: 'not_found' });
+    expect(transport.calls).toEqual(['delete c', 'delete b', 'delete a', 'delete zzz']);
   });
 });

@@ -101,6 +101,43 @@ export class ChatStore {
     }
   }
 
+  /**
+   * Renames a session on the server, then in the list (and the selection, if it was the one).
+   * Rejects with the transport's error (a bad or taken name) so the caller can show it.
+   */
+  async rename(name: string, newName: string): Promise<void> {
+    const summary = await this.transport.renameSession(name, newName);
+    const sessions = this.state.sessions.map((s) => (s.name === name ? summary : s));
+    if (this.state.selected === name) {
+      this.storage?.setItem(SELECTED_KEY, summary.name);
+      const running = this.state.running;
+      this.set({
+        sessions,
+        selected: summary.name,
+        running: running && running.session === name ? { ...running, session: summary.name } : running,
+      });
+    } else {
+      this.set({ sessions });
+    }
+  }
+
+  /**
+   * Deletes a session on the server, then from the list; a deleted selected session gives way
+   * to the first remaining one (or none). Rejects with the transport's error.
+   */
+  async remove(name: string): Promise<void> {
+    await this.transport.deleteSession(name);
+    const sessions = this.state.sessions.filter((s) => s.name !== name);
+    this.set({ sessions });
+    if (this.state.selected !== name) return;
+    const next = sessions[0]?.name ?? null;
+    if (next) {
+      await this.select(next);
+    } else {
+      this.set({ selected: null, messages: [], loadingHistory: false });
+    }
+  }
+
   /** Starts an empty session; the engine creates it with the first message. */
   newSession(now: Date = new Date()): void {
     if (this.state.running) return;

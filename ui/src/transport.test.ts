@@ -126,6 +126,38 @@ describe('HttpTransport', () => {
     await expect(transport.removeRule('r-1')).rejects.toMatchObject({ code: 'not_found', status: 404 });
   });
 
+  it('renames and deletes sessions by their URL-encoded name', async () => {
+    const summary = { id: 's1', name: 'new/name', title: null, message_count: 2 };
+    const { calls, transport } = stub((c) => (c.method === 'PATCH' ? json(summary) : new Response(null, { status: 204 })));
+    expect(await transport.renameSession('my chat/1', 'new/name')).toEqual(summary);
+    expect(await transport.deleteSession('new/name?x')).toBeUndefined();
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['PATCH', 'http://127.0.0.1:4000/api/sessions/my%20chat%2F1', { name: 'new/name' }],
+      ['DELETE', 'http://127.0.0.1:4000/api/sessions/new%2Fname%3Fx', undefined],
+    ]);
+    for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
+    expect(calls[0]?.headers['Content-Type']).toBe('application/json');
+  });
+
+  it('rejects a bad rename and a busy or missing delete with the server’s code', async () => {
+    const { transport } = stub((c) =>
+      c.method === 'PATCH'
+        ? json({ error: { code: 'invalid_input', message: 'the name b is taken' } }, 400)
+        : c.url.endsWith('/busy')
+          ? json({ error: { code: 'invalid_input', message: 'a turn of busy is running' } }, 400)
+          : json({ error: { code: 'not_found', message: 'no session gone' } }, 404),
+    );
+    await expect(transport.renameSession('a', 'b')).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'the name b is taken',
+      status: 400,
+    });
+    await expect(transport.deleteSession('busy')).rejects.toMatchObject({ code: 'invalid_input', status: 400 });
+    const err = await transport.deleteSession('gone').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err).toMatchObject({ code: 'not_found', message: 'no session gone', status: 404 });
+  });
+
   it('streams a turn’s events from chunks cut anywhere', async () => {
     const events = [
       { v: 1, turn_id: 't1', seq: 0, type: 'turn_started', session_id: 's', session_name: 'web' },

@@ -20,6 +20,10 @@ export interface Transport {
   listSessions(): Promise<SessionSummary[]>;
   /** A session's stored messages in order. */
   history(session: string): Promise<StoredMessage[]>;
+  /** Renames a session and returns its summary (rejects with `invalid_input` for a bad or taken name). */
+  renameSession(name: string, newName: string): Promise<SessionSummary>;
+  /** Deletes a session and its history (rejects with `invalid_input` while one of its turns runs). */
+  deleteSession(name: string): Promise<void>;
   /** Runs a turn, calling `onEvent` for every event as it arrives. */
   sendTurn(session: string, input: string, onEvent: (event: EventEnvelope) => void): TurnHandle;
   /** Stops a running turn (its partial answer is kept). */
@@ -99,6 +103,16 @@ export class HttpTransport implements Transport {
       'GET',
       `/api/sessions/${encodeURIComponent(session)}/messages`,
     )) as StoredMessage[];
+  }
+
+  async renameSession(name: string, newName: string): Promise<SessionSummary> {
+    return (await this.json('PATCH', `/api/sessions/${encodeURIComponent(name)}`, {
+      name: newName,
+    })) as SessionSummary;
+  }
+
+  async deleteSession(name: string): Promise<void> {
+    await this.json('DELETE', `/api/sessions/${encodeURIComponent(name)}`);
   }
 
   async cancel(turnId: string): Promise<void> {

@@ -1,5 +1,7 @@
-// The sidebar: a "new session" button and the sessions, most recent first.
+// The sidebar: a "new session" button, a search box and the sessions, most recent first,
+// each with Rename (inline) and Delete (confirmed inline) actions.
 
+import { useState } from 'react';
 import { useT } from '../i18n';
 import type { SessionSummary } from '../events';
 
@@ -9,17 +11,88 @@ interface Props {
   disabled: boolean;
   onSelect: (name: string) => void;
   onNew: () => void;
+  /** Renames a session; rejects with a readable error (shown next to the session). */
+  onRename: (name: string, newName: string) => Promise<void>;
+  /** Deletes a session; rejects with a readable error (shown next to the session). */
+  onDelete: (name: string) => Promise<void>;
 }
 
-export function SessionList({ sessions, selected, disabled, onSelect, onNew }: Props) {
+/** What one row is doing besides being listed. */
+type Mode =
+  | { kind: 'rename'; name: string; value: string }
+  | { kind: 'confirmDelete'; name: string };
+
+/** The sessions whose name or title contains `query` (case-insensitive). */
+export function filterSessions(sessions: SessionSummary[], query: string): SessionSummary[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return sessions;
+  return sessions.filter(
+    (s) => s.name.toLowerCase().includes(q) || (s.title ?? '').toLowerCase().includes(q),
+  );
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function SessionList({ sessions, selected, disabled, onSelect, onNew, onRename, onDelete }: Props) {
   const t = useT();
+  const [query, setQuery] = useState('');
+  const [mode, setMode] = useState<Mode | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ name: string; message: string } | null>(null);
   const listed = selected && !sessions.some((s) => s.name === selected);
+  const shown = filterSessions(sessions, query);
+
+  const start = (next: Mode | null) => {
+    setMode(next);
+    setError(null);
+  };
+
+  const saveRename = async (name: string, value: string) => {
+    const newName = value.trim();
+    if (newName === '' || newName === name) {
+      start(null);
+      return;
+    }
+    setBusy(true);
+    try {
+      await onRename(name, newName);
+      start(null);
+    } catch (e) {
+      setError({ name, message: describe(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirmDelete = async (name: string) => {
+    setBusy(true);
+    try {
+      await onDelete(name);
+      start(null);
+    } catch (e) {
+      setMode(null);
+      setError({ name, message: describe(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
     <nav className="sessions">
       <h2>{t('sessions.heading')}</h2>
       <button type="button" className="new-session" onClick={onNew} disabled={disabled}>
         {t('sessions.new')}
       </button>
+      <input
+        type="search"
+        className="session-search"
+        value={query}
+        placeholder={t('sessions.search')}
+        aria-label={t('sessions.search')}
+        onChange={(e) => setQuery(e.target.value)}
+      />
       <ul>
         {listed && (
           <li>
@@ -29,22 +102,90 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew }: P
             </button>
           </li>
         )}
-        {sessions.map((s) => (
-          <li key={s.id}>
-            <button
-              type="button"
-              className={s.name === selected ? 'session current' : 'session'}
-              data-session={s.name}
-              disabled={disabled && s.name !== selected}
-              onClick={() => onSelect(s.name)}
-            >
-              <span className="session-title">{s.title || s.name}</span>
-              <span className="session-meta">{t('sessions.messages', { count: s.message_count })}</span>
-            </button>
-          </li>
-        ))}
+        {shown.map((s) => {
+          const renaming = mode?.kind === 'rename' && mode.name === s.name ? mode : null;
+          const confirming = mode?.kind === 'confirmDelete' && mode.name === s.name;
+          const rowError = error?.name === s.name ? error.message : null;
+          return (
+            <li key={s.id} className="session-row" data-row={s.name}>
+              {renaming ? (
+                <input
+                  className="session-rename"
+                  autoFocus
+                  value={renaming.value}
+                  disabled={busy}
+                  aria-label={t('sessions.renameLabel', { name: s.name })}
+                  onChange={(e) => setMode({ ...renaming, value: e.target.value })}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter') {
+                      e.preventDefault();
+                      void saveRename(s.name, renaming.value);
+                    } else if (e.key === 'Escape') {
+                      e.preventDefault();
+                      start(null);
+                    }
+                  }}
+                />
+              ) : (
+                <button
+                  type="button"
+                  className={s.name === selected ? 'session current' : 'session'}
+                  data-session={s.name}
+                  disabled={disabled && s.name !== selected}
+                  onClick={() => onSelect(s.name)}
+                >
+                  <span className="session-title">{s.title || s.name}</span>
+                  <span className="session-meta">{t('sessions.messages', { count: s.message_count })}</span>
+                </button>
+              )}
+              {confirming ? (
+                <div className="session-actions session-confirm">
+                  <span>{t('sessions.deleteConfirm')}</span>
+                  <button
+                    type="button"
+                    className="session-delete-yes danger"
+                    disabled={busy}
+                    onClick={() => void confirmDelete(s.name)}
+                  >
+                    {t('sessions.yes')}
+                  </button>
+                  <button type="button" className="session-delete-no" disabled={busy} onClick={() => start(null)}>
+                    {t('sessions.no')}
+                  </button>
+                </div>
+              ) : (
+                !renaming && (
+                  <div className="session-actions">
+                    <button
+                      type="button"
+                      className="session-rename-button"
+                      disabled={disabled || busy}
+                      onClick={() => start({ kind: 'rename', name: s.name, value: s.name })}
+                    >
+                      {t('sessions.rename')}
+                    </button>
+                    <button
+                      type="button"
+                      className="session-delete-button"
+                      disabled={disabled || busy}
+                      onClick={() => start({ kind: 'confirmDelete', name: s.name })}
+                    >
+                      {t('sessions.delete')}
+                    </button>
+                  </div>
+                )
+              )}
+              {rowError && (
+                <p className="session-error" role="alert">
+                  {rowError}
+                </p>
+              )}
+            </li>
+          );
+        })}
       </ul>
       {sessions.length === 0 && !listed && <p className="muted">{t('sessions.empty')}</p>}
+      {sessions.length > 0 && shown.length === 0 && <p className="muted">{t('sessions.noMatch')}</p>}
     </nav>
   );
 }

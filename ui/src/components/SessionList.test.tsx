@@ -1,0 +1,171 @@
+// @vitest-environment jsdom
+// The sidebar in jsdom: the search box filters by name or title regardless of case; Rename
+// edits inline (Enter saves, Esc cancels, the server's refusal is shown); Delete asks
+// "Delete? Yes / No" inline before it deletes.
+
+import { act, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionSummary } from '../events';
+import { I18nContext, translator } from '../i18n';
+import { TransportError } from '../transport';
+import { SessionList, filterSessions } from './SessionList';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const session = (id: string, name: string, title: string | null): SessionSummary => ({
+  id,
+  name,
+  title,
+  created_at: '',
+  updated_at: '',
+  message_count: 2,
+  turn_count: 1,
+  consolidated_seq: 0,
+});
+
+const initial = [
+  session('1', 'work-notes', 'Quarterly Report'),
+  session('2', 'holiday', 'Trip to Kyoto'),
+  session('3', 'taken', null),
+];
+
+/** The list with its own session state, as the store would keep it. */
+function Harness({ calls }: { calls: string[] }) {
+  const [sessions, setSessions] = useState(initial);
+  return (
+    <SessionList
+      sessions={sessions}
+      selected="work-notes"
+      disabled={false}
+      onSelect={(name) => void calls.push(`select ${name}`)}
+      onNew={() => void calls.push('new')}
+      onRename={async (name, newName) => {
+        calls.push(`rename ${name} ${newName}`);
+        if (sessions.some((s) => s.name === newName)) {
+          throw new TransportError('invalid_input', `the name ${newName} is taken`, 400);
+        }
+        setSessions((all) => all.map((s) => (s.name === name ? { ...s, name: newName } : s)));
+      }}
+      onDelete={async (name) => {
+        calls.push(`delete ${name}`);
+        setSessions((all) => all.filter((s) => s.name !== name));
+      }}
+    />
+  );
+}
+
+function fill(el: HTMLInputElement, value: string) {
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(el, value);
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+function key(el: Element, k: string) {
+  el.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
+}
+
+async function flush() {
+  await act(async () => {
+    await new Promise((r) => setTimeout(r, 0));
+  });
+}
+
+function mount(locale: 'en' | 'zh-CN' = 'en') {
+  const calls: string[] = [];
+  const container = document.createElement('div');
+  document.body.append(container);
+  const root = createRoot(container);
+  act(() =>
+    root.render(
+      <I18nContext.Provider value={translator(locale)}>
+        <Harness calls={calls} />
+      </I18nContext.Provider>,
+    ),
+  );
+  const titles = () => [...container.querySelectorAll('.session-title')].map((e) => e.textContent);
+  const row = (name: string) => container.querySelector(`[data-row="${name}"]`) as HTMLElement;
+  const click = (el: Element | null) => act(() => (el as HTMLButtonElement).click());
+  return { container, root, calls, titles, row, click };
+}
+
+afterEach(() => {
+  document.body.innerHTML = '';
+});
+
+describe('filterSessions', () => {
+  it('matches the name or the title, ignoring case and surrounding spaces', () => {
+    expect(filterSessions(initial, '').map((s) => s.name)).toEqual(['work-notes', 'holiday', 'taken']);
+    expect(filterSessions(initial, ' KYOTO ').map((s) => s.name)).toEqual(['holiday']);
+    expect(filterSessions(initial, 'Notes').map((s) => s.name)).toEqual(['work-notes']);
+    expect(filterSessions(initial, 'ta').map((s) => s.name)).toEqual(['taken']);
+    expect(filterSessions(initial, 'zzz')).toEqual([]);
+  });
+});
+
+describe('SessionList', () => {
+  it('filters by the search box', () => {
+    const { container, titles } = mount();
+    const search = container.querySelector('.session-search') as HTMLInputElement;
+    expect(search.placeholder).toBe('Search sessions');
+    act(() => fill(search, 'quarterly'));
+    expect(titles()).toEqual(['Quarterly Report']);
+    act(() => fill(search, 'HOLI'));
+    expect(titles()).toEqual(['Trip to Kyoto']);
+    act(() => fill(search, 'nothing like it'));
+    expect(titles()).toEqual([]);
+    expect(container.textContent).toContain('No matching sessions.');
+    act(() => fill(search, ''));
+    expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto', 'taken']);
+  });
+
+  it('renames inline: Esc cancels, a refusal is shown, Enter saves', async () => {
+    const { container, calls, row, click } = mount();
+    click(row('holiday').querySelector('.session-rename-button'));
+    let input = row('holiday').querySelector('.session-rename') as HTMLInputElement;
+    expect(input.value).toBe('holiday');
+    act(() => fill(input, 'ignored'));
+    act(() => key(input, 'Escape'));
+    expect(row('holiday').querySelector('.session-rename')).toBeNull();
+    expect(calls).toEqual([]);
+
+    click(row('holiday').querySelector('.session-rename-button'));
+    input = row('holiday').querySelector('.session-rename') as HTMLInputElement;
+    act(() => fill(input, 'taken'));
+    act(() => key(input, 'Enter'));
+    await flush();
+    expect(row('holiday').querySelector('[role="alert"]')?.textContent).toBe('the name taken is taken');
+    expect(row('holiday').querySelector('.session-rename')).not.toBeNull();
+
+    input = row('holiday').querySelector('.session-rename') as HTMLInputElement;
+    act(() => fill(input, 'kyoto-2026'));
+    act(() => key(input, 'Enter'));
+    await flush();
+    expect(calls).toEqual(['rename holiday taken', 'rename holiday kyoto-2026']);
+    expect(row('holiday')).toBeNull();
+    expect(row('kyoto-2026').querySelector('.session-rename')).toBeNull();
+    expect(container.querySelector('[role="alert"]')).toBeNull();
+  });
+
+  it('deletes only after the inline confirmation', async () => {
+    const { calls, row, click, titles } = mount();
+    click(row('taken').querySelector('.session-delete-button'));
+    expect(row('taken').querySelector('.session-confirm')?.textContent).toBe('Delete?YesNo');
+    click(row('taken').querySelector('.session-delete-no'));
+    expect(row('taken').querySelector('.session-confirm')).toBeNull();
+    expect(calls).toEqual([]);
+
+    click(row('taken').querySelector('.session-delete-button'));
+    click(row('taken').querySelector('.session-delete-yes'));
+    await flush();
+    expect(calls).toEqual(['delete taken']);
+    expect(row('taken')).toBeNull();
+    expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto']);
+  });
+
+  it('speaks Chinese in zh-CN', () => {
+    const { container, row, click } = mount('zh-CN');
+    expect((container.querySelector('.session-search') as HTMLInputElement).placeholder).toBe('搜索会话');
+    click(row('taken').querySelector('.session-delete-button'));
+    expect(row('taken').querySelector('.session-confirm')?.textContent).toBe('删除？是否');
+  });
+});
