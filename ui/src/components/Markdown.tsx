@@ -1,7 +1,9 @@
-// An answer rendered as Markdown (no raw HTML), code blocks with a copy button.
+// An answer rendered as Markdown (no raw HTML), code blocks highlighted (highlight.js through
+// rehype-highlight, languages detected when the fence names none) with a copy button.
 
 import { useRef, useState, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
 import { useT } from '../i18n';
 
 function CodeBlock({ children }: { children?: ReactNode }) {
@@ -37,7 +39,9 @@ const components: Components = {
 export function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown components={components}>{text}</ReactMarkdown>
+      <ReactMarkdown components={components} rehypePlugins={[[rehypeHighlight, { detect: true }]]}>
+        {text}
+      </ReactMarkdown>
     </div>
   );
 }
