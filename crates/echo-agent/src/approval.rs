@@ -217,7 +217,7 @@ impl Gate {
             request_id: request_id.clone(),
             call_id: call.id.clone(),
             tool: call.name.clone(),
-            risk: risk_name(prepared.risk).into(),
+            risk: prepared.risk.as_str().into(),
             detail: prepared.action.detail.clone(),
             reason: verdict.reason.clone(),
             suggested_pattern: pattern.clone(),
@@ -344,7 +344,7 @@ impl Gate {
     ) {
         let messages = match scope.context.approval_explanation(
             &prepared.call.name,
-            risk_name(prepared.risk),
+            prepared.risk.as_str(),
             &verdict.reason,
             &prepared.action.detail,
         ) {
@@ -404,16 +404,6 @@ impl Gate {
                 child.finish(SpanStatus::Error).await;
             }
         }
-    }
-}
-
-fn risk_name(risk: Risk) -> &'static str {
-    match risk {
-        Risk::ReadOnly => "read_only",
-        Risk::Write => "write",
-        Risk::Exec => "exec",
-        Risk::Network => "network",
-        Risk::Dangerous => "dangerous",
     }
 }
 

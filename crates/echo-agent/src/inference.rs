@@ -354,10 +354,7 @@ async fn run_one(
     let outcome = match scope.tools.prepare(call, ctx).await {
         Err(outcome) => outcome,
         Ok(prepared) => {
-            span.attr(
-                "risk",
-                serde_json::to_value(prepared.risk).unwrap_or_default(),
-            );
+            span.attr("risk", prepared.risk.as_str());
             let approval = CallScope {
                 session_id: scope.session.as_str(),
                 turn_id: scope.turn.as_str(),

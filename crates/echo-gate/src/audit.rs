@@ -84,10 +84,7 @@ impl AuditLog {
             call_id: e.call_id.to_string(),
             tool: e.tool.to_string(),
             arguments: mask_secrets(e.arguments),
-            risk: serde_json::to_value(e.risk)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            risk: e.risk.as_str().to_string(),
             decision: e.decision.as_str().to_string(),
             decided_by: e.by.as_str().to_string(),
             rule_id: e.rule_id.map(str::to_string),

@@ -25,6 +25,20 @@ pub enum Risk {
     Dangerous,
 }
 
+impl Risk {
+    /// The stored and wire spelling (`read_only`, `write`, `exec`, `network`, `dangerous`),
+    /// the same as its serde form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Risk::ReadOnly => "read_only",
+            Risk::Write => "write",
+            Risk::Exec => "exec",
+            Risk::Network => "network",
+            Risk::Dangerous => "dangerous",
+        }
+    }
+}
+
 /// What a tool gets besides its arguments.
 #[derive(Clone, Debug)]
 pub struct ToolContext {

@@ -65,6 +65,30 @@ fn approvals(w: &World) -> Vec<Value> {
     }
 }
 
+/// Audit entries (newest first, as listed) as (tool, decision, decided_by), oldest first.
+fn decision_rows(audit: &[Value]) -> Vec<(&str, &str, &str)> {
+    audit
+        .iter()
+        .rev()
+        .map(|a| {
+            let field = |k: &str| a[k].as_str().unwrap_or("");
+            (field("tool"), field("decision"), field("decided_by"))
+        })
+        .collect()
+}
+
+/// Names of the tools offered in the first model request.
+fn offered_tools(w: &World) -> Vec<String> {
+    w.requests()[0]["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[test]
 fn injected_instructions_in_a_file_lead_at_most_to_an_asked_call() {
     let places = Places::new();
@@ -131,17 +155,7 @@ fn injected_instructions_in_a_file_lead_at_most_to_an_asked_call() {
     assert_eq!(w.json(&["rules", "list", "--json"]), json!([]));
 
     let audit = approvals(&w);
-    let rows: Vec<(&str, &str, &str)> = audit
-        .iter()
-        .rev()
-        .map(|a| {
-            (
-                a["tool"].as_str().unwrap_or(""),
-                a["decision"].as_str().unwrap_or(""),
-                a["decided_by"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let rows = decision_rows(&audit);
     assert_eq!(
         rows,
         [
@@ -236,14 +250,7 @@ fn rules_let_calls_through_deny_tools_outright_and_are_audited() {
     );
 
     // A tool denied outright is never offered to the model.
-    let offered: Vec<String> = w.requests()[0]["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let offered = offered_tools(&w);
     assert!(offered.contains(&"shell".to_string()), "{offered:?}");
     assert!(!offered.contains(&"write_file".to_string()), "{offered:?}");
 
@@ -413,17 +420,7 @@ fn a_terminal_gets_the_question_with_an_explanation_and_the_answer_decides() {
     );
 
     let audit = approvals(&w);
-    let rows: Vec<(&str, &str, &str)> = audit
-        .iter()
-        .rev()
-        .map(|a| {
-            (
-                a["tool"].as_str().unwrap_or(""),
-                a["decision"].as_str().unwrap_or(""),
-                a["decided_by"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let rows = decision_rows(&audit);
     assert_eq!(
         rows,
         [
@@ -563,14 +560,7 @@ fn mcp_tools_are_offered_namespaced_and_go_through_the_gate() {
         .output()
         .expect("run");
     assert!(out.status.success(), "{}", stderr(&out));
-    let offered: Vec<String> = w.requests()[0]["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let offered = offered_tools(&w);
     assert!(offered.contains(&"test__echo".to_string()), "{offered:?}");
     let events = events(&String::from_utf8_lossy(&out.stdout));
     let results = of_type(&events, "tool_result");
