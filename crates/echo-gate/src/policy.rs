@@ -115,6 +115,12 @@ impl Verdict {
     }
 }
 
+/// A path of a call, before and after following symlinks.
+struct Located {
+    lexical: PathBuf,
+    resolved: PathBuf,
+}
+
 /// One call as the gate sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
@@ -261,8 +267,8 @@ impl Policy {
                 );
             }
             for word in shell::path_words(command) {
-                let path = self.resolve(Path::new(&word), req.workdir);
-                if let Some(why) = self.forbidden(&path) {
+                let path = self.locate(Path::new(&word), req.workdir);
+                if let Some(why) = self.forbidden_either(&path) {
                     return Verdict::new(
                         Decision::Deny,
                         DecidedBy::PathPolicy,
@@ -271,9 +277,17 @@ impl Policy {
                 }
             }
         }
-        for path in action.reads.iter().chain(&action.writes) {
-            let resolved = self.resolve(path, req.workdir);
-            if let Some(why) = self.forbidden(&resolved) {
+        // Each path is made absolute and followed through symlinks once, here; the rule
+        // matching below works on the same pairs.
+        let located: Vec<Located> = action
+            .writes
+            .iter()
+            .chain(&action.reads)
+            .map(|p| self.locate(p, req.workdir))
+            .collect();
+        let (written, _) = located.split_at(action.writes.len());
+        for (path, at) in action.writes.iter().chain(&action.reads).zip(&located) {
+            if let Some(why) = self.forbidden_either(at) {
                 return Verdict::new(
                     Decision::Deny,
                     DecidedBy::PathPolicy,
@@ -281,9 +295,8 @@ impl Policy {
                 );
             }
         }
-        for path in &action.writes {
-            let resolved = self.resolve(path, req.workdir);
-            if !self.roots.iter().any(|root| resolved.starts_with(root)) {
+        for (path, at) in action.writes.iter().zip(written) {
+            if !self.roots.iter().any(|root| at.resolved.starts_with(root)) {
                 let roots: Vec<String> =
                     self.roots.iter().map(|r| r.display().to_string()).collect();
                 return Verdict::new(
@@ -297,10 +310,15 @@ impl Policy {
                 );
             }
         }
-        self.by_rules_and_risk(req, rules)
+        self.by_rules_and_risk(req, located, rules)
     }
 
-    fn by_rules_and_risk(&self, req: &Request<'_>, rules: &[Rule]) -> Verdict {
+    fn by_rules_and_risk(
+        &self,
+        req: &Request<'_>,
+        located: Vec<Located>,
+        rules: &[Rule],
+    ) -> Verdict {
         let action = req.action;
         let subjects: Vec<Subject> = if let Some(command) = &action.command {
             shell::segments(command)
@@ -311,16 +329,10 @@ impl Policy {
             vec![Subject::Server(server.clone())]
         } else if let Some(host) = &action.host {
             vec![Subject::Host(host.to_ascii_lowercase())]
-        } else if !action.reads.is_empty() || !action.writes.is_empty() {
-            action
-                .writes
-                .iter()
-                .chain(&action.reads)
-                .map(|p| {
-                    let lexical = self.resolve_lexical(p, req.workdir);
-                    let resolved = resolve_links(&lexical);
-                    Subject::Path { lexical, resolved }
-                })
+        } else if !located.is_empty() {
+            located
+                .into_iter()
+                .map(|Located { lexical, resolved }| Subject::Path { lexical, resolved })
                 .collect()
         } else {
             vec![Subject::Whole]
@@ -468,17 +480,19 @@ impl Policy {
         normalize(&p)
     }
 
-    /// Absolute, `..`-free and symlink-resolved (as far as the path exists).
-    fn resolve(&self, path: &Path, workdir: &Path) -> PathBuf {
+    /// The path made absolute and `..`-free, and that path with symlinks followed (as far
+    /// as it exists).
+    fn locate(&self, path: &Path, workdir: &Path) -> Located {
         let lexical = self.resolve_lexical(path, workdir);
         let resolved = resolve_links(&lexical);
-        // A secret reached through a symlink is still a secret, and so is a symlink whose
-        // own name looks like one; check the resolved path, the lexical one is checked by
-        // callers that need both.
-        if self.forbidden(&lexical).is_some() {
-            return lexical;
-        }
-        resolved
+        Located { lexical, resolved }
+    }
+
+    /// A secret reached through a symlink is still a secret, and so is a symlink whose own
+    /// name looks like one: both forms are checked.
+    fn forbidden_either(&self, at: &Located) -> Option<String> {
+        self.forbidden(&at.lexical)
+            .or_else(|| self.forbidden(&at.resolved))
     }
 }
 
