@@ -221,16 +221,10 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(30));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(|source| StoreError::Open {
-                path: path.to_path_buf(),
-                source,
-            })?;
         // SQLite has no migration lock of its own: two processes opening a new data
-        // directory at once would both try to create the tables. A file lock serialises them.
+        // directory at once would both try to create the tables, and switching a new file to
+        // WAL can fail with "database is locked" without waiting. A file lock serialises the
+        // whole opening (connect, WAL, migrations) across processes.
         let lock_path = path.with_extension("migrate.lock");
         let io_err = |op: &'static str, source: std::io::Error| StoreError::Io {
             op,
@@ -248,6 +242,14 @@ impl Store {
                 )
             })?
             .map_err(|e| io_err("cannot take the migration lock", e))?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let migrated = sqlx::migrate!("./migrations").run(&pool).await;
         drop(lock);
         migrated.map_err(|source| StoreError::Migrate {
