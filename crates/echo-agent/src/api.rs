@@ -27,6 +27,7 @@ use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId, Usage};
 use echo_llm::LlmClient;
 use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
 use echo_memory::{MemoryStore, SemanticIndex};
+use echo_secrets::SecretStore;
 use echo_tools::ToolRegistry;
 
 mod jobs;
@@ -56,6 +57,9 @@ pub struct TurnRequest {
     pub entry_point: String,
     /// Whether someone can answer approval questions during this turn.
     pub approvals: ApprovalMode,
+    /// Regenerate / edit and resend: the id of a user message of this session that this
+    /// turn replaces, with everything after it (kept in the database, out of the history).
+    pub replace_from: Option<String>,
 }
 
 /// How a turn ended.
@@ -94,11 +98,57 @@ pub struct Trace {
     pub spans: Vec<SpanRecord>,
 }
 
+/// The model clients of the provider in force; replaced as a whole when settings change, and
+/// snapshotted by each turn so a change never lands mid-turn.
+pub(crate) struct Models {
+    /// `[llm]` with the settings page's changes and the resolved API key.
+    pub config: echo_core::config::LlmConfig,
+    /// Where the key came from.
+    pub key_source: KeySource,
+    /// The main model (and its fallbacks).
+    pub main: Arc<LlmClient>,
+    /// Extraction and conflict judging.
+    pub memory: Arc<LlmClient>,
+}
+
+/// Where the API key in force came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum KeySource {
+    /// `ECHO_LLM_API_KEY` (wins over the keychain).
+    Environment,
+    /// The OS keychain.
+    Keychain,
+    /// No key (fine for local servers such as Ollama).
+    None,
+}
+
+impl Models {
+    /// Clients for `llm` (whose `api_key` is already resolved).
+    pub(crate) fn build(
+        config: &Config,
+        llm: echo_core::config::LlmConfig,
+        key_source: KeySource,
+    ) -> Result<Models, ApiError> {
+        let main = Arc::new(LlmClient::from_config(&llm)?);
+        let memory = Arc::new(client_for(&llm, config.memory.extraction_model.as_deref())?);
+        Ok(Models {
+            config: llm,
+            key_source,
+            main,
+            memory,
+        })
+    }
+}
+
 struct Inner {
     config: Config,
     store: Store,
     tracer: Tracer,
-    llm: LlmClient,
+    /// The provider in force (see [`Models`]).
+    models: std::sync::RwLock<Arc<Models>>,
+    /// Where API keys are kept.
+    secrets: Arc<dyn SecretStore>,
     tools: Arc<ToolRegistry>,
     /// The approval gate with its rules, audit log and pending questions.
     pub(crate) gate: Gate,
@@ -111,9 +161,9 @@ struct Inner {
     background: Background,
     workdir: PathBuf,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Turns of this process that are running, by id, with the token that stops each.
+    running: Mutex<HashMap<String, CancellationToken>>,
     memory: MemoryStore,
-    /// The model for extraction and conflict judging.
-    memory_llm: LlmClient,
     /// Embedder + vector index, set up on first use; `None` when no embedder is available
     /// (retrieval is then BM25 only, which is logged once).
     semantic: SharedSemantic,
@@ -134,9 +184,27 @@ impl std::fmt::Debug for Api {
 }
 
 impl Api {
-    /// Opens the engine on `config.home`: the store (migrated), this process's instance lock,
-    /// recovery of turns a crashed process left running, the model client and the tools.
+    /// Opens the engine on `config.home` with API keys from the OS keychain (see
+    /// [`Api::open_with`]).
     pub async fn open(config: Config) -> Result<Api, ApiError> {
+        let secrets = tokio::task::spawn_blocking(|| {
+            Arc::new(echo_secrets::Keychain::platform()) as Arc<dyn SecretStore>
+        })
+        .await
+        .map_err(|e| ApiError::InvalidInput {
+            what: "keychain",
+            message: e.to_string(),
+        })?;
+        Api::open_with(config, secrets).await
+    }
+
+    /// Opens the engine on `config.home`: the store (migrated), this process's instance lock,
+    /// recovery of turns a crashed process left running, the model clients (the API key from
+    /// `ECHO_LLM_API_KEY`, else from `secrets`) and the tools.
+    pub async fn open_with(
+        mut config: Config,
+        secrets: Arc<dyn SecretStore>,
+    ) -> Result<Api, ApiError> {
         let home = config.home.clone();
         std::fs::create_dir_all(&home).map_err(|source| ApiError::DataDir {
             path: home.display().to_string(),
@@ -157,8 +225,18 @@ impl Api {
             );
         }
         instance.sweep_stale();
-        let llm = LlmClient::from_config(&config.llm)?;
-        let memory_llm = client_for(&config, config.memory.extraction_model.as_deref())?;
+        let key_source = if config.llm.api_key.is_some() {
+            KeySource::Environment
+        } else {
+            let account = echo_secrets::llm_account(&config.llm.effective_base_url());
+            config.llm.api_key = read_secret(&secrets, account).await;
+            if config.llm.api_key.is_some() {
+                KeySource::Keychain
+            } else {
+                KeySource::None
+            }
+        };
+        let models = Models::build(&config, config.llm.clone(), key_source)?;
         let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
         if config.memory.enabled {
             // Expired and faded memories leave the prompt before the first turn.
@@ -217,7 +295,7 @@ impl Api {
                     message: e.to_string(),
                 }
             })?;
-        let explain_llm = client_for(&config, config.tools.explain_model.as_deref())?;
+        let explain_llm = client_for(&config.llm, config.tools.explain_model.as_deref())?;
         let gate = Gate::new(
             policy,
             echo_gate::RuleBook::new(store.pool().clone()),
@@ -249,16 +327,50 @@ impl Api {
                 mcp,
                 background: Background::default(),
                 session_locks: Mutex::new(HashMap::new()),
+                running: Mutex::new(HashMap::new()),
                 config,
                 store,
-                llm,
+                models: std::sync::RwLock::new(Arc::new(models)),
+                secrets,
                 instance,
                 workdir,
                 memory,
-                memory_llm,
                 semantic,
             }),
         })
+    }
+
+    /// The provider in force, as one consistent snapshot.
+    pub(crate) fn models(&self) -> Arc<Models> {
+        self.inner.models()
+    }
+
+    /// Replaces the provider in force (turns already running keep theirs).
+    pub(crate) fn set_models(&self, models: Models) {
+        let explain = client_for(
+            &models.config,
+            self.inner.config.tools.explain_model.as_deref(),
+        );
+        match explain {
+            Ok(explain) => self.inner.gate.set_explain_llm(explain),
+            Err(e) => tracing::warn!(error = %e, "approval explanations keep the old model"),
+        }
+        let mut slot = self
+            .inner
+            .models
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *slot = Arc::new(models);
+    }
+
+    /// The prompt templates.
+    pub(crate) fn prompts(&self) -> &Prompts {
+        &self.inner.prompts
+    }
+
+    /// Where API keys are kept.
+    pub(crate) fn secrets(&self) -> Arc<dyn SecretStore> {
+        self.inner.secrets.clone()
     }
 
     /// The approval gate.
@@ -317,9 +429,30 @@ impl Api {
 
     /// Checks a request the way [`Api::send`] will, so a front end can refuse it before it
     /// starts streaming.
-    pub fn validate(&self, request: &TurnRequest) -> Result<(), ApiError> {
+    pub async fn validate(&self, request: &TurnRequest) -> Result<(), ApiError> {
         check_session_name(&request.session)?;
-        check_input(&request.input)
+        check_input(&request.input)?;
+        if let Some(id) = &request.replace_from {
+            let session = self.inner.store.session_by_name(&request.session).await?;
+            let Some(session) = session else {
+                return Err(no_such_message(Some(id)));
+            };
+            self.check_replace_from(&session, id).await?;
+        }
+        Ok(())
+    }
+
+    /// `id` must be a user message in the session's history.
+    async fn check_replace_from(&self, session: &SessionId, id: &str) -> Result<(), ApiError> {
+        let history = self.inner.store.history(session).await?;
+        if history
+            .iter()
+            .any(|m| m.id == id && m.role == echo_core::Role::User)
+        {
+            Ok(())
+        } else {
+            Err(no_such_message(Some(id)))
+        }
     }
 
     /// Renames a session; returns it as listed.
@@ -388,6 +521,9 @@ impl Api {
             .store
             .session_by_name_or_create(&request.session)
             .await?;
+        if let Some(id) = &request.replace_from {
+            self.check_replace_from(&session, id).await?;
+        }
         let turn = inner
             .store
             .create_turn(
@@ -398,6 +534,7 @@ impl Api {
             )
             .await?;
         let events = TurnEvents::new(events, turn.clone());
+        let _running = Running::register(&inner.running, turn.to_string(), cancel.clone());
 
         let lock = self.session_lock(&session);
         let _guard = tokio::select! {
@@ -405,16 +542,24 @@ impl Api {
             _ = cancel.cancelled() => return self.abandon(&turn, &events).await,
         };
         let user = Message::user(request.input.clone());
+        let replace_from = request
+            .replace_from
+            .as_deref()
+            .map(echo_core::MessageId::from_string);
         loop {
             let outcome = inner
                 .store
-                .try_start_turn(&session, &turn, &user, &|owner| {
+                .try_start_turn(&session, &turn, &user, replace_from.as_ref(), &|owner| {
                     inner.instance.is_alive(owner)
                 })
                 .await?;
             match outcome {
                 StartOutcome::Started => break,
                 StartOutcome::Gone => return self.abandon(&turn, &events).await,
+                StartOutcome::NoSuchMessage => {
+                    self.abandon(&turn, &events).await?;
+                    return Err(no_such_message(request.replace_from.as_deref()));
+                }
                 StartOutcome::Busy => tokio::select! {
                     _ = tokio::time::sleep(BUSY_POLL) => {}
                     _ = cancel.cancelled() => return self.abandon(&turn, &events).await,
@@ -465,6 +610,40 @@ impl Api {
             trace_id,
         });
         Ok(outcome)
+    }
+
+    /// Stops a running turn of this process; its partial answer is kept and the turn ends
+    /// `interrupted`.
+    pub fn cancel_turn(&self, turn_id: &str) -> Result<(), ApiError> {
+        let running = self.inner.running.lock().unwrap_or_else(|p| p.into_inner());
+        match running.get(turn_id) {
+            Some(token) => {
+                token.cancel();
+                Ok(())
+            }
+            None => Err(ApiError::NotFound {
+                what: "running turn",
+                id: turn_id.to_string(),
+            }),
+        }
+    }
+
+    /// Stops every running turn of this process (quitting); returns how many there were.
+    pub fn cancel_all(&self) -> usize {
+        let running = self.inner.running.lock().unwrap_or_else(|p| p.into_inner());
+        for token in running.values() {
+            token.cancel();
+        }
+        running.len()
+    }
+
+    /// How many turns of this process are running.
+    pub fn running_turns(&self) -> usize {
+        self.inner
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 
     async fn run_pipeline(
@@ -522,10 +701,11 @@ impl Api {
         node.finish(SpanStatus::Ok).await;
 
         // InferenceStage
+        let models = inner.models();
         let scope = TurnScope {
             config: &inner.config,
             store: &inner.store,
-            llm: &inner.llm,
+            llm: &models.main,
             tools: &inner.tools,
             context,
             session,
@@ -778,7 +958,53 @@ impl Api {
     }
 }
 
+fn no_such_message(id: Option<&str>) -> ApiError {
+    ApiError::InvalidInput {
+        what: "replace_from",
+        message: format!(
+            "{:?} is not a user message in this session's history",
+            id.unwrap_or_default()
+        ),
+    }
+}
+
+/// A turn's entry in the running-turns table, removed however the turn ends.
+struct Running<'a> {
+    table: &'a Mutex<HashMap<String, CancellationToken>>,
+    id: String,
+}
+
+impl<'a> Running<'a> {
+    fn register(
+        table: &'a Mutex<HashMap<String, CancellationToken>>,
+        id: String,
+        token: CancellationToken,
+    ) -> Self {
+        table
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), token);
+        Running { table, id }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.table
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+    }
+}
+
 impl Inner {
+    fn models(&self) -> Arc<Models> {
+        self.models
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(session.to_string()).or_default().clone()
@@ -834,12 +1060,33 @@ async fn offered_tools(inner: &Inner, session: &SessionId) -> Vec<echo_core::Too
 
 /// A client for a secondary model on the same server (extraction, explanations); the main
 /// model when none is named.
-fn client_for(config: &Config, model: Option<&str>) -> Result<LlmClient, ApiError> {
+fn client_for(
+    llm: &echo_core::config::LlmConfig,
+    model: Option<&str>,
+) -> Result<LlmClient, ApiError> {
     Ok(match model {
         Some(model) => LlmClient::from_config(&echo_core::config::LlmConfig {
             model: model.to_string(),
-            ..config.llm.clone()
+            ..llm.clone()
         })?,
-        None => LlmClient::from_config(&config.llm)?,
+        None => LlmClient::from_config(llm)?,
     })
+}
+
+/// The secret under `account`, read off the async threads; a keychain failure is logged and
+/// counts as "no key" (the model server then says what it needs).
+pub(crate) async fn read_secret(secrets: &Arc<dyn SecretStore>, account: String) -> Option<String> {
+    let store = secrets.clone();
+    let read = tokio::task::spawn_blocking(move || store.get(&account)).await;
+    match read {
+        Ok(Ok(key)) => key.filter(|k| !k.trim().is_empty()),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "API key not read from the keychain");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "keychain read did not finish");
+            None
+        }
+    }
 }

@@ -54,7 +54,8 @@ pub(crate) struct Gate {
     pub rules: RuleBook,
     pub audit: AuditLog,
     config: ToolsConfig,
-    explain_llm: LlmClient,
+    /// Replaced when the provider settings change.
+    explain_llm: std::sync::RwLock<std::sync::Arc<LlmClient>>,
     pending: Mutex<HashMap<String, oneshot::Sender<ApprovalAnswer>>>,
 }
 
@@ -83,9 +84,17 @@ impl Gate {
             rules,
             audit,
             config,
-            explain_llm,
+            explain_llm: std::sync::RwLock::new(std::sync::Arc::new(explain_llm)),
             pending: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Uses `llm` for the explanations of later questions.
+    pub(crate) fn set_explain_llm(&self, llm: LlmClient) {
+        *self
+            .explain_llm
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = std::sync::Arc::new(llm);
     }
 
     /// Rules in force for a session; a storage failure means "no rules", which only makes
@@ -371,8 +380,12 @@ impl Gate {
                 });
             }
         };
-        let result =
-            tokio::time::timeout(limit, self.explain_llm.chat(&request, stop, &mut on_event)).await;
+        let llm = self
+            .explain_llm
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let result = tokio::time::timeout(limit, llm.chat(&request, stop, &mut on_event)).await;
         let mut child = span.child(Level::Call, "approval_explain").await;
         match result {
             Ok(Ok(response)) => {

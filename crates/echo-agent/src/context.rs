@@ -126,6 +126,12 @@ impl ContextStage<'_> {
         Ok(vec![Message::system(system), Message::user(input)])
     }
 
+    /// The settings page's "test connection" request: one short user message.
+    pub(crate) fn connection_test(&self) -> Result<Vec<Message>, PromptError> {
+        let input = self.prompts.render(PromptName::ConnectionTest, ())?;
+        Ok(vec![Message::user(input)])
+    }
+
     /// The post-turn extraction request: instructions, the exchange, and the one tool the
     /// model must call.
     pub(crate) fn extraction(

@@ -31,6 +31,12 @@ pub enum ApiError {
     /// The model client could not be set up.
     #[error(transparent)]
     Llm(#[from] echo_llm::LlmError),
+    /// The keychain refused or is unavailable.
+    #[error(transparent)]
+    Keychain(#[from] echo_secrets::SecretError),
+    /// Settings could not be applied or saved.
+    #[error(transparent)]
+    Settings(#[from] echo_core::config::ConfigError),
     /// The data directory could not be prepared.
     #[error("data directory {path}: {source}")]
     DataDir {
@@ -52,6 +58,8 @@ impl ApiError {
             Self::Llm(_) => "model_config",
             Self::Memory(_) => "memory",
             Self::DataDir { .. } => "data_dir",
+            Self::Keychain(_) => "keychain",
+            Self::Settings(_) => "invalid_input",
         }
     }
 }

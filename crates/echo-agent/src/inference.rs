@@ -11,9 +11,7 @@ use echo_core::config::Config;
 use echo_core::store::Store;
 use echo_core::trace::{CallRecord, Level, Span, SpanStatus};
 use echo_core::{Message, Role, SessionId, ToolCall, ToolSpec, TurnEvent, TurnId, Usage};
-use echo_llm::{
-    AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse, LlmClient, LlmError,
-};
+use echo_llm::{AttemptKind, ChatEvent, ChatFailure, ChatResponse, LlmClient, LlmError};
 use echo_tools::{Risk, ToolContext, ToolOutcome, ToolRegistry};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -169,14 +167,7 @@ async fn call_model(
     tools: Vec<ToolSpec>,
     usage: &mut Usage,
 ) -> Result<ChatResponse, TurnFailure> {
-    let llm_cfg = &scope.config.llm;
-    let request = ChatRequest {
-        messages,
-        tools,
-        max_tokens: llm_cfg.max_tokens,
-        temperature: llm_cfg.temperature,
-        tool_choice: Default::default(),
-    };
+    let request = scope.llm.request(messages, tools);
     let mut filter = ThinkFilter::default();
     let events = scope.events;
     let forward = |pieces: Vec<Piece>| {

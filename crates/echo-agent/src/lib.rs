@@ -5,6 +5,7 @@
 
 mod api;
 mod api_memory;
+mod api_settings;
 mod api_tools;
 mod approval;
 mod background;
@@ -21,8 +22,9 @@ mod prompts;
 mod response;
 mod think;
 
-pub use api::{Api, Trace, TurnOutcome, TurnRequest};
+pub use api::{Api, KeySource, Trace, TurnOutcome, TurnRequest};
 pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
+pub use api_settings::{ConnectionReport, OllamaInfo, ProviderUpdate, ProviderView};
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use echo_gate;
 pub use echo_mcp;

@@ -34,6 +34,8 @@ pub enum PromptName {
     ApprovalExplain,
     /// The action given to that call.
     ApprovalExplainInput,
+    /// The one message of the settings page's "test connection" call.
+    ConnectionTest,
 }
 
 impl PromptName {
@@ -53,6 +55,7 @@ impl PromptName {
             Self::SkillsIndex => "skills_index.md",
             Self::ApprovalExplain => "approval_explain.md",
             Self::ApprovalExplainInput => "approval_explain_input.md",
+            Self::ConnectionTest => "connection_test.md",
         }
     }
 
@@ -80,6 +83,7 @@ impl PromptName {
             Self::ApprovalExplainInput => {
                 include_str!("../../../prompts/approval_explain_input.md")
             }
+            Self::ConnectionTest => include_str!("../../../prompts/connection_test.md"),
         }
     }
 }

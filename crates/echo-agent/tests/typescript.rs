@@ -5,7 +5,10 @@
 
 use echo_agent::echo_gate::{AuditEntry, Decision, Rule, RuleScope};
 use echo_agent::echo_mcp::{ServerState, ServerStatus, TransportKind};
+use echo_agent::{ConnectionReport, KeySource, OllamaInfo, ProviderUpdate, ProviderView};
+use echo_core::config::ProviderKind;
 use echo_core::event::RecalledMemory;
+use echo_core::provider::ProviderSettings;
 use echo_core::store::{SessionSummary, StoredMessage};
 use echo_core::{EventEnvelope, Role, ToolCall, TurnEvent, Usage};
 use ts_rs::{Config, TS};
@@ -32,6 +35,13 @@ fn generated() -> String {
         ServerStatus::decl(&cfg),
         TransportKind::decl(&cfg),
         ServerState::decl(&cfg),
+        ProviderKind::decl(&cfg),
+        ProviderSettings::decl(&cfg),
+        KeySource::decl(&cfg),
+        ProviderView::decl(&cfg),
+        ProviderUpdate::decl(&cfg),
+        ConnectionReport::decl(&cfg),
+        OllamaInfo::decl(&cfg),
     ] {
         out.push_str("export ");
         out.push_str(&decl);

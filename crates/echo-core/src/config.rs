@@ -54,7 +54,7 @@ pub enum ConfigError {
 }
 
 /// Which wire protocol a model server speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     /// Any OpenAI-compatible chat-completions server.
@@ -66,6 +66,15 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
+    /// `openai`, `anthropic` or `ollama`, as in the config file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Openai => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+        }
+    }
+
     /// Parses `openai`, `anthropic` or `ollama`.
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
@@ -376,6 +385,25 @@ impl Default for MemoryConfig {
     }
 }
 
+/// The desktop app.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DesktopConfig {
+    /// Global shortcut that opens the quick-ask window (Tauri accelerator syntax).
+    pub quick_ask_shortcut: String,
+    /// Closing the main window hides it to the tray instead of quitting.
+    pub close_to_tray: bool,
+}
+
+impl Default for DesktopConfig {
+    fn default() -> Self {
+        Self {
+            quick_ask_shortcut: "CommandOrControl+Shift+Space".into(),
+            close_to_tray: true,
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -388,10 +416,25 @@ pub struct Config {
     pub memory: MemoryConfig,
     /// Tools, approvals and MCP servers.
     pub tools: ToolsConfig,
+    /// The desktop app.
+    pub desktop: DesktopConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,
+    /// `ECHO_LLM_*` variables that were set when this configuration was loaded: they win over
+    /// the file, so a settings page says so (not read from the file).
+    #[serde(skip)]
+    pub env_overrides: Vec<String>,
 }
+
+/// Environment variables that override `[llm]` (and, for the key, the keychain).
+pub const LLM_ENV: [&str; 5] = [
+    "ECHO_LLM_KIND",
+    "ECHO_LLM_BASE_URL",
+    "ECHO_LLM_MODEL",
+    "ECHO_LLM_FALLBACK_MODELS",
+    "ECHO_LLM_API_KEY",
+];
 
 /// Values given on the command line; `None` means "not given".
 #[derive(Clone, Debug, Default)]
@@ -455,6 +498,11 @@ impl Config {
     }
 
     fn apply_env(&mut self, env: &dyn Env) -> Result<(), ConfigError> {
+        self.env_overrides = LLM_ENV
+            .iter()
+            .filter(|name| env.var(name).is_some())
+            .map(|name| name.to_string())
+            .collect();
         if let Some(kind) = env.var("ECHO_LLM_KIND") {
             self.llm.kind = parse_kind(&kind, "ECHO_LLM_KIND")?;
         }
@@ -514,7 +562,7 @@ fn parse_kind(value: &str, source_name: &str) -> Result<ProviderKind, ConfigErro
     })
 }
 
-fn check_url(value: &str, source_name: &str) -> Result<String, ConfigError> {
+pub(crate) fn check_url(value: &str, source_name: &str) -> Result<String, ConfigError> {
     let v = value.trim();
     if v.starts_with("http://") || v.starts_with("https://") {
         Ok(v.to_string())

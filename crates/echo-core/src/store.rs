@@ -199,6 +199,8 @@ pub enum StartOutcome {
     Busy,
     /// The turn is no longer `accepted` (e.g. it was interrupted while it waited).
     Gone,
+    /// The message to replace is not a user message in the session's history (any more).
+    NoSuchMessage,
 }
 
 impl Store {
@@ -380,7 +382,8 @@ impl Store {
     pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
         sqlx::query_as::<_, SessionSummary>(
             "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.consolidated_seq,
-                    (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
+                    (SELECT COUNT(*) FROM messages m
+                      WHERE m.session_id = s.id AND m.replaced_by IS NULL) AS message_count,
                     (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count
              FROM sessions s ORDER BY s.updated_at DESC, s.name",
         )
@@ -467,13 +470,16 @@ impl Store {
         Ok(id)
     }
 
-    /// Atomically: if no live turn of the session is running, marks `turn` running and stores
-    /// its user message. Running turns whose owner process is gone become `interrupted`.
+    /// Atomically: if no live turn of the session is running, marks `turn` running, sets
+    /// aside `replace_from` (a user message of the session) and every later message
+    /// (regenerate, edit and resend), and stores the turn's user message. Running turns whose
+    /// owner process is gone become `interrupted`.
     pub async fn try_start_turn(
         &self,
         session: &SessionId,
         turn: &TurnId,
         user_message: &Message,
+        replace_from: Option<&MessageId>,
         owner_alive: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<StartOutcome, StoreError> {
         let mut tx = self
@@ -514,6 +520,32 @@ impl Store {
         if updated.rows_affected() == 0 {
             tx.commit().await.during("starting a turn")?;
             return Ok(StartOutcome::Gone);
+        }
+        if let Some(from) = replace_from {
+            let seq: Option<i64> = sqlx::query_scalar(
+                "SELECT seq FROM messages
+                 WHERE id = ? AND session_id = ? AND role = 'user' AND replaced_by IS NULL",
+            )
+            .bind(from.as_str())
+            .bind(session.as_str())
+            .fetch_optional(&mut *tx)
+            .await
+            .during("finding the message to replace")?;
+            let Some(seq) = seq else {
+                // Roll back: the turn stays `accepted` and the caller reports the bad id.
+                drop(tx);
+                return Ok(StartOutcome::NoSuchMessage);
+            };
+            sqlx::query(
+                "UPDATE messages SET replaced_by = ?
+                 WHERE session_id = ? AND replaced_by IS NULL AND seq >= ?",
+            )
+            .bind(turn.as_str())
+            .bind(session.as_str())
+            .bind(seq)
+            .execute(&mut *tx)
+            .await
+            .during("setting aside replaced messages")?;
         }
         insert_message(
             &mut tx,
@@ -633,7 +665,7 @@ impl Store {
         let rows = sqlx::query(
             "SELECT id, session_id, turn_id, seq, role, content, reasoning, tool_calls,
                     tool_call_id, name, status, created_at
-             FROM messages WHERE session_id = ? ORDER BY seq",
+             FROM messages WHERE session_id = ? AND replaced_by IS NULL ORDER BY seq",
         )
         .bind(session.as_str())
         .fetch_all(&self.pool)

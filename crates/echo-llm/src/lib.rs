@@ -14,6 +14,7 @@ mod anthropic;
 mod assemble;
 mod client;
 mod error;
+mod ollama;
 mod openai;
 mod provider;
 mod transport;
@@ -21,6 +22,7 @@ mod types;
 
 pub use client::LlmClient;
 pub use error::{LlmError, ServerRef, TimeoutPhase};
+pub use ollama::{OLLAMA_DEFAULT_HOST, ollama_models, ollama_root};
 pub use types::{
     Attempt, AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse, ToolChoice,
 };

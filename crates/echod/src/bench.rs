@@ -118,6 +118,7 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
             input: format!("benchmark message number {i}: please answer briefly"),
             entry_point: "bench".into(),
             approvals: echo_agent::ApprovalMode::NoOneToAsk,
+            replace_from: None,
         };
         let started = Instant::now();
         let outcome = api

@@ -101,6 +101,11 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         ui: Option<PathBuf>,
     },
+    /// The model provider (kind, base URL, models) and its API key in the OS keychain.
+    Provider {
+        #[command(subcommand)]
+        command: crate::provider_cli::ProviderCommand,
+    },
     /// MCP servers from the settings and their state.
     Mcp {
         #[command(subcommand)]
@@ -267,6 +272,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::tools_cli::mcp(&api, command).await?;
             ExitCode::SUCCESS
         }
+        Command::Provider { command } => {
+            if crate::provider_cli::run(&api, command).await? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
         Command::Approvals { command } => {
             crate::tools_cli::approvals(&api, command).await?;
             ExitCode::SUCCESS
@@ -366,6 +378,7 @@ async fn run_turn(
         } else {
             ApprovalMode::NoOneToAsk
         },
+        replace_from: None,
     };
     let outcome = api.send(request, handler, cancel).await;
     watcher.abort();

@@ -5,6 +5,7 @@ mod bench;
 mod cli;
 mod memory_cli;
 mod print;
+mod provider_cli;
 mod serve;
 mod tools_cli;
 

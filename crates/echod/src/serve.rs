@@ -16,13 +16,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use echo_agent::echo_gate::{Decision, RuleScope};
-use echo_agent::{Api, ApiError, ApprovalAnswer, ApprovalMode, EventHandler, TurnRequest};
-use echo_core::{EventEnvelope, TurnEvent};
+use echo_agent::{
+    Api, ApiError, ApprovalAnswer, ApprovalMode, EventHandler, ProviderUpdate, TurnRequest,
+};
+use echo_core::EventEnvelope;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use utoipa::{OpenApi, ToSchema};
 
@@ -34,8 +35,6 @@ struct AppState {
     api: Api,
     token: Arc<str>,
     port: u16,
-    /// Running turns by id, to stop them.
-    turns: Arc<Mutex<HashMap<String, CancellationToken>>>,
 }
 
 /// Runs the server until Ctrl-C; with `ui`, also serves the built UI from that directory.
@@ -56,7 +55,6 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
         api: api.clone(),
         token: token.into(),
         port: addr.port(),
-        turns: Arc::default(),
     };
     let mut app = router(state.clone());
     if let Some(dir) = &ui {
@@ -110,6 +108,9 @@ fn router(state: AppState) -> Router {
         .route("/api/rules", get(rules).post(add_rule))
         .route("/api/rules/{id}", delete(remove_rule))
         .route("/api/mcp", get(mcp))
+        .route("/api/settings/provider", get(provider).put(update_provider))
+        .route("/api/settings/provider/test", post(test_provider))
+        .route("/api/settings/ollama", get(detect_ollama))
         .route("/api/traces", get(traces))
         .route("/api/traces/{turn_id}", get(trace))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
@@ -248,6 +249,7 @@ impl IntoResponse for Failure {
         let status = match self.0.code() {
             "invalid_input" => StatusCode::BAD_REQUEST,
             "not_found" => StatusCode::NOT_FOUND,
+            "keychain" => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         refuse(status, self.0.code(), self.0.to_string())
@@ -302,6 +304,9 @@ struct TurnBody {
     session: String,
     /// The user's message.
     input: String,
+    /// Regenerate / edit and resend: id of the user message this turn replaces (with
+    /// everything after it).
+    replace_from: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/turns", request_body = TurnBody, responses((status = 200, description = "Server-sent events: one EventEnvelope (JSON) per event, ending with turn_finished", content_type = "text/event-stream"), (status = 400, body = ErrorBody)))]
@@ -311,25 +316,14 @@ async fn turn(State(s): State<AppState>, Json(body): Json<TurnBody>) -> Response
         input: body.input,
         entry_point: "gateway".into(),
         approvals: ApprovalMode::Ask,
+        replace_from: body.replace_from,
     };
-    if let Err(e) = s.api.validate(&request) {
+    if let Err(e) = s.api.validate(&request).await {
         return Failure(e).into_response();
     }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<EventEnvelope>();
     let cancel = CancellationToken::new();
-    let turns = s.turns.clone();
-    let registered = cancel.clone();
     let handler: EventHandler = Arc::new(move |envelope: EventEnvelope| {
-        let mut turns = turns.lock().unwrap_or_else(|p| p.into_inner());
-        match envelope.event {
-            TurnEvent::TurnFinished { .. } => {
-                turns.remove(&envelope.turn_id);
-            }
-            _ if envelope.seq == 0 => {
-                turns.insert(envelope.turn_id.clone(), registered.clone());
-            }
-            _ => {}
-        }
         let _ = tx.send(envelope);
     });
     let api = s.api.clone();
@@ -354,22 +348,9 @@ async fn turn(State(s): State<AppState>, Json(body): Json<TurnBody>) -> Response
 
 #[utoipa::path(post, path = "/api/turns/{turn_id}/cancel", params(("turn_id" = String, Path)), responses((status = 204, description = "Stopping"), (status = 404, body = ErrorBody)))]
 async fn cancel_turn(State(s): State<AppState>, Path(turn_id): Path<String>) -> Response {
-    let token = s
-        .turns
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&turn_id)
-        .cloned();
-    match token {
-        Some(t) => {
-            t.cancel();
-            StatusCode::NO_CONTENT.into_response()
-        }
-        None => Failure(ApiError::NotFound {
-            what: "running turn",
-            id: turn_id,
-        })
-        .into_response(),
+    match s.api.cancel_turn(&turn_id) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => Failure(e).into_response(),
     }
 }
 
@@ -490,6 +471,44 @@ async fn mcp(State(s): State<AppState>) -> Json<serde_json::Value> {
     Json(serde_json::to_value(servers).unwrap_or_default())
 }
 
+#[utoipa::path(get, path = "/api/settings/provider", responses((status = 200, description = "The model provider in force (never the key)", body = Object)))]
+async fn provider(State(s): State<AppState>) -> Json<serde_json::Value> {
+    Json(serde_json::to_value(s.api.provider()).unwrap_or_default())
+}
+
+/// Reads a provider change, naming what is wrong with it.
+fn provider_update(body: serde_json::Value) -> Result<ProviderUpdate, Failure> {
+    serde_json::from_value(body).map_err(|e| {
+        Failure(ApiError::InvalidInput {
+            what: "provider settings",
+            message: e.to_string(),
+        })
+    })
+}
+
+#[utoipa::path(put, path = "/api/settings/provider", request_body = Object, responses((status = 200, description = "Saved; the next turn uses it", body = Object), (status = 400, description = "Invalid settings or key")))]
+async fn update_provider(
+    State(s): State<AppState>,
+    Json(body): Json<serde_json::Value>,
+) -> Answer<serde_json::Value> {
+    let view = s.api.update_provider(provider_update(body)?).await?;
+    Ok(Json(serde_json::to_value(view).unwrap_or_default()))
+}
+
+#[utoipa::path(post, path = "/api/settings/provider/test", request_body = Object, responses((status = 200, description = "What one tiny request with these settings found", body = Object)))]
+async fn test_provider(
+    State(s): State<AppState>,
+    Json(body): Json<serde_json::Value>,
+) -> Answer<serde_json::Value> {
+    let report = s.api.test_provider(provider_update(body)?).await?;
+    Ok(Json(serde_json::to_value(report).unwrap_or_default()))
+}
+
+#[utoipa::path(get, path = "/api/settings/ollama", responses((status = 200, description = "A local Ollama server and its models, or null", body = Object)))]
+async fn detect_ollama(State(s): State<AppState>) -> Json<serde_json::Value> {
+    Json(serde_json::to_value(s.api.detect_ollama().await).unwrap_or_default())
+}
+
 #[utoipa::path(get, path = "/api/traces", params(("limit" = Option<u32>, Query)), responses((status = 200, description = "Recent turns", body = Object)))]
 async fn traces(State(s): State<AppState>, Query(q): Query<Limit>) -> Answer<serde_json::Value> {
     let list = s.api.traces(q.limit.unwrap_or(50)).await?;
@@ -525,6 +544,10 @@ async fn trace(
         rules,
         add_rule,
         remove_rule,
+        provider,
+        update_provider,
+        test_provider,
+        detect_ollama,
         mcp,
         traces,
         trace

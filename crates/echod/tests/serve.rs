@@ -32,11 +32,14 @@ impl Server {
     }
 
     fn start_with(w: &World, extra: &[&str]) -> Server {
-        let work = tempfile::tempdir().expect("tempdir");
         let mut args = vec!["serve"];
         args.extend_from_slice(extra);
-        let mut child = w
-            .command(&args)
+        Server::start_command(w, w.command(&args))
+    }
+
+    fn start_command(w: &World, mut command: std::process::Command) -> Server {
+        let work = tempfile::tempdir().expect("tempdir");
+        let mut child = command
             .current_dir(work.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -503,4 +506,221 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
         "{}",
         stderr(&gone)
     );
+}
+
+impl Server {
+    fn put(&self, path: &str, body: &Value) -> (u16, String) {
+        self.raw(
+            "PUT",
+            path,
+            &[("Host", &self.host()), ("Authorization", &self.bearer())],
+            Some(body),
+        )
+    }
+
+    /// Runs a turn (optionally replacing from a message) and returns its events.
+    fn turn_events(&self, body: &Value) -> Vec<Value> {
+        let (status, text) = self.post("/api/turns", body);
+        assert_eq!(status, 200, "{text}");
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect()
+    }
+}
+
+fn json_of(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
+
+#[test]
+fn provider_settings_are_saved_the_key_goes_to_the_keychain_and_the_next_turn_uses_it() {
+    let w = World::new(json!({
+        "api_key": "sk-test-provider-123",
+        "steps": [{ "model": "keyed", "text": "answer with the key" }],
+        "default": { "text": "OK" }
+    }));
+    let s = Server::start(&w);
+    let (status, view) = s.get("/api/settings/provider");
+    assert_eq!(status, 200, "{view}");
+    let view = json_of(&view);
+    assert_eq!(view["key_source"], "none", "{view}");
+    assert_eq!(view["settings"]["base_url"], w.mock.base_url());
+    assert!(
+        view["env_overrides"]
+            .as_array()
+            .is_some_and(|a| a.contains(&json!("ECHO_LLM_MODEL"))),
+        "{view}"
+    );
+    let settings = json!({
+        "kind": "openai", "base_url": w.mock.base_url(), "model": "keyed", "fallback_models": []
+    });
+
+    // Without a key the server refuses, and the test says so clearly.
+    let (status, report) = s.post(
+        "/api/settings/provider/test",
+        &json!({ "settings": settings }),
+    );
+    assert_eq!(status, 200, "{report}");
+    let report = json_of(&report);
+    assert_eq!(report["ok"], false, "{report}");
+    assert_eq!(report["code"], "llm_auth", "{report}");
+    assert!(
+        report["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("refused the credentials")),
+        "{report}"
+    );
+    // Testing with a key saves nothing.
+    let (_, report) = s.post(
+        "/api/settings/provider/test",
+        &json!({ "settings": settings, "api_key": "sk-test-provider-123" }),
+    );
+    assert_eq!(json_of(&report)["ok"], true, "{report}");
+    assert_eq!(
+        json_of(&s.get("/api/settings/provider").1)["key_source"],
+        "none"
+    );
+
+    // Bad settings are refused, naming the field, and change nothing.
+    let (status, body) = s.put(
+        "/api/settings/provider",
+        &json!({ "settings": { "kind": "openai", "base_url": "ftp://x", "model": "m", "fallback_models": [] } }),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("base_url"), "{body}");
+
+    let (status, saved) = s.put(
+        "/api/settings/provider",
+        &json!({ "settings": settings, "api_key": " sk-test-provider-123\n" }),
+    );
+    assert_eq!(status, 200, "{saved}");
+    let saved = json_of(&saved);
+    assert_eq!(saved["key_source"], "keychain", "{saved}");
+    assert_eq!(saved["settings"]["model"], "keyed");
+    let config = std::fs::read_to_string(w.home.path().join("config.toml")).expect("config");
+    assert!(config.contains("model = \"keyed\""), "{config}");
+    assert!(
+        !config.contains("sk-test"),
+        "the key must never reach the file:\n{config}"
+    );
+
+    // The next turn uses the new model and the key from the keychain, without a restart.
+    let events = s.turn_events(&json!({ "session": "keyed", "input": "hi" }));
+    let finished = events.last().expect("events");
+    assert_eq!(finished["status"], "completed", "{events:?}");
+    let last = w
+        .mock
+        .requests()
+        .expect("requests")
+        .pop()
+        .expect("a request");
+    assert_eq!(last["api_key"], "sk-test-provider-123");
+    assert_eq!(last["body"]["model"], "keyed");
+    drop(s);
+
+    // Another process finds the key in the keychain.
+    let shown = w.json(&["provider", "show", "--json"]);
+    assert_eq!(shown["key_source"], "keychain", "{shown}");
+    let test = w.run(&["provider", "test"]);
+    assert!(test.status.success(), "{}", stderr(&test));
+    // And removes it.
+    w.ok(&["provider", "set", "--clear-key"]);
+    let shown = w.json(&["provider", "show", "--json"]);
+    assert_eq!(shown["key_source"], "none", "{shown}");
+    let test = w.run(&["provider", "test"]);
+    assert!(!test.status.success(), "no key, no answer");
+    assert!(
+        String::from_utf8_lossy(&test.stdout).contains("llm_auth"),
+        "{}",
+        String::from_utf8_lossy(&test.stdout)
+    );
+}
+
+#[test]
+fn a_local_ollama_server_is_detected_with_its_models() {
+    let w = World::new(json!({ "steps": [], "default": { "model": "llama3.2:3b", "text": "hi" } }));
+    let mut cmd = w.command(&["serve"]);
+    cmd.env("OLLAMA_HOST", w.mock.root_url());
+    let s = Server::start_command(&w, cmd);
+    let (status, body) = s.get("/api/settings/ollama");
+    assert_eq!(status, 200, "{body}");
+    let info = json_of(&body);
+    assert_eq!(info["base_url"], format!("{}/v1", w.mock.root_url()));
+    assert_eq!(info["models"], json!(["llama3.2:3b"]));
+    drop(s);
+
+    // Nothing listening: null, quickly.
+    let mut cmd = w.command(&["serve"]);
+    cmd.env("OLLAMA_HOST", "127.0.0.1:9");
+    let s = Server::start_command(&w, cmd);
+    let (status, body) = s.get("/api/settings/ollama");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body), Value::Null);
+}
+
+#[test]
+fn regenerate_and_edit_replace_the_tail_of_the_history_but_lose_nothing() {
+    let w = World::new(json!({ "steps": [
+        { "text": "first answer" },
+        { "text": "second answer" },
+        { "text": "regenerated answer" },
+        { "text": "edited answer" }
+    ] }));
+    let s = Server::start(&w);
+    for input in ["one", "two"] {
+        s.turn_events(&json!({ "session": "s", "input": input }));
+    }
+    let history = |s: &Server| json_of(&s.get("/api/sessions/s/messages").1);
+    let before = history(&s);
+    let last_user = before[2]["id"].as_str().expect("id").to_string();
+    assert_eq!(before[2]["content"], "two");
+
+    // Regenerate: same text, replacing the last user message and its answer.
+    s.turn_events(&json!({ "session": "s", "input": "two", "replace_from": last_user }));
+    let after = history(&s);
+    let texts: Vec<&str> = after
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(texts, ["one", "first answer", "two", "regenerated answer"]);
+    // The model saw the history without the replaced pair.
+    let last = w.requests().pop().expect("request");
+    let seen: Vec<&str> = last["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(
+        !seen.iter().any(|c| c.contains("second answer")),
+        "{seen:?}"
+    );
+
+    // Edit and resend the first message: everything from it on is replaced.
+    let first_user = after[0]["id"].as_str().expect("id").to_string();
+    s.turn_events(&json!({ "session": "s", "input": "uno", "replace_from": first_user }));
+    let texts: Vec<String> = history(&s)
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|m| m["content"].as_str().map(String::from))
+        .collect();
+    assert_eq!(texts, ["uno", "edited answer"]);
+    let (_, list) = s.get("/api/sessions");
+    assert_eq!(json_of(&list)[0]["message_count"], 2);
+
+    // A replaced (or foreign) message cannot be replaced again.
+    let (status, body) = s.post(
+        "/api/turns",
+        &json!({ "session": "s", "input": "x", "replace_from": last_user }),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("replace_from"), "{body}");
+    drop(s);
+
+    // Nothing was deleted: every turn's trace still stands.
+    assert_eq!(w.turns().len(), 4);
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{Method, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -62,6 +62,7 @@ pub fn router(script: Script) -> Router {
         .route("/v1/chat/completions", post(chat_completions))
         .route("/v1/messages", post(messages))
         .route("/v1/models", get(models))
+        .route("/api/tags", get(ollama_tags))
         .route("/_mock/requests", get(requests))
         .route("/_mock/script", post(set_script))
         .route("/_mock/health", get(health))
@@ -70,12 +71,36 @@ pub fn router(script: Script) -> Router {
         .with_state(state)
 }
 
-async fn chat_completions(State(state): State<AppState>, body: Bytes) -> Response {
-    model_request(&state, Protocol::OpenAi, &body).await
+async fn chat_completions(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    model_request(&state, Protocol::OpenAi, &headers, &body).await
 }
 
-async fn messages(State(state): State<AppState>, body: Bytes) -> Response {
-    model_request(&state, Protocol::Anthropic, &body).await
+async fn messages(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    model_request(&state, Protocol::Anthropic, &headers, &body).await
+}
+
+/// Ollama's native model list, so a client can detect "an Ollama server" here.
+async fn ollama_tags(State(state): State<AppState>) -> Json<Value> {
+    let models = lock(&state.0.run).script().models();
+    let list: Vec<Value> = models
+        .iter()
+        .map(|name| json!({"name": name, "model": name}))
+        .collect();
+    Json(json!({"models": list}))
+}
+
+/// The key a request carries: `Authorization: Bearer KEY` (OpenAI) or `x-api-key` (Anthropic).
+fn request_key(headers: &HeaderMap) -> Option<String> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    header("x-api-key").map(String::from).or_else(|| {
+        header("authorization")
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(String::from)
+    })
 }
 
 async fn models(State(state): State<AppState>) -> Json<Value> {
@@ -127,13 +152,26 @@ fn plain_error(status: StatusCode, message: &str) -> Response {
 }
 
 /// A model request from arrival to reply: record it, check it, take a step, answer.
-async fn model_request(state: &AppState, protocol: Protocol, body: &[u8]) -> Response {
+async fn model_request(
+    state: &AppState,
+    protocol: Protocol,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
     let parsed = serde_json::from_slice::<Value>(body);
     let recorded = match &parsed {
         Ok(value) => value.clone(),
         Err(_) => Value::String(String::from_utf8_lossy(body).into_owned()),
     };
-    lock(&state.0.requests).push(json!({"path": protocol.path(), "body": recorded}));
+    let key = request_key(headers);
+    lock(&state.0.requests)
+        .push(json!({"path": protocol.path(), "body": recorded, "api_key": key}));
+    let wanted = lock(&state.0.run).script().api_key.clone();
+    if let Some(wanted) = wanted
+        && key.as_deref() != Some(wanted.as_str())
+    {
+        return protocol.error_response(StatusCode::UNAUTHORIZED, "invalid API key", None);
+    }
 
     let request = parsed
         .map_err(|e| format!("invalid JSON body: {e}"))

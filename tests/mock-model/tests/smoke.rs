@@ -402,10 +402,10 @@ async fn requests_are_recorded_in_order_bad_ones_included() -> TestResult {
 
     let recorded = mock.requests()?;
     let expected = [
-        json!({"path": "/v1/chat/completions", "body": first}),
-        json!({"path": "/v1/messages", "body": second}),
-        json!({"path": "/v1/chat/completions", "body": "{not json"}),
-        json!({"path": "/v1/messages", "body": no_max_tokens}),
+        json!({"path": "/v1/chat/completions", "body": first, "api_key": null}),
+        json!({"path": "/v1/messages", "body": second, "api_key": null}),
+        json!({"path": "/v1/chat/completions", "body": "{not json", "api_key": null}),
+        json!({"path": "/v1/messages", "body": no_max_tokens, "api_key": null}),
     ];
     assert_eq!(recorded, expected);
     // Bad requests took no step: "c" is still there.

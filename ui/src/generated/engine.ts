@@ -609,3 +609,90 @@ pid: number | null, };
 export type McpTransportKind = "stdio" | "http";
 
 export type McpServerState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
+
+export type ProviderKind = "openai" | "anthropic" | "ollama";
+
+export type ProviderSettings = { 
+/**
+ * Wire protocol.
+ */
+kind: ProviderKind, 
+/**
+ * Server base URL, e.g. `https://api.openai.com/v1`.
+ */
+base_url: string, 
+/**
+ * Main model.
+ */
+model: string, 
+/**
+ * Models tried in order on the same server when the main one keeps failing.
+ */
+fallback_models: Array<string>, };
+
+export type KeySource = "environment" | "keychain" | "none";
+
+export type ProviderView = { 
+/**
+ * Kind, base URL and models in force.
+ */
+settings: ProviderSettings, 
+/**
+ * Where the API key in force comes from.
+ */
+key_source: KeySource, 
+/**
+ * Which keychain keeps keys (or why none can).
+ */
+keychain: string, 
+/**
+ * Whether keys can be saved at all.
+ */
+keychain_available: boolean, 
+/**
+ * `ECHO_LLM_*` variables set for this process: they win over saved settings at the
+ * next start.
+ */
+env_overrides: Array<string>, };
+
+export type ProviderUpdate = { 
+/**
+ * Kind, base URL and models.
+ */
+settings: ProviderSettings, 
+/**
+ * A new API key for this server (kept in the keychain); absent keeps the stored one.
+ */
+api_key?: string, 
+/**
+ * Remove the stored key for this server.
+ */
+clear_api_key?: boolean, };
+
+export type ConnectionReport = { 
+/**
+ * Whether the model answered.
+ */
+ok: boolean, 
+/**
+ * `ok`, or the model error's code (`auth`, `connect`, `timeout`, `status`, …).
+ */
+code: string, 
+/**
+ * What happened, naming the server and model.
+ */
+message: string, 
+/**
+ * Time to the answer (or the failure).
+ */
+latency_ms: number, };
+
+export type OllamaInfo = { 
+/**
+ * Base URL to use for it (its OpenAI-compatible endpoint).
+ */
+base_url: string, 
+/**
+ * Models it has pulled.
+ */
+models: Array<string>, };

@@ -44,7 +44,7 @@ impl Inner {
         let result = memory::consolidate(memory::Consolidation {
             store: &self.memory,
             core: &self.store,
-            llm: &self.memory_llm,
+            llm: &self.models().memory,
             context,
             span: &span,
             session: &session,
@@ -236,8 +236,14 @@ pub(super) fn start_post_turn_jobs(inner: Arc<Inner>, job: PostTurn) {
                     prompts: &inner.prompts,
                     skills: &[],
                 };
-                let result =
-                    memory::extract(&inner.memory, &inner.memory_llm, context, &span, &facts).await;
+                let result = memory::extract(
+                    &inner.memory,
+                    &inner.models().memory,
+                    context,
+                    &span,
+                    &facts,
+                )
+                .await;
                 if let Some(index) = semantic {
                     match index.flush(&inner.memory).await {
                         Ok(flushed) => span.attr("embedded", flushed.embedded),

@@ -9,6 +9,9 @@ use serde::Deserialize;
 pub struct Script {
     #[serde(default)]
     pub steps: Vec<Step>,
+    /// When set, model requests must carry this key (`Authorization: Bearer` or `x-api-key`).
+    #[serde(default)]
+    pub api_key: Option<String>,
     #[serde(default)]
     pub default: Option<Step>,
 }

@@ -1,0 +1,251 @@
+//! Provider settings: what the settings page shows and changes (kind, base URL, models, API
+//! key), the "test connection" call, and Ollama detection. Changes apply to the next turn
+//! without a restart; the API key goes to the OS keychain, never to a file.
+
+use crate::api::{Api, KeySource, Models, read_secret};
+use crate::context::ContextStage;
+use crate::error::ApiError;
+use echo_core::config::{LlmConfig, RetryConfig, TimeoutConfig};
+use echo_core::provider::{self, ProviderSettings};
+use echo_llm::LlmClient;
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// How long "test connection" waits for the first byte of an answer.
+const TEST_FIRST_BYTE: Duration = Duration::from_secs(30);
+/// How long Ollama detection waits.
+const OLLAMA_WAIT: Duration = Duration::from_millis(1500);
+
+/// The provider as the settings page shows it (never the key itself).
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ProviderView {
+    /// Kind, base URL and models in force.
+    pub settings: ProviderSettings,
+    /// Where the API key in force comes from.
+    pub key_source: KeySource,
+    /// Which keychain keeps keys (or why none can).
+    pub keychain: String,
+    /// Whether keys can be saved at all.
+    pub keychain_available: bool,
+    /// `ECHO_LLM_*` variables set for this process: they win over saved settings at the
+    /// next start.
+    pub env_overrides: Vec<String>,
+}
+
+/// A change from the settings page (or the settings to test).
+#[derive(Clone, Debug, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderUpdate {
+    /// Kind, base URL and models.
+    pub settings: ProviderSettings,
+    /// A new API key for this server (kept in the keychain); absent keeps the stored one.
+    #[serde(default)]
+    #[ts(optional)]
+    pub api_key: Option<String>,
+    /// Remove the stored key for this server.
+    #[serde(default)]
+    #[ts(optional)]
+    pub clear_api_key: Option<bool>,
+}
+
+/// What "test connection" found, in one line for people.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct ConnectionReport {
+    /// Whether the model answered.
+    pub ok: bool,
+    /// `ok`, or the model error's code (`auth`, `connect`, `timeout`, `status`, …).
+    pub code: String,
+    /// What happened, naming the server and model.
+    pub message: String,
+    /// Time to the answer (or the failure).
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+}
+
+/// A local Ollama server that answered.
+#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+pub struct OllamaInfo {
+    /// Base URL to use for it (its OpenAI-compatible endpoint).
+    pub base_url: String,
+    /// Models it has pulled.
+    pub models: Vec<String>,
+}
+
+impl Api {
+    /// The provider in force.
+    pub fn provider(&self) -> ProviderView {
+        let models = self.models();
+        let secrets = self.secrets();
+        ProviderView {
+            settings: ProviderSettings::of(&models.config),
+            key_source: models.key_source,
+            keychain: secrets.describe(),
+            keychain_available: secrets.available(),
+            env_overrides: self.config().env_overrides.clone(),
+        }
+    }
+
+    /// Applies and saves new provider settings: the key (if given) goes to the keychain, the
+    /// rest to `config.toml` (`[llm]` only; the file's other contents stay), and the next
+    /// turn uses them. Nothing changes when any step is refused.
+    pub async fn update_provider(&self, update: ProviderUpdate) -> Result<ProviderView, ApiError> {
+        let settings = update.settings.normalized()?;
+        let account = echo_secrets::llm_account(&settings.base_url);
+        let secrets = self.secrets();
+        let new_key = update
+            .api_key
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(String::from);
+        if let Some(key) = &new_key {
+            echo_secrets::check_secret(key)?;
+        }
+        // Build the clients first: a setting they refuse changes nothing.
+        let (key, source) = self.key_for(&settings, &update).await;
+        let llm = LlmConfig {
+            api_key: key,
+            ..settings.apply(&self.models().config)
+        };
+        let models = Models::build(self.config(), llm, source)?;
+        if let Some(key) = new_key {
+            let account = account.clone();
+            let store = secrets.clone();
+            blocking(move || store.set(&account, &key)).await??;
+        } else if update.clear_api_key == Some(true) {
+            let account = account.clone();
+            let store = secrets.clone();
+            blocking(move || store.delete(&account).map(|_| ())).await??;
+        }
+        let home = self.config().home.clone();
+        let to_save = settings.clone();
+        blocking(move || provider::save(&home, &to_save)).await??;
+        self.set_models(models);
+        tracing::info!(
+            kind = settings.kind.as_str(),
+            base_url = %settings.base_url,
+            model = %settings.model,
+            "provider settings changed"
+        );
+        Ok(self.provider())
+    }
+
+    /// Sends one tiny request with `update`'s settings (nothing is saved) and reports what
+    /// happened: the answer's latency, or the error naming the server and model.
+    pub async fn test_provider(
+        &self,
+        update: ProviderUpdate,
+    ) -> Result<ConnectionReport, ApiError> {
+        let settings = update.settings.normalized()?;
+        let (key, _) = self.key_for(&settings, &update).await;
+        let llm = LlmConfig {
+            api_key: key,
+            fallback_models: Vec::new(),
+            max_tokens: 16,
+            temperature: Some(0.0),
+            timeouts: TimeoutConfig {
+                connect_secs: 5.0,
+                first_byte_secs: TEST_FIRST_BYTE.as_secs_f64(),
+                idle_secs: 15.0,
+            },
+            retry: RetryConfig {
+                max_retries: 0,
+                ..RetryConfig::default()
+            },
+            ..settings.apply(&self.models().config)
+        };
+        let client = LlmClient::from_config(&llm)?;
+        let context = ContextStage {
+            prompts: self.prompts(),
+            skills: &[],
+        };
+        let messages = context
+            .connection_test()
+            .map_err(|e| ApiError::InvalidInput {
+                what: "prompt",
+                message: e.to_string(),
+            })?;
+        let request = client.request(messages, Vec::new());
+        let started = Instant::now();
+        let result = client
+            .chat(&request, &CancellationToken::new(), &mut |_| {})
+            .await;
+        let latency_ms = started.elapsed().as_millis() as u64;
+        Ok(match result {
+            Ok(response) => ConnectionReport {
+                ok: true,
+                code: "ok".into(),
+                message: format!(
+                    "{} (model {}) answered in {latency_ms} ms",
+                    client.base_url(),
+                    response.model
+                ),
+                latency_ms,
+            },
+            Err(failure) => ConnectionReport {
+                ok: false,
+                code: failure.error.code().to_string(),
+                message: failure.error.to_string(),
+                latency_ms,
+            },
+        })
+    }
+
+    /// A local Ollama server (`OLLAMA_HOST`, else its default port), if one answers.
+    pub async fn detect_ollama(&self) -> Option<OllamaInfo> {
+        let host = std::env::var("OLLAMA_HOST").ok();
+        let root = echo_llm::ollama_root(host.as_deref());
+        match echo_llm::ollama_models(&root, OLLAMA_WAIT).await {
+            Ok(models) => Some(OllamaInfo {
+                base_url: format!("{root}/v1"),
+                models,
+            }),
+            Err(e) => {
+                tracing::debug!(%root, error = %e, "no Ollama server");
+                None
+            }
+        }
+    }
+
+    /// The key a request with `settings` would use: the environment's, else the one given
+    /// now, else (unless cleared) the keychain's for that server.
+    async fn key_for(
+        &self,
+        settings: &ProviderSettings,
+        update: &ProviderUpdate,
+    ) -> (Option<String>, KeySource) {
+        let models = self.models();
+        if models.key_source == KeySource::Environment {
+            return (models.config.api_key.clone(), KeySource::Environment);
+        }
+        if let Some(key) = update
+            .api_key
+            .as_deref()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+        {
+            return (Some(key.to_string()), KeySource::Keychain);
+        }
+        if update.clear_api_key == Some(true) {
+            return (None, KeySource::None);
+        }
+        let account = echo_secrets::llm_account(&settings.base_url);
+        match read_secret(&self.secrets(), account).await {
+            Some(key) => (Some(key), KeySource::Keychain),
+            None => (None, KeySource::None),
+        }
+    }
+}
+
+/// Runs a blocking step (keychain, file) off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::InvalidInput {
+            what: "settings",
+            message: format!("the step did not finish: {e}"),
+        })
+}
