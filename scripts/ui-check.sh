@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Checks the web UI: install from the lock file, typecheck, lint, unit tests, build, and the
-# browser end-to-end test (needs the debug `echod` and `mock-model` binaries and chromium).
+# Checks the web UI: install from the lock file, typecheck, lint, unit tests and the build
+# (`ui/dist`, which `echod serve --ui` serves and the desktop app embeds). The browser
+# end-to-end test (`npm run e2e`) runs after the Rust build, from scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null; then
@@ -11,4 +12,3 @@ npm run typecheck
 npm run lint
 npm test
 npm run build
-npm run e2e

@@ -1,0 +1,33 @@
+//! Echo Desk, the desktop app: a Tauri 2 shell that owns the engine (`echo_agent::Api`)
+//! in-process and hosts the same web UI `echod serve` serves. IPC commands are thin calls
+//! into `Api` (see `commands`); the windows, tray and global shortcut are in `desktop`.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+mod desktop;
+
+use echo_core::config::{Config, Overrides, ProcessEnv};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let config = match Config::load(&Overrides::default(), &ProcessEnv) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("echo-desk: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match desktop::run(config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("echo-desk: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

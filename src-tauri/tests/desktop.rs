@@ -1,0 +1,229 @@
+//! The desktop app in a real window: `echo-desk` under X (Xvfb in CI), driven through
+//! `tauri-driver` + WebKitWebDriver. It renders the UI, streams an answer from the scripted
+//! mock model over the Tauri IPC channel, and on SIGTERM quits cleanly: the turn that was
+//! streaming is stopped, its partial answer saved and marked interrupted.
+//!
+//! Needs `DISPLAY` (`xvfb-run -a`), `tauri-driver` (`cargo install tauri-driver --locked`;
+//! `TAURI_DRIVER` may name it) and `WebKitWebDriver` (Debian `webkit2gtk-driver`).
+//! `scripts/test.sh` provides all three.
+
+use echo_core::store::Store;
+use echo_mock_model::MockServer;
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const APP: &str = env!("CARGO_BIN_EXE_echo-desk");
+const STEP: Duration = Duration::from_secs(30);
+
+/// `tauri-driver` and what it started; killed at the end whatever happens.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for pid in app_pids() {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg(pid.to_string())
+                .status();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn tauri_driver() -> PathBuf {
+    if let Some(p) = std::env::var_os("TAURI_DRIVER") {
+        return PathBuf::from(p);
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join("tauri-driver"))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_default();
+    on_path.unwrap_or_else(|| {
+        panic!("tauri-driver not found: `cargo install tauri-driver --locked` (scripts/test.sh puts ~/.cache/echo-desk-tools/bin on PATH)")
+    })
+}
+
+/// Processes whose executable is the app binary.
+fn app_pids() -> Vec<u32> {
+    let app = std::fs::canonicalize(APP).unwrap_or_else(|_| PathBuf::from(APP));
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let exe = std::fs::read_link(e.path().join("exe")).ok()?;
+            (exe == app).then_some(pid)
+        })
+        .collect()
+}
+
+fn start_driver(home: &Path, mock: &MockServer) -> Driver {
+    assert!(
+        std::env::var_os("DISPLAY").is_some(),
+        "no DISPLAY: run under `xvfb-run -a` (scripts/test.sh does)"
+    );
+    let port = free_port();
+    let native = free_port();
+    let child = Command::new(tauri_driver())
+        .args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native.to_string(),
+        ])
+        .env("ECHO_DESK_HOME", home)
+        .env("ECHO_LLM_KIND", "openai")
+        .env("ECHO_LLM_BASE_URL", mock.base_url())
+        .env("ECHO_LLM_MODEL", "primary")
+        .env_remove("ECHO_LLM_API_KEY")
+        .env_remove("ECHO_LLM_FALLBACK_MODELS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn tauri-driver");
+    let driver = Driver { child, port };
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < STEP,
+            "tauri-driver did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    driver
+}
+
+async fn connect(driver: &Driver) -> Client {
+    let mut caps = serde_json::Map::new();
+    caps.insert("tauri:options".into(), json!({ "application": APP }));
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", driver.port))
+        .await
+        .expect("a WebDriver session with the app")
+}
+
+/// Polls a script in the page until it returns `true`.
+async fn until(client: &Client, what: &str, script: &str) {
+    let start = Instant::now();
+    loop {
+        let v = client.execute(script, vec![]).await.unwrap_or(Value::Null);
+        if v == Value::Bool(true) {
+            return;
+        }
+        assert!(start.elapsed() < STEP, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn send(client: &Client, text: &str) {
+    let composer = client
+        .wait()
+        .at_most(STEP)
+        .for_element(Locator::Css(".composer textarea"))
+        .await
+        .expect("the composer");
+    composer
+        .send_keys(&format!("{text}{}", char::from(Key::Enter)))
+        .await
+        .expect("typing");
+}
+
+const LAST_ASSISTANT: &str =
+    "const m = document.querySelectorAll('.message.assistant'); const last = m[m.length - 1];";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
+    let mock = MockServer::start(json!({ "steps": [
+        { "model": "primary", "text": "Hello from the **desktop** window.", "chunks": 6, "chunk_delay_ms": 40 },
+        { "model": "primary", "text": format!("A long story {}", "that goes on and on. ".repeat(40)), "chunks": 80, "chunk_delay_ms": 150 }
+    ] }))
+    .expect("mock model");
+    let home = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[memory]\nextraction = false\nembedder = \"none\"\n",
+    )
+    .expect("config");
+    let driver = start_driver(home.path(), &mock);
+    let client = connect(&driver).await;
+
+    // The window rendered the UI, and the engine answers through the IPC channel.
+    until(
+        &client,
+        "the composer",
+        "return !!document.querySelector('.composer textarea')",
+    )
+    .await;
+    send(&client, "Say hello").await;
+    until(
+        &client,
+        "the streamed answer",
+        &format!("{LAST_ASSISTANT} return !!last && last.dataset.status === 'completed' && !!last.querySelector('strong') && last.textContent.includes('desktop window')"),
+    )
+    .await;
+    let shot = client.screenshot().await.expect("screenshot");
+    assert!(
+        shot.len() > 10_000,
+        "a rendered window, not a blank one ({} bytes)",
+        shot.len()
+    );
+
+    // A long answer starts streaming; SIGTERM quits the app cleanly in the middle of it.
+    send(&client, "Tell me a long story").await;
+    until(
+        &client,
+        "the story to stream",
+        &format!("{LAST_ASSISTANT} return !!last && last.dataset.status === 'running' && last.textContent.includes('goes on')"),
+    )
+    .await;
+    let pids = app_pids();
+    assert_eq!(pids.len(), 1, "one app process: {pids:?}");
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(pids[0].to_string())
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let start = Instant::now();
+    while !app_pids().is_empty() {
+        assert!(start.elapsed() < STEP, "the app did not quit after SIGTERM");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(client);
+    drop(driver);
+
+    // The stopped turn is saved as interrupted with its partial answer; the first completed.
+    let store = Store::open_in(home.path()).await.expect("store");
+    let turns = store.list_turns(10).await.expect("turns");
+    let mut statuses: Vec<&str> = turns.iter().map(|t| t.status.as_str()).collect();
+    statuses.sort();
+    assert_eq!(statuses, ["completed", "interrupted"], "{turns:?}");
+    let sessions = store.list_sessions().await.expect("sessions");
+    let session = echo_core::SessionId::from_string(sessions[0].id.clone());
+    let history = store.history(&session).await.expect("history");
+    let last = history.last().expect("messages");
+    assert_eq!(last.status, "partial", "{last:?}");
+    assert!(last.content.contains("goes on"), "{last:?}");
+}
