@@ -7,21 +7,36 @@ import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from './App';
 import { ChatStore } from './chatStore';
-import type { EventEnvelope } from './events';
-import type { ApprovalAnswer, Transport } from './transport';
+import type { EventEnvelope, StoredMessage } from './events';
+import type { ProviderView } from './settingsTypes';
+import type { ApprovalAnswer, DesktopBridge, Transport } from './transport';
 import { translator } from './i18n';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-function setup(locale: 'en' | 'zh-CN') {
+const providerView: ProviderView = {
+  settings: { kind: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt', fallback_models: [] },
+  key_source: 'none',
+  keychain: 'Secret Service',
+  keychain_available: true,
+  env_overrides: [],
+};
+
+function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMessage[] = []) {
   const answers: string[] = [];
+  const listed: string[] = [];
+  const sent: string[] = [];
   let emit: (e: EventEnvelope) => void = () => {};
   const transport: Transport = {
-    listSessions: async () => [],
-    history: async () => [],
+    listSessions: async () => {
+      listed.push('list');
+      return [];
+    },
+    history: async () => stored,
     renameSession: async () => Promise.reject(new Error('not in this test')),
     deleteSession: async () => Promise.reject(new Error('not in this test')),
-    sendTurn: (_s, _i, onEvent) => {
+    sendTurn: (_s, input, onEvent, options) => {
+      sent.push(`${input} ${options?.replaceFrom ?? '-'}`);
       emit = onEvent;
       return { done: new Promise(() => {}) };
     },
@@ -32,13 +47,18 @@ function setup(locale: 'en' | 'zh-CN') {
     removeRule: async () => Promise.reject(new Error('not in this test')),
     mcpServers: async () => [],
     approvals: async () => [],
+    provider: async () => providerView,
+    updateProvider: async () => providerView,
+    testProvider: async () => ({ ok: true, code: 'ok', message: '', latency_ms: 1 }),
+    detectOllama: async () => null,
+    ...(desktop ? { desktop } : {}),
   };
   const store = new ChatStore(transport);
   const container = document.createElement('div');
   document.body.append(container);
   const root = createRoot(container);
   act(() => root.render(<App store={store} transport={transport} initialLocale={locale} initialTheme="system" hasToken />));
-  return { store, container, answers, emit: (e: EventEnvelope) => act(() => emit(e)), root };
+  return { store, container, answers, listed, sent, emit: (e: EventEnvelope) => act(() => emit(e)), root };
 }
 
 const approval: EventEnvelope = {
@@ -98,6 +118,7 @@ describe('App views', () => {
     await act(async () => nav('nav-settings').click());
     expect(container.querySelector('.composer')).toBeNull();
     expect([...container.querySelectorAll('.settings h2')].map((h) => h.textContent)).toEqual([
+      'Model provider',
       'Approval rules',
       'MCP servers',
       'Recent approvals',
@@ -106,6 +127,77 @@ describe('App views', () => {
     await act(async () => nav('nav-chat').click());
     expect(container.querySelector('.composer textarea')).not.toBeNull();
     act(() => root.unmount());
+  });
+});
+
+describe('App regenerate and edit', () => {
+  const message = (id: string, role: 'user' | 'assistant', content: string): StoredMessage => ({
+    id, session_id: 's', turn_id: 't', seq: 0, role, content, reasoning: null, tool_calls: [], tool_call_id: null, name: null, status: 'complete', created_at: '',
+  });
+  const history = [message('m1', 'user', 'first'), message('m2', 'assistant', 'one'), message('m3', 'user', 'second'), message('m4', 'assistant', 'two')];
+  const byTestId = (root: ParentNode, id: string) => [...root.querySelectorAll(`[data-testid="${id}"]`)] as HTMLElement[];
+
+  it('regenerates the last answer from the chat, then offers nothing while it runs', async () => {
+    const { store, container, sent, root } = setup('en', undefined, history);
+    await act(async () => store.select('web'));
+    await act(async () => byTestId(container, 'regenerate')[0]?.click());
+    expect(sent).toEqual(['second m3']);
+    expect([...container.querySelectorAll('.message')].map((m) => m.querySelector('.user-text')?.textContent ?? 'answer')).toEqual([
+      'first',
+      'answer',
+      'second',
+      'answer',
+    ]);
+    expect([...container.querySelectorAll('.message.assistant')].at(-1)?.getAttribute('data-status')).toBe('running');
+    expect(byTestId(container, 'regenerate')).toHaveLength(0);
+    expect(byTestId(container, 'edit-message')).toHaveLength(0);
+    act(() => root.unmount());
+  });
+
+  it('edits and resends a user message from the chat', async () => {
+    const { store, container, sent, root } = setup('en', undefined, history);
+    await act(async () => store.select('web'));
+    await act(async () => byTestId(container, 'edit-message')[0]?.click());
+    const input = byTestId(container, 'edit-input')[0] as HTMLTextAreaElement;
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set?.call(input, 'first, again');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => byTestId(container, 'edit-send')[0]?.click());
+    expect(sent).toEqual(['first, again m1']);
+    expect(store.getState().messages.map((m) => m.text)).toEqual(['first, again', '']);
+    act(() => root.unmount());
+  });
+});
+
+describe('App in the desktop app', () => {
+  it('opens the session quick ask hands over, reloading the session list', async () => {
+    let open: ((session: string) => void) | undefined;
+    let unsubscribed = false;
+    const desktop: DesktopBridge = {
+      quickShortcut: async () => ({ shortcut: 'Alt+Space', registered: true, error: null }),
+      setQuickShortcut: async () => Promise.reject(new Error('not in this test')),
+      openInMain: async () => {},
+      dismissQuick: async () => {},
+      onOpenSession: (cb) => {
+        open = cb;
+        return () => {
+          unsubscribed = true;
+        };
+      },
+    };
+    const { store, container, listed, root } = setup('en', desktop);
+    await act(async () => (container.querySelector('.topbar button.nav-settings') as HTMLButtonElement).click());
+    expect(container.querySelector('.desktop-panel')).not.toBeNull();
+    await act(async () => {
+      open?.('Quick ask 2026-11-30 23:10:05');
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect(listed).toEqual(['list']);
+    expect(store.getState().selected).toBe('Quick ask 2026-11-30 23:10:05');
+    expect(container.querySelector('.composer')).not.toBeNull();
+    act(() => root.unmount());
+    expect(unsubscribed).toBe(true);
   });
 });
 

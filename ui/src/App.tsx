@@ -1,9 +1,10 @@
 // The page: header (Chat/Settings, theme, language), session list, chat and composer or the
-// settings view, approval dialog.
+// settings view, approval dialog. In the desktop app it also opens the sessions quick ask
+// hands over.
 
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import { type ChatStore, pendingApproval } from './chatStore';
-import { I18nContext, LOCALES, type Locale, translator } from './i18n';
+import { type ChatStore, pendingApproval, regenerateTarget } from './chatStore';
+import { I18nContext, LOCALE_KEY, LOCALES, type Locale, translator } from './i18n';
 import { applyTheme, nextTheme, type ThemeChoice } from './theme';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ChatView } from './components/ChatView';
@@ -29,9 +30,18 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
     document.documentElement.lang = locale;
-    window.localStorage.setItem('echo-desk-locale', locale);
+    window.localStorage.setItem(LOCALE_KEY, locale);
   }, [locale]);
+  useEffect(
+    () =>
+      transport.desktop?.onOpenSession((name) => {
+        setView('chat');
+        void store.open(name);
+      }),
+    [transport, store],
+  );
   const approval = pendingApproval(state);
+  const idle = state.running === null;
   const themeLabel = { system: t('theme.system'), light: t('theme.light'), dark: t('theme.dark') }[theme];
 
   return (
@@ -109,7 +119,12 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
             <SettingsView transport={transport} session={state.selected} />
           ) : (
             <>
-              <ChatView messages={state.messages} loading={state.loadingHistory} />
+              <ChatView
+                messages={state.messages}
+                loading={state.loadingHistory}
+                onRegenerate={regenerateTarget(state) ? () => void store.regenerate() : undefined}
+                onEdit={idle ? (key, text) => void store.editAndResend(key, text) : undefined}
+              />
               <Composer
                 running={state.running !== null}
                 canStop={state.running?.turnId !== undefined}

@@ -3,9 +3,9 @@
 // stream fails the message with a readable error.
 
 import { describe, expect, it } from 'vitest';
-import { ChatStore, pendingApproval } from './chatStore';
+import { ChatStore, canEdit, pendingApproval, quickSessionName, regenerateTarget, withStoredIds } from './chatStore';
 import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './events';
-import { type ApprovalAnswer, type Transport, TransportError } from './transport';
+import { type ApprovalAnswer, type Transport, TransportError, type TurnOptions } from './transport';
 
 /** A transport whose turn is driven by the test: `emit` events, then `end` or `broken`. */
 class FakeTransport implements Transport {
@@ -41,8 +41,12 @@ class FakeTransport implements Transport {
     if (!this.sessions.some((s) => s.name === name)) throw new TransportError('not_found', `no session ${name}`, 404);
     this.sessions = this.sessions.filter((s) => s.name !== name);
   }
-  sendTurn(session: string, input: string, onEvent: (e: EventEnvelope) => void) {
-    this.calls.push(`send ${session} ${input}`);
+  sendTurn(session: string, input: string, onEvent: (e: EventEnvelope) => void, options?: TurnOptions) {
+    const extra = [
+      ...(options?.replaceFrom ? [`replacing ${options.replaceFrom}`] : []),
+      ...(options?.quick ? ['quick'] : []),
+    ];
+    this.calls.push([`send ${session} ${input}`, ...extra].join(' '));
     this.onEvent = onEvent;
     return {
       done: new Promise<void>((resolve, reject) => {
@@ -71,6 +75,18 @@ class FakeTransport implements Transport {
   }
   async approvals() {
     return [];
+  }
+  async provider(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
+  async updateProvider(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
+  async testProvider(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
+  async detectOllama() {
+    return null;
   }
   emit(event: TurnEvent) {
     this.onEvent?.({ v: 1, turn_id: 't1', seq: this.seq++, ...event });
@@ -179,7 +195,7 @@ describe('ChatStore', () => {
     });
     await store.init();
     expect(store.getState()).toMatchObject({ selected: 'b', loadingHistory: false, error: null });
-    expect(store.getState().messages).toEqual([{ role: 'user', key: 'm1', text: 'hello' }]);
+    expect(store.getState().messages).toEqual([{ role: 'user', key: 'm1', text: 'hello', id: 'm1' }]);
     store.newSession(new Date(2025, 0, 2, 3, 4, 5));
     expect(store.getState()).toMatchObject({ selected: 'chat-20250102-030405', messages: [] });
     await store.select('chat-20250102-030405'); // not on the server yet: no error
@@ -233,5 +249,122 @@ describe('ChatStore', () => {
     expect(store.getState()).toMatchObject({ selected: null, messages: [], sessions: [] });
     await expect(store.remove('zzz')).rejects.toMatchObject({ code: 'not_found' });
     expect(transport.calls).toEqual(['delete c', 'delete b', 'delete a', 'delete zzz']);
+  });
+
+  it('regenerates the last answer: drops it and its question at once, resends with replace_from', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    store.newSession(new Date(2025, 0, 2, 3, 4, 5));
+    const session = store.getState().selected as string;
+    const first = store.send('tell me a joke');
+    expect(regenerateTarget(store.getState())).toBeNull(); // running
+    transport.emit(started);
+    transport.emit({ type: 'final', text: 'a bad joke' });
+    transport.emit(finished);
+    // What the engine stored: the question's id is learnt after the turn.
+    transport.stored[session] = [storedMessage('u1', 'user', 'tell me a joke'), storedMessage('a1', 'assistant', 'a bad joke')];
+    transport.end();
+    await first;
+    expect(store.getState().messages[0]).toMatchObject({ role: 'user', id: 'u1' });
+    expect(regenerateTarget(store.getState())?.id).toBe('u1');
+
+    const again = store.regenerate();
+    expect(store.getState().messages.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'tell me a joke'],
+      ['assistant', ''],
+    ]);
+    expect(store.getState().messages[1]).toMatchObject({ status: 'running' });
+    expect(transport.calls.at(-1)).toBe(`send ${session} tell me a joke replacing u1`);
+    expect(regenerateTarget(store.getState())).toBeNull();
+    await store.regenerate(); // no second turn while one runs
+    expect(transport.calls.filter((c) => c.startsWith('send'))).toHaveLength(2);
+    transport.emit(started);
+    transport.emit({ type: 'final', text: 'a better joke' });
+    transport.emit(finished);
+    transport.end();
+    await again;
+    expect(store.getState().messages.map((m) => m.text)).toEqual(['tell me a joke', 'a better joke']);
+  });
+
+  it('edits a user message and resends it: that message and all after it are replaced', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [{ id: '1', name: 'b' }] as SessionSummary[];
+    transport.stored.b = [
+      storedMessage('u1', 'user', 'first question'),
+      storedMessage('a1', 'assistant', 'first answer'),
+      storedMessage('u2', 'user', 'second question'),
+      storedMessage('a2', 'assistant', 'second answer'),
+    ];
+    const store = new ChatStore(transport);
+    await store.init();
+    const [u1, , u2] = store.getState().messages;
+    expect(u1 && canEdit(store.getState(), u1)).toBe(true);
+    expect(u2 && canEdit(store.getState(), u2)).toBe(true);
+
+    const sent = store.editAndResend('u1', 'better first question');
+    expect(store.getState().messages.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'better first question'],
+      ['assistant', ''],
+    ]);
+    expect(transport.calls).toEqual(['send b better first question replacing u1']);
+    expect(u2 && canEdit(store.getState(), u2)).toBe(false); // not while a turn runs
+    transport.emit(started);
+    transport.emit({ type: 'token', text: 'new answer' });
+    expect(store.getState().messages[1]).toMatchObject({ text: 'new answer', status: 'running' });
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    expect(store.getState().running).toBeNull();
+  });
+
+  it('does not edit a message whose stored id is unknown, nor send an empty edit', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    const sent = store.send('hi'); // no stored history: its id stays unknown
+    transport.emit(started);
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    const key = store.getState().messages[0]?.key as string;
+    expect(store.getState().messages[0]).not.toHaveProperty('id');
+    expect(regenerateTarget(store.getState())).toBeNull();
+    await store.editAndResend(key, 'changed');
+    await store.editAndResend('m-unknown', 'changed');
+    expect(transport.calls.filter((c) => c.startsWith('send'))).toHaveLength(1);
+  });
+
+  it('runs quick-ask turns in a session named after the time', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport, undefined, { quick: true, sessionName: quickSessionName });
+    store.newSession(new Date(2026, 10, 30, 23, 10, 5));
+    expect(store.getState().selected).toBe('Quick ask 2026-11-30 23:10:05');
+    const sent = store.send('what time is it');
+    expect(transport.calls).toEqual(['send Quick ask 2026-11-30 23:10:05 what time is it quick']);
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    store.clear();
+    expect(store.getState()).toMatchObject({ selected: null, messages: [] });
+  });
+});
+
+function storedMessage(id: string, role: 'user' | 'assistant', content: string): StoredMessage {
+  return { id, session_id: 's', turn_id: 't', seq: 0, role, content, reasoning: null, tool_calls: [], tool_call_id: null, name: null, status: 'complete', created_at: '' };
+}
+
+describe('withStoredIds', () => {
+  it('matches local user messages with stored ones from the end, only where the text agrees', () => {
+    const local = [
+      { role: 'user' as const, key: 'k1', text: 'one', id: 'u1' },
+      { role: 'user' as const, key: 'k2', text: 'two' },
+      { role: 'user' as const, key: 'k3', text: 'three' },
+    ];
+    const stored = [storedMessage('u1', 'user', 'one'), storedMessage('u2', 'user', 'two'), storedMessage('u3', 'user', 'something else')];
+    expect(withStoredIds(local, stored)).toEqual([
+      { role: 'user', key: 'k1', text: 'one', id: 'u1' },
+      { role: 'user', key: 'k2', text: 'two', id: 'u2' },
+      { role: 'user', key: 'k3', text: 'three' },
+    ]);
+    expect(withStoredIds(local, [])).toBe(local);
   });
 });

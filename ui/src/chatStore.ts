@@ -2,10 +2,18 @@
 // running turn. Components read it through `useSyncExternalStore` and call its actions; it
 // talks to the engine only through a `Transport`.
 
-import type { SessionSummary } from './events';
+import type { SessionSummary, StoredMessage } from './events';
 import type { ApprovalAnswer, Transport } from './transport';
 import { TransportError } from './transport';
-import { type AssistantView, type ChatMessage, failTurn, fromHistory, newTurn, reduceTurn } from './turnStore';
+import {
+  type AssistantView,
+  type ChatMessage,
+  failTurn,
+  fromHistory,
+  newTurn,
+  reduceTurn,
+  type UserView,
+} from './turnStore';
 
 /** Everything the chat shows. */
 export interface ChatState {
@@ -35,6 +43,59 @@ export function newSessionName(now: Date): string {
   return `chat-${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
 }
 
+/** How a store starts its sessions and runs its turns. */
+export interface ChatStoreOptions {
+  /** The name of a new session started at `now` (default: `newSessionName`). */
+  sessionName?: (now: Date) => string;
+  /** Runs every turn as a quick-ask turn (the desktop's quick-ask window). */
+  quick?: boolean;
+}
+
+/**
+ * The user message regenerate would replace from: the one right before the last message,
+ * when that is a finished answer and the user message's stored id is known; null otherwise
+ * (and always while a turn runs).
+ */
+export function regenerateTarget(state: ChatState): UserView | null {
+  if (state.running) return null;
+  const last = state.messages[state.messages.length - 1];
+  const before = state.messages[state.messages.length - 2];
+  if (last?.role !== 'assistant' || before?.role !== 'user' || !before.id) return null;
+  return before;
+}
+
+/** Whether a user message can be edited and sent again (its stored id is known, no turn runs). */
+export function canEdit(state: ChatState, m: ChatMessage): boolean {
+  return state.running === null && m.role === 'user' && m.id !== undefined;
+}
+
+/**
+ * Gives the local user messages that have no stored id yet the ids of the stored ones,
+ * matched from the end (the stored history is what the chat shows, minus what only lives
+ * locally) and only where the texts agree.
+ */
+export function withStoredIds(messages: ChatMessage[], stored: StoredMessage[]): ChatMessage[] {
+  const storedUsers = stored.filter((m) => m.role === 'user');
+  const userIndexes = messages.flatMap((m, i) => (m.role === 'user' ? [i] : []));
+  const offset = storedUsers.length - userIndexes.length;
+  let changed = false;
+  const out = messages.slice();
+  userIndexes.forEach((index, n) => {
+    const local = out[index] as UserView;
+    const match = storedUsers[n + offset];
+    if (local.id || !match || match.content.trim() !== local.text.trim()) return;
+    out[index] = { ...local, id: match.id };
+    changed = true;
+  });
+  return changed ? out : messages;
+}
+
+/** A quick-ask session's name, unique to the second: `Quick ask 2026-11-30 23:10:05`. */
+export function quickSessionName(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `Quick ask ${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} ${pad(now.getHours())}:${pad(now.getMinutes())}:${pad(now.getSeconds())}`;
+}
+
 /** The store; one per page. */
 export class ChatStore {
   private state: ChatState = {
@@ -49,11 +110,17 @@ export class ChatStore {
   private readonly listeners = new Set<() => void>();
   private readonly transport: Transport;
   private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | undefined;
+  private readonly options: ChatStoreOptions;
   private counter = 0;
 
-  constructor(transport: Transport, storage?: Pick<Storage, 'getItem' | 'setItem'>) {
+  constructor(
+    transport: Transport,
+    storage?: Pick<Storage, 'getItem' | 'setItem'>,
+    options: ChatStoreOptions = {},
+  ) {
     this.transport = transport;
     this.storage = storage;
+    this.options = options;
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -138,32 +205,82 @@ export class ChatStore {
     }
   }
 
+  /**
+   * Opens a session another window asked for (quick ask handing a conversation over):
+   * reloads the list first, since the session may be new to it.
+   */
+  async open(name: string): Promise<void> {
+    if (this.state.running) return;
+    await this.refreshSessions();
+    await this.select(name);
+  }
+
   /** Starts an empty session; the engine creates it with the first message. */
   newSession(now: Date = new Date()): void {
     if (this.state.running) return;
-    const name = newSessionName(now);
+    const name = (this.options.sessionName ?? newSessionName)(now);
     this.storage?.setItem(SELECTED_KEY, name);
     this.set({ selected: name, messages: [], loadingHistory: false });
+  }
+
+  /** Leaves the selected session: the next message starts a new one. */
+  clear(): void {
+    if (this.state.running) return;
+    this.set({ selected: null, messages: [], loadingHistory: false, answered: null });
   }
 
   /** Sends a message in the selected session (a new one if none is selected). */
   async send(input: string): Promise<void> {
     if (this.state.running || input.trim() === '') return;
     if (!this.state.selected) this.newSession();
-    const session = this.state.selected as string;
+    await this.run(input, this.state.messages, undefined);
+  }
+
+  /**
+   * Runs the last question again: its answer (and the question) are set aside by the engine
+   * and dropped here at once, then the same text is sent.
+   */
+  async regenerate(): Promise<void> {
+    const target = regenerateTarget(this.state);
+    if (!target?.id) return;
+    const index = this.state.messages.indexOf(target);
+    await this.run(target.text, this.state.messages.slice(0, index), target.id);
+  }
+
+  /** Sends an edited user message in place of the one with `key`, dropping it and everything after. */
+  async editAndResend(key: string, input: string): Promise<void> {
+    if (input.trim() === '') return;
+    const index = this.state.messages.findIndex((m) => m.key === key);
+    const target = this.state.messages[index];
+    if (!target || !canEdit(this.state, target) || target.role !== 'user' || !target.id) return;
+    await this.run(input, this.state.messages.slice(0, index), target.id);
+  }
+
+  /** Runs one turn after the messages `before`, replacing from `replaceFrom` if given. */
+  private async run(input: string, before: ChatMessage[], replaceFrom: string | undefined): Promise<void> {
+    if (this.state.running || !this.state.selected) return;
+    const session = this.state.selected;
     const n = ++this.counter;
     const key = `local-${n}`;
     this.set({
-      messages: [...this.state.messages, { role: 'user', key: `local-user-${n}`, text: input }, newTurn(key)],
+      messages: [...before, { role: 'user', key: `local-user-${n}`, text: input }, newTurn(key)],
       running: { session, key, turnId: undefined },
       answered: null,
     });
-    const handle = this.transport.sendTurn(session, input, (event) => {
-      this.updateTurn(key, (m) => reduceTurn(m, event));
-      if (this.state.running?.key === key && !this.state.running.turnId) {
-        this.set({ running: { ...this.state.running, turnId: event.turn_id } });
-      }
-    });
+    const handle = this.transport.sendTurn(
+      session,
+      input,
+      (event) => {
+        this.updateTurn(key, (m) => reduceTurn(m, event));
+        if (this.state.running?.key === key && !this.state.running.turnId) {
+          this.set({ running: { ...this.state.running, turnId: event.turn_id } });
+        }
+      },
+      {
+        ...(replaceFrom ? { replaceFrom } : {}),
+        ...(this.options.quick ? { quick: true } : {}),
+      },
+    );
     try {
       await handle.done;
       this.updateTurn(key, (m) =>
@@ -173,10 +290,26 @@ export class ChatStore {
       this.updateTurn(key, (m) =>
         failTurn(m, e instanceof TransportError ? e.code : 'network', describe(e)),
       );
-    } finally {
-      this.set({ running: null });
-      void this.refreshSessions();
     }
+    // The session may have been renamed while the turn ran.
+    const name = this.getState().running?.session ?? session;
+    this.set({ running: null });
+    void this.refreshSessions();
+    await this.learnStoredIds(name);
+  }
+
+  /** Asks the engine for the stored ids of the user messages sent from here. */
+  private async learnStoredIds(session: string): Promise<void> {
+    if (!this.state.messages.some((m) => m.role === 'user' && !m.id)) return;
+    let stored: StoredMessage[];
+    try {
+      stored = await this.transport.history(session);
+    } catch {
+      return; // Regenerate and edit stay unavailable for these messages.
+    }
+    if (this.state.selected !== session || this.state.running) return;
+    const messages = withStoredIds(this.state.messages, stored);
+    if (messages !== this.state.messages) this.set({ messages });
   }
 
   /** Stops the running turn. */

@@ -8,6 +8,9 @@ import { zhCN } from './locales/zh-CN';
 /** The supported locales. */
 export const LOCALES = { en: 'English', 'zh-CN': '简体中文' } as const;
 
+/** Where the chosen locale is kept (localStorage). */
+export const LOCALE_KEY = 'echo-desk-locale';
+
 /** A supported locale. */
 export type Locale = keyof typeof LOCALES;
 

@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from './events';
-import { HttpTransport, TOKEN_KEY, TransportError, takeToken } from './transport';
+import { providerUpdate } from './settingsTypes';
+import { HttpTransport, TOKEN_KEY, type Transport, TransportError, takeToken } from './transport';
 
 interface Call {
   url: string;
@@ -175,6 +176,59 @@ describe('HttpTransport', () => {
       url: 'http://127.0.0.1:4000/api/turns',
       body: { session: 'web', input: 'hi' },
       headers: { Authorization: 'Bearer secret', 'Content-Type': 'application/json' },
+    });
+  });
+
+  it('sends replace_from with a regenerated or edited turn, and never quick', async () => {
+    const { calls, transport } = stub(() => streamed([]));
+    await transport.sendTurn('web', 'again', () => {}, { replaceFrom: 'm-7', quick: true }).done;
+    await transport.sendTurn('web', 'plain', () => {}, {}).done;
+    expect(calls.map((c) => c.body)).toEqual([
+      { session: 'web', input: 'again', replace_from: 'm-7' },
+      { session: 'web', input: 'plain' },
+    ]);
+  });
+
+  it('reads, saves and tests the provider settings, and detects Ollama', async () => {
+    const view = {
+      settings: { kind: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o', fallback_models: [] },
+      key_source: 'keychain',
+      keychain: 'Secret Service',
+      keychain_available: true,
+      env_overrides: [],
+    };
+    const report = { ok: true, code: 'ok', message: 'fine', latency_ms: 42 };
+    let ollama: unknown = { base_url: 'http://127.0.0.1:11434/v1', models: ['llama3'] };
+    const { calls, transport } = stub((c) => {
+      if (c.url.endsWith('/test')) return json(report);
+      if (c.url.endsWith('/ollama')) return json(ollama);
+      return json(view);
+    });
+    const update = providerUpdate({ ...view.settings, kind: 'openai', model: 'gpt-4.1' }, 'sk-secret');
+    expect(await transport.provider()).toEqual(view);
+    expect(await transport.updateProvider(update)).toEqual(view);
+    expect(await transport.testProvider(update)).toEqual(report);
+    expect(await transport.detectOllama()).toEqual(ollama);
+    ollama = null;
+    expect(await transport.detectOllama()).toBeNull();
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:4000/api/settings/provider', undefined],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/provider', update],
+      ['POST', 'http://127.0.0.1:4000/api/settings/provider/test', update],
+      ['GET', 'http://127.0.0.1:4000/api/settings/ollama', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/settings/ollama', undefined],
+    ]);
+    for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
+    expect((transport as Transport).desktop).toBeUndefined();
+  });
+
+  it('rejects invalid provider settings with the server’s code and message', async () => {
+    const { transport } = stub(() => json({ error: { code: 'invalid_input', message: 'model: it is empty' } }, 400));
+    const update = providerUpdate({ kind: 'openai', base_url: 'x', model: '', fallback_models: [] });
+    await expect(transport.updateProvider(update)).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'model: it is empty',
+      status: 400,
     });
   });
 

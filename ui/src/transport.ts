@@ -1,9 +1,20 @@
 // How the UI talks to the engine: one transport-neutral `Transport` interface, and its
 // implementation over `echod serve` (HTTP + server-sent events read from a `fetch` body,
-// because EventSource cannot send the bearer token). A Tauri IPC transport comes later.
+// because EventSource cannot send the bearer token). The desktop app's implementation over
+// Tauri IPC is `TauriTransport` (`tauriTransport.ts`); only it has the `desktop` bridge.
 
+import type { ShortcutStatus } from './desktopTypes';
 import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
-import type { AuditEntry, McpServerStatus, NewRule, Rule } from './settingsTypes';
+import type {
+  AuditEntry,
+  ConnectionReport,
+  McpServerStatus,
+  NewRule,
+  OllamaInfo,
+  ProviderUpdate,
+  ProviderView,
+  Rule,
+} from './settingsTypes';
 import { SseParser } from './sse';
 
 /** The answers an approval question takes. */
@@ -12,6 +23,31 @@ export type ApprovalAnswer = 'allow_once' | 'allow_session' | 'allow_always' | '
 /** A turn on its way: `done` settles when the stream ends (rejects on a transport error). */
 export interface TurnHandle {
   done: Promise<void>;
+}
+
+/** How a turn is run, besides its session and input. */
+export interface TurnOptions {
+  /**
+   * A user message's stored id: that message and everything after it are set aside before
+   * the turn runs (regenerate, edit and resend).
+   */
+  replaceFrom?: string;
+  /** A quick-ask turn (the desktop's quick-ask window; only Tauri IPC passes it on). */
+  quick?: boolean;
+}
+
+/** What only the desktop app can do: the quick-ask window and its global shortcut. */
+export interface DesktopBridge {
+  /** The quick-ask shortcut and whether it is registered. */
+  quickShortcut(): Promise<ShortcutStatus>;
+  /** Sets the quick-ask shortcut (rejects with a message when it is taken or invalid). */
+  setQuickShortcut(shortcut: string): Promise<ShortcutStatus>;
+  /** Hands a quick-ask conversation over to the main window. */
+  openInMain(session: string): Promise<void>;
+  /** Hides the quick-ask window. */
+  dismissQuick(): Promise<void>;
+  /** Calls `cb` with a session the main window should open; returns the unsubscribe. */
+  onOpenSession(cb: (session: string) => void): () => void;
 }
 
 /** Everything the UI asks of the engine. */
@@ -25,7 +61,12 @@ export interface Transport {
   /** Deletes a session and its history (rejects with `invalid_input` while one of its turns runs). */
   deleteSession(name: string): Promise<void>;
   /** Runs a turn, calling `onEvent` for every event as it arrives. */
-  sendTurn(session: string, input: string, onEvent: (event: EventEnvelope) => void): TurnHandle;
+  sendTurn(
+    session: string,
+    input: string,
+    onEvent: (event: EventEnvelope) => void,
+    options?: TurnOptions,
+  ): TurnHandle;
   /** Stops a running turn (its partial answer is kept). */
   cancel(turnId: string): Promise<void>;
   /** Answers an approval question. */
@@ -40,6 +81,16 @@ export interface Transport {
   mcpServers(): Promise<McpServerStatus[]>;
   /** The most recent gate decisions, newest first. */
   approvals(limit: number): Promise<AuditEntry[]>;
+  /** The model provider's settings and where its key comes from. */
+  provider(): Promise<ProviderView>;
+  /** Saves the provider settings (and the key, if given) and returns the new view. */
+  updateProvider(update: ProviderUpdate): Promise<ProviderView>;
+  /** Tries the given settings without saving anything. */
+  testProvider(update: ProviderUpdate): Promise<ConnectionReport>;
+  /** A local Ollama and its models, or null when none answers. */
+  detectOllama(): Promise<OllamaInfo | null>;
+  /** The desktop app's extras; absent in the browser. */
+  desktop?: DesktopBridge;
 }
 
 /** A failure with the server's error code (or `network`, `http`, `protocol`) and one line. */
@@ -143,9 +194,32 @@ export class HttpTransport implements Transport {
     return (await this.json('GET', `/api/approvals?limit=${encodeURIComponent(String(limit))}`)) as AuditEntry[];
   }
 
-  sendTurn(session: string, input: string, onEvent: (event: EventEnvelope) => void): TurnHandle {
+  async provider(): Promise<ProviderView> {
+    return (await this.json('GET', '/api/settings/provider')) as ProviderView;
+  }
+
+  async updateProvider(update: ProviderUpdate): Promise<ProviderView> {
+    return (await this.json('PUT', '/api/settings/provider', update)) as ProviderView;
+  }
+
+  async testProvider(update: ProviderUpdate): Promise<ConnectionReport> {
+    return (await this.json('POST', '/api/settings/provider/test', update)) as ConnectionReport;
+  }
+
+  async detectOllama(): Promise<OllamaInfo | null> {
+    return ((await this.json('GET', '/api/settings/ollama')) as OllamaInfo | null | undefined) ?? null;
+  }
+
+  /** `options.quick` is not sent: quick ask exists only in the desktop app. */
+  sendTurn(
+    session: string,
+    input: string,
+    onEvent: (event: EventEnvelope) => void,
+    options: TurnOptions = {},
+  ): TurnHandle {
+    const body = { session, input, ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}) };
     const done = (async () => {
-      const response = await this.request('POST', '/api/turns', { session, input });
+      const response = await this.request('POST', '/api/turns', body);
       if (!response.body) throw new TransportError('protocol', 'the server sent no event stream');
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       const parser = new SseParser();

@@ -54,6 +54,8 @@ export interface UserView {
   role: 'user';
   key: string;
   text: string;
+  /** Its stored id, once known: what regenerate and edit-and-resend replace from. */
+  id?: string;
 }
 
 /** What the chat shows, in order. */
@@ -191,7 +193,7 @@ export function fromHistory(stored: StoredMessage[]): ChatMessage[] {
     if (m.role === 'system') continue;
     if (m.role === 'user') {
       current = undefined;
-      out.push({ role: 'user', key: m.id, text: m.content });
+      out.push({ role: 'user', key: m.id, text: m.content, id: m.id });
       continue;
     }
     if (!current || (m.turn_id !== null && current.turnId !== m.turn_id)) {

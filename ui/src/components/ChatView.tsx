@@ -1,24 +1,116 @@
-// The conversation: messages in order, kept scrolled to the newest while it grows.
+// The conversation: messages in order, virtualised (only the rows near the viewport are in
+// the page, each measured as it renders, so long histories stay smooth), kept scrolled to
+// the newest while it grows unless the reader has scrolled up. Regenerate and Edit and
+// resend are offered when the page passes their handlers (not while a turn runs).
 
-import { useEffect, useRef } from 'react';
+import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { useT } from '../i18n';
 import type { ChatMessage } from '../turnStore';
 import { Message } from './Message';
 
-export function ChatView({ messages, loading }: { messages: ChatMessage[]; loading: boolean }) {
+/** How close to the end (px) still counts as "at the end" for sticking to it. */
+const STICK_SLACK = 48;
+
+/**
+ * The scroll element's size; an element not laid out (jsdom, a hidden view) reports 0, which
+ * would render no row at all, so the window's height stands in for it.
+ */
+function observeRect(instance: Virtualizer<HTMLElement, Element>, cb: (rect: { width: number; height: number }) => void) {
+  return observeElementRect(instance, (rect) =>
+    cb(rect.height > 0 ? rect : { width: rect.width, height: window.innerHeight }),
+  );
+}
+
+interface Props {
+  messages: ChatMessage[];
+  loading: boolean;
+  /** Runs the last question again; offered on the last answer when given. */
+  onRegenerate?: () => void;
+  /** Sends an edited user message in place of the one with `key`; offered when given. */
+  onEdit?: (key: string, text: string) => void;
+}
+
+export function ChatView({ messages, loading, onRegenerate, onEdit }: Props) {
   const t = useT();
-  const end = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    end.current?.scrollIntoView?.({ block: 'end' }); // absent in jsdom
-  }, [messages]);
+  const scroller = useRef<HTMLElement>(null);
+  const stick = useRef(true);
+  const [editing, setEditing] = useState<{ key: string; draft: string } | null>(null);
+  const virtualizer = useVirtualizer({
+    count: messages.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 140,
+    overscan: 8,
+    paddingStart: 16,
+    paddingEnd: 16,
+    getItemKey: (index) => messages[index]?.key ?? index,
+    observeElementRect: observeRect,
+  });
+  const total = virtualizer.getTotalSize();
+  const first = messages[0]?.key;
+  const newest = messages[messages.length - 1]?.key;
+
+  // Another conversation (or the first load of one) starts at its end, and so does a new turn.
+  useLayoutEffect(() => {
+    stick.current = true;
+  }, [first, newest]);
+  // Follow the newest message, and rows as they are measured, while at the end.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [messages, total]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_SLACK;
+  };
+  const last = messages.length - 1;
+  const editingKey = onEdit ? editing?.key : undefined;
+
   return (
-    <section className="chat" aria-live="polite">
-      {loading && <p className="muted">{t('chat.loading')}</p>}
+    <section className="chat" aria-live="polite" ref={scroller} onScroll={onScroll}>
+      {loading && <p className="muted chat-note">{t('chat.loading')}</p>}
       {!loading && messages.length === 0 && <p className="muted empty">{t('chat.empty')}</p>}
-      {messages.map((m) => (
-        <Message key={m.key} m={m} />
-      ))}
-      <div ref={end} />
+      <div className="chat-rows" style={{ height: total }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const m = messages[item.index];
+          if (!m) return null;
+          const draft = editingKey === m.key ? editing?.draft : undefined;
+          return (
+            <div
+              key={item.key}
+              className="chat-row"
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
+              <Message
+                m={m}
+                onRegenerate={onRegenerate && item.index === last && m.role === 'assistant' ? onRegenerate : undefined}
+                onEdit={
+                  onEdit && m.role === 'user' && m.id !== undefined
+                    ? () => setEditing({ key: m.key, draft: m.text })
+                    : undefined
+                }
+                editing={
+                  draft !== undefined && onEdit
+                    ? {
+                        draft,
+                        onChange: (text) => setEditing({ key: m.key, draft: text }),
+                        onSend: () => {
+                          if (draft.trim() === '') return;
+                          setEditing(null);
+                          onEdit(m.key, draft);
+                        },
+                        onCancel: () => setEditing(null),
+                      }
+                    : undefined
+                }
+              />
+            </div>
+          );
+        })}
+      </div>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 // An answer rendered as Markdown (no raw HTML), code blocks highlighted (highlight.js through
 // rehype-highlight, languages detected when the fence names none) with a copy button.
 
-import { useRef, useState, type ReactNode } from 'react';
+import { memo, useRef, useState, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import { useT } from '../i18n';
@@ -36,7 +36,8 @@ const components: Components = {
   ),
 };
 
-export function Markdown({ text }: { text: string }) {
+/** Memoised on the text: while one answer streams, the others are not parsed again. */
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
       <ReactMarkdown components={components} rehypePlugins={[[rehypeHighlight, { detect: true }]]}>
@@ -44,4 +45,4 @@ export function Markdown({ text }: { text: string }) {
       </ReactMarkdown>
     </div>
   );
-}
+});

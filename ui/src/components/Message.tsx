@@ -1,12 +1,14 @@
 // One chat message: the user's text, or an assistant answer with its reasoning, tool calls,
-// degradations, error and status.
+// degradations, error and status. The chat adds Regenerate to the last answer and Edit to
+// the user's messages (edited inline: Send or Cancel); quick ask shows messages without them.
 
+import type { KeyboardEvent } from 'react';
 import { useT } from '../i18n';
-import type { AssistantView, ChatMessage } from '../turnStore';
+import type { AssistantView, ChatMessage, UserView } from '../turnStore';
 import { Markdown } from './Markdown';
 import { ToolCall } from './ToolCall';
 
-function Assistant({ m }: { m: AssistantView }) {
+function Assistant({ m, onRegenerate }: { m: AssistantView; onRegenerate?: () => void }) {
   const t = useT();
   const waiting = m.status === 'running' && m.text === '' && m.tools.length === 0;
   return (
@@ -37,17 +39,94 @@ function Assistant({ m }: { m: AssistantView }) {
           {t('status.error', { code: m.error.code, message: m.error.message })}
         </p>
       )}
+      {onRegenerate && (
+        <div className="message-actions">
+          <button type="button" className="regenerate" data-testid="regenerate" onClick={onRegenerate}>
+            {t('chat.regenerate')}
+          </button>
+        </div>
+      )}
     </article>
   );
 }
 
-export function Message({ m }: { m: ChatMessage }) {
+/** A user message being edited: its draft text, changed through `onChange`. */
+export interface EditState {
+  draft: string;
+  onChange: (text: string) => void;
+  onSend: () => void;
+  onCancel: () => void;
+}
+
+function User({ m, onEdit, editing }: { m: UserView; onEdit?: () => void; editing?: EditState }) {
   const t = useT();
-  if (m.role === 'assistant') return <Assistant m={m} />;
+  const key = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (!editing || e.nativeEvent.isComposing) return;
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      editing.onSend();
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      editing.onCancel();
+    }
+  };
   return (
-    <article className="message user">
+    <article className={editing ? 'message user editing' : 'message user'}>
       <header className="who">{t('chat.you')}</header>
-      <div className="user-text">{m.text}</div>
+      {editing ? (
+        <div className="edit-box">
+          <textarea
+            data-testid="edit-input"
+            className="edit-input"
+            autoFocus
+            rows={3}
+            value={editing.draft}
+            aria-label={t('chat.editLabel')}
+            onChange={(e) => editing.onChange(e.target.value)}
+            onKeyDown={key}
+          />
+          <div className="message-actions">
+            <button
+              type="button"
+              className="primary"
+              data-testid="edit-send"
+              disabled={editing.draft.trim() === ''}
+              onClick={editing.onSend}
+            >
+              {t('chat.send')}
+            </button>
+            <button type="button" data-testid="edit-cancel" onClick={editing.onCancel}>
+              {t('chat.cancel')}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <>
+          <div className="user-text">{m.text}</div>
+          {onEdit && (
+            <div className="message-actions">
+              <button type="button" className="edit-message" data-testid="edit-message" onClick={onEdit}>
+                {t('chat.edit')}
+              </button>
+            </div>
+          )}
+        </>
+      )}
     </article>
   );
+}
+
+interface Props {
+  m: ChatMessage;
+  /** Offers Regenerate (on an answer). */
+  onRegenerate?: () => void;
+  /** Offers Edit (on a user message). */
+  onEdit?: () => void;
+  /** The inline editor, while this user message is being edited. */
+  editing?: EditState;
+}
+
+export function Message({ m, onRegenerate, onEdit, editing }: Props) {
+  if (m.role === 'assistant') return <Assistant m={m} onRegenerate={onRegenerate} />;
+  return <User m={m} onEdit={onEdit} editing={editing} />;
 }

@@ -1,12 +1,41 @@
-// The settings view: approval rules (list, add, remove), the MCP servers' status and the
-// recent gate decisions. Each panel loads its own data through the transport.
+// The settings view: the model provider (kind, address, model, key; test and save; a local
+// Ollama offered when one runs), the desktop's quick-ask shortcut (in the desktop app only),
+// approval rules (list, add, remove), the MCP servers' status and the recent gate decisions.
+// Each panel loads its own data through the transport.
 
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import type { ShortcutStatus } from '../desktopTypes';
 import { type MessageKey, useT } from '../i18n';
-import type { AuditEntry, McpServerStatus, Rule, RuleDecision, RuleScope } from '../settingsTypes';
-import type { Transport } from '../transport';
+import type {
+  AuditEntry,
+  ConnectionReport,
+  McpServerStatus,
+  OllamaInfo,
+  ProviderKind,
+  ProviderSettings,
+  ProviderView,
+  Rule,
+  RuleDecision,
+  RuleScope,
+} from '../settingsTypes';
+import { providerUpdate } from '../settingsTypes';
+import { type DesktopBridge, type Transport, TransportError } from '../transport';
 
-type SettingsTransport = Pick<Transport, 'listRules' | 'addRule' | 'removeRule' | 'mcpServers' | 'approvals'>;
+type SettingsTransport = Pick<
+  Transport,
+  | 'listRules'
+  | 'addRule'
+  | 'removeRule'
+  | 'mcpServers'
+  | 'approvals'
+  | 'provider'
+  | 'updateProvider'
+  | 'testProvider'
+  | 'detectOllama'
+  | 'desktop'
+>;
+
+type ProviderTransport = Pick<Transport, 'provider' | 'updateProvider' | 'testProvider' | 'detectOllama'>;
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -44,11 +73,392 @@ function LoadState({ loaded, error }: { loaded: boolean; error: string | null })
   return null;
 }
 
+/** The provider kinds, in the order the select offers them. */
+const KINDS: ProviderKind[] = ['openai', 'anthropic', 'ollama'];
+
+/** Each kind's usual base URL. */
+export const DEFAULT_BASE_URLS: Record<ProviderKind, string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  ollama: 'http://127.0.0.1:11434/v1',
+};
+
+/** The provider form as typed: fallbacks comma-separated, the key never prefilled. */
+interface ProviderForm {
+  kind: ProviderKind;
+  baseUrl: string;
+  model: string;
+  fallbacks: string;
+  apiKey: string;
+}
+
+function formFrom(s: ProviderSettings): ProviderForm {
+  return { kind: s.kind, baseUrl: s.base_url, model: s.model, fallbacks: s.fallback_models.join(', '), apiKey: '' };
+}
+
+function settingsFrom(f: ProviderForm): ProviderSettings {
+  return {
+    kind: f.kind,
+    base_url: f.baseUrl.trim(),
+    model: f.model.trim(),
+    fallback_models: f.fallbacks
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== ''),
+  };
+}
+
+/** A finished connection test, or the transport's failure to run one. */
+type TestOutcome = ConnectionReport | { ok: false; code: string; message: string; latency_ms?: undefined };
+
+function KeySourceNote({ view }: { view: ProviderView }) {
+  const t = useT();
+  const source =
+    view.key_source === 'environment'
+      ? t('provider.key.environment')
+      : view.key_source === 'keychain'
+        ? t('provider.key.keychain', { keychain: view.keychain })
+        : t('provider.key.none');
+  return (
+    <p className="help key-source" data-testid="provider-key-source" data-source={view.key_source}>
+      {source}{' '}
+      {view.keychain_available
+        ? t('provider.keychain.available', { keychain: view.keychain })
+        : t('provider.keychain.unavailable')}
+    </p>
+  );
+}
+
+interface ProviderFormProps {
+  transport: ProviderTransport;
+  view: ProviderView;
+  onSaved: (view: ProviderView) => void;
+}
+
+/** The form, started from the loaded settings. */
+function ProviderEditor({ transport, view, onSaved }: ProviderFormProps) {
+  const t = useT();
+  const [form, setForm] = useState<ProviderForm>(() => formFrom(view.settings));
+  const [kindChanged, setKindChanged] = useState(false);
+  const [ollama, setOllama] = useState<OllamaInfo | null>(null);
+  const [busy, setBusy] = useState<'test' | 'save' | null>(null);
+  const [tested, setTested] = useState<TestOutcome | null>(null);
+  const [notice, setNotice] = useState<'saved' | 'keyRemoved' | null>(null);
+  const [saveError, setSaveError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    transport.detectOllama().then(
+      (info) => live && setOllama(info),
+      () => {
+        // Detection is a convenience: no offer when it fails.
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [transport]);
+
+  /** Any edit makes the last test result and "saved" stale. */
+  const edit = (change: Partial<ProviderForm>) => {
+    setForm((f) => ({ ...f, ...change }));
+    setTested(null);
+    setNotice(null);
+  };
+
+  const changeKind = (kind: ProviderKind) => {
+    const url = form.baseUrl.trim();
+    // An empty address or another kind's usual one is replaced; a custom one is kept and the
+    // new kind's usual address offered instead.
+    const replace = url === '' || Object.values(DEFAULT_BASE_URLS).includes(url);
+    edit({ kind, ...(replace ? { baseUrl: DEFAULT_BASE_URLS[kind] } : {}) });
+    setKindChanged(true);
+  };
+
+  const adoptOllama = (info: OllamaInfo) => {
+    edit({
+      kind: 'ollama',
+      baseUrl: info.base_url,
+      model: info.models.includes(form.model.trim()) ? form.model : (info.models[0] ?? form.model),
+    });
+    setKindChanged(false);
+  };
+
+  const test = async () => {
+    setBusy('test');
+    setTested(null);
+    try {
+      setTested(await transport.testProvider(providerUpdate(settingsFrom(form), form.apiKey)));
+    } catch (e) {
+      setTested({ ok: false, code: e instanceof TransportError ? e.code : 'error', message: message(e) });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy('save');
+    setNotice(null);
+    try {
+      const saved = await transport.updateProvider(providerUpdate(settingsFrom(form), form.apiKey));
+      onSaved(saved);
+      setForm((f) => ({ ...f, apiKey: '' }));
+      setSaveError(null);
+      setNotice('saved');
+    } catch (err) {
+      setSaveError(message(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const clearKey = async () => {
+    setBusy('save');
+    setNotice(null);
+    try {
+      onSaved(await transport.updateProvider(providerUpdate(view.settings, '', true)));
+      setSaveError(null);
+      setNotice('keyRemoved');
+    } catch (err) {
+      setSaveError(message(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const usingOllama = ollama !== null && form.kind === 'ollama' && form.baseUrl.trim() === ollama.base_url;
+  const models =
+    usingOllama && ollama.models.length > 0
+      ? ollama.models.includes(form.model) || form.model === ''
+        ? ollama.models
+        : [form.model, ...ollama.models]
+      : null;
+  const defaultUrl = DEFAULT_BASE_URLS[form.kind];
+
+  return (
+    <form className="provider-form" onSubmit={(e) => void save(e)}>
+      {ollama && !usingOllama && (
+        <div className="notice ollama-offer" data-testid="ollama-offer">
+          <span>
+            {ollama.models.length === 1 ? t('ollama.offerOne') : t('ollama.offer', { count: ollama.models.length })}
+          </span>
+          <button type="button" data-testid="ollama-use" onClick={() => adoptOllama(ollama)}>
+            {t('ollama.use')}
+          </button>
+        </div>
+      )}
+      {view.env_overrides.length > 0 && (
+        <p className="notice warn env-overrides" data-testid="provider-env">
+          {t('provider.envOverrides', { names: view.env_overrides.join(', ') })}
+        </p>
+      )}
+      <div className="field-grid">
+        <label>
+          <span>{t('provider.kind')}</span>
+          <select
+            data-testid="provider-kind"
+            value={form.kind}
+            onChange={(e) => changeKind(e.target.value as ProviderKind)}
+          >
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {t(`provider.kind.${k}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>{t('provider.baseUrl')}</span>
+          <input
+            data-testid="provider-base-url"
+            type="url"
+            value={form.baseUrl}
+            placeholder={defaultUrl}
+            onChange={(e) => edit({ baseUrl: e.target.value })}
+          />
+        </label>
+        {kindChanged && form.baseUrl.trim() !== defaultUrl && (
+          <p className="field-note" data-testid="provider-default-url">
+            {t('provider.defaultUrl', { kind: t(`provider.kind.${form.kind}` as MessageKey), url: defaultUrl })}{' '}
+            <button type="button" onClick={() => edit({ baseUrl: defaultUrl })}>
+              {t('provider.useDefaultUrl')}
+            </button>
+          </p>
+        )}
+        <label>
+          <span>{t('provider.model')}</span>
+          {models ? (
+            <select data-testid="provider-model" value={form.model} onChange={(e) => edit({ model: e.target.value })}>
+              {form.model === '' && <option value="" />}
+              {models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input data-testid="provider-model" value={form.model} onChange={(e) => edit({ model: e.target.value })} />
+          )}
+        </label>
+        <label>
+          <span>{t('provider.fallbacks')}</span>
+          <input
+            data-testid="provider-fallbacks"
+            value={form.fallbacks}
+            placeholder={t('provider.fallbacksPlaceholder')}
+            onChange={(e) => edit({ fallbacks: e.target.value })}
+          />
+        </label>
+        <label>
+          <span>{t('provider.apiKey')}</span>
+          <input
+            data-testid="provider-api-key"
+            type="password"
+            autoComplete="off"
+            value={form.apiKey}
+            placeholder={t('provider.apiKeyPlaceholder')}
+            onChange={(e) => edit({ apiKey: e.target.value })}
+          />
+        </label>
+      </div>
+      <KeySourceNote view={view} />
+      <div className="form-actions">
+        <button type="button" data-testid="provider-test" disabled={busy !== null} onClick={() => void test()}>
+          {busy === 'test' ? t('provider.testing') : t('provider.test')}
+        </button>
+        <button type="submit" className="primary" data-testid="provider-save" disabled={busy !== null}>
+          {t('provider.save')}
+        </button>
+        {view.key_source === 'keychain' && (
+          <button
+            type="button"
+            className="danger"
+            data-testid="provider-clear-key"
+            disabled={busy !== null}
+            onClick={() => void clearKey()}
+          >
+            {t('provider.clearKey')}
+          </button>
+        )}
+      </div>
+      {tested && (
+        <p
+          className={tested.ok ? 'test-result ok' : 'test-result failed'}
+          data-testid="provider-test-result"
+          data-ok={tested.ok}
+          role={tested.ok ? 'status' : 'alert'}
+        >
+          {tested.ok
+            ? t('provider.testOk', { ms: tested.latency_ms ?? 0 })
+            : t('provider.testFailed', { code: tested.code, message: tested.message })}
+        </p>
+      )}
+      {notice && (
+        <p className="saved" data-testid="provider-saved" role="status">
+          {notice === 'saved' ? t('provider.saved') : t('provider.keyRemoved')}
+        </p>
+      )}
+      {saveError && (
+        <p className="turn-error" data-testid="provider-error" role="alert">
+          {t('provider.failed', { message: saveError })}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function ProviderPanel({ transport }: { transport: ProviderTransport }) {
+  const t = useT();
+  const load = useCallback(() => transport.provider(), [transport]);
+  const { value: loaded, error } = useLoaded(load);
+  const [saved, setSaved] = useState<ProviderView | null>(null);
+  const view = saved ?? loaded;
+  return (
+    <section className="panel provider-panel" aria-labelledby="provider-heading">
+      <h2 id="provider-heading">{t('provider.heading')}</h2>
+      <p className="help">{t('provider.help')}</p>
+      <LoadState loaded={view !== undefined} error={error} />
+      {view && <ProviderEditor transport={transport} view={view} onSaved={setSaved} />}
+    </section>
+  );
+}
+
+type ShortcutBridge = Pick<DesktopBridge, 'quickShortcut' | 'setQuickShortcut'>;
+
+function ShortcutEditor({ desktop, initial }: { desktop: ShortcutBridge; initial: ShortcutStatus }) {
+  const t = useT();
+  const [status, setStatus] = useState(initial);
+  const [value, setValue] = useState(initial.shortcut);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const apply = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      setStatus(await desktop.setQuickShortcut(value.trim()));
+      setFailure(null);
+    } catch (err) {
+      setFailure(message(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="shortcut-form" onSubmit={(e) => void apply(e)}>
+      <label>
+        <span>{t('desktop.shortcut')}</span>
+        <input
+          data-testid="shortcut-input"
+          value={value}
+          spellCheck={false}
+          onChange={(e) => setValue(e.target.value)}
+        />
+      </label>
+      <button type="submit" className="primary" data-testid="shortcut-apply" disabled={busy || value.trim() === ''}>
+        {t('desktop.apply')}
+      </button>
+      <p
+        className={status.registered ? 'shortcut-status ok' : 'shortcut-status failed'}
+        data-testid="shortcut-status"
+        data-registered={status.registered}
+      >
+        {status.registered
+          ? t('desktop.registered', { shortcut: status.shortcut })
+          : status.error
+            ? t('desktop.notRegisteredBecause', { error: status.error })
+            : t('desktop.notRegistered')}
+      </p>
+      {failure && (
+        <p className="turn-error" data-testid="shortcut-error" role="alert">
+          {t('desktop.failed', { message: failure })}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function DesktopPanel({ desktop }: { desktop: ShortcutBridge }) {
+  const t = useT();
+  const load = useCallback(() => desktop.quickShortcut(), [desktop]);
+  const { value: status, error } = useLoaded(load);
+  return (
+    <section className="panel desktop-panel" aria-labelledby="desktop-heading">
+      <h2 id="desktop-heading">{t('desktop.heading')}</h2>
+      <p className="help">{t('desktop.help')}</p>
+      <LoadState loaded={status !== undefined} error={error} />
+      {status && <ShortcutEditor desktop={desktop} initial={status} />}
+    </section>
+  );
+}
+
 const DECISIONS: RuleDecision[] = ['allow', 'ask', 'deny'];
 const SCOPES: RuleScope[] = ['always', 'session'];
 
 interface RulesProps {
-  transport: SettingsTransport;
+  transport: Pick<Transport, 'listRules' | 'addRule' | 'removeRule'>;
   /** The selected chat session, offered for session rules. */
   session: string | null;
 }
@@ -182,7 +592,7 @@ export function RulesPanel({ transport, session }: RulesProps) {
   );
 }
 
-export function McpPanel({ transport }: { transport: SettingsTransport }) {
+export function McpPanel({ transport }: { transport: Pick<Transport, 'mcpServers'> }) {
   const t = useT();
   const load = useCallback(() => transport.mcpServers(), [transport]);
   const { value: servers, error, reload } = useLoaded(load);
@@ -227,7 +637,7 @@ export function McpPanel({ transport }: { transport: SettingsTransport }) {
   );
 }
 
-export function RecentApprovals({ transport }: { transport: SettingsTransport }) {
+export function RecentApprovals({ transport }: { transport: Pick<Transport, 'approvals'> }) {
   const t = useT();
   const load = useCallback(() => transport.approvals(20), [transport]);
   const { value: entries, error } = useLoaded(load);
@@ -272,6 +682,8 @@ interface Props {
 export function SettingsView({ transport, session }: Props) {
   return (
     <div className="settings">
+      <ProviderPanel transport={transport} />
+      {transport.desktop && <DesktopPanel desktop={transport.desktop} />}
       <RulesPanel transport={transport} session={session} />
       <McpPanel transport={transport} />
       <RecentApprovals transport={transport} />
