@@ -39,4 +39,4 @@ echo "== cargo test (in a private X + D-Bus + keyring session)"
 bash scripts/with-desktop-session.sh cargo test --workspace --locked
 
 echo "== web UI: browser end-to-end against echod serve"
-npm run e2e
+bash scripts/with-desktop-session.sh npm run e2e

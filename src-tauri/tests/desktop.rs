@@ -1,7 +1,9 @@
 //! The desktop app in a real window: `echo-desk` under X (Xvfb in CI), driven through
 //! `tauri-driver` + WebKitWebDriver. It renders the UI, streams an answer from the scripted
-//! mock model over the Tauri IPC channel, and on SIGTERM quits cleanly: the turn that was
-//! streaming is stopped, its partial answer saved and marked interrupted.
+//! mock model over the Tauri IPC channel, opens quick ask from the global shortcut (pressed
+//! with `xdotool`) and hands its conversation to the main window, and on SIGTERM quits
+//! cleanly: the turn that was streaming is stopped, its partial answer saved and marked
+//! interrupted.
 //!
 //! Needs `DISPLAY` (`xvfb-run -a`), `tauri-driver` (`cargo install tauri-driver --locked`;
 //! `TAURI_DRIVER` may name it) and `WebKitWebDriver` (Debian `webkit2gtk-driver`).
@@ -150,6 +152,37 @@ async fn send(client: &Client, text: &str) {
         .expect("typing");
 }
 
+/// Waits until the session has `n` windows; returns their handles.
+async fn wait_for_windows(client: &Client, n: usize) -> Vec<fantoccini::wd::WindowHandle> {
+    let start = Instant::now();
+    loop {
+        let windows = client.windows().await.unwrap_or_default();
+        if windows.len() == n {
+            return windows;
+        }
+        assert!(
+            start.elapsed() < STEP,
+            "timed out waiting for {n} windows (have {})",
+            windows.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// WebKit web processes on this machine (each live web view has one).
+fn web_processes() -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("WebKitWebProcess"))
+        })
+        .count()
+}
+
 const LAST_ASSISTANT: &str =
     "const m = document.querySelectorAll('.message.assistant'); const last = m[m.length - 1];";
 
@@ -157,6 +190,7 @@ const LAST_ASSISTANT: &str =
 async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let mock = MockServer::start(json!({ "steps": [
         { "model": "primary", "text": "Hello from the **desktop** window.", "chunks": 6, "chunk_delay_ms": 40 },
+        { "model": "primary", "text": "A quick answer, streamed.", "chunks": 5, "chunk_delay_ms": 40 },
         { "model": "primary", "text": format!("A long story {}", "that goes on and on. ".repeat(40)), "chunks": 80, "chunk_delay_ms": 150 }
     ] }))
     .expect("mock model");
@@ -190,6 +224,68 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         shot.len()
     );
 
+    // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on
+    // the empty input hands the conversation to the main window and destroys the small one.
+    let main_window = client.window().await.expect("main window handle");
+    let web_before = web_processes();
+    let pressed = Command::new("xdotool")
+        .args(["key", "--clearmodifiers", "ctrl+shift+space"])
+        .status()
+        .expect("xdotool (apt-get install xdotool)");
+    assert!(pressed.success());
+    let quick = wait_for_windows(&client, 2).await;
+    let quick = quick
+        .into_iter()
+        .find(|w| *w != main_window)
+        .expect("the quick-ask window");
+    client
+        .switch_to_window(quick)
+        .await
+        .expect("switch to quick ask");
+    let web_open = web_processes();
+    let input = client
+        .wait()
+        .at_most(STEP)
+        .for_element(Locator::Css("[data-testid=quick-input]"))
+        .await
+        .expect("the quick-ask input");
+    input
+        .send_keys(&format!("Quick question{}", char::from(Key::Enter)))
+        .await
+        .expect("typing");
+    until(
+        &client,
+        "the quick answer",
+        "return (document.querySelector('[data-testid=quick-answer]')?.textContent ?? '').includes('A quick answer, streamed.')",
+    )
+    .await;
+    until(
+        &client,
+        "the quick turn to end",
+        "return !document.querySelector('[data-testid=quick-stop]')",
+    )
+    .await;
+    // The window goes away while the key is being delivered, so the driver may report
+    // NoSuchWindow for this command; what counts is checked next.
+    let _ = input.send_keys(&char::from(Key::Enter).to_string()).await;
+    wait_for_windows(&client, 1).await;
+    client
+        .switch_to_window(main_window)
+        .await
+        .expect("back to main");
+    until(
+        &client,
+        "the quick-ask conversation in the main window",
+        "const t = document.querySelector('.chat')?.textContent ?? ''; return t.includes('Quick question') && t.includes('A quick answer, streamed.')",
+    )
+    .await;
+    let web_after = web_processes();
+    assert!(
+        web_after <= web_before && web_open >= web_before,
+        "web processes before {web_before}, with quick ask {web_open}, after {web_after}"
+    );
+    eprintln!("web processes: before {web_before}, with quick ask {web_open}, after {web_after}");
+
     // A long answer starts streaming; SIGTERM quits the app cleanly in the middle of it.
     send(&client, "Tell me a long story").await;
     until(
@@ -219,9 +315,22 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let turns = store.list_turns(10).await.expect("turns");
     let mut statuses: Vec<&str> = turns.iter().map(|t| t.status.as_str()).collect();
     statuses.sort();
-    assert_eq!(statuses, ["completed", "interrupted"], "{turns:?}");
+    assert_eq!(
+        statuses,
+        ["completed", "completed", "interrupted"],
+        "{turns:?}"
+    );
     let sessions = store.list_sessions().await.expect("sessions");
-    let session = echo_core::SessionId::from_string(sessions[0].id.clone());
+    assert_eq!(
+        sessions.len(),
+        2,
+        "the main chat and the quick ask: {sessions:?}"
+    );
+    let interrupted = turns
+        .iter()
+        .find(|t| t.status == "interrupted")
+        .expect("the interrupted turn");
+    let session = echo_core::SessionId::from_string(interrupted.session_id.clone());
     let history = store.history(&session).await.expect("history");
     let last = history.last().expect("messages");
     assert_eq!(last.status, "partial", "{last:?}");

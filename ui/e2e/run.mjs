@@ -1,7 +1,10 @@
 // Browser end-to-end test of the web UI against the real engine: starts the scripted mock
 // model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
-// and checks streaming, an approval, stop, reload, a model error and a rule made in Settings. Exits non-zero on any
-// failure and always stops what it started.
+// and checks streaming, an approval, stop, reload, a model error, a rule made in Settings,
+// renaming and deleting a session, regenerate and edit-and-resend, and provider settings
+// (test connection, save with the key in the keychain, reload). Exits non-zero on any failure
+// and always stops what it started. Run it inside scripts/with-desktop-session.sh (for the
+// keychain).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,6 +107,12 @@ const SCRIPT = {
       tool_calls: [{ id: 'c6', name: 'shell', arguments: '{"command":"echo from-rule"}' }],
     },
     { model: 'primary', text: 'The rule let it run.' },
+    // 8. regenerate, then edit and resend
+    { model: 'primary', text: 'Seven.' },
+    { model: 'primary', text: 'Eight, on second thought.' },
+    { model: 'primary', text: 'The letter Q.' },
+    // 9. provider settings: the connection test and the turn after saving use this model
+    { model: 'settings-model', times: 5, text: 'OK from the saved settings.' },
   ],
 };
 
@@ -353,8 +362,84 @@ async function main() {
   if (afterDelete.includes(renamed)) fail(`the server still has ${renamed}: ${JSON.stringify(afterDelete)}`);
   console.log(`e2e: renamed ${current} to ${renamed}, then deleted it; sessions left: ${JSON.stringify(afterDelete)}`);
 
+  // 8. Regenerate the last answer, then edit the question and resend: the replaced messages
+  // leave the history (also after a reload) and the new answers stream in.
+  console.log('e2e: regenerate and edit');
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+  await send(page, 'Pick a number');
+  const lastAssistant = (text) => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes(text);
+  };
+  await until(page, 'the first answer', lastAssistant, 'Seven.');
+  await until(page, 'the Regenerate button', () => document.querySelector('[data-testid="regenerate"]'));
+  await page.click('[data-testid="regenerate"]');
+  await until(page, 'the regenerated answer', lastAssistant, 'Eight, on second thought.');
+  await until(page, 'the replaced answer to be gone', () => !document.querySelector('.chat')?.textContent.includes('Seven.'));
+  await until(page, 'the Edit button', () => document.querySelector('.message.user [data-testid="edit-message"]'));
+  const edits = await page.$$('.message.user [data-testid="edit-message"]');
+  await edits[edits.length - 1].click();
+  await page.fill('[data-testid="edit-input"]', 'Pick a letter');
+  await page.click('[data-testid="edit-send"]');
+  await until(page, 'the answer to the edited question', lastAssistant, 'The letter Q.');
+  const session = await page.evaluate(() => document.querySelector('.session.current[data-session]')?.dataset.session);
+  const history = await page.evaluate(async ([t, name]) => {
+    const r = await fetch(`/api/sessions/${encodeURIComponent(name)}/messages`, { headers: { Authorization: `Bearer ${t}` } });
+    return (await r.json()).map((m) => m.content);
+  }, [token, session]);
+  if (JSON.stringify(history) !== JSON.stringify(['Pick a letter', 'The letter Q.'])) {
+    fail(`the history after regenerate and edit is ${JSON.stringify(history)}`);
+  }
+  await page.reload();
+  await until(page, 'the edited history after a reload', () => {
+    const text = document.querySelector('.chat')?.textContent ?? '';
+    return text.includes('Pick a letter') && text.includes('The letter Q.') && !text.includes('Pick a number') && !text.includes('Eight');
+  });
+
+  // 9. Provider settings: test the connection, save (with a key, which must not reach the
+  // config file), see "saved", and find the settings again after a reload; the next turn
+  // uses them.
+  console.log('e2e: provider settings');
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the provider form', () => document.querySelector('[data-testid="provider-model"]'));
+  await page.fill('[data-testid="provider-model"]', 'settings-model');
+  await page.fill('[data-testid="provider-fallbacks"]', 'backup-model');
+  await page.click('[data-testid="provider-test"]');
+  await until(page, 'a successful connection test', () =>
+    document.querySelector('[data-testid="provider-test-result"]')?.textContent.includes('settings-model'));
+  await page.fill('[data-testid="provider-api-key"]', 'sk-e2e-secret');
+  await page.click('[data-testid="provider-save"]');
+  await until(page, 'the saved confirmation', () => document.querySelector('[data-testid="provider-saved"]'));
+  if (await page.$('[data-testid="provider-error"]')) fail('saving the provider showed an error');
+  await until(page, 'the key to be in the keychain', () =>
+    document.querySelector('[data-testid="provider-key-source"]')?.dataset.source === 'keychain');
+  const config = readFileSync(join(home, 'config.toml'), 'utf8');
+  if (!config.includes('settings-model') || !config.includes('backup-model')) fail(`config.toml lacks the saved settings:\n${config}`);
+  if (config.includes('sk-e2e-secret')) fail('the API key reached config.toml');
+  await page.reload();
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the saved settings after a reload', () =>
+    document.querySelector('[data-testid="provider-model"]')?.value === 'settings-model'
+    && document.querySelector('[data-testid="provider-fallbacks"]')?.value.includes('backup-model'));
+  await shot(page, 'provider');
+  await page.click('.topbar button.nav-chat');
+  await send(page, 'Which settings?');
+  await until(page, 'an answer from the saved model', lastAssistant, 'OK from the saved settings.');
+  const used = await fetch(`${mockUrl}/_mock/requests`).then((r) => r.json());
+  const last = used[used.length - 1];
+  if (last.body.model !== 'settings-model' || last.api_key !== 'sk-e2e-secret') {
+    fail(`the turn after saving used ${JSON.stringify({ model: last.body.model, key: last.api_key })}`);
+  }
+  // Leave the keychain as it was.
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the remove-key button', () => document.querySelector('[data-testid="provider-clear-key"]'));
+  await page.click('[data-testid="provider-clear-key"]');
+  await until(page, 'the key to be gone', () =>
+    document.querySelector('[data-testid="provider-key-source"]')?.dataset.source === 'none');
+
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 7 passed, 0 failed');
+  console.log('e2e: 9 passed, 0 failed');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -350,7 +350,7 @@ function ProviderEditor({ transport, view, onSaved }: ProviderFormProps) {
           role={tested.ok ? 'status' : 'alert'}
         >
           {tested.ok
-            ? t('provider.testOk', { ms: tested.latency_ms ?? 0 })
+            ? t('provider.testOk', { message: tested.message })
             : t('provider.testFailed', { code: tested.code, message: tested.message })}
         </p>
       )}

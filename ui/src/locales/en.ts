@@ -89,7 +89,7 @@ export const en = {
   'provider.envOverrides': 'Set in the environment: {names}. These take precedence over the saved settings at the next start.',
   'provider.test': 'Test connection',
   'provider.testing': 'Testing…',
-  'provider.testOk': 'Connected: answered in {ms} ms.',
+  'provider.testOk': 'Connected: {message}',
   'provider.testFailed': 'Connection failed ({code}): {message}',
   'provider.save': 'Save',
   'provider.saved': 'Settings saved.',

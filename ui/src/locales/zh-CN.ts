@@ -91,7 +91,7 @@ export const zhCN: Record<MessageKey, string> = {
   'provider.envOverrides': '环境变量中已设置：{names}。下次启动时它们优先于此处保存的设置。',
   'provider.test': '测试连接',
   'provider.testing': '正在测试…',
-  'provider.testOk': '连接成功：{ms} 毫秒内响应。',
+  'provider.testOk': '连接成功：{message}',
   'provider.testFailed': '连接失败（{code}）：{message}',
   'provider.save': '保存',
   'provider.saved': '设置已保存。',
