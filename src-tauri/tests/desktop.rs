@@ -1,6 +1,7 @@
 //! The desktop app in a real window: `echo-desk` under X (Xvfb in CI), driven through
 //! `tauri-driver` + WebKitWebDriver. It renders the UI, streams an answer from the scripted
-//! mock model over the Tauri IPC channel, opens quick ask from the global shortcut (pressed
+//! mock model over the Tauri IPC channel, asks before a shell call in its approval dialog,
+//! opens quick ask from the global shortcut (pressed
 //! with `xdotool`) and hands its conversation to the main window, and on SIGTERM quits
 //! cleanly: the turn that was streaming is stopped, its partial answer saved and marked
 //! interrupted.
@@ -79,7 +80,7 @@ fn app_pids() -> Vec<u32> {
         .collect()
 }
 
-fn start_driver(home: &Path, mock: &MockServer) -> Driver {
+fn start_driver(home: &Path, work: &Path, mock: &MockServer) -> Driver {
     assert!(
         std::env::var_os("DISPLAY").is_some(),
         "no DISPLAY: run under `xvfb-run -a` (scripts/test.sh does)"
@@ -99,6 +100,7 @@ fn start_driver(home: &Path, mock: &MockServer) -> Driver {
         .env("ECHO_LLM_MODEL", "primary")
         .env_remove("ECHO_LLM_API_KEY")
         .env_remove("ECHO_LLM_FALLBACK_MODELS")
+        .current_dir(work)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
@@ -190,6 +192,9 @@ const LAST_ASSISTANT: &str =
 async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let mock = MockServer::start(json!({ "steps": [
         { "model": "primary", "text": "Hello from the **desktop** window.", "chunks": 6, "chunk_delay_ms": 40 },
+        { "model": "primary", "tool_calls": [{ "id": "c1", "name": "shell", "arguments": "{\"command\": \"touch desktop-approved.txt\"}" }] },
+        { "model": "primary", "text": "Made the file." },
+        { "model": "explainer", "times": 5, "text": "It creates an empty file." },
         { "model": "primary", "text": "A quick answer, streamed.", "chunks": 5, "chunk_delay_ms": 40 },
         { "model": "primary", "text": format!("A long story {}", "that goes on and on. ".repeat(40)), "chunks": 80, "chunk_delay_ms": 150 }
     ] }))
@@ -197,10 +202,11 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let home = tempfile::tempdir().expect("tempdir");
     std::fs::write(
         home.path().join("config.toml"),
-        "[memory]\nextraction = false\nembedder = \"none\"\n",
+        "[memory]\nextraction = false\nembedder = \"none\"\n[tools]\nexplain_model = \"explainer\"\n",
     )
     .expect("config");
-    let driver = start_driver(home.path(), &mock);
+    let work = tempfile::tempdir().expect("work dir");
+    let driver = start_driver(home.path(), work.path(), &mock);
     let client = connect(&driver).await;
 
     // The window rendered the UI, and the engine answers through the IPC channel.
@@ -222,6 +228,39 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         shot.len() > 10_000,
         "a rendered window, not a blank one ({} bytes)",
         shot.len()
+    );
+
+    // A shell call asks first: the dialog in the window shows the exact command and the
+    // model's explanation; "Allow once" runs it.
+    send(&client, "Make a file").await;
+    until(
+        &client,
+        "the approval dialog with the command",
+        "return (document.querySelector('[role=dialog] .approval-detail')?.textContent ?? '').includes('touch desktop-approved.txt')",
+    )
+    .await;
+    until(
+        &client,
+        "the explanation in the dialog",
+        "return (document.querySelector('[role=dialog] .approval-explanation')?.textContent ?? '').includes('creates an empty file')",
+    )
+    .await;
+    client
+        .find(Locator::Css("[role=dialog] .buttons button"))
+        .await
+        .expect("Allow once")
+        .click()
+        .await
+        .expect("click Allow once");
+    until(
+        &client,
+        "the answer after the approved call",
+        &format!("{LAST_ASSISTANT} return !!last && last.dataset.status === 'completed' && last.textContent.includes('Made the file')"),
+    )
+    .await;
+    assert!(
+        work.path().join("desktop-approved.txt").exists(),
+        "the approved command ran in the app's working directory"
     );
 
     // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on
@@ -317,7 +356,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     statuses.sort();
     assert_eq!(
         statuses,
-        ["completed", "completed", "interrupted"],
+        ["completed", "completed", "completed", "interrupted"],
         "{turns:?}"
     );
     let sessions = store.list_sessions().await.expect("sessions");
