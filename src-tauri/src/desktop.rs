@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
+use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Emitter, Manager, RunEvent, WebviewUrl, WebviewWindowBuilder, WindowEvent};
 use tauri_plugin_global_shortcut::{GlobalShortcutExt, ShortcutState};
 
@@ -53,8 +54,9 @@ impl Desk {
     }
 }
 
-/// Opens the engine and runs the app until it quits.
-pub fn run(config: Config) -> anyhow::Result<()> {
+/// Opens the engine and runs the app until it quits. `started` is when the process began;
+/// the time to the main page's first load is logged (`scripts/bench-desktop.sh` reads it).
+pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
     let shortcut = config.desktop.quick_ask_shortcut.clone();
     let close_to_tray = config.desktop.close_to_tray;
     let app = tauri::Builder::default()
@@ -111,6 +113,14 @@ pub fn run(config: Config) -> anyhow::Result<()> {
             app.state::<Desk>().set_shortcut_status(status);
             quit_on_signal(app.handle().clone());
             Ok(())
+        })
+        .on_page_load(move |webview, payload| {
+            if webview.label() == MAIN && payload.event() == PageLoadEvent::Finished {
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "main page loaded"
+                );
+            }
         })
         .on_window_event(|window, event| {
             if let WindowEvent::CloseRequested { api, .. } = event

@@ -10,11 +10,13 @@ use echo_core::config::{Config, Overrides, ProcessEnv};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let filter = tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let config = match Config::load(&Overrides::default(), &ProcessEnv) {
         Ok(config) => config,
@@ -23,7 +25,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match desktop::run(config) {
+    match desktop::run(config, started) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("echo-desk: {e:#}");
