@@ -13,6 +13,8 @@ const COMMANDS: &[&str] = &[
     "add_rule",
     "remove_rule",
     "mcp_servers",
+    "mcp_config",
+    "set_mcp_config",
     "approvals",
     "provider",
     "update_provider",

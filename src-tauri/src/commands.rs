@@ -9,6 +9,7 @@ use echo_agent::{
     ProviderUpdate, ProviderView, TurnRequest,
 };
 use echo_core::EventEnvelope;
+use echo_core::config::McpServerConfig;
 use echo_core::store::{SessionSummary, StoredMessage};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -157,6 +158,19 @@ pub async fn remove_rule(desk: State<'_, Desk>, id: String) -> Answer<Rule> {
 #[tauri::command]
 pub async fn mcp_servers(desk: State<'_, Desk>) -> Answer<Vec<ServerStatus>> {
     Ok(desk.api.mcp_servers(std::time::Duration::ZERO).await)
+}
+
+#[tauri::command]
+pub fn mcp_config(desk: State<'_, Desk>) -> Vec<McpServerConfig> {
+    desk.api.mcp_config()
+}
+
+#[tauri::command]
+pub async fn set_mcp_config(
+    desk: State<'_, Desk>,
+    servers: Vec<McpServerConfig>,
+) -> Answer<Vec<ServerStatus>> {
+    Ok(desk.api.set_mcp_config(servers).await?)
 }
 
 #[tauri::command]

@@ -81,6 +81,8 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
             commands::add_rule,
             commands::remove_rule,
             commands::mcp_servers,
+            commands::mcp_config,
+            commands::set_mcp_config,
             commands::approvals,
             commands::provider,
             commands::update_provider,

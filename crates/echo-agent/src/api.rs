@@ -154,8 +154,12 @@ struct Inner {
     pub(crate) gate: Gate,
     /// The user's skills (`<home>/skills`).
     skills: Arc<echo_tools::SkillStore>,
-    /// Configured MCP servers; their tools are in `tools` while they are up.
-    mcp: Arc<echo_mcp::McpManager>,
+    /// Configured MCP servers; their tools are in `tools` while they are up. Replaced as a
+    /// whole when the settings page changes the list.
+    mcp: std::sync::RwLock<McpSet>,
+    /// Serialises MCP list changes.
+    mcp_change: tokio::sync::Mutex<()>,
+    mcp_options: echo_mcp::McpOptions,
     prompts: Prompts,
     instance: Instance,
     background: Background,
@@ -277,14 +281,18 @@ impl Api {
                 tracing::error!(error = %e, "skill tool rejected");
             }
         }
-        let mcp = echo_mcp::McpManager::start_with(
-            config.tools.mcp.clone(),
-            tools.clone(),
-            echo_mcp::McpOptions {
-                call_timeout: Duration::from_secs_f64(config.agent.tool_timeout_secs.max(0.001)),
-                ..echo_mcp::McpOptions::default()
-            },
-        );
+        let mcp_options = echo_mcp::McpOptions {
+            call_timeout: Duration::from_secs_f64(config.agent.tool_timeout_secs.max(0.001)),
+            ..echo_mcp::McpOptions::default()
+        };
+        let mcp = McpSet {
+            configs: config.tools.mcp.clone(),
+            manager: echo_mcp::McpManager::start_with(
+                config.tools.mcp.clone(),
+                tools.clone(),
+                mcp_options,
+            ),
+        };
         let user_home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
@@ -324,7 +332,9 @@ impl Api {
                 tools,
                 gate,
                 skills,
-                mcp,
+                mcp: std::sync::RwLock::new(mcp),
+                mcp_change: tokio::sync::Mutex::new(()),
+                mcp_options,
                 background: Background::default(),
                 session_locks: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
@@ -378,9 +388,37 @@ impl Api {
         &self.inner.gate
     }
 
-    /// The MCP servers.
-    pub(crate) fn mcp(&self) -> &echo_mcp::McpManager {
-        &self.inner.mcp
+    /// The MCP servers in force.
+    pub(crate) fn mcp(&self) -> Arc<echo_mcp::McpManager> {
+        self.inner.mcp_manager()
+    }
+
+    /// The configured MCP server list.
+    pub(crate) fn mcp_configs(&self) -> Vec<echo_core::config::McpServerConfig> {
+        self.inner
+            .mcp
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .configs
+            .clone()
+    }
+
+    /// Replaces the MCP servers: the old ones stop (their tools leave the registry) before
+    /// the new list starts. `configs` must already be validated.
+    pub(crate) async fn replace_mcp(&self, configs: Vec<echo_core::config::McpServerConfig>) {
+        let _one_at_a_time = self.inner.mcp_change.lock().await;
+        let old = self.inner.mcp_manager();
+        old.shutdown().await;
+        let manager = echo_mcp::McpManager::start_with(
+            configs.clone(),
+            self.inner.tools.clone(),
+            self.inner.mcp_options,
+        );
+        *self
+            .inner
+            .mcp
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = McpSet { configs, manager };
     }
 
     /// The engine's database.
@@ -658,7 +696,7 @@ impl Api {
         let inner = &self.inner;
         // A one-shot front end may send its turn while MCP servers are still connecting;
         // give them a moment so their tools are there (returns at once when settled).
-        inner.mcp.settled(MCP_START_WAIT).await;
+        inner.mcp_manager().settled(MCP_START_WAIT).await;
         let skills = inner.skills.list();
         let context = ContextStage {
             prompts: &inner.prompts,
@@ -953,7 +991,7 @@ impl Api {
     pub async fn close(&self) {
         let limit = Duration::from_secs_f64(self.inner.config.agent.background_wait_secs.max(0.0));
         self.wait_background(limit).await;
-        self.inner.mcp.shutdown().await;
+        self.inner.mcp_manager().shutdown().await;
         self.inner.store.close().await;
     }
 }
@@ -997,7 +1035,21 @@ impl Drop for Running<'_> {
     }
 }
 
+/// The MCP server list and the manager running it.
+struct McpSet {
+    configs: Vec<echo_core::config::McpServerConfig>,
+    manager: Arc<echo_mcp::McpManager>,
+}
+
 impl Inner {
+    fn mcp_manager(&self) -> Arc<echo_mcp::McpManager> {
+        self.mcp
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .manager
+            .clone()
+    }
+
     fn models(&self) -> Arc<Models> {
         self.models
             .read()

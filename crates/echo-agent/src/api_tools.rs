@@ -3,6 +3,7 @@
 use crate::api::Api;
 use crate::approval::ApprovalAnswer;
 use crate::error::ApiError;
+use echo_core::config::McpServerConfig;
 use echo_gate::{AuditEntry, Decision, GateError, NewRule, Rule, RuleScope};
 
 impl Api {
@@ -77,6 +78,34 @@ impl Api {
     /// State of each configured MCP server (waits up to `settle` for servers still starting).
     pub async fn mcp_servers(&self, settle: std::time::Duration) -> Vec<echo_mcp::ServerStatus> {
         self.mcp().settled(settle).await
+    }
+
+    /// The configured MCP servers (as in `[[tools.mcp]]`).
+    pub fn mcp_config(&self) -> Vec<McpServerConfig> {
+        self.mcp_configs()
+    }
+
+    /// Replaces the MCP server list: checked as a whole (names, transports, URLs, headers),
+    /// saved to `config.toml`, then applied at once (the old servers stop, the new ones
+    /// start). Returns the new servers' states (most still `starting`).
+    pub async fn set_mcp_config(
+        &self,
+        servers: Vec<McpServerConfig>,
+    ) -> Result<Vec<echo_mcp::ServerStatus>, ApiError> {
+        echo_mcp::validate_servers(&servers).map_err(|e| ApiError::InvalidInput {
+            what: "MCP servers",
+            message: e.to_string(),
+        })?;
+        let home = self.config().home.clone();
+        let to_save = servers.clone();
+        tokio::task::spawn_blocking(move || echo_core::provider::save_mcp_servers(&home, &to_save))
+            .await
+            .map_err(|e| ApiError::InvalidInput {
+                what: "MCP servers",
+                message: format!("saving did not finish: {e}"),
+            })??;
+        self.replace_mcp(servers).await;
+        Ok(self.mcp().status())
     }
 
     /// The most recent gate decisions, newest first.

@@ -6,7 +6,7 @@
 use echo_agent::echo_gate::{AuditEntry, Decision, Rule, RuleScope};
 use echo_agent::echo_mcp::{ServerState, ServerStatus, TransportKind};
 use echo_agent::{ConnectionReport, KeySource, OllamaInfo, ProviderUpdate, ProviderView};
-use echo_core::config::ProviderKind;
+use echo_core::config::{McpServerConfig, ProviderKind};
 use echo_core::event::RecalledMemory;
 use echo_core::provider::ProviderSettings;
 use echo_core::store::{SessionSummary, StoredMessage};
@@ -35,6 +35,7 @@ fn generated() -> String {
         ServerStatus::decl(&cfg),
         TransportKind::decl(&cfg),
         ServerState::decl(&cfg),
+        McpServerConfig::decl(&cfg),
         ProviderKind::decl(&cfg),
         ProviderSettings::decl(&cfg),
         KeySource::decl(&cfg),

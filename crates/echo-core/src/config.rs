@@ -267,7 +267,7 @@ impl Default for ToolsConfig {
 
 /// One MCP server (`[[tools.mcp]]`): either a local command speaking stdio or a
 /// streamable-HTTP URL.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerConfig {
     /// Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.

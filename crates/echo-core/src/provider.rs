@@ -3,7 +3,9 @@
 //! included, stays as the person wrote it. The API key is not part of this: it lives in the
 //! OS keychain.
 
-use crate::config::{CONFIG_FILE, Config, ConfigError, LlmConfig, ProviderKind, check_url};
+use crate::config::{
+    CONFIG_FILE, Config, ConfigError, LlmConfig, McpServerConfig, ProviderKind, check_url,
+};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -113,6 +115,54 @@ pub fn save_quick_ask_shortcut(home: &Path, shortcut: &str) -> Result<(), Config
         home,
         "desktop",
         vec![("quick_ask_shortcut", toml_edit::value(shortcut.trim()))],
+    )
+}
+
+/// Replaces the `[[tools.mcp]]` servers with `servers` (unset fields left out), keeping the
+/// rest of the file.
+pub fn save_mcp_servers(home: &Path, servers: &[McpServerConfig]) -> Result<(), ConfigError> {
+    fn strings(list: &[String]) -> toml_edit::Item {
+        toml_edit::value(
+            list.iter()
+                .map(String::as_str)
+                .collect::<toml_edit::Array>(),
+        )
+    }
+    fn map(pairs: &std::collections::BTreeMap<String, String>) -> toml_edit::Item {
+        let mut table = toml_edit::InlineTable::new();
+        for (k, v) in pairs {
+            table.insert(k, v.as_str().into());
+        }
+        toml_edit::value(table)
+    }
+    let mut list = toml_edit::ArrayOfTables::new();
+    for server in servers {
+        let mut t = toml_edit::Table::new();
+        t.insert("name", toml_edit::value(server.name.as_str()));
+        if let Some(command) = &server.command {
+            t.insert("command", toml_edit::value(command.as_str()));
+        }
+        if !server.args.is_empty() {
+            t.insert("args", strings(&server.args));
+        }
+        if !server.env.is_empty() {
+            t.insert("env", map(&server.env));
+        }
+        if let Some(url) = &server.url {
+            t.insert("url", toml_edit::value(url.as_str()));
+        }
+        if !server.headers.is_empty() {
+            t.insert("headers", map(&server.headers));
+        }
+        if !server.enabled {
+            t.insert("enabled", toml_edit::value(false));
+        }
+        list.push(t);
+    }
+    save_keys(
+        home,
+        "tools",
+        vec![("mcp", toml_edit::Item::ArrayOfTables(list))],
     )
 }
 
@@ -262,6 +312,42 @@ mod tests {
         let c = Config::parse(&text, Path::new("config.toml")).expect("loads");
         assert_eq!(c.desktop.quick_ask_shortcut, "Alt+Space");
         assert_eq!(c.llm.model, "gpt-x");
+    }
+
+    #[test]
+    fn mcp_servers_are_replaced_as_a_list_and_load_back() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let original = "[tools]\noutput_cap_chars = 999\n\n[[tools.mcp]]\nname = \"old\"\ncommand = \"old-server\"\n";
+        std::fs::write(home.path().join(CONFIG_FILE), original).expect("write");
+        let servers = vec![
+            McpServerConfig {
+                name: "files".into(),
+                command: Some("npx".into()),
+                args: vec!["-y".into(), "server-filesystem".into()],
+                env: [("TOKEN".to_string(), "t-1".to_string())].into(),
+                url: None,
+                headers: Default::default(),
+                enabled: true,
+            },
+            McpServerConfig {
+                name: "tracker".into(),
+                command: None,
+                args: vec![],
+                env: Default::default(),
+                url: Some("http://127.0.0.1:8931/mcp".into()),
+                headers: [("Authorization".to_string(), "Bearer x".to_string())].into(),
+                enabled: false,
+            },
+        ];
+        save_mcp_servers(home.path(), &servers).expect("save");
+        let text = std::fs::read_to_string(home.path().join(CONFIG_FILE)).expect("read");
+        let c = Config::parse(&text, Path::new("config.toml")).expect("loads");
+        assert_eq!(c.tools.mcp, servers, "{text}");
+        assert_eq!(c.tools.output_cap_chars, 999);
+        save_mcp_servers(home.path(), &[]).expect("save none");
+        let text = std::fs::read_to_string(home.path().join(CONFIG_FILE)).expect("read");
+        let c = Config::parse(&text, Path::new("config.toml")).expect("loads");
+        assert!(c.tools.mcp.is_empty(), "{text}");
     }
 
     #[test]

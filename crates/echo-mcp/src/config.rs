@@ -75,6 +75,21 @@ pub fn validate_server_name(name: &str) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// Checks a whole list the way starting it would: every entry, and names unique. For settings
+/// pages, so a bad list is refused before it is saved.
+pub fn validate_servers(configs: &[McpServerConfig]) -> Result<(), ConfigError> {
+    let mut names = std::collections::HashSet::new();
+    for config in configs {
+        validate(config)?;
+        if !names.insert(config.name.as_str()) {
+            return Err(ConfigError::DuplicateName {
+                name: config.name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Checks everything about one entry except name uniqueness.
 pub(crate) fn validate(config: &McpServerConfig) -> Result<(), ConfigError> {
     validate_server_name(&config.name)?;

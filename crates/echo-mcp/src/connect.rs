@@ -203,7 +203,23 @@ pub(crate) struct Live {
     service: Option<RunningServiceCancellationToken>,
     task: JoinHandle<()>,
     child: Option<Child>,
+    /// The server's process group (its own), killed as a whole when the server stops, so a
+    /// launcher's children (`npx` → `node`) do not outlive it.
+    group: Option<ProcessGroup>,
     stderr: StderrTail,
+}
+
+/// A process group that is SIGKILLed when dropped (a group already gone is fine).
+struct ProcessGroup(#[cfg_attr(not(unix), allow(dead_code))] u32);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Ok(id) = i32::try_from(self.0) {
+            use nix::sys::signal::{Signal, killpg};
+            let _ = killpg(nix::unistd::Pid::from_raw(id), Signal::SIGKILL);
+        }
+    }
 }
 
 /// Connects to the server `config` describes (already validated), within the start limits.
@@ -211,9 +227,11 @@ pub(crate) async fn connect(
     config: &McpServerConfig,
     options: &McpOptions,
 ) -> Result<Live, ConnectError> {
+    let mut group = None;
     let (running, child, stderr) = match (&config.command, &config.url) {
         (Some(command), _) => {
             let (mut child, stderr) = spawn(config, command)?;
+            group = child.id().map(ProcessGroup);
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err(ConnectError::Handshake(
                     "the process has no stdio pipes".into(),
@@ -259,6 +277,7 @@ pub(crate) async fn connect(
         service,
         task,
         child,
+        group,
         stderr,
     })
 }
@@ -307,7 +326,8 @@ fn client_info() -> ClientConfig {
     )
 }
 
-/// Starts the server program with piped stdio; it is killed if its handle is dropped.
+/// Starts the server program with piped stdio in a process group of its own; it is killed
+/// if its handle is dropped (and its whole group with [`ProcessGroup`]).
 fn spawn(config: &McpServerConfig, command: &str) -> Result<(Child, StderrTail), ConnectError> {
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(&config.args)
@@ -316,6 +336,8 @@ fn spawn(config: &McpServerConfig, command: &str) -> Result<(Child, StderrTail),
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
     let mut child = cmd.spawn().map_err(|source| {
         if source.kind() == std::io::ErrorKind::NotFound {
             ConnectError::NotFound {
@@ -458,6 +480,8 @@ impl Live {
         {
             let _ = child.kill().await;
         }
+        // Whatever the server started of its own goes with it.
+        drop(self.group.take());
         // `until_down` may have seen the task finish already; a finished handle is not
         // awaited twice.
         if !self.task.is_finished()

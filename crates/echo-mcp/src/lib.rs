@@ -16,5 +16,5 @@ mod connect;
 mod manager;
 mod tool;
 
-pub use config::{ConfigError, validate_server_name};
+pub use config::{ConfigError, validate_server_name, validate_servers};
 pub use manager::{McpManager, McpOptions, ServerState, ServerStatus, TransportKind};

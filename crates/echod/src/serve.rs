@@ -111,6 +111,7 @@ fn router(state: AppState) -> Router {
         .route("/api/settings/provider", get(provider).put(update_provider))
         .route("/api/settings/provider/test", post(test_provider))
         .route("/api/settings/ollama", get(detect_ollama))
+        .route("/api/settings/mcp", get(mcp_config).put(set_mcp_config))
         .route("/api/traces", get(traces))
         .route("/api/traces/{turn_id}", get(trace))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
@@ -471,6 +472,26 @@ async fn mcp(State(s): State<AppState>) -> Json<serde_json::Value> {
     Json(serde_json::to_value(servers).unwrap_or_default())
 }
 
+#[utoipa::path(get, path = "/api/settings/mcp", responses((status = 200, description = "The configured MCP servers ([[tools.mcp]])", body = Object)))]
+async fn mcp_config(State(s): State<AppState>) -> Json<serde_json::Value> {
+    Json(serde_json::to_value(s.api.mcp_config()).unwrap_or_default())
+}
+
+#[utoipa::path(put, path = "/api/settings/mcp", request_body = Object, responses((status = 200, description = "Saved and applied; the new servers' states", body = Object), (status = 400, description = "An invalid list")))]
+async fn set_mcp_config(
+    State(s): State<AppState>,
+    Json(body): Json<serde_json::Value>,
+) -> Answer<serde_json::Value> {
+    let servers = serde_json::from_value(body).map_err(|e| {
+        Failure(ApiError::InvalidInput {
+            what: "MCP servers",
+            message: e.to_string(),
+        })
+    })?;
+    let status = s.api.set_mcp_config(servers).await?;
+    Ok(Json(serde_json::to_value(status).unwrap_or_default()))
+}
+
 #[utoipa::path(get, path = "/api/settings/provider", responses((status = 200, description = "The model provider in force (never the key)", body = Object)))]
 async fn provider(State(s): State<AppState>) -> Json<serde_json::Value> {
     Json(serde_json::to_value(s.api.provider()).unwrap_or_default())
@@ -544,6 +565,8 @@ async fn trace(
         rules,
         add_rule,
         remove_rule,
+        mcp_config,
+        set_mcp_config,
         provider,
         update_provider,
         test_provider,

@@ -724,3 +724,55 @@ fn regenerate_and_edit_replace_the_tail_of_the_history_but_lose_nothing() {
     // Nothing was deleted: every turn's trace still stands.
     assert_eq!(w.turns().len(), 4);
 }
+
+#[test]
+fn mcp_servers_are_edited_through_the_settings_endpoint_and_applied_at_once() {
+    let w = World::new(json!({ "steps": [] }));
+    let s = Server::start(&w);
+    assert_eq!(json_of(&s.get("/api/settings/mcp").1), json!([]));
+
+    // An invalid list is refused, naming the problem, and nothing changes.
+    let (status, body) = s.put(
+        "/api/settings/mcp",
+        &json!([{ "name": "bad name", "command": "x", "args": [], "env": {}, "headers": {}, "enabled": true }]),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("bad name"), "{body}");
+    assert_eq!(json_of(&s.get("/api/settings/mcp").1), json!([]));
+
+    let server = json!({
+        "name": "test", "command": mcp_test_server().display().to_string(), "args": [],
+        "env": { "MCP_TEST_GREETING": "hi" }, "url": null, "headers": {}, "enabled": true
+    });
+    let (status, body) = s.put("/api/settings/mcp", &json!([server]));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body)[0]["name"], "test");
+    wait_for(
+        "the new server to be ready with its tools",
+        Duration::from_secs(30),
+        || {
+            let list = json_of(&s.get("/api/mcp").1);
+            list[0]["state"] == "ready" && list[0]["tools"].as_u64().unwrap_or(0) > 0
+        },
+    );
+    assert_eq!(json_of(&s.get("/api/settings/mcp").1), json!([server]));
+    let config = std::fs::read_to_string(w.home.path().join("config.toml")).expect("config");
+    assert!(
+        config.contains("[[tools.mcp]]") && config.contains("name = \"test\""),
+        "{config}"
+    );
+    assert!(
+        config.contains("[memory]"),
+        "the rest of the file stays:\n{config}"
+    );
+    drop(s);
+
+    // Another process starts it from the saved file; removing it stops it there too.
+    let listed = w.json(&["mcp", "list", "--json"]);
+    assert_eq!(listed[0]["state"], "ready", "{listed}");
+    let s = Server::start(&w);
+    let (status, body) = s.put("/api/settings/mcp", &json!([]));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&s.get("/api/mcp").1), json!([]));
+    assert_eq!(json_of(&s.get("/api/settings/mcp").1), json!([]));
+}

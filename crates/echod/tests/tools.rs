@@ -496,22 +496,6 @@ fn skills_are_listed_in_the_context_and_changing_them_needs_a_yes() {
     assert!(skill.join("SKILL.md").exists(), "the skill was not deleted");
 }
 
-/// The MCP test server binary (`tests/mcp-server`), next to this test's build output.
-fn mcp_test_server() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("test exe");
-    let bin = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|dir| dir.join("mcp-test-server"))
-        .expect("target dir");
-    assert!(
-        bin.is_file(),
-        "{} is missing; build it with `cargo build -p echo-mcp-test-server` (the workspace test run does)",
-        bin.display()
-    );
-    bin
-}
-
 #[test]
 fn mcp_tools_are_offered_namespaced_and_go_through_the_gate() {
     let places = Places::new();

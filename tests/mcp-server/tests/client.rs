@@ -586,3 +586,52 @@ async fn the_status_serializes_for_the_ui() {
     );
     manager.shutdown().await;
 }
+
+/// Whether a process runs (exists and is not a zombie waiting to be reaped).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+#[tokio::test]
+async fn a_launchers_children_die_with_the_server() {
+    // Like `npx`, the configured command leaves a process of its own behind the server.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("child.pid");
+    let config = McpServerConfig {
+        command: Some("sh".into()),
+        args: vec![
+            "-c".into(),
+            format!(
+                "sleep 1000 & echo $! > '{}'; exec '{BIN}'",
+                pidfile.display()
+            ),
+        ],
+        ..stdio("launched")
+    };
+    let (manager, _registry) = start(vec![config]);
+    ready(&manager, "launched").await;
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid file")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(
+        alive(pid),
+        "the launcher's child runs while the server does"
+    );
+    manager.shutdown().await;
+    let start = Instant::now();
+    while alive(pid) {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "process {pid} outlived its MCP server"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

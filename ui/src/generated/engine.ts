@@ -610,6 +610,36 @@ export type McpTransportKind = "stdio" | "http";
 
 export type McpServerState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
 
+export type McpServerConfig = { 
+/**
+ * Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
+ */
+name: string, 
+/**
+ * Program to start (stdio transport).
+ */
+command: string | null, 
+/**
+ * Its arguments.
+ */
+args: Array<string>, 
+/**
+ * Extra environment variables for the program.
+ */
+env: { [key in string]: string }, 
+/**
+ * Streamable-HTTP endpoint (instead of `command`).
+ */
+url: string | null, 
+/**
+ * Extra HTTP headers (e.g. `Authorization`).
+ */
+headers: { [key in string]: string }, 
+/**
+ * Whether the server is used.
+ */
+enabled: boolean, };
+
 export type ProviderKind = "openai" | "anthropic" | "ollama";
 
 export type ProviderSettings = { 

@@ -142,3 +142,19 @@ pub fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The MCP test server binary (`tests/mcp-server`), next to this test's build output.
+pub fn mcp_test_server() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("test exe");
+    let bin = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map(|dir| dir.join("mcp-test-server"))
+        .expect("target dir");
+    assert!(
+        bin.is_file(),
+        "{} is missing; build it with `cargo build -p echo-mcp-test-server` (the workspace test run does)",
+        bin.display()
+    );
+    bin
+}
