@@ -263,6 +263,48 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "the approved command ran in the app's working directory"
     );
 
+    // Settings → Desktop: the shortcut is registered; an unusable one is refused with a clear
+    // message and the old one keeps working (quick ask below uses it).
+    client
+        .find(Locator::Css(".topbar button.nav-settings"))
+        .await
+        .expect("the Settings button")
+        .click()
+        .await
+        .expect("open Settings");
+    until(
+        &client,
+        "the registered shortcut",
+        "const s = document.querySelector('[data-testid=shortcut-status]'); return !!s && s.dataset.registered === 'true' && s.textContent.includes('CommandOrControl+Shift+Space')",
+    )
+    .await;
+    let field = client
+        .find(Locator::Css("[data-testid=shortcut-input]"))
+        .await
+        .expect("the shortcut field");
+    field.clear().await.expect("clear");
+    field.send_keys("Ctrl+NoSuchKey").await.expect("type");
+    client
+        .find(Locator::Css("[data-testid=shortcut-apply]"))
+        .await
+        .expect("Apply")
+        .click()
+        .await
+        .expect("click Apply");
+    until(
+        &client,
+        "the refusal",
+        "return (document.querySelector('[data-testid=shortcut-error]')?.textContent ?? '').includes('Ctrl+NoSuchKey')",
+    )
+    .await;
+    client
+        .find(Locator::Css(".topbar button.nav-chat"))
+        .await
+        .expect("the Chat button")
+        .click()
+        .await
+        .expect("back to chat");
+
     // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on
     // the empty input hands the conversation to the main window and destroys the small one.
     let main_window = client.window().await.expect("main window handle");

@@ -393,13 +393,17 @@ impl Store {
     }
 
     /// Renames a session. `Ok(false)` when another session already has the name.
+    /// The name the person gave also becomes the title shown in lists (it replaces the one
+    /// made from the first message).
     pub async fn rename_session(&self, id: &SessionId, name: &str) -> Result<bool, StoreError> {
-        let result = sqlx::query("UPDATE sessions SET name = ?, updated_at = ? WHERE id = ?")
-            .bind(name)
-            .bind(crate::time::now_rfc3339())
-            .bind(id.as_str())
-            .execute(&self.pool)
-            .await;
+        let result =
+            sqlx::query("UPDATE sessions SET name = ?, title = ?, updated_at = ? WHERE id = ?")
+                .bind(name)
+                .bind(name)
+                .bind(crate::time::now_rfc3339())
+                .bind(id.as_str())
+                .execute(&self.pool)
+                .await;
         match result {
             Ok(_) => Ok(true),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),

@@ -460,6 +460,7 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
     assert_eq!(status, 200, "{body}");
     let renamed: Value = serde_json::from_str(&body).expect("json");
     assert_eq!(renamed["name"], "renamed");
+    assert_eq!(renamed["title"], "renamed", "lists show the name given");
     assert_eq!(renamed["message_count"], 2);
     let (status, body) = s.raw(
         "PATCH",
