@@ -861,7 +861,7 @@ impl Tool for EditFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{TestDir, prepare, run};
+    use crate::test_support::{TestDir, prepare, prepare_then_run, run};
 
     #[test]
     fn resolve_path_cases() {
@@ -1193,6 +1193,48 @@ mod tests {
             out.content
         );
         assert_eq!(d.read("f.rs"), "let a = 0;\nlet b = 3;\nlet a = 0;\n");
+    }
+
+    #[tokio::test]
+    async fn an_approved_change_is_not_applied_to_a_file_that_changed_meanwhile() {
+        let d = TestDir::new();
+        d.write("f.txt", "alpha\nbeta\ngamma\n");
+        let edit = r#"{"path":"f.txt","old_text":"beta","new_text":"BETA"}"#;
+        // Someone edits the file while the question waits: the same edit would now apply
+        // a different diff, so it is refused and the file is left as they left it.
+        let out = prepare_then_run(d.path(), "edit_file", edit, || {
+            d.write("f.txt", "alpha\nbeta\ngamma\ndelta\n");
+        })
+        .await;
+        assert_eq!(
+            out.error_kind,
+            Some("changed_since_approval"),
+            "{}",
+            out.content
+        );
+        assert!(
+            out.content.contains("nothing was written"),
+            "{}",
+            out.content
+        );
+        assert_eq!(d.read("f.txt"), "alpha\nbeta\ngamma\ndelta\n");
+        // A whole-file write over a file that appeared meanwhile is refused the same way.
+        let write = r#"{"path":"new.txt","content":"mine"}"#;
+        let out = prepare_then_run(d.path(), "write_file", write, || {
+            d.write("new.txt", "theirs")
+        })
+        .await;
+        assert_eq!(
+            out.error_kind,
+            Some("changed_since_approval"),
+            "{}",
+            out.content
+        );
+        assert_eq!(d.read("new.txt"), "theirs");
+        // Untouched in between, the approved change is applied.
+        let out = prepare_then_run(d.path(), "edit_file", edit, || {}).await;
+        assert!(out.ok, "{}", out.content);
+        assert_eq!(d.read("f.txt"), "alpha\nBETA\ngamma\ndelta\n");
     }
 
     #[tokio::test]

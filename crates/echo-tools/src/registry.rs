@@ -438,6 +438,7 @@ impl ToolRegistry {
             args,
             tool,
             started,
+            action: approved,
             ..
         } = prepared;
         let fail = |kind: &'static str, content: String| {
@@ -453,6 +454,26 @@ impl ToolRegistry {
                     self.limits.breaker_failures
                 ),
             );
+        }
+        // An approval is for the change that was shown. A change that writes is worked out
+        // again now; if the files moved under it meanwhile (an edit, a diff, a deletion that
+        // would differ), nothing is written and the model is told to prepare it again.
+        if !approved.writes.is_empty() {
+            match tool.action(&args, ctx).await {
+                Ok(now) if now.detail == approved.detail => {}
+                Ok(_) => {
+                    return fail(
+                        "changed_since_approval",
+                        format!(
+                            "error: {} was not run: the files changed after the change was shown for approval, so it would no longer do what was approved; nothing was written. Look at the current content and propose the change again.",
+                            call.name
+                        ),
+                    );
+                }
+                Err(e) => {
+                    return fail("failed", format!("error: {e}"));
+                }
+            }
         }
         let limit = tool.timeout().unwrap_or(default_timeout);
         let run = tool.call(args, ctx);

@@ -71,6 +71,24 @@ pub(crate) async fn run_in(ctx: &ToolContext, name: &str, args: &str) -> ToolOut
         .await
 }
 
+/// Prepares a call of a built-in tool, lets `meanwhile` run (as a person deciding would), then
+/// runs the prepared call.
+pub(crate) async fn prepare_then_run(
+    workdir: &Path,
+    name: &str,
+    args: &str,
+    meanwhile: impl FnOnce(),
+) -> ToolOutcome {
+    let registry = ToolRegistry::with_builtins();
+    let ctx = ctx(workdir);
+    let prepared = match registry.prepare(&call(name, args), &ctx).await {
+        Ok(p) => p,
+        Err(outcome) => return outcome,
+    };
+    meanwhile();
+    registry.run(prepared, &ctx, Duration::from_secs(30)).await
+}
+
 /// What a call of a built-in tool would do, or the error message the model would get.
 pub(crate) async fn prepare(workdir: &Path, name: &str, args: &str) -> Result<Action, String> {
     ToolRegistry::with_builtins()
