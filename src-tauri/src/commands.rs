@@ -2,16 +2,16 @@
 //! UI's two transports behave alike. Errors cross as `{code, message}`.
 
 use crate::desktop::{self, Desk};
-use echo_agent::echo_gate::{AuditEntry, Decision, Rule, RuleScope};
+use echo_agent::echo_gate::{AuditEntry, Rule};
 use echo_agent::echo_mcp::ServerStatus;
 use echo_agent::{
     ApiError, ApprovalAnswer, ApprovalMode, ConnectionReport, EventHandler, OllamaInfo,
-    ProviderUpdate, ProviderView, TurnRequest,
+    ProviderUpdate, ProviderView, RuleRequest, TurnRequest,
 };
 use echo_core::EventEnvelope;
 use echo_core::config::McpServerConfig;
 use echo_core::store::{SessionSummary, StoredMessage};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
@@ -122,32 +122,9 @@ pub async fn list_rules(desk: State<'_, Desk>) -> Answer<Vec<Rule>> {
     Ok(desk.api.rules().await?)
 }
 
-/// A rule to add, as the UI's `NewRule`.
-#[derive(Debug, Deserialize)]
-pub struct NewRuleBody {
-    tool: String,
-    pattern: Option<String>,
-    decision: String,
-    scope: Option<String>,
-    session: Option<String>,
-}
-
 #[tauri::command]
-pub async fn add_rule(desk: State<'_, Desk>, rule: NewRuleBody) -> Answer<Rule> {
-    let decision = Decision::parse(&rule.decision).map_err(|e| Failure::invalid(e.to_string()))?;
-    let scope = RuleScope::parse(rule.scope.as_deref().unwrap_or("always"))
-        .map_err(|e| Failure::invalid(e.to_string()))?;
-    Ok(desk
-        .api
-        .add_rule(
-            &rule.tool,
-            rule.pattern.as_deref(),
-            decision,
-            scope,
-            rule.session.as_deref(),
-            "desktop",
-        )
-        .await?)
+pub async fn add_rule(desk: State<'_, Desk>, rule: RuleRequest) -> Answer<Rule> {
+    Ok(desk.api.add_rule_request(&rule, "desktop").await?)
 }
 
 #[tauri::command]

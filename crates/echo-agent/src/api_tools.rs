@@ -6,6 +6,21 @@ use crate::error::ApiError;
 use echo_core::config::McpServerConfig;
 use echo_gate::{AuditEntry, Decision, GateError, NewRule, Rule, RuleScope};
 
+/// A rule to add, as the UI's `NewRule` sends it.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct RuleRequest {
+    /// Tool name or glob.
+    pub tool: String,
+    /// Command prefix, path glob, host or MCP server.
+    pub pattern: Option<String>,
+    /// `allow`, `ask` or `deny`.
+    pub decision: String,
+    /// `session` or `always` (the default).
+    pub scope: Option<String>,
+    /// Session name, for session rules.
+    pub session: Option<String>,
+}
+
 impl Api {
     /// Answers a pending approval question (from [`echo_core::TurnEvent::ApprovalRequested`]).
     pub fn answer_approval(
@@ -68,6 +83,31 @@ impl Api {
                 created_by: created_by.to_string(),
             })
             .await?)
+    }
+
+    /// Adds a rule as front ends receive it (decision and scope as words, the session by
+    /// name); a word that is not a decision or scope is an `invalid_input` naming it.
+    pub async fn add_rule_request(
+        &self,
+        rule: &RuleRequest,
+        created_by: &str,
+    ) -> Result<Rule, ApiError> {
+        let invalid = |message: String| ApiError::InvalidInput {
+            what: "rule",
+            message,
+        };
+        let decision = Decision::parse(&rule.decision).map_err(|e| invalid(e.to_string()))?;
+        let scope = RuleScope::parse(rule.scope.as_deref().unwrap_or("always"))
+            .map_err(|e| invalid(e.to_string()))?;
+        self.add_rule(
+            &rule.tool,
+            rule.pattern.as_deref(),
+            decision,
+            scope,
+            rule.session.as_deref(),
+            created_by,
+        )
+        .await
     }
 
     /// Removes a rule by id.

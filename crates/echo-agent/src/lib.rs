@@ -25,6 +25,7 @@ mod think;
 pub use api::{Api, KeySource, Trace, TurnOutcome, TurnRequest};
 pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
 pub use api_settings::{ConnectionReport, OllamaInfo, ProviderUpdate, ProviderView};
+pub use api_tools::RuleRequest;
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use echo_gate;
 pub use echo_mcp;

@@ -15,9 +15,9 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use echo_agent::echo_gate::{Decision, RuleScope};
 use echo_agent::{
-    Api, ApiError, ApprovalAnswer, ApprovalMode, EventHandler, ProviderUpdate, TurnRequest,
+    Api, ApiError, ApprovalAnswer, ApprovalMode, EventHandler, ProviderUpdate, RuleRequest,
+    TurnRequest,
 };
 use echo_core::EventEnvelope;
 use serde::{Deserialize, Serialize};
@@ -433,26 +433,14 @@ async fn add_rule(
     State(s): State<AppState>,
     Json(body): Json<RuleBody>,
 ) -> Answer<serde_json::Value> {
-    let invalid = |message: String| {
-        Failure(ApiError::InvalidInput {
-            what: "rule",
-            message,
-        })
+    let request = RuleRequest {
+        tool: body.tool,
+        pattern: body.pattern,
+        decision: body.decision,
+        scope: body.scope,
+        session: body.session,
     };
-    let decision = Decision::parse(&body.decision).map_err(|e| invalid(e.to_string()))?;
-    let scope = RuleScope::parse(body.scope.as_deref().unwrap_or("always"))
-        .map_err(|e| invalid(e.to_string()))?;
-    let rule = s
-        .api
-        .add_rule(
-            &body.tool,
-            body.pattern.as_deref(),
-            decision,
-            scope,
-            body.session.as_deref(),
-            "user",
-        )
-        .await?;
+    let rule = s.api.add_rule_request(&request, "user").await?;
     Ok(Json(serde_json::to_value(rule).unwrap_or_default()))
 }
 
