@@ -1,8 +1,8 @@
 // Browser end-to-end test of the web UI against the real engine: starts the scripted mock
 // model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
 // and checks streaming, an approval, stop, reload, a model error, a rule made in Settings,
-// renaming and deleting a session, regenerate and edit-and-resend, and provider settings
-// (test connection, save with the key in the keychain, reload). Exits non-zero on any failure
+// renaming and deleting a session, regenerate and edit-and-resend, provider settings (test
+// connection, save with the key in the keychain, reload) and the MCP server editor. Exits non-zero on any failure
 // and always stops what it started. Run it inside scripts/with-desktop-session.sh (for the
 // keychain).
 
@@ -140,6 +140,7 @@ async function main() {
   for (const [bin, hint] of [
     ['mock-model', 'cargo build -p echo-mock-model'],
     ['echod', 'cargo build -p echod'],
+    ['mcp-test-server', 'cargo build -p echo-mcp-test-server'],
   ]) {
     if (!existsSync(join(BIN, bin))) fail(`${join(BIN, bin)} is missing; build it with \`${hint}\``);
   }
@@ -438,8 +439,38 @@ async function main() {
   await until(page, 'the key to be gone', () =>
     document.querySelector('[data-testid="provider-key-source"]')?.dataset.source === 'none');
 
+  // 10. MCP servers: add the real test server (stdio) in Settings; it starts at once, its
+  // env value never shows in the list, the file has it; removing it stops it.
+  console.log('e2e: MCP server editor');
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the MCP panel', () => document.querySelector('[data-testid="mcp-add"]'));
+  await page.click('[data-testid="mcp-add"]');
+  await page.fill('[data-testid="mcp-name"]', 'tester');
+  await page.selectOption('[data-testid="mcp-transport"]', 'stdio');
+  await page.fill('[data-testid="mcp-command"]', join(BIN, 'mcp-test-server'));
+  await page.fill('[data-testid="mcp-env"]', 'MCP_TEST_SECRET=s3cr3t-value');
+  await page.click('[data-testid="mcp-save"]');
+  await until(page, 'the saved notice', () => document.querySelector('[data-testid="mcp-saved"]'));
+  if (await page.$('[data-testid="mcp-error"]')) fail('saving the MCP server showed an error');
+  await until(page, 'the server to be ready with tools', () => {
+    const row = document.querySelector('tr[data-server="tester"]');
+    return row?.querySelector('.state.state-ready') && Number(row.children[3]?.textContent) > 0;
+  });
+  const rowText = await page.evaluate(() => document.querySelector('tr[data-server="tester"]')?.textContent ?? '');
+  if (rowText.includes('s3cr3t-value') || !rowText.includes('MCP_TEST_SECRET')) fail(`the env value shows in the list: ${rowText}`);
+  const saved = readFileSync(join(home, 'config.toml'), 'utf8');
+  if (!saved.includes('[[tools.mcp]]') || !saved.includes('name = "tester"')) fail(`config.toml lacks the server:\n${saved}`);
+  await shot(page, 'mcp');
+  await page.click('tr[data-server="tester"] [data-testid="mcp-remove"]');
+  await until(page, 'the server to leave the list', () => !document.querySelector('tr[data-server="tester"]'));
+  const running = await page.evaluate(async (t) => {
+    const r = await fetch('/api/mcp', { headers: { Authorization: `Bearer ${t}` } });
+    return r.json();
+  }, token);
+  if (running.length !== 0) fail(`MCP servers still running after removal: ${JSON.stringify(running)}`);
+
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 9 passed, 0 failed');
+  console.log('e2e: 10 passed, 0 failed');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -46,6 +46,8 @@ function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMe
     addRule: async () => Promise.reject(new Error('not in this test')),
     removeRule: async () => Promise.reject(new Error('not in this test')),
     mcpServers: async () => [],
+    mcpConfig: async () => [],
+    setMcpConfig: async () => Promise.reject(new Error('not in this test')),
     approvals: async () => [],
     provider: async () => providerView,
     updateProvider: async () => providerView,

@@ -73,6 +73,12 @@ class FakeTransport implements Transport {
   async mcpServers() {
     return [];
   }
+  async mcpConfig() {
+    return [];
+  }
+  async setMcpConfig(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
   async approvals() {
     return [];
   }

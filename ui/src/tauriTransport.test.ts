@@ -9,7 +9,7 @@ import { listen } from '@tauri-apps/api/event';
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from './events';
-import { providerUpdate } from './settingsTypes';
+import { type McpServerConfig, providerUpdate } from './settingsTypes';
 import { type IpcChannel, type TauriApi, TauriTransport } from './tauriTransport';
 import { TransportError } from './transport';
 
@@ -48,6 +48,16 @@ const finished = event(2, {
   trace_id: 't1',
 });
 
+const mcpServer: McpServerConfig = {
+  name: 'gh',
+  command: 'npx',
+  args: ['-y', 'server-github'],
+  env: { GITHUB_TOKEN: 't' },
+  url: null,
+  headers: {},
+  enabled: true,
+};
+
 const update = providerUpdate(
   { kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', model: 'llama3', fallback_models: [] },
   'k',
@@ -70,6 +80,8 @@ describe('TauriTransport', () => {
     await transport.addRule({ tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' });
     await transport.removeRule('r-1');
     await transport.mcpServers();
+    await transport.mcpConfig();
+    await transport.setMcpConfig([mcpServer]);
     await transport.approvals(20);
     expect(await transport.provider()).toEqual({ cmd: 'provider' });
     await transport.updateProvider(update);
@@ -90,6 +102,8 @@ describe('TauriTransport', () => {
       ['add_rule', { rule: { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' } }],
       ['remove_rule', { id: 'r-1' }],
       ['mcp_servers', undefined],
+      ['mcp_config', undefined],
+      ['set_mcp_config', { servers: [mcpServer] }],
       ['approvals', { limit: 20 }],
       ['provider', undefined],
       ['update_provider', { update }],

@@ -7,6 +7,7 @@ import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
 import type {
   AuditEntry,
   ConnectionReport,
+  McpServerConfig,
   McpServerStatus,
   NewRule,
   OllamaInfo,
@@ -150,6 +151,14 @@ export class TauriTransport implements Transport {
 
   mcpServers(): Promise<McpServerStatus[]> {
     return this.call('mcp_servers');
+  }
+
+  mcpConfig(): Promise<McpServerConfig[]> {
+    return this.call('mcp_config');
+  }
+
+  setMcpConfig(servers: McpServerConfig[]): Promise<McpServerStatus[]> {
+    return this.call('set_mcp_config', { servers });
   }
 
   approvals(limit: number): Promise<AuditEntry[]> {

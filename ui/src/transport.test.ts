@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from './events';
-import { providerUpdate } from './settingsTypes';
+import { type McpServerConfig, providerUpdate } from './settingsTypes';
 import { HttpTransport, TOKEN_KEY, type Transport, TransportError, takeToken } from './transport';
 
 interface Call {
@@ -228,6 +228,40 @@ describe('HttpTransport', () => {
     await expect(transport.updateProvider(update)).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'model: it is empty',
+      status: 400,
+    });
+  });
+
+  it('reads the MCP server list and replaces it whole with PUT, getting the states back', async () => {
+    const servers: McpServerConfig[] = [
+      { name: 'gh', command: 'npx', args: ['-y', 'server-github'], env: { GITHUB_TOKEN: 't' }, url: null, headers: {}, enabled: true },
+      { name: 'docs', command: null, args: [], env: {}, url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer x' }, enabled: false },
+    ];
+    const states = [
+      { name: 'gh', transport: 'stdio', state: 'starting', error: null, tools: 0, restarts: 0, pid: null },
+      { name: 'docs', transport: 'http', state: 'disabled', error: null, tools: 0, restarts: 0, pid: null },
+    ];
+    const { calls, transport } = stub((c) => json(c.method === 'GET' ? servers : states));
+    expect(await transport.mcpConfig()).toEqual(servers);
+    expect(await transport.setMcpConfig(servers)).toEqual(states);
+    expect(await transport.setMcpConfig([])).toEqual(states);
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:4000/api/settings/mcp', undefined],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/mcp', servers],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/mcp', []],
+    ]);
+    for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
+    expect(calls[0]?.headers['Content-Type']).toBeUndefined();
+    expect(calls[1]?.headers['Content-Type']).toBe('application/json');
+  });
+
+  it('rejects an invalid MCP server list with the server’s code and message', async () => {
+    const { transport } = stub(() =>
+      json({ error: { code: 'invalid_input', message: 'MCP server name "gh" is used twice' } }, 400),
+    );
+    await expect(transport.setMcpConfig([])).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'MCP server name "gh" is used twice',
       status: 400,
     });
   });

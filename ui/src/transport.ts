@@ -8,6 +8,7 @@ import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
 import type {
   AuditEntry,
   ConnectionReport,
+  McpServerConfig,
   McpServerStatus,
   NewRule,
   OllamaInfo,
@@ -79,6 +80,14 @@ export interface Transport {
   removeRule(id: string): Promise<Rule>;
   /** The MCP servers and their state. */
   mcpServers(): Promise<McpServerStatus[]>;
+  /** The configured MCP servers, in order. */
+  mcpConfig(): Promise<McpServerConfig[]>;
+  /**
+   * Replaces the whole MCP server list: saved to config.toml and applied at once (the old
+   * servers stop, the new ones start). Returns their states; rejects with the server's
+   * message, changing nothing, when the list is invalid.
+   */
+  setMcpConfig(servers: McpServerConfig[]): Promise<McpServerStatus[]>;
   /** The most recent gate decisions, newest first. */
   approvals(limit: number): Promise<AuditEntry[]>;
   /** The model provider's settings and where its key comes from. */
@@ -188,6 +197,14 @@ export class HttpTransport implements Transport {
 
   async mcpServers(): Promise<McpServerStatus[]> {
     return (await this.json('GET', '/api/mcp')) as McpServerStatus[];
+  }
+
+  async mcpConfig(): Promise<McpServerConfig[]> {
+    return (await this.json('GET', '/api/settings/mcp')) as McpServerConfig[];
+  }
+
+  async setMcpConfig(servers: McpServerConfig[]): Promise<McpServerStatus[]> {
+    return (await this.json('PUT', '/api/settings/mcp', servers)) as McpServerStatus[];
   }
 
   async approvals(limit: number): Promise<AuditEntry[]> {

@@ -35,6 +35,8 @@ function setup() {
     addRule: unused,
     removeRule: unused,
     mcpServers: unused,
+    mcpConfig: unused,
+    setMcpConfig: unused,
     approvals: unused,
     provider: unused,
     updateProvider: unused,

@@ -1,7 +1,7 @@
 // The settings view: the model provider (kind, address, model, key; test and save; a local
 // Ollama offered when one runs), the desktop's quick-ask shortcut (in the desktop app only),
-// approval rules (list, add, remove), the MCP servers' status and the recent gate decisions.
-// Each panel loads its own data through the transport.
+// approval rules (list, add, remove), the MCP servers (their state; add, edit, remove, turn on
+// and off) and the recent gate decisions. Each panel loads its own data through the transport.
 
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import type { ShortcutStatus } from '../desktopTypes';
@@ -9,6 +9,7 @@ import { type MessageKey, useT } from '../i18n';
 import type {
   AuditEntry,
   ConnectionReport,
+  McpServerConfig,
   McpServerStatus,
   OllamaInfo,
   ProviderKind,
@@ -19,6 +20,14 @@ import type {
   RuleScope,
 } from '../settingsTypes';
 import { providerUpdate } from '../settingsTypes';
+import {
+  EMPTY_MCP_FORM,
+  type McpForm,
+  type McpFormTransport,
+  commandLine,
+  configFromForm,
+  formFromConfig,
+} from '../mcpForm';
 import { type DesktopBridge, type Transport, TransportError } from '../transport';
 
 type SettingsTransport = Pick<
@@ -27,6 +36,8 @@ type SettingsTransport = Pick<
   | 'addRule'
   | 'removeRule'
   | 'mcpServers'
+  | 'mcpConfig'
+  | 'setMcpConfig'
   | 'approvals'
   | 'provider'
   | 'updateProvider'
@@ -41,7 +52,7 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Loads `load()` on mount and on `reload()`; keeps the last value or the error. */
+/** Loads `load()` on mount and on `reload()`; keeps the last value (or one set) or the error. */
 function useLoaded<T>(load: () => Promise<T>) {
   const [value, setValue] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
@@ -63,7 +74,7 @@ function useLoaded<T>(load: () => Promise<T>) {
       live = false;
     };
   }, [load]);
-  return { value, error, reload };
+  return { value, error, reload, setValue };
 }
 
 function LoadState({ loaded, error }: { loaded: boolean; error: string | null }) {
@@ -592,46 +603,402 @@ export function RulesPanel({ transport, session }: RulesProps) {
   );
 }
 
-export function McpPanel({ transport }: { transport: Pick<Transport, 'mcpServers'> }) {
+type McpTransport = Pick<Transport, 'mcpServers' | 'mcpConfig' | 'setMcpConfig'>;
+
+/** After a save the states are read again every second, ten times at most (or until none starts). */
+const MCP_POLL_MS = 1000;
+const MCP_POLL_TRIES = 10;
+
+/** The open form: a new server (`original` null) or the configured one of that name. */
+interface McpEditing {
+  original: string | null;
+  form: McpForm;
+}
+
+function isHttp(c: McpServerConfig): boolean {
+  return c.url !== null && c.command === null;
+}
+
+function McpStateCell({ status }: { status: McpServerStatus | undefined }) {
   const t = useT();
-  const load = useCallback(() => transport.mcpServers(), [transport]);
-  const { value: servers, error, reload } = useLoaded(load);
+  if (!status) return <span className="muted">{t('mcp.state.unknown')}</span>;
+  return (
+    <>
+      <span className={`state state-${status.state}`}>{t(`mcp.state.${status.state}` as MessageKey)}</span>
+      {status.restarts > 0 && <span className="muted"> · {t('mcp.restarted', { count: status.restarts })}</span>}
+      {status.error && <div className="error-text">{status.error}</div>}
+    </>
+  );
+}
+
+/** One configured server: how it runs, with env and header names but never their values. */
+function McpRunsCell({ config }: { config: McpServerConfig }) {
+  const t = useT();
+  const env = Object.keys(config.env);
+  const headers = Object.keys(config.headers);
+  return (
+    <>
+      <span className="badge mcp-kind">{isHttp(config) ? t('mcp.kind.http') : t('mcp.kind.stdio')}</span>{' '}
+      <code className="mcp-target">{isHttp(config) ? config.url : commandLine(config)}</code>
+      {env.length > 0 && <div className="mcp-secret-names">{t('mcp.envKeys', { keys: env.join(', ') })}</div>}
+      {headers.length > 0 && (
+        <div className="mcp-secret-names">{t('mcp.headerNames', { names: headers.join(', ') })}</div>
+      )}
+    </>
+  );
+}
+
+interface McpFormProps {
+  editing: McpEditing;
+  busy: boolean;
+  onChange: (change: Partial<McpForm>) => void;
+  onSubmit: (e: FormEvent) => void;
+  onCancel: () => void;
+}
+
+/**
+ * The add/edit form. Environment and header values may be secrets: their boxes are masked
+ * (like a password field, keys included) until "Show values" is ticked.
+ */
+function McpServerForm({ editing, busy, onChange, onSubmit, onCancel }: McpFormProps) {
+  const t = useT();
+  const [reveal, setReveal] = useState(false);
+  const { form } = editing;
+  const secretClass = reveal ? 'secret-text revealed' : 'secret-text';
+  return (
+    <form className="mcp-form" aria-labelledby="mcp-form-heading" noValidate onSubmit={onSubmit}>
+      <h3 id="mcp-form-heading">
+        {editing.original === null ? t('mcp.formAdd') : t('mcp.formEdit', { name: editing.original })}
+      </h3>
+      <div className="field-grid">
+        <div className="field">
+          <label>
+            <span>{t('mcp.name')}</span>
+            <input
+              data-testid="mcp-name"
+              value={form.name}
+              autoFocus
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="github"
+              aria-describedby="mcp-name-help"
+              onChange={(e) => onChange({ name: e.target.value })}
+            />
+          </label>
+          <small id="mcp-name-help">{t('mcp.nameHelp')}</small>
+        </div>
+        <label>
+          <span>{t('mcp.transport')}</span>
+          <select
+            data-testid="mcp-transport"
+            value={form.transport}
+            onChange={(e) => onChange({ transport: e.target.value as McpFormTransport })}
+          >
+            <option value="stdio">{t('mcp.transport.stdio')}</option>
+            <option value="http">{t('mcp.transport.http')}</option>
+          </select>
+        </label>
+        {form.transport === 'stdio' ? (
+          <>
+            <label>
+              <span>{t('mcp.command')}</span>
+              <input
+                data-testid="mcp-command"
+                value={form.command}
+                spellCheck={false}
+                placeholder="npx"
+                onChange={(e) => onChange({ command: e.target.value })}
+              />
+            </label>
+            <div className="field">
+              <label>
+                <span>{t('mcp.args')}</span>
+                <input
+                  data-testid="mcp-args"
+                  value={form.args}
+                  spellCheck={false}
+                  placeholder="-y @modelcontextprotocol/server-github"
+                  aria-describedby="mcp-args-help"
+                  onChange={(e) => onChange({ args: e.target.value })}
+                />
+              </label>
+              <small id="mcp-args-help">{t('mcp.argsHelp')}</small>
+            </div>
+            <label className="wide">
+              <span>{t('mcp.env')}</span>
+              <textarea
+                data-testid="mcp-env"
+                className={secretClass}
+                rows={3}
+                value={form.env}
+                autoComplete="off"
+                spellCheck={false}
+                placeholder={t('mcp.envPlaceholder')}
+                onChange={(e) => onChange({ env: e.target.value })}
+              />
+            </label>
+          </>
+        ) : (
+          <>
+            <label className="wide">
+              <span>{t('mcp.url')}</span>
+              <input
+                data-testid="mcp-url"
+                type="url"
+                value={form.url}
+                spellCheck={false}
+                placeholder="https://example.com/mcp"
+                onChange={(e) => onChange({ url: e.target.value })}
+              />
+            </label>
+            <label className="wide">
+              <span>{t('mcp.headers')}</span>
+              <textarea
+                data-testid="mcp-headers"
+                className={secretClass}
+                rows={3}
+                value={form.headers}
+                autoComplete="off"
+                spellCheck={false}
+                placeholder={t('mcp.headersPlaceholder')}
+                onChange={(e) => onChange({ headers: e.target.value })}
+              />
+            </label>
+          </>
+        )}
+        <label className="check">
+          <input type="checkbox" checked={reveal} onChange={(e) => setReveal(e.target.checked)} />
+          <span>{t('mcp.showValues')}</span>
+        </label>
+        <label className="check">
+          <input
+            data-testid="mcp-enabled"
+            type="checkbox"
+            checked={form.enabled}
+            onChange={(e) => onChange({ enabled: e.target.checked })}
+          />
+          <span>{t('mcp.enabledField')}</span>
+        </label>
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="primary" data-testid="mcp-save" disabled={busy}>
+          {busy ? t('mcp.saving') : t('mcp.save')}
+        </button>
+        <button type="button" onClick={onCancel}>
+          {t('mcp.cancel')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * The MCP servers: the configured list with each one's live state, and an editor. Every change
+ * (save, remove, toggle) sends the whole list, which the engine saves and applies at once;
+ * the states are then read again until the servers have started.
+ */
+export function McpPanel({ transport }: { transport: McpTransport }) {
+  const t = useT();
+  const loadConfig = useCallback(() => transport.mcpConfig(), [transport]);
+  const { value: configs, error: configError, setValue: setConfigs } = useLoaded(loadConfig);
+  const loadStates = useCallback(() => transport.mcpServers(), [transport]);
+  const { value: states, error: statesError, reload, setValue: setStates } = useLoaded(loadStates);
+  const [editing, setEditing] = useState<McpEditing | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  /** Bumped by each save that left servers starting; starts a round of polling. */
+  const [pollRound, setPollRound] = useState(0);
+
+  useEffect(() => {
+    if (pollRound === 0) return;
+    let live = true;
+    let left = MCP_POLL_TRIES;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      left -= 1;
+      try {
+        const next = await loadStates();
+        if (!live) return;
+        setStates(next);
+        if (!next.some((s) => s.state === 'starting')) return;
+      } catch {
+        // Keep the last states; the next tick tries again.
+      }
+      if (live && left > 0) timer = setTimeout(() => void tick(), MCP_POLL_MS);
+    };
+    timer = setTimeout(() => void tick(), MCP_POLL_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [pollRound, loadStates, setStates]);
+
+  /** Sends the whole list; true when the engine took it. */
+  const apply = async (next: McpServerConfig[]): Promise<boolean> => {
+    setBusy(true);
+    setSaved(false);
+    try {
+      const result = await transport.setMcpConfig(next);
+      setConfigs(next);
+      setStates(result);
+      setFailure(null);
+      setSaved(true);
+      if (result.some((s) => s.state === 'starting')) setPollRound((r) => r + 1);
+      return true;
+    } catch (e) {
+      setFailure(message(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const open = (next: McpEditing) => {
+    setEditing(next);
+    setSaved(false);
+    setFailure(null);
+  };
+
+  const change = (patch: Partial<McpForm>) => {
+    setEditing((e) => e && { ...e, form: { ...e.form, ...patch } });
+    setSaved(false);
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!editing || !configs) return;
+    const base = configs.find((c) => c.name === editing.original);
+    const checked = configFromForm(
+      editing.form,
+      configs.filter((c) => c !== base),
+      base,
+    );
+    if (!checked.ok) {
+      setSaved(false);
+      setFailure(t(checked.problem.key, checked.problem.vars));
+      return;
+    }
+    // An edited entry keeps its place; a new one (or one removed meanwhile) goes last.
+    const next = base ? configs.map((c) => (c === base ? checked.value : c)) : [...configs, checked.value];
+    if (await apply(next)) setEditing(null);
+  };
+
+  const remove = async (name: string) => {
+    if (!configs) return;
+    if ((await apply(configs.filter((c) => c.name !== name))) && editing?.original === name) setEditing(null);
+  };
+
+  const toggle = async (name: string) => {
+    if (!configs) return;
+    const next = configs.map((c) => (c.name === name ? { ...c, enabled: !c.enabled } : c));
+    if ((await apply(next)) && editing?.original === name) {
+      const enabled = next.find((c) => c.name === name)?.enabled ?? true;
+      setEditing((e) => e && { ...e, form: { ...e.form, enabled } });
+    }
+  };
+
   return (
     <section className="panel mcp-panel" aria-labelledby="mcp-heading">
       <div className="panel-head">
         <h2 id="mcp-heading">{t('mcp.heading')}</h2>
-        <button type="button" className="refresh-mcp" onClick={() => void reload()}>
-          {t('mcp.refresh')}
-        </button>
+        <div className="form-actions">
+          <button type="button" className="refresh-mcp" onClick={() => void reload()}>
+            {t('mcp.refresh')}
+          </button>
+          <button
+            type="button"
+            data-testid="mcp-add"
+            disabled={configs === undefined || busy}
+            onClick={() => editing?.original !== null && open({ original: null, form: EMPTY_MCP_FORM })}
+          >
+            {t('mcp.add')}
+          </button>
+        </div>
       </div>
       <p className="help">{t('mcp.hint')}</p>
-      <LoadState loaded={servers !== undefined} error={error} />
-      {servers && servers.length === 0 && <p className="muted mcp-empty">{t('mcp.empty')}</p>}
-      {servers && servers.length > 0 && (
-        <table className="settings-table">
+      <LoadState loaded={configs !== undefined} error={configError ?? statesError} />
+      {configs && configs.length === 0 && <p className="muted mcp-empty">{t('mcp.empty')}</p>}
+      {configs && configs.length > 0 && (
+        <table className="settings-table mcp-servers">
           <thead>
             <tr>
               <th>{t('mcp.name')}</th>
-              <th>{t('mcp.transport')}</th>
+              <th>{t('mcp.runs')}</th>
               <th>{t('mcp.state')}</th>
               <th>{t('mcp.tools')}</th>
-              <th>{t('mcp.restarts')}</th>
-              <th>{t('mcp.error')}</th>
+              <th>{t('mcp.enabled')}</th>
+              <th />
             </tr>
           </thead>
           <tbody>
-            {servers.map((s: McpServerStatus) => (
-              <tr key={s.name} data-server={s.name}>
-                <td><code>{s.name}</code></td>
-                <td>{s.transport}</td>
-                <td><span className={`state state-${s.state}`}>{s.state}</span></td>
-                <td>{s.tools}</td>
-                <td>{s.restarts}</td>
-                <td className="error-text">{s.error ?? ''}</td>
-              </tr>
-            ))}
+            {configs.map((c) => {
+              const status = states?.find((s) => s.name === c.name);
+              return (
+                <tr key={c.name} data-server={c.name} className={c.enabled ? undefined : 'off'}>
+                  <td><code>{c.name}</code></td>
+                  <td className="mcp-runs"><McpRunsCell config={c} /></td>
+                  <td><McpStateCell status={status} /></td>
+                  <td>{status ? status.tools : ''}</td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      data-testid="mcp-toggle"
+                      checked={c.enabled}
+                      disabled={busy}
+                      aria-label={t('mcp.toggleLabel', { name: c.name })}
+                      onChange={() => void toggle(c.name)}
+                    />
+                  </td>
+                  <td className="row-actions">
+                    <button
+                      type="button"
+                      data-testid="mcp-edit"
+                      aria-label={t('mcp.editLabel', { name: c.name })}
+                      disabled={busy}
+                      onClick={() => open({ original: c.name, form: formFromConfig(c) })}
+                    >
+                      {t('mcp.edit')}
+                    </button>
+                    <button
+                      type="button"
+                      className="danger"
+                      data-testid="mcp-remove"
+                      aria-label={t('mcp.removeLabel', { name: c.name })}
+                      disabled={busy}
+                      onClick={() => void remove(c.name)}
+                    >
+                      {t('mcp.remove')}
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
+      )}
+      {editing && (
+        <McpServerForm
+          key={editing.original === null ? 'new' : `edit:${editing.original}`}
+          editing={editing}
+          busy={busy}
+          onChange={change}
+          onSubmit={(e) => void submit(e)}
+          onCancel={() => {
+            setEditing(null);
+            setFailure(null);
+          }}
+        />
+      )}
+      {saved && (
+        <p className="saved" data-testid="mcp-saved" role="status">
+          {t('mcp.saved')}
+        </p>
+      )}
+      {failure && (
+        <p className="turn-error" data-testid="mcp-error" role="alert">
+          {t('mcp.failed', { message: failure })}
+        </p>
       )}
     </section>
   );
