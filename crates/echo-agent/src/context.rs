@@ -10,6 +10,7 @@
 use crate::prompts::{PromptError, PromptName, Prompts};
 use echo_core::store::StoredMessage;
 use echo_core::{Message, Role, ToolSpec};
+use echo_llm::tokens::{count_message, count_request};
 use echo_memory::Memory;
 use std::collections::HashSet;
 
@@ -106,6 +107,65 @@ impl ContextStage<'_> {
         }
         messages.push(Message::user(format!("{head}\n\n{current}")));
         Ok(Prepared { messages, tools })
+    }
+
+    /// Makes a request fit `budget` tokens (as [`echo_llm::tokens`] counts them), in the
+    /// order that loses least: first old tool outputs are cut to their head and tail (the
+    /// latest step's results stay whole), then the oldest turns leave, a whole turn at a
+    /// time so a tool call is never separated from its result. The system block, the tool
+    /// definitions and the current turn (its user message verbatim and last) are never cut;
+    /// if they alone do not fit, that is an error naming both numbers.
+    pub(crate) fn fit(
+        &self,
+        mut messages: Vec<Message>,
+        tools: &[ToolSpec],
+        budget: usize,
+    ) -> Result<(Vec<Message>, Fit), Overflow> {
+        let mut tokens = count_request(&messages, tools);
+        let mut fit = Fit::default();
+        if tokens > budget {
+            let latest_step = messages
+                .iter()
+                .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty());
+            for (i, message) in messages.iter_mut().enumerate() {
+                if tokens <= budget {
+                    break;
+                }
+                let keep = latest_step.is_some_and(|step| i > step);
+                if message.role != Role::Tool || keep {
+                    continue;
+                }
+                if let Some(cut) = head_and_tail(&message.content) {
+                    let before = count_message(message);
+                    message.content = cut;
+                    tokens = tokens - before + count_message(message);
+                    fit.trimmed_outputs += 1;
+                }
+            }
+        }
+        while tokens > budget {
+            // History runs from after the system block to the current user message.
+            let first = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+            let Some(current) = messages.iter().rposition(|m| m.role == Role::User) else {
+                break;
+            };
+            if first >= current {
+                break;
+            }
+            let end = messages[first + 1..current]
+                .iter()
+                .position(|m| m.role == Role::User)
+                .map_or(current, |p| first + 1 + p);
+            let removed: usize = messages[first..end].iter().map(count_message).sum();
+            messages.drain(first..end);
+            tokens -= removed;
+            fit.dropped_messages += end - first;
+        }
+        fit.tokens = tokens;
+        if tokens > budget {
+            return Err(Overflow { tokens, budget });
+        }
+        Ok((messages, fit))
     }
 
     /// The request for a short explanation of an action waiting for approval.
@@ -206,6 +266,54 @@ impl ContextStage<'_> {
     }
 }
 
+/// Characters of a cut tool output kept from its start and from its end.
+const OUTPUT_HEAD: usize = 1_200;
+const OUTPUT_TAIL: usize = 600;
+
+/// `text` cut to its head and tail with a marker, if it is long enough to be worth cutting.
+fn head_and_tail(text: &str) -> Option<String> {
+    let chars = text.chars().count();
+    if chars <= OUTPUT_HEAD + OUTPUT_TAIL + 200 {
+        return None;
+    }
+    let head: String = text.chars().take(OUTPUT_HEAD).collect();
+    let tail: String = text.chars().skip(chars - OUTPUT_TAIL).collect();
+    let cut = chars - OUTPUT_HEAD - OUTPUT_TAIL;
+    Some(format!(
+        "{head}\n[… {cut} characters of this earlier tool output were cut to fit the context window; the trace keeps all of it …]\n{tail}"
+    ))
+}
+
+/// What fitting a request did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Fit {
+    /// Estimated tokens of the request sent.
+    pub tokens: usize,
+    /// Old history messages left out (whole turns).
+    pub dropped_messages: usize,
+    /// Old tool outputs cut to head and tail.
+    pub trimmed_outputs: usize,
+}
+
+impl Fit {
+    /// Whether anything was cut.
+    pub(crate) fn trimmed(&self) -> bool {
+        self.dropped_messages > 0 || self.trimmed_outputs > 0
+    }
+}
+
+/// The parts of a request that are never cut do not fit the window.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the request needs about {tokens} tokens even with old history and tool output left out, \
+     but the model's window leaves {budget} (llm.context_window minus the answer's reserve); \
+     shorten the message or raise llm.context_window"
+)]
+pub(crate) struct Overflow {
+    tokens: usize,
+    budget: usize,
+}
+
 /// Makes stored history a valid message sequence: every assistant tool call gets a result
 /// (a turn cut short by a crash may have left none), tool results without their call are
 /// dropped, and empty partial answers are skipped.
@@ -268,6 +376,160 @@ pub(crate) fn sanitize_history(history: &[StoredMessage]) -> Vec<Message> {
 mod tests {
     use super::*;
     use echo_core::ToolCall;
+
+    fn stage() -> (Prompts, Vec<echo_tools::SkillSummary>) {
+        (
+            Prompts::new(std::path::PathBuf::from("/nonexistent")),
+            Vec::new(),
+        )
+    }
+
+    fn call_msg(id: &str) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "read_file".into(),
+                arguments: "{}".into(),
+            }],
+            tool_call_id: None,
+            name: None,
+        }
+    }
+
+    fn result_msg(id: &str, content: &str) -> Message {
+        Message {
+            role: Role::Tool,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(id.into()),
+            name: Some("read_file".into()),
+        }
+    }
+
+    /// A request with `turns` old turns (each: question, tool call, big result, answer) and
+    /// the current question.
+    fn long_request(turns: usize) -> Vec<Message> {
+        let mut m = vec![Message::system("system rules")];
+        for i in 0..turns {
+            m.push(Message::user(format!(
+                "question {i} {}",
+                "words ".repeat(40)
+            )));
+            m.push(call_msg(&format!("c{i}")));
+            m.push(result_msg(&format!("c{i}"), &"x".repeat(6000)));
+            m.push(Message::assistant(format!("answer {i}")));
+        }
+        m.push(Message::user("the current question, verbatim"));
+        m
+    }
+
+    fn is_valid(messages: &[Message]) -> bool {
+        let mut open: Vec<String> = Vec::new();
+        for m in messages {
+            match m.role {
+                Role::Tool => {
+                    let Some(id) = &m.tool_call_id else {
+                        return false;
+                    };
+                    if !open.contains(id) {
+                        return false;
+                    }
+                }
+                _ => open = m.tool_calls.iter().map(|c| c.id.clone()).collect(),
+            }
+        }
+        messages.first().is_some_and(|m| m.role == Role::System)
+            && messages.get(1).is_some_and(|m| m.role == Role::User)
+    }
+
+    #[test]
+    fn a_request_that_fits_is_left_alone() {
+        let (prompts, skills) = stage();
+        let c = ContextStage {
+            prompts: &prompts,
+            skills: &skills,
+        };
+        let request = long_request(2);
+        let (fitted, fit) = c.fit(request.clone(), &[], 1_000_000).expect("fits");
+        assert_eq!(fitted, request);
+        assert!(!fit.trimmed());
+    }
+
+    #[test]
+    fn old_tool_outputs_are_cut_first_then_whole_old_turns_leave() {
+        let (prompts, skills) = stage();
+        let c = ContextStage {
+            prompts: &prompts,
+            skills: &skills,
+        };
+        let request = long_request(30);
+        let full = count_request(&request, &[]);
+        // Room for everything once the outputs are cut: no turn leaves.
+        let (fitted, fit) = c.fit(request.clone(), &[], full / 2).expect("fits");
+        assert!(
+            fit.trimmed_outputs > 0 && fit.dropped_messages == 0,
+            "{fit:?}"
+        );
+        assert_eq!(fitted.len(), request.len());
+        assert!(
+            fitted[3].content.contains("were cut to fit"),
+            "{}",
+            fitted[3].content
+        );
+        // A tight window: old turns leave, whole.
+        let (fitted, fit) = c.fit(request.clone(), &[], 5_000).expect("fits");
+        assert!(
+            fit.dropped_messages > 0 && fit.dropped_messages % 4 == 0,
+            "{fit:?}"
+        );
+        assert!(fit.tokens <= 5_000 && count_request(&fitted, &[]) == fit.tokens);
+        assert!(is_valid(&fitted), "{fitted:?}");
+        assert_eq!(
+            fitted.last(),
+            request.last(),
+            "the current message stays, last and verbatim"
+        );
+        assert!(
+            fitted[1].content.starts_with("question "),
+            "{:?}",
+            fitted[1]
+        );
+        assert!(
+            fitted.iter().any(|m| m.content == "answer 29"),
+            "the newest turns stay"
+        );
+    }
+
+    #[test]
+    fn the_current_steps_results_stay_whole() {
+        let (prompts, skills) = stage();
+        let c = ContextStage {
+            prompts: &prompts,
+            skills: &skills,
+        };
+        let mut request = long_request(3);
+        request.push(call_msg("now"));
+        request.push(result_msg("now", &"y".repeat(6000)));
+        let budget = count_request(&request, &[]) - 100;
+        let (fitted, fit) = c.fit(request, &[], budget).expect("fits");
+        assert!(fit.trimmed_outputs > 0);
+        assert_eq!(fitted.last().map(|m| m.content.len()), Some(6000));
+    }
+
+    #[test]
+    fn a_current_message_too_big_for_the_window_is_a_clear_error() {
+        let (prompts, skills) = stage();
+        let c = ContextStage {
+            prompts: &prompts,
+            skills: &skills,
+        };
+        let mut request = long_request(3);
+        request.push(Message::user("z ".repeat(5000)));
+        let e = c.fit(request, &[], 1_000).expect_err("too big");
+        assert!(e.to_string().contains("llm.context_window"), "{e}");
+    }
 
     fn stored(role: Role, content: &str, calls: &[&str], answers: Option<&str>) -> StoredMessage {
         StoredMessage {

@@ -167,6 +167,19 @@ async fn call_model(
     tools: Vec<ToolSpec>,
     usage: &mut Usage,
 ) -> Result<ChatResponse, TurnFailure> {
+    // The request must fit the model's window: ContextStage trims it if needed.
+    let budget = scope.llm.input_budget();
+    let (messages, fit) = scope
+        .context
+        .fit(messages, &tools, budget)
+        .map_err(|e| TurnFailure::internal("context_overflow", e.to_string(), *usage))?;
+    node.attr("tokens_estimated", fit.tokens);
+    node.attr("token_budget", budget);
+    if fit.trimmed() {
+        node.attr("history_dropped", fit.dropped_messages);
+        node.attr("outputs_trimmed", fit.trimmed_outputs);
+        node.degrade("context_trimmed");
+    }
     let request = scope.llm.request(messages, tools);
     let mut filter = ThinkFilter::default();
     let events = scope.events;

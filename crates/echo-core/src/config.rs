@@ -153,6 +153,11 @@ pub struct LlmConfig {
     pub fallback_models: Vec<String>,
     /// Upper bound on answer tokens (required by Anthropic; optional elsewhere).
     pub max_tokens: u32,
+    /// The model's context window in tokens: no request is sent that, with `reserve_output`,
+    /// would not fit (`ECHO_LLM_CONTEXT_WINDOW` overrides it).
+    pub context_window: u32,
+    /// Tokens kept free for the answer; `max_tokens` when unset.
+    pub reserve_output: Option<u32>,
     /// Sampling temperature; the server's default when unset.
     pub temperature: Option<f32>,
     /// Network time limits.
@@ -172,6 +177,8 @@ impl Default for LlmConfig {
             model: "llama3.2".into(),
             fallback_models: Vec::new(),
             max_tokens: 4096,
+            context_window: 32_768,
+            reserve_output: None,
             temperature: None,
             timeouts: TimeoutConfig::default(),
             retry: RetryConfig::default(),
@@ -181,6 +188,12 @@ impl Default for LlmConfig {
 }
 
 impl LlmConfig {
+    /// Tokens a request may take: the window minus what is kept free for the answer.
+    pub fn input_budget(&self) -> usize {
+        let reserve = self.reserve_output.unwrap_or(self.max_tokens);
+        self.context_window.saturating_sub(reserve) as usize
+    }
+
     /// The base URL in force: the configured one or the kind's default, without a trailing `/`.
     pub fn effective_base_url(&self) -> String {
         self.base_url
@@ -428,12 +441,13 @@ pub struct Config {
 }
 
 /// Environment variables that override `[llm]` (and, for the key, the keychain).
-pub const LLM_ENV: [&str; 5] = [
+pub const LLM_ENV: [&str; 6] = [
     "ECHO_LLM_KIND",
     "ECHO_LLM_BASE_URL",
     "ECHO_LLM_MODEL",
     "ECHO_LLM_FALLBACK_MODELS",
     "ECHO_LLM_API_KEY",
+    "ECHO_LLM_CONTEXT_WINDOW",
 ];
 
 /// Values given on the command line; `None` means "not given".
@@ -514,6 +528,18 @@ impl Config {
         }
         if let Some(list) = env.var("ECHO_LLM_FALLBACK_MODELS") {
             self.llm.fallback_models = split_list(&list);
+        }
+        if let Some(window) = env.var("ECHO_LLM_CONTEXT_WINDOW") {
+            self.llm.context_window =
+                window
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|w| *w > 0)
+                    .ok_or_else(|| ConfigError::Override {
+                        source_name: "ECHO_LLM_CONTEXT_WINDOW".into(),
+                        message: format!("{window:?} is not a positive number of tokens"),
+                    })?;
         }
         self.llm.api_key = env.var("ECHO_LLM_API_KEY");
         Ok(())

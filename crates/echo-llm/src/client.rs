@@ -30,6 +30,7 @@ pub struct LlmClient {
     retry: RetryConfig,
     max_tokens: u32,
     temperature: Option<f32>,
+    input_budget: usize,
 }
 
 impl fmt::Debug for LlmClient {
@@ -122,7 +123,14 @@ impl LlmClient {
             retry: cfg.retry.clone(),
             max_tokens: cfg.max_tokens,
             temperature: cfg.temperature,
+            input_budget: cfg.input_budget(),
         })
+    }
+
+    /// Tokens a request may take (`llm.context_window` minus the answer's reserve), as
+    /// counted by [`crate::tokens::count_request`].
+    pub fn input_budget(&self) -> usize {
+        self.input_budget
     }
 
     /// The configured model.

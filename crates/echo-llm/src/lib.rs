@@ -17,6 +17,7 @@ mod error;
 mod ollama;
 mod openai;
 mod provider;
+pub mod tokens;
 mod transport;
 mod types;
 

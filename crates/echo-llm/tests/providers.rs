@@ -37,6 +37,7 @@ fn config(mock: &MockServer, kind: ProviderKind, model: &str, fallbacks: &[&str]
             max_backoff_ms: 40,
         },
         api_key: Some("sk-test".into()),
+        ..LlmConfig::default()
     }
 }
 

@@ -1283,3 +1283,96 @@ fn concurrent_turns_with_consolidation_lose_nothing() {
         ]
     );
 }
+
+/// The estimate ContextStage uses, computed from a request as it went over the wire.
+fn wire_tokens(request: &Value) -> usize {
+    use echo_llm::tokens::count_text;
+    let messages: usize = request["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| 4 + count_text(m["content"].as_str().unwrap_or_default()))
+                .sum()
+        })
+        .unwrap_or(0);
+    let tools: usize = request["tools"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    let f = &t["function"];
+                    4 + count_text(f["name"].as_str().unwrap_or_default())
+                        + count_text(f["description"].as_str().unwrap_or_default())
+                        + count_text(&f["parameters"].to_string())
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    messages + tools
+}
+
+#[test]
+fn a_long_session_on_a_small_window_keeps_every_request_within_it() {
+    let w = World::with_config(
+        json!({ "steps": [], "default": { "echo": true } }),
+        "[llm]\ncontext_window = 4000\nmax_tokens = 300\n",
+    );
+    let inputs: Vec<String> = (0..30)
+        .map(|i| format!("message {i}: {}", "lorem ipsum dolor ".repeat(20)))
+        .collect();
+    for input in &inputs {
+        w.ok(&["ask", "--session", "long", input]);
+    }
+    // The turns' own requests (background jobs such as consolidation make their own).
+    let requests: Vec<Value> = w
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .is_some_and(|m| {
+                    m["content"]
+                        .as_str()
+                        .is_some_and(|c| inputs.iter().any(|i| c.ends_with(i.as_str())))
+                })
+        })
+        .collect();
+    assert_eq!(requests.len(), inputs.len());
+    for (i, request) in requests.iter().enumerate() {
+        let tokens = wire_tokens(request);
+        assert!(
+            tokens <= 3700,
+            "request {i} is {tokens} tokens, over the 3700 budget"
+        );
+        let messages = request["messages"].as_array().expect("messages");
+        let last = messages.last().expect("a message");
+        assert_eq!(last["role"], "user");
+        assert!(
+            last["content"]
+                .as_str()
+                .is_some_and(|c| c.ends_with(&inputs[i])),
+            "request {i}: the current message is last and verbatim"
+        );
+        assert_eq!(
+            messages[1]["role"], "user",
+            "history starts with a whole turn"
+        );
+    }
+    let last = requests.last().expect("requests");
+    let kept = last["messages"].as_array().map_or(0, Vec::len);
+    assert!(
+        kept < 2 * inputs.len(),
+        "old turns left the request ({kept} messages)"
+    );
+    // Nothing left the store, and the trace says the context was trimmed.
+    assert_eq!(w.history("long").len(), 2 * inputs.len());
+    let turns = w.turns();
+    let trace = w.trace(turns[0]["id"].as_str().expect("id"));
+    assert!(
+        trace["spans"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["degraded_reason"] == "context_trimmed")),
+        "{trace}"
+    );
+}
