@@ -1,10 +1,9 @@
 //! The desktop app in a real window: `echo-desk` under X (Xvfb in CI), driven through
 //! `tauri-driver` + WebKitWebDriver. It renders the UI, streams an answer from the scripted
 //! mock model over the Tauri IPC channel, asks before a shell call in its approval dialog,
-//! opens quick ask from the global shortcut (pressed
-//! with `xdotool`) and hands its conversation to the main window, and on SIGTERM quits
-//! cleanly: the turn that was streaming is stopped, its partial answer saved and marked
-//! interrupted.
+//! opens quick ask from the global shortcut (pressed with `xdotool`), asks there too and hands
+//! its conversation to the main window, and on SIGTERM quits cleanly: the turn that was
+//! streaming is stopped, its partial answer saved and marked interrupted.
 //!
 //! Needs `DISPLAY` (`xvfb-run -a`), `tauri-driver` (`cargo install tauri-driver --locked`;
 //! `TAURI_DRIVER` may name it) and `WebKitWebDriver` (Debian `webkit2gtk-driver`).
@@ -195,6 +194,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         { "model": "primary", "tool_calls": [{ "id": "c1", "name": "shell", "arguments": "{\"command\": \"touch desktop-approved.txt\"}" }] },
         { "model": "primary", "text": "Made the file." },
         { "model": "explainer", "times": 5, "text": "It creates an empty file." },
+        { "model": "primary", "tool_calls": [{ "id": "q1", "name": "shell", "arguments": "{\"command\": \"touch quick-approved.txt\"}" }] },
         { "model": "primary", "text": "A quick answer, streamed.", "chunks": 5, "chunk_delay_ms": 40 },
         { "model": "primary", "text": format!("A long story {}", "that goes on and on. ".repeat(40)), "chunks": 80, "chunk_delay_ms": 150 }
     ] }))
@@ -334,6 +334,20 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         .send_keys(&format!("Quick question{}", char::from(Key::Enter)))
         .await
         .expect("typing");
+    // Quick ask asks before acting, in its own window.
+    until(
+        &client,
+        "the approval dialog in quick ask",
+        "return (document.querySelector('[role=dialog] .approval-detail')?.textContent ?? '').includes('touch quick-approved.txt')",
+    )
+    .await;
+    client
+        .find(Locator::Css("[role=dialog] .buttons button"))
+        .await
+        .expect("Allow once in quick ask")
+        .click()
+        .await
+        .expect("click Allow once");
     until(
         &client,
         "the quick answer",
@@ -360,6 +374,10 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "const t = document.querySelector('.chat')?.textContent ?? ''; return t.includes('Quick question') && t.includes('A quick answer, streamed.')",
     )
     .await;
+    assert!(
+        work.path().join("quick-approved.txt").exists(),
+        "approved from quick ask"
+    );
     let web_after = web_processes();
     assert!(
         web_after <= web_before && web_open >= web_before,
