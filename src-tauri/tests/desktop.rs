@@ -140,6 +140,17 @@ async fn until(client: &Client, what: &str, script: &str) {
     }
 }
 
+/// Clicks the element `css` selects (`what` names it in the failure message).
+async fn click(client: &Client, css: &str, what: &str) {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{what} ({css}): {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("clicking {what}: {e}"));
+}
+
 async fn send(client: &Client, text: &str) {
     let composer = client
         .wait()
@@ -245,13 +256,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "return (document.querySelector('[role=dialog] .approval-explanation')?.textContent ?? '').includes('creates an empty file')",
     )
     .await;
-    client
-        .find(Locator::Css("[role=dialog] .buttons button"))
-        .await
-        .expect("Allow once")
-        .click()
-        .await
-        .expect("click Allow once");
+    click(&client, "[role=dialog] .buttons button", "Allow once").await;
     until(
         &client,
         "the answer after the approved call",
@@ -265,13 +270,12 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
 
     // Settings → Desktop: the shortcut is registered; an unusable one is refused with a clear
     // message and the old one keeps working (quick ask below uses it).
-    client
-        .find(Locator::Css(".topbar button.nav-settings"))
-        .await
-        .expect("the Settings button")
-        .click()
-        .await
-        .expect("open Settings");
+    click(
+        &client,
+        ".topbar button.nav-settings",
+        "the Settings button",
+    )
+    .await;
     until(
         &client,
         "the registered shortcut",
@@ -284,26 +288,14 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         .expect("the shortcut field");
     field.clear().await.expect("clear");
     field.send_keys("Ctrl+NoSuchKey").await.expect("type");
-    client
-        .find(Locator::Css("[data-testid=shortcut-apply]"))
-        .await
-        .expect("Apply")
-        .click()
-        .await
-        .expect("click Apply");
+    click(&client, "[data-testid=shortcut-apply]", "Apply").await;
     until(
         &client,
         "the refusal",
         "return (document.querySelector('[data-testid=shortcut-error]')?.textContent ?? '').includes('Ctrl+NoSuchKey')",
     )
     .await;
-    client
-        .find(Locator::Css(".topbar button.nav-chat"))
-        .await
-        .expect("the Chat button")
-        .click()
-        .await
-        .expect("back to chat");
+    click(&client, ".topbar button.nav-chat", "the Chat button").await;
 
     // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on
     // the empty input hands the conversation to the main window and destroys the small one.
@@ -341,13 +333,12 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "return (document.querySelector('[role=dialog] .approval-detail')?.textContent ?? '').includes('touch quick-approved.txt')",
     )
     .await;
-    client
-        .find(Locator::Css("[role=dialog] .buttons button"))
-        .await
-        .expect("Allow once in quick ask")
-        .click()
-        .await
-        .expect("click Allow once");
+    click(
+        &client,
+        "[role=dialog] .buttons button",
+        "Allow once in quick ask",
+    )
+    .await;
     until(
         &client,
         "the quick answer",
@@ -378,7 +369,13 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         work.path().join("quick-approved.txt").exists(),
         "approved from quick ask"
     );
-    let web_after = web_processes();
+    // The destroyed window's web process exits on its own schedule; wait for it.
+    let start = Instant::now();
+    let mut web_after = web_processes();
+    while web_after > web_before && start.elapsed() < STEP {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        web_after = web_processes();
+    }
     assert!(
         web_after <= web_before && web_open >= web_before,
         "web processes before {web_before}, with quick ask {web_open}, after {web_after}"
