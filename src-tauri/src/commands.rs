@@ -156,8 +156,8 @@ pub async fn approvals(desk: State<'_, Desk>, limit: u32) -> Answer<Vec<AuditEnt
 }
 
 #[tauri::command]
-pub fn provider(desk: State<'_, Desk>) -> ProviderView {
-    desk.api.provider()
+pub async fn provider(desk: State<'_, Desk>) -> Answer<ProviderView> {
+    Ok(desk.api.provider().await)
 }
 
 #[tauri::command]

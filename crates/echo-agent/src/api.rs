@@ -191,14 +191,8 @@ impl Api {
     /// Opens the engine on `config.home` with API keys from the OS keychain (see
     /// [`Api::open_with`]).
     pub async fn open(config: Config) -> Result<Api, ApiError> {
-        let secrets = tokio::task::spawn_blocking(|| {
-            Arc::new(echo_secrets::Keychain::platform()) as Arc<dyn SecretStore>
-        })
-        .await
-        .map_err(|e| ApiError::InvalidInput {
-            what: "keychain",
-            message: e.to_string(),
-        })?;
+        // The keychain is chosen on first use (a D-Bus round trip on Linux), not here.
+        let secrets: Arc<dyn SecretStore> = Arc::new(echo_secrets::Keychain::platform());
         Api::open_with(config, secrets).await
     }
 
@@ -232,13 +226,9 @@ impl Api {
         let key_source = if config.llm.api_key.is_some() {
             KeySource::Environment
         } else {
-            let account = echo_secrets::llm_account(&config.llm.effective_base_url());
-            config.llm.api_key = read_secret(&secrets, account).await;
-            if config.llm.api_key.is_some() {
-                KeySource::Keychain
-            } else {
-                KeySource::None
-            }
+            let (key, source) = stored_key(&secrets, &config.llm.effective_base_url()).await;
+            config.llm.api_key = key;
+            source
         };
         let models = Models::build(&config, config.llm.clone(), key_source)?;
         let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
@@ -1123,6 +1113,17 @@ fn client_for(
         })?,
         None => LlmClient::from_config(llm)?,
     })
+}
+
+/// The keychain's key for the server at `base_url`, and where it came from.
+pub(crate) async fn stored_key(
+    secrets: &Arc<dyn SecretStore>,
+    base_url: &str,
+) -> (Option<String>, KeySource) {
+    match read_secret(secrets, echo_secrets::llm_account(base_url)).await {
+        Some(key) => (Some(key), KeySource::Keychain),
+        None => (None, KeySource::None),
+    }
 }
 
 /// The secret under `account`, read off the async threads; a keychain failure is logged and

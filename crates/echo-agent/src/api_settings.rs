@@ -2,7 +2,7 @@
 //! key), the "test connection" call, and Ollama detection. Changes apply to the next turn
 //! without a restart; the API key goes to the OS keychain, never to a file.
 
-use crate::api::{Api, KeySource, Models, read_secret};
+use crate::api::{Api, KeySource, Models, stored_key};
 use crate::context::ContextStage;
 use crate::error::ApiError;
 use echo_core::config::{LlmConfig, RetryConfig, TimeoutConfig};
@@ -73,15 +73,20 @@ pub struct OllamaInfo {
 }
 
 impl Api {
-    /// The provider in force.
-    pub fn provider(&self) -> ProviderView {
+    /// The provider in force (asking the keychain which store it is may be a D-Bus round
+    /// trip, so it runs off the async threads).
+    pub async fn provider(&self) -> ProviderView {
         let models = self.models();
         let secrets = self.secrets();
+        let (keychain, keychain_available) =
+            blocking(move || (secrets.describe(), secrets.available()))
+                .await
+                .unwrap_or_else(|e| (e.to_string(), false));
         ProviderView {
             settings: ProviderSettings::of(&models.config),
             key_source: models.key_source,
-            keychain: secrets.describe(),
-            keychain_available: secrets.available(),
+            keychain,
+            keychain_available,
             env_overrides: self.config().env_overrides.clone(),
         }
     }
@@ -128,7 +133,7 @@ impl Api {
             model = %settings.model,
             "provider settings changed"
         );
-        Ok(self.provider())
+        Ok(self.provider().await)
     }
 
     /// Sends one tiny request with `update`'s settings (nothing is saved) and reports what
@@ -230,11 +235,7 @@ impl Api {
         if update.clear_api_key == Some(true) {
             return (None, KeySource::None);
         }
-        let account = echo_secrets::llm_account(&settings.base_url);
-        match read_secret(&self.secrets(), account).await {
-            Some(key) => (Some(key), KeySource::Keychain),
-            None => (None, KeySource::None),
-        }
+        stored_key(&self.secrets(), &settings.base_url).await
     }
 }
 

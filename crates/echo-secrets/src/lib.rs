@@ -64,6 +64,12 @@ pub trait SecretStore: Send + Sync {
 
 /// The OS keychain (or a `keyring-core` store chosen explicitly, such as its mock).
 pub struct Keychain {
+    /// The store in use, chosen on first use for [`Keychain::platform`] (so a process that
+    /// never touches a key never talks to D-Bus).
+    chosen: std::sync::OnceLock<Chosen>,
+}
+
+struct Chosen {
     backend: Backend,
     name: String,
 }
@@ -79,12 +85,19 @@ enum Backend {
 
 impl Keychain {
     /// The platform keychain: the native store if it answers, else (Linux) the kernel keyutils
-    /// keyring, else an unavailable store whose errors say why.
+    /// keyring, else an unavailable store whose errors say why. The choice is made on first
+    /// use, not here.
     pub fn platform() -> Keychain {
+        Keychain {
+            chosen: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn choose_platform() -> Chosen {
         let mut reasons = Vec::new();
         match keyring::Entry::store_status() {
             Ok(()) => match probe(keyring::Entry::new(SERVICE, PROBE_ACCOUNT).map(|e| e.inner)) {
-                Ok(()) => return Keychain::named(Backend::Native, native_name()),
+                Ok(()) => return Chosen::new(Backend::Native, native_name()),
                 Err(e) => reasons.push(format!("{}: {e}", native_name())),
             },
             Err(e) => reasons.push(format!("{}: {e}", native_name())),
@@ -100,7 +113,7 @@ impl Keychain {
                         PROBE_ACCOUNT,
                     )) {
                         Ok(()) => {
-                            return Keychain::named(Backend::Store(store), "kernel keyutils");
+                            return Chosen::new(Backend::Store(store), "kernel keyutils");
                         }
                         Err(e) => reasons.push(format!("kernel keyutils: {e}")),
                     }
@@ -110,7 +123,7 @@ impl Keychain {
         }
         let reason = reasons.join("; ");
         tracing::warn!(%reason, "no keychain available; API keys can only come from the environment");
-        Keychain::named(Backend::None, &reason)
+        Chosen::new(Backend::None, &reason)
     }
 
     /// A keychain over an explicit `keyring-core` store (e.g. `keyring_core::mock::Store`).
@@ -128,18 +141,22 @@ impl Keychain {
 
     fn named(backend: Backend, name: &str) -> Keychain {
         Keychain {
-            backend,
-            name: name.to_string(),
+            chosen: std::sync::OnceLock::from(Chosen::new(backend, name)),
         }
     }
 
+    fn chosen(&self) -> &Chosen {
+        self.chosen.get_or_init(Self::choose_platform)
+    }
+
     fn entry(&self, account: &str, op: &'static str) -> Result<keyring_core::Entry, SecretError> {
-        let made = match &self.backend {
+        let chosen = self.chosen();
+        let made = match &chosen.backend {
             Backend::Native => keyring::Entry::new(SERVICE, account).map(|e| e.inner),
             Backend::Store(store) => keyring_core::Entry::new_in_store(store, SERVICE, account),
             Backend::None => {
                 return Err(SecretError::Unavailable {
-                    reason: self.name.clone(),
+                    reason: chosen.name.clone(),
                 });
             }
         };
@@ -148,7 +165,7 @@ impl Keychain {
 
     fn failed(&self, op: &'static str, account: &str, e: &keyring_core::Error) -> SecretError {
         SecretError::Failed {
-            store: self.name.clone(),
+            store: self.chosen().name.clone(),
             op,
             account: account.to_string(),
             message: e.to_string(),
@@ -158,14 +175,15 @@ impl Keychain {
 
 impl SecretStore for Keychain {
     fn describe(&self) -> String {
-        match self.backend {
-            Backend::None => format!("unavailable: {}", self.name),
-            _ => self.name.clone(),
+        let chosen = self.chosen();
+        match chosen.backend {
+            Backend::None => format!("unavailable: {}", chosen.name),
+            _ => chosen.name.clone(),
         }
     }
 
     fn available(&self) -> bool {
-        !matches!(self.backend, Backend::None)
+        !matches!(self.chosen().backend, Backend::None)
     }
 
     fn get(&self, account: &str) -> Result<Option<String>, SecretError> {
@@ -194,6 +212,15 @@ impl SecretStore for Keychain {
             Ok(()) => Ok(true),
             Err(keyring_core::Error::NoEntry) => Ok(false),
             Err(e) => Err(self.failed("delete", account, &e)),
+        }
+    }
+}
+
+impl Chosen {
+    fn new(backend: Backend, name: &str) -> Chosen {
+        Chosen {
+            backend,
+            name: name.to_string(),
         }
     }
 }

@@ -48,7 +48,7 @@ pub enum ProviderCommand {
 pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
     match command {
         ProviderCommand::Show { json } => {
-            let view = api.provider();
+            let view = api.provider().await;
             if json {
                 crate::print::json(&view)?;
             } else {
@@ -64,7 +64,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             key_stdin,
             clear_key,
         } => {
-            let mut settings = api.provider().settings;
+            let mut settings = api.provider().await.settings;
             if let Some(kind) = kind {
                 settings.kind = ProviderKind::parse(&kind).ok_or_else(|| {
                     anyhow::anyhow!("--kind: {kind:?} is not openai, anthropic or ollama")
@@ -102,7 +102,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             Ok(true)
         }
         ProviderCommand::Test { json } => {
-            let settings = api.provider().settings;
+            let settings = api.provider().await.settings;
             let report = api
                 .test_provider(ProviderUpdate {
                     settings,

@@ -482,7 +482,7 @@ async fn set_mcp_config(
 
 #[utoipa::path(get, path = "/api/settings/provider", responses((status = 200, description = "The model provider in force (never the key)", body = Object)))]
 async fn provider(State(s): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::to_value(s.api.provider()).unwrap_or_default())
+    Json(serde_json::to_value(s.api.provider().await).unwrap_or_default())
 }
 
 /// Reads a provider change, naming what is wrong with it.
