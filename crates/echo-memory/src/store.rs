@@ -7,9 +7,9 @@
 use crate::error::{Db, MemoryError};
 use crate::forgetting::{effective_importance, reinforced_half_life};
 use crate::model::{Memory, Source, Status, Tier, parse_time};
-use crate::text::{fts_query, fts_terms};
 use chrono::{DateTime, Utc};
 use echo_core::config::MemoryConfig;
+use echo_core::text::{fts_query, fts_terms};
 use echo_core::time::to_rfc3339;
 use serde::Serialize;
 use sqlx::sqlite::{SqlitePool, SqliteRow};
