@@ -16,6 +16,9 @@ use sqlx::{FromRow, Row};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod archive;
+pub use archive::{ArchiveHit, CompressionState, HistorySummary, NewCompression};
+
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "echo.db";
 
@@ -411,7 +414,7 @@ impl Store {
         }
     }
 
-    /// Deletes a session with its turns, messages, trace spans and session rules, in one
+    /// Deletes a session with its turns, messages, summaries, trace spans and session rules, in one
     /// transaction. `Ok(false)` (and nothing deleted) while one of its turns is accepted or
     /// running.
     pub async fn delete_session(&self, id: &SessionId) -> Result<bool, StoreError> {
@@ -438,6 +441,11 @@ impl Store {
         .execute(&mut *tx)
         .await
         .during("deleting a session's traces")?;
+        sqlx::query("DELETE FROM history_archive_fts WHERE session_id = ?")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await
+            .during("deleting a session's archived history")?;
         sqlx::query("DELETE FROM sessions WHERE id = ?")
             .bind(id.as_str())
             .execute(&mut *tx)
@@ -550,6 +558,17 @@ impl Store {
             .execute(&mut *tx)
             .await
             .during("setting aside replaced messages")?;
+            // A rolling summary that covers a set-aside message no longer tells the truth.
+            sqlx::query(
+                "UPDATE history_summaries SET discarded_by = ?
+                 WHERE session_id = ? AND discarded_by IS NULL AND to_seq >= ?",
+            )
+            .bind(turn.as_str())
+            .bind(session.as_str())
+            .bind(seq)
+            .execute(&mut *tx)
+            .await
+            .during("discarding summaries of replaced messages")?;
         }
         insert_message(
             &mut tx,
