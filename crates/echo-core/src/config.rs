@@ -417,6 +417,145 @@ impl Default for DesktopConfig {
     }
 }
 
+/// A share between 0 (exclusive) and 1 (inclusive); anything else is a config error naming
+/// the key.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[serde(transparent)]
+pub struct Share(f64);
+
+impl Share {
+    /// `value` if it is in (0, 1].
+    pub fn new(value: f64) -> Option<Share> {
+        (value > 0.0 && value <= 1.0).then_some(Share(value))
+    }
+
+    /// The share as a number.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Share {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = f64::deserialize(d)?;
+        Share::new(value).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{value} is not a share: give a number above 0 and at most 1"
+            ))
+        })
+    }
+}
+
+/// Long conversations (`[context]`): when a session's history is compressed into a rolling
+/// summary, and how much of it stays verbatim.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ContextConfig {
+    /// Compress when a request would take more than this share of the model's input budget.
+    pub compress_at: Share,
+    /// Share of the input budget the newest turns keep, verbatim, after a compression.
+    pub keep_recent: Share,
+    /// Turns that must pass after a compression attempt (successful or not) before the next
+    /// one; in between, a request that does not fit is trimmed without a summary.
+    pub cooldown_turns: u32,
+    /// Model that writes summaries (same server); the memory extraction model when unset,
+    /// then the main model.
+    pub summary_model: Option<String>,
+    /// Upper bound on one summary call's answer.
+    pub summary_max_tokens: u32,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        Self {
+            compress_at: Share(0.75),
+            keep_recent: Share(0.35),
+            cooldown_turns: 2,
+            summary_model: None,
+            summary_max_tokens: 1024,
+        }
+    }
+}
+
+/// What a turn is mostly about, judged from cheap markers in its text (no model call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskType {
+    /// Conversation, questions, everyday help.
+    Chat,
+    /// Writing, reading or fixing code.
+    Code,
+    /// Finding out, comparing, investigating.
+    Research,
+    /// Plans, schedules, step-by-step approaches.
+    Planning,
+}
+
+impl TaskType {
+    /// `chat`, `code`, `research` or `planning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Chat => "chat",
+            Self::Code => "code",
+            Self::Research => "research",
+            Self::Planning => "planning",
+        }
+    }
+}
+
+/// Models by task type (`[routing]`): each list is a model and its fallbacks on the `[llm]`
+/// server, in order. A task type without a list uses `[llm]`'s model and fallbacks.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    /// Conversation.
+    pub chat: Vec<String>,
+    /// Code.
+    pub code: Vec<String>,
+    /// Research.
+    pub research: Vec<String>,
+    /// Planning.
+    pub planning: Vec<String>,
+}
+
+impl RoutingConfig {
+    /// The models configured for `task`, first choice first (empty: use `[llm]`).
+    pub fn models_for(&self, task: TaskType) -> &[String] {
+        match task {
+            TaskType::Chat => &self.chat,
+            TaskType::Code => &self.code,
+            TaskType::Research => &self.research,
+            TaskType::Planning => &self.planning,
+        }
+    }
+}
+
+/// The optional planner (`[planner]`): before a turn of the listed task types, one short call
+/// writes a plan that is appended to the user's message as `[Plan] …`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlannerConfig {
+    /// Off by default.
+    pub enabled: bool,
+    /// Task types that get a plan.
+    pub task_types: Vec<TaskType>,
+    /// Model that plans (same server); the main model when unset.
+    pub model: Option<String>,
+    /// Upper bound on a plan's tokens.
+    pub max_tokens: u32,
+}
+
+impl Default for PlannerConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            task_types: vec![TaskType::Planning, TaskType::Research],
+            model: None,
+            max_tokens: 400,
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -431,6 +570,12 @@ pub struct Config {
     pub tools: ToolsConfig,
     /// The desktop app.
     pub desktop: DesktopConfig,
+    /// Long conversations: compression into a rolling summary.
+    pub context: ContextConfig,
+    /// Models by task type.
+    pub routing: RoutingConfig,
+    /// The optional planner.
+    pub planner: PlannerConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,
@@ -681,6 +826,18 @@ mod tests {
         check_err(
             "[llm]\napi_key = \"sk-1\"\n",
             "/h/config.toml:2:1: llm.api_key: unknown field",
+        );
+        check_err(
+            "[context]\ncompress_at = 1.5\n",
+            "/h/config.toml:2:15: context.compress_at: 1.5 is not a share",
+        );
+        check_err(
+            "[routing]\ncoding = [\"m\"]\n",
+            "/h/config.toml:2:1: routing.coding: unknown field `coding`",
+        );
+        check_err(
+            "[planner]\ntask_types = [\"chatting\"]\n",
+            "/h/config.toml:2:15: planner.task_types: unknown variant `chatting`",
         );
     }
 
