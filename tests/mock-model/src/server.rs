@@ -180,7 +180,7 @@ async fn model_request(
         Ok(request) => request,
         Err(message) => return protocol.error_response(StatusCode::BAD_REQUEST, &message, None),
     };
-    let step = lock(&state.0.run).take(&request.model);
+    let step = lock(&state.0.run).take(&request.model, &request.tools);
     match step {
         Some(step) => play(state, protocol, &request, &step).await,
         None => protocol.error_response(

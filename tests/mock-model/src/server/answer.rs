@@ -158,6 +158,7 @@ mod tests {
             messages: messages.as_array().cloned().unwrap_or_default(),
             stream: false,
             include_usage: false,
+            tools: Vec::new(),
         }
     }
 

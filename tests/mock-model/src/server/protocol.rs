@@ -26,6 +26,8 @@ pub struct ModelRequest {
     pub stream: bool,
     /// OpenAI `stream_options.include_usage`; always false for Anthropic.
     pub include_usage: bool,
+    /// Names of the tools offered (OpenAI `tools[].function.name`, Anthropic `tools[].name`).
+    pub tools: Vec<String>,
 }
 
 impl Protocol {
@@ -61,11 +63,27 @@ impl Protocol {
                 false
             }
         };
+        let tools = object
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| {
+                        t.pointer("/function/name")
+                            .or_else(|| t.get("name"))
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(ModelRequest {
             model,
             messages: messages.clone(),
             stream,
             include_usage,
+            tools,
         })
     }
 

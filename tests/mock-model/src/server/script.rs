@@ -21,6 +21,8 @@ pub struct Script {
 #[serde(deny_unknown_fields)]
 pub struct Step {
     pub model: Option<String>,
+    /// Only requests that offer a tool of this name take this step.
+    pub when_tool: Option<String>,
     pub times: Option<u32>,
     pub text: Option<String>,
     pub reasoning: Option<String>,
@@ -145,16 +147,22 @@ impl ScriptRun {
         &self.script
     }
 
-    /// Takes the step that answers a request for `model`: the first step for that model
-    /// (or for any model) that is not used up, else the default step, else none.
-    pub fn take(&mut self, model: &str) -> Option<Step> {
+    /// Takes the step that answers a request for `model` offering `tools`: the first step
+    /// for that model (or for any model), whose `when_tool` (if any) is offered, that is not
+    /// used up; else the default step, else none.
+    pub fn take(&mut self, model: &str, tools: &[String]) -> Option<Step> {
         let found = self
             .script
             .steps
             .iter()
             .zip(&self.used)
             .position(|(step, &used)| {
-                step.model.as_deref().is_none_or(|m| m == model) && used < step.times.unwrap_or(1)
+                step.model.as_deref().is_none_or(|m| m == model)
+                    && step
+                        .when_tool
+                        .as_deref()
+                        .is_none_or(|t| tools.iter().any(|offered| offered == t))
+                    && used < step.times.unwrap_or(1)
             });
         match found {
             Some(index) => {
@@ -174,7 +182,7 @@ mod tests {
     fn texts(run: &mut ScriptRun, models: &[&str]) -> Vec<Option<String>> {
         models
             .iter()
-            .map(|m| run.take(m).and_then(|s| s.text))
+            .map(|m| run.take(m, &[]).and_then(|s| s.text))
             .collect()
     }
 
@@ -192,10 +200,27 @@ mod tests {
     }
 
     #[test]
+    fn when_tool_steps_answer_only_requests_offering_that_tool() {
+        let script = Script::from_value(json!({
+            "steps": [{"when_tool": "summarize", "text": "S", "times": 5}, {"text": "A"}],
+            "default": {"text": "D"}
+        }))
+        .expect("valid script");
+        let mut run = ScriptRun::new(script);
+        let text = |run: &mut ScriptRun, tools: &[&str]| {
+            let tools: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
+            run.take("m", &tools).and_then(|s| s.text)
+        };
+        assert_eq!(text(&mut run, &["read_file"]).as_deref(), Some("A"));
+        assert_eq!(text(&mut run, &["summarize"]).as_deref(), Some("S"));
+        assert_eq!(text(&mut run, &[]).as_deref(), Some("D"));
+    }
+
+    #[test]
     fn exhausted_without_default_gives_none() {
         let mut run = ScriptRun::new(Script::from_value(json!({"steps": [{}]})).expect("valid"));
-        assert!(run.take("m").is_some());
-        assert!(run.take("m").is_none());
+        assert!(run.take("m", &[]).is_some());
+        assert!(run.take("m", &[]).is_none());
     }
 
     #[test]
