@@ -31,6 +31,7 @@ pub struct LlmClient {
     max_tokens: u32,
     temperature: Option<f32>,
     input_budget: usize,
+    tokenizer: crate::tokens::Tokenizer,
 }
 
 impl fmt::Debug for LlmClient {
@@ -118,19 +119,25 @@ impl LlmClient {
             kind: cfg.kind,
             base_url,
             host,
-            models,
             limits,
             retry: cfg.retry.clone(),
             max_tokens: cfg.max_tokens,
             temperature: cfg.temperature,
             input_budget: cfg.input_budget(),
+            tokenizer: crate::tokens::Tokenizer::for_models(cfg.kind, &models),
+            models,
         })
     }
 
     /// Tokens a request may take (`llm.context_window` minus the answer's reserve), as
-    /// counted by [`crate::tokens::count_request`].
+    /// counted by [`Self::tokenizer`].
     pub fn input_budget(&self) -> usize {
         self.input_budget
+    }
+
+    /// How this client's requests are counted against [`Self::input_budget`].
+    pub fn tokenizer(&self) -> &crate::tokens::Tokenizer {
+        &self.tokenizer
     }
 
     /// The configured model.

@@ -28,26 +28,71 @@ pub fn count_text(text: &str) -> usize {
 
 /// Estimated tokens of one message.
 pub fn count_message(message: &Message) -> usize {
-    let calls: usize = message
-        .tool_calls
-        .iter()
-        .map(|c| count_text(&c.name) + count_text(&c.arguments) + PER_MESSAGE)
-        .sum();
-    PER_MESSAGE + count_text(&message.content) + calls
+    Tokenizer::Estimate.count_message(message)
 }
 
 /// Estimated tokens of a request: its messages and the tool definitions offered.
 pub fn count_request(messages: &[Message], tools: &[ToolSpec]) -> usize {
-    let tools: usize = tools
-        .iter()
-        .map(|t| {
-            count_text(&t.name)
-                + count_text(&t.description)
-                + count_text(&t.parameters.to_string())
-                + PER_MESSAGE
-        })
-        .sum();
-    messages.iter().map(count_message).sum::<usize>() + tools
+    Tokenizer::Estimate.count_request(messages, tools)
+}
+
+/// How one model's tokens are counted: its real tokenizer when it is known, else the
+/// high-side estimate above.
+#[derive(Clone, Debug, Default)]
+pub enum Tokenizer {
+    /// The estimate (see the module docs).
+    #[default]
+    Estimate,
+}
+
+impl Tokenizer {
+    /// The tokenizer for a client of `kind` that may send to any of `models` (a model and
+    /// its fallbacks): a real one only when every model is known to use it.
+    pub fn for_models(_kind: echo_core::config::ProviderKind, _models: &[String]) -> Tokenizer {
+        Tokenizer::Estimate
+    }
+
+    /// `estimate`, or the name of the encoding.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Estimate => "estimate",
+        }
+    }
+
+    /// Tokens of `text`.
+    pub fn count_text(&self, text: &str) -> usize {
+        match self {
+            Self::Estimate => count_text(text),
+        }
+    }
+
+    /// Tokens of one message: its text, its tool calls and the per-message overhead.
+    pub fn count_message(&self, message: &Message) -> usize {
+        let calls: usize = message
+            .tool_calls
+            .iter()
+            .map(|c| self.count_text(&c.name) + self.count_text(&c.arguments) + PER_MESSAGE)
+            .sum();
+        PER_MESSAGE + self.count_text(&message.content) + calls
+    }
+
+    /// Tokens of a tool definition as offered to the model.
+    pub fn count_tool(&self, tool: &ToolSpec) -> usize {
+        self.count_text(&tool.name)
+            + self.count_text(&tool.description)
+            + self.count_text(&tool.parameters.to_string())
+            + PER_MESSAGE
+    }
+
+    /// Tokens of a request: its messages and the tool definitions offered.
+    pub fn count_request(&self, messages: &[Message], tools: &[ToolSpec]) -> usize {
+        let tools: usize = tools.iter().map(|t| self.count_tool(t)).sum();
+        messages
+            .iter()
+            .map(|m| self.count_message(m))
+            .sum::<usize>()
+            + tools
+    }
 }
 
 #[cfg(test)]
