@@ -20,6 +20,8 @@ const COMMANDS: &[&str] = &[
     "update_provider",
     "test_provider",
     "detect_ollama",
+    "bootstrap_files",
+    "save_bootstrap_file",
     "quick_shortcut",
     "set_quick_shortcut",
     "open_in_main",

@@ -5,8 +5,8 @@ use crate::desktop::{self, Desk};
 use echo_agent::echo_gate::{AuditEntry, Rule};
 use echo_agent::echo_mcp::ServerStatus;
 use echo_agent::{
-    ApiError, ApprovalAnswer, ApprovalMode, ConnectionReport, EventHandler, OllamaInfo,
-    ProviderUpdate, ProviderView, RuleRequest, TurnRequest,
+    ApiError, ApprovalAnswer, ApprovalMode, BootstrapFile, ConnectionReport, EventHandler,
+    OllamaInfo, ProviderUpdate, ProviderView, RuleRequest, TurnRequest,
 };
 use echo_core::EventEnvelope;
 use echo_core::config::McpServerConfig;
@@ -174,6 +174,22 @@ pub async fn test_provider(
     update: ProviderUpdate,
 ) -> Answer<ConnectionReport> {
     Ok(desk.api.test_provider(update).await?)
+}
+
+/// AGENTS.md, SOUL.md, USER.md and TOOLS.md: each file's text, or its default.
+#[tauri::command]
+pub fn bootstrap_files(desk: State<'_, Desk>) -> Answer<Vec<BootstrapFile>> {
+    Ok(desk.api.bootstrap_files()?)
+}
+
+/// Saves a bootstrap file; `content: null` restores its default.
+#[tauri::command]
+pub fn save_bootstrap_file(
+    desk: State<'_, Desk>,
+    name: String,
+    content: Option<String>,
+) -> Answer<BootstrapFile> {
+    Ok(desk.api.save_bootstrap_file(&name, content.as_deref())?)
 }
 
 #[tauri::command]

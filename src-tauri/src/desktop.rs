@@ -88,6 +88,8 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
             commands::update_provider,
             commands::test_provider,
             commands::detect_ollama,
+            commands::bootstrap_files,
+            commands::save_bootstrap_file,
             commands::quick_shortcut,
             commands::set_quick_shortcut,
             commands::open_in_main,

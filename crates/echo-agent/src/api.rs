@@ -11,13 +11,14 @@ use crate::context::MemoryBlocks;
 use crate::context::{ContextStage, RuntimeInfo};
 use crate::error::ApiError;
 use crate::events::{EventHandler, TurnEvents};
+use crate::history_tools::{HistorySearch, ReadToolOutput};
 use crate::inference::{self, TurnFailure, TurnScope};
 use crate::instance::Instance;
 use crate::memory::{self, TurnFacts};
 use crate::memory_tools::{MemoryNote, MemoryRecall, SharedSemantic};
 use crate::prompts::Prompts;
 use crate::response::{self, Commit, FinalPublisher};
-use echo_core::config::Config;
+use echo_core::config::{Config, TaskType};
 use echo_core::event::RecalledMemory;
 use echo_core::store::{
     SessionSummary, SpanRecord, StartOutcome, Store, StoredMessage, TurnRecord, TurnStatus,
@@ -31,6 +32,7 @@ use echo_secrets::SecretStore;
 use echo_tools::ToolRegistry;
 
 mod jobs;
+mod turn_context;
 use jobs::{PostTurn, start_post_turn_jobs};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -109,6 +111,12 @@ pub(crate) struct Models {
     pub main: Arc<LlmClient>,
     /// Extraction and conflict judging.
     pub memory: Arc<LlmClient>,
+    /// History summaries (`[context] summary_model`, else the memory model).
+    pub summary: Arc<LlmClient>,
+    /// The optional planner (`[planner] model`, else the main model).
+    pub planner: Arc<LlmClient>,
+    /// Models by task type (`[routing]`); a task type not here uses `main`.
+    pub routes: HashMap<TaskType, Arc<LlmClient>>,
 }
 
 /// Where the API key in force came from.
@@ -132,12 +140,50 @@ impl Models {
     ) -> Result<Models, ApiError> {
         let main = Arc::new(LlmClient::from_config(&llm)?);
         let memory = Arc::new(client_for(&llm, config.memory.extraction_model.as_deref())?);
+        let summary = match &config.context.summary_model {
+            Some(model) => Arc::new(client_for(&llm, Some(model))?),
+            None => memory.clone(),
+        };
+        let planner = match &config.planner.model {
+            Some(model) => Arc::new(client_for(&llm, Some(model))?),
+            None => main.clone(),
+        };
+        let mut routes = HashMap::new();
+        for task in [
+            TaskType::Chat,
+            TaskType::Code,
+            TaskType::Research,
+            TaskType::Planning,
+        ] {
+            if let Some((first, rest)) = config.routing.models_for(task).split_first() {
+                let client = LlmClient::from_config(&echo_core::config::LlmConfig {
+                    model: first.clone(),
+                    fallback_models: rest.to_vec(),
+                    ..llm.clone()
+                })?;
+                routes.insert(task, Arc::new(client));
+            }
+        }
         Ok(Models {
             config: llm,
             key_source,
             main,
             memory,
+            summary,
+            planner,
+            routes,
         })
+    }
+
+    /// The client for a turn of type `task`, and why it was chosen (for the trace).
+    pub(crate) fn route(&self, task: TaskType) -> (Arc<LlmClient>, String) {
+        match self.routes.get(&task) {
+            Some(client) => (client.clone(), format!("routing.{}", task.as_str())),
+            None => (
+                self.main.clone(),
+                format!("llm.model (no [routing] entry for {})", task.as_str()),
+            ),
+        }
     }
 }
 
@@ -161,6 +207,8 @@ struct Inner {
     mcp_change: tokio::sync::Mutex<()>,
     mcp_options: echo_mcp::McpOptions,
     prompts: Prompts,
+    /// The user's bootstrap files (`AGENTS.md`, `SOUL.md`, `USER.md`, `TOOLS.md`).
+    bootstrap: crate::bootstrap::Bootstrap,
     instance: Instance,
     background: Background,
     workdir: PathBuf,
@@ -315,10 +363,24 @@ impl Api {
                 }
             }
         }
+        let history_tools: [Arc<dyn echo_tools::Tool>; 2] = [
+            Arc::new(HistorySearch {
+                store: store.clone(),
+            }),
+            Arc::new(ReadToolOutput {
+                store: store.clone(),
+            }),
+        ];
+        for tool in history_tools {
+            if let Err(e) = tools.register(tool) {
+                tracing::error!(error = %e, "history tool rejected");
+            }
+        }
         Ok(Api {
             inner: Arc::new(Inner {
                 tracer: Tracer::new(store.clone()),
                 prompts: Prompts::new(home.join("prompts")),
+                bootstrap: crate::bootstrap::Bootstrap::new(&home),
                 tools,
                 gate,
                 skills,
@@ -361,6 +423,11 @@ impl Api {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         *slot = Arc::new(models);
+    }
+
+    /// The user's bootstrap files.
+    pub(crate) fn inner_bootstrap(&self) -> &crate::bootstrap::Bootstrap {
+        &self.inner.bootstrap
     }
 
     /// The prompt templates.
@@ -694,46 +761,16 @@ impl Api {
         };
 
         // ContextStage
-        let mut node = root.child(echo_core::trace::Level::Node, "context").await;
-        let history = inner
-            .store
-            .history(session)
-            .await
-            .map_err(|e| TurnFailure::internal("store", e.to_string(), Usage::default()))?;
-        // The last stored message is this turn's user message, committed at start.
-        let before = history.len().saturating_sub(1);
-        let blocks = self
-            .memory_blocks(session, &request.input, events, &mut node)
-            .await;
-        let prepared = context.build(
-            &history[..before],
-            &request.input,
-            &RuntimeInfo::now(&request.entry_point),
-            offered_tools(inner, session).await,
-            &blocks,
-        );
-        let prepared = match prepared {
-            Ok(p) => p,
-            Err(e) => {
-                node.set_error(&e.to_string());
-                node.finish(SpanStatus::Error).await;
-                return Err(TurnFailure::internal(
-                    "prompt",
-                    e.to_string(),
-                    Usage::default(),
-                ));
-            }
-        };
-        node.attr("messages", prepared.messages.len());
-        node.attr("tools", prepared.tools.len());
-        node.finish(SpanStatus::Ok).await;
+        let setup = self
+            .prepare_turn(request, session, turn, &context, events, root)
+            .await?;
 
         // InferenceStage
-        let models = inner.models();
         let scope = TurnScope {
             config: &inner.config,
             store: &inner.store,
-            llm: &models.main,
+            llm: &setup.llm,
+            current: &setup.current,
             tools: &inner.tools,
             context,
             session,
@@ -745,7 +782,7 @@ impl Api {
             gate: &inner.gate,
             approvals: request.approvals,
         };
-        let result = inference::run(&scope, prepared.messages, prepared.tools).await?;
+        let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
 
         // ResponseStage
         let mut node = root.child(echo_core::trace::Level::Node, "response").await;

@@ -73,6 +73,22 @@ pub struct OllamaInfo {
 }
 
 impl Api {
+    /// The user's bootstrap files (`AGENTS.md`, `SOUL.md`, `USER.md`, `TOOLS.md`) as the
+    /// settings page shows them: their text, or the default's while none is saved.
+    pub fn bootstrap_files(&self) -> Result<Vec<crate::BootstrapFile>, ApiError> {
+        Ok(self.inner_bootstrap().list()?)
+    }
+
+    /// Saves one bootstrap file (`None` removes the user's copy, restoring the default). The
+    /// next turn uses it.
+    pub fn save_bootstrap_file(
+        &self,
+        name: &str,
+        content: Option<&str>,
+    ) -> Result<crate::BootstrapFile, ApiError> {
+        Ok(self.inner_bootstrap().save(name, content)?)
+    }
+
     /// The provider in force (asking the keychain which store it is may be a D-Bus round
     /// trip, so it runs off the async threads).
     pub async fn provider(&self) -> ProviderView {

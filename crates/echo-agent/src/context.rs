@@ -1,17 +1,20 @@
 //! ContextStage: the only place a model request is assembled.
 //!
 //! Fixed order, most stable first, so a provider's prefix cache is reused from one request to
-//! the next: system block → history (tool-call/result pairs never split) → the current user
-//! message. Facts that change every turn (time, entry point) travel in a
-//! `<runtime-context>` block at the head of the current user message, after which the user's
-//! text follows verbatim; putting them in the system block would invalidate the cached prefix
-//! on every turn.
+//! the next: the system block (rules, skills index, the user's bootstrap files, the session's
+//! frozen memory snapshot, the rolling summary) → history (tool-call/result pairs never split)
+//! → the current user message. Facts that change every turn (time, entry point) and the
+//! memories recalled for this message travel in blocks at the head of the current user
+//! message, after which the user's text follows verbatim; putting them in the system block
+//! would invalidate the cached prefix on every turn.
 
+use crate::bootstrap::Injected;
 use crate::prompts::{PromptError, PromptName, Prompts};
 use echo_core::store::StoredMessage;
 use echo_core::{Message, Role, ToolSpec};
-use echo_llm::tokens::{count_message, count_request};
+use echo_llm::tokens::Tokenizer;
 use echo_memory::Memory;
+use serde::Serialize;
 use std::collections::HashSet;
 
 /// What the model sees on the first request of a turn.
@@ -21,6 +24,8 @@ pub(crate) struct Prepared {
     pub messages: Vec<Message>,
     /// Tools offered.
     pub tools: Vec<ToolSpec>,
+    /// Tokens of each block, for the trace.
+    pub blocks: BlockTokens,
 }
 
 /// Memories for one request: the session's frozen snapshot (system block) and what was
@@ -54,6 +59,52 @@ impl RuntimeInfo {
     }
 }
 
+/// The current user message in parts, kept so that [`ContextStage::fit`] can render it again
+/// with fewer recalled memories.
+#[derive(Debug, Clone)]
+pub(crate) struct CurrentTurn {
+    /// The user's text, verbatim.
+    pub input: String,
+    pub runtime: RuntimeInfo,
+    /// Recalled memories, most relevant first.
+    pub recalled: Vec<Memory>,
+    /// The planner's plan, appended as `[Plan] …`.
+    pub plan: Option<String>,
+}
+
+/// Everything the first request of a turn is built from.
+pub(crate) struct TurnInputs<'a> {
+    /// History after the rolling summary, before the current message.
+    pub history: &'a [StoredMessage],
+    /// The rolling summary of what came before `history`.
+    pub summary: Option<&'a str>,
+    /// The user's bootstrap files.
+    pub bootstrap: &'a [Injected],
+    /// The session's frozen memory snapshot.
+    pub snapshot: &'a [Memory],
+    pub tools: Vec<ToolSpec>,
+    pub current: &'a CurrentTurn,
+}
+
+/// Tokens of each block of a request, as the model's tokenizer counts them: the budget plan
+/// the trace shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct BlockTokens {
+    /// Rules and the skills index.
+    pub system: usize,
+    pub bootstrap: usize,
+    pub memory_snapshot: usize,
+    pub summary: usize,
+    pub history: usize,
+    pub tools: usize,
+    /// The runtime block at the head of the current message.
+    pub runtime: usize,
+    /// Recalled memories at the head of the current message.
+    pub recalled: usize,
+    /// The user's text (and plan).
+    pub current: usize,
+}
+
 /// Builds requests.
 pub(crate) struct ContextStage<'a> {
     pub prompts: &'a Prompts,
@@ -62,16 +113,13 @@ pub(crate) struct ContextStage<'a> {
 }
 
 impl ContextStage<'_> {
-    /// The first request of a turn: `history` is everything before the current message.
+    /// The first request of a turn.
     pub(crate) fn build(
         &self,
-        history: &[StoredMessage],
-        current: &str,
-        runtime: &RuntimeInfo,
-        tools: Vec<ToolSpec>,
-        memory: &MemoryBlocks,
+        inputs: TurnInputs<'_>,
+        tokenizer: &Tokenizer,
     ) -> Result<Prepared, PromptError> {
-        let mut messages = Vec::with_capacity(history.len() + 2);
+        let mut blocks = BlockTokens::default();
         let mut system = self.prompts.render(PromptName::System, ())?;
         if !self.skills.is_empty() {
             let skills: Vec<serde_json::Value> = self
@@ -86,42 +134,115 @@ impl ContextStage<'_> {
             system.push_str("\n\n");
             system.push_str(&block);
         }
-        if !memory.snapshot.is_empty() {
-            let block = self.prompts.render(
-                PromptName::MemorySnapshot,
-                serde_json::json!({ "memories": memory.snapshot }),
-            )?;
+        blocks.system = tokenizer.count_text(&system);
+        let append = |system: &mut String, block: String| {
+            let tokens = tokenizer.count_text(&block);
             system.push_str("\n\n");
             system.push_str(&block);
-        }
-        messages.push(Message::system(system));
-        messages.extend(sanitize_history(history));
-        let mut head = self.prompts.render(PromptName::RuntimeContext, runtime)?;
-        if !memory.recalled.is_empty() {
+            tokens
+        };
+        if !inputs.bootstrap.is_empty() {
             let block = self.prompts.render(
-                PromptName::MemoryContext,
-                serde_json::json!({ "memories": memory.recalled }),
+                PromptName::Bootstrap,
+                serde_json::json!({ "files": inputs.bootstrap }),
             )?;
-            head.push_str("\n\n");
-            head.push_str(&block);
+            blocks.bootstrap = append(&mut system, block);
         }
-        messages.push(Message::user(format!("{head}\n\n{current}")));
-        Ok(Prepared { messages, tools })
+        if !inputs.snapshot.is_empty() {
+            let block = self.prompts.render(
+                PromptName::MemorySnapshot,
+                serde_json::json!({ "memories": inputs.snapshot }),
+            )?;
+            blocks.memory_snapshot = append(&mut system, block);
+        }
+        if let Some(summary) = inputs.summary.filter(|s| !s.trim().is_empty()) {
+            let block = self.prompts.render(
+                PromptName::HistorySummary,
+                serde_json::json!({ "summary": summary }),
+            )?;
+            blocks.summary = append(&mut system, block);
+        }
+        let history = sanitize_history(inputs.history);
+        blocks.history = history.iter().map(|m| tokenizer.count_message(m)).sum();
+        blocks.tools = inputs.tools.iter().map(|t| tokenizer.count_tool(t)).sum();
+        let current = inputs.current;
+        let runtime = self
+            .prompts
+            .render(PromptName::RuntimeContext, &current.runtime)?;
+        blocks.runtime = tokenizer.count_text(&runtime);
+        let recalled = self.recalled_block(&current.recalled)?;
+        blocks.recalled = recalled.as_deref().map_or(0, |r| tokenizer.count_text(r));
+        let text = self.current_text(current)?;
+        blocks.current = tokenizer.count_text(&text);
+
+        let mut messages = Vec::with_capacity(history.len() + 2);
+        messages.push(Message::system(system));
+        messages.extend(history);
+        messages.push(Message::user(join_current(
+            &runtime,
+            recalled.as_deref(),
+            &text,
+        )));
+        Ok(Prepared {
+            messages,
+            tools: inputs.tools,
+            blocks,
+        })
     }
 
-    /// Makes a request fit `budget` tokens (as [`echo_llm::tokens`] counts them), in the
-    /// order that loses least: first old tool outputs are cut to their head and tail (the
-    /// latest step's results stay whole), then the oldest turns leave, a whole turn at a
-    /// time so a tool call is never separated from its result. The system block, the tool
-    /// definitions and the current turn (its user message verbatim and last) are never cut;
-    /// if they alone do not fit, that is an error naming both numbers.
+    /// The `<memory-context>` block for `recalled`, if there is any.
+    fn recalled_block(&self, recalled: &[Memory]) -> Result<Option<String>, PromptError> {
+        if recalled.is_empty() {
+            return Ok(None);
+        }
+        self.prompts
+            .render(
+                PromptName::MemoryContext,
+                serde_json::json!({ "memories": recalled }),
+            )
+            .map(Some)
+    }
+
+    /// The user's text, then the plan if there is one.
+    fn current_text(&self, current: &CurrentTurn) -> Result<String, PromptError> {
+        Ok(match &current.plan {
+            Some(plan) => {
+                let note = self
+                    .prompts
+                    .render(PromptName::PlanNote, serde_json::json!({ "plan": plan }))?;
+                format!("{}\n\n{note}", current.input)
+            }
+            None => current.input.clone(),
+        })
+    }
+
+    /// The current user message with only the first `keep` recalled memories.
+    fn current_message(&self, current: &CurrentTurn, keep: usize) -> Result<String, PromptError> {
+        let runtime = self
+            .prompts
+            .render(PromptName::RuntimeContext, &current.runtime)?;
+        let keep = keep.min(current.recalled.len());
+        let recalled = self.recalled_block(&current.recalled[..keep])?;
+        let text = self.current_text(current)?;
+        Ok(join_current(&runtime, recalled.as_deref(), &text))
+    }
+
+    /// Makes a request fit `budget` tokens (as `tokenizer` counts them), in the order that
+    /// loses least: first old tool outputs are cut to their head and tail (the latest step's
+    /// results stay whole), then the oldest turns leave, a whole turn at a time so a tool call
+    /// is never separated from its result, then the least relevant recalled memories of
+    /// `current` leave. The system block, the tool definitions and the current turn (its user
+    /// message verbatim and last) are never cut; if they alone do not fit, that is an error
+    /// naming both numbers.
     pub(crate) fn fit(
         &self,
         mut messages: Vec<Message>,
         tools: &[ToolSpec],
         budget: usize,
+        tokenizer: &Tokenizer,
+        current: Option<&CurrentTurn>,
     ) -> Result<(Vec<Message>, Fit), Overflow> {
-        let mut tokens = count_request(&messages, tools);
+        let mut tokens = tokenizer.count_request(&messages, tools);
         let mut fit = Fit::default();
         if tokens > budget {
             let latest_step = messages
@@ -135,10 +256,10 @@ impl ContextStage<'_> {
                 if message.role != Role::Tool || keep {
                     continue;
                 }
-                if let Some(cut) = head_and_tail(&message.content) {
-                    let before = count_message(message);
+                if let Some(cut) = cut_tool_output(message) {
+                    let before = tokenizer.count_message(message);
                     message.content = cut;
-                    tokens = tokens - before + count_message(message);
+                    tokens = tokens - before + tokenizer.count_message(message);
                     fit.trimmed_outputs += 1;
                 }
             }
@@ -156,10 +277,35 @@ impl ContextStage<'_> {
                 .iter()
                 .position(|m| m.role == Role::User)
                 .map_or(current, |p| first + 1 + p);
-            let removed: usize = messages[first..end].iter().map(count_message).sum();
+            let removed: usize = messages[first..end]
+                .iter()
+                .map(|m| tokenizer.count_message(m))
+                .sum();
             messages.drain(first..end);
             tokens -= removed;
             fit.dropped_messages += end - first;
+        }
+        if tokens > budget
+            && let Some(current) = current.filter(|c| !c.recalled.is_empty())
+        {
+            // The current message as built, with every recalled memory.
+            let full = self.current_message(current, current.recalled.len()).ok();
+            let at = messages
+                .iter()
+                .rposition(|m| m.role == Role::User && Some(&m.content) == full.as_ref());
+            if let Some(at) = at {
+                let mut keep = current.recalled.len();
+                while tokens > budget && keep > 0 {
+                    keep -= 1;
+                    let Ok(text) = self.current_message(current, keep) else {
+                        break;
+                    };
+                    let before = tokenizer.count_message(&messages[at]);
+                    messages[at].content = text;
+                    tokens = tokens - before + tokenizer.count_message(&messages[at]);
+                    fit.dropped_memories += 1;
+                }
+            }
         }
         fit.tokens = tokens;
         if tokens > budget {
@@ -234,6 +380,44 @@ impl ContextStage<'_> {
         Ok((vec![Message::system(system), Message::user(input)], tool))
     }
 
+    /// The `summarize_history` request: the previous summary, the segment (already pruned)
+    /// and the current request the summary should serve.
+    pub(crate) fn summarize_history(
+        &self,
+        previous: Option<&str>,
+        messages: &[Message],
+        current: &str,
+        tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        let system = self.prompts.render(PromptName::SummarizeHistory, ())?;
+        let shown: Vec<serde_json::Value> = messages
+            .iter()
+            .filter(|m| !m.content.trim().is_empty())
+            .map(|m| serde_json::json!({ "role": m.role.as_str(), "name": m.name, "content": m.content }))
+            .collect();
+        let input = self.prompts.render(
+            PromptName::SummarizeHistoryInput,
+            serde_json::json!({ "previous": previous, "messages": shown, "current": current }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// The planner request for the current input.
+    pub(crate) fn plan(
+        &self,
+        input: &str,
+        task_type: &str,
+        tools: &[ToolSpec],
+    ) -> Result<Vec<Message>, PromptError> {
+        let system = self.prompts.render(PromptName::Plan, ())?;
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        let input = self.prompts.render(
+            PromptName::PlanInput,
+            serde_json::json!({ "request": input, "task_type": task_type, "tools": names }),
+        )?;
+        Ok(vec![Message::system(system), Message::user(input)])
+    }
+
     /// The conflict judge request for two memories.
     pub(crate) fn judge(
         &self,
@@ -270,8 +454,18 @@ impl ContextStage<'_> {
 const OUTPUT_HEAD: usize = 1_200;
 const OUTPUT_TAIL: usize = 600;
 
-/// `text` cut to its head and tail with a marker, if it is long enough to be worth cutting.
-fn head_and_tail(text: &str) -> Option<String> {
+/// The runtime block, the recalled memories and the user's text, as one message.
+fn join_current(runtime: &str, recalled: Option<&str>, text: &str) -> String {
+    match recalled {
+        Some(recalled) => format!("{runtime}\n\n{recalled}\n\n{text}"),
+        None => format!("{runtime}\n\n{text}"),
+    }
+}
+
+/// A tool output cut to its head and tail, with a marker that says how to get all of it
+/// back, if it is long enough to be worth cutting.
+pub(crate) fn cut_tool_output(message: &Message) -> Option<String> {
+    let text = &message.content;
     let chars = text.chars().count();
     if chars <= OUTPUT_HEAD + OUTPUT_TAIL + 200 {
         return None;
@@ -279,8 +473,12 @@ fn head_and_tail(text: &str) -> Option<String> {
     let head: String = text.chars().take(OUTPUT_HEAD).collect();
     let tail: String = text.chars().skip(chars - OUTPUT_TAIL).collect();
     let cut = chars - OUTPUT_HEAD - OUTPUT_TAIL;
+    let fetch = match &message.tool_call_id {
+        Some(id) => format!("; read_tool_output with call_id \"{id}\" returns all of it"),
+        None => String::new(),
+    };
     Some(format!(
-        "{head}\n[… {cut} characters of this earlier tool output were cut to fit the context window; the trace keeps all of it …]\n{tail}"
+        "{head}\n[… {cut} characters of this earlier tool output were cut to fit the context window{fetch} …]\n{tail}"
     ))
 }
 
@@ -293,12 +491,14 @@ pub(crate) struct Fit {
     pub dropped_messages: usize,
     /// Old tool outputs cut to head and tail.
     pub trimmed_outputs: usize,
+    /// Recalled memories left out of the current message.
+    pub dropped_memories: usize,
 }
 
 impl Fit {
     /// Whether anything was cut.
     pub(crate) fn trimmed(&self) -> bool {
-        self.dropped_messages > 0 || self.trimmed_outputs > 0
+        self.dropped_messages > 0 || self.trimmed_outputs > 0 || self.dropped_memories > 0
     }
 }
 
@@ -452,7 +652,9 @@ mod tests {
             skills: &skills,
         };
         let request = long_request(2);
-        let (fitted, fit) = c.fit(request.clone(), &[], 1_000_000).expect("fits");
+        let (fitted, fit) = c
+            .fit(request.clone(), &[], 1_000_000, &Tokenizer::Estimate, None)
+            .expect("fits");
         assert_eq!(fitted, request);
         assert!(!fit.trimmed());
     }
@@ -465,9 +667,11 @@ mod tests {
             skills: &skills,
         };
         let request = long_request(30);
-        let full = count_request(&request, &[]);
+        let full = Tokenizer::Estimate.count_request(&request, &[]);
         // Room for everything once the outputs are cut: no turn leaves.
-        let (fitted, fit) = c.fit(request.clone(), &[], full / 2).expect("fits");
+        let (fitted, fit) = c
+            .fit(request.clone(), &[], full / 2, &Tokenizer::Estimate, None)
+            .expect("fits");
         assert!(
             fit.trimmed_outputs > 0 && fit.dropped_messages == 0,
             "{fit:?}"
@@ -479,12 +683,16 @@ mod tests {
             fitted[3].content
         );
         // A tight window: old turns leave, whole.
-        let (fitted, fit) = c.fit(request.clone(), &[], 5_000).expect("fits");
+        let (fitted, fit) = c
+            .fit(request.clone(), &[], 5_000, &Tokenizer::Estimate, None)
+            .expect("fits");
         assert!(
             fit.dropped_messages > 0 && fit.dropped_messages % 4 == 0,
             "{fit:?}"
         );
-        assert!(fit.tokens <= 5_000 && count_request(&fitted, &[]) == fit.tokens);
+        assert!(
+            fit.tokens <= 5_000 && Tokenizer::Estimate.count_request(&fitted, &[]) == fit.tokens
+        );
         assert!(is_valid(&fitted), "{fitted:?}");
         assert_eq!(
             fitted.last(),
@@ -512,8 +720,10 @@ mod tests {
         let mut request = long_request(3);
         request.push(call_msg("now"));
         request.push(result_msg("now", &"y".repeat(6000)));
-        let budget = count_request(&request, &[]) - 100;
-        let (fitted, fit) = c.fit(request, &[], budget).expect("fits");
+        let budget = Tokenizer::Estimate.count_request(&request, &[]) - 100;
+        let (fitted, fit) = c
+            .fit(request, &[], budget, &Tokenizer::Estimate, None)
+            .expect("fits");
         assert!(fit.trimmed_outputs > 0);
         assert_eq!(fitted.last().map(|m| m.content.len()), Some(6000));
     }
@@ -527,7 +737,9 @@ mod tests {
         };
         let mut request = long_request(3);
         request.push(Message::user("z ".repeat(5000)));
-        let e = c.fit(request, &[], 1_000).expect_err("too big");
+        let e = c
+            .fit(request, &[], 1_000, &Tokenizer::Estimate, None)
+            .expect_err("too big");
         assert!(e.to_string().contains("llm.context_window"), "{e}");
     }
 

@@ -37,6 +37,9 @@ pub enum ApiError {
     /// Settings could not be applied or saved.
     #[error(transparent)]
     Settings(#[from] echo_core::config::ConfigError),
+    /// A bootstrap file could not be read or saved.
+    #[error(transparent)]
+    Bootstrap(#[from] crate::bootstrap::BootstrapError),
     /// The data directory could not be prepared.
     #[error("data directory {path}: {source}")]
     DataDir {
@@ -60,6 +63,8 @@ impl ApiError {
             Self::DataDir { .. } => "data_dir",
             Self::Keychain(_) => "keychain",
             Self::Settings(_) => "invalid_input",
+            Self::Bootstrap(crate::bootstrap::BootstrapError::Io { .. }) => "data_dir",
+            Self::Bootstrap(_) => "invalid_input",
         }
     }
 }

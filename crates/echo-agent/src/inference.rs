@@ -4,7 +4,7 @@
 //! without tools asks for a summary. Every model attempt and tool call is a span.
 
 use crate::approval::{ApprovalMode, CallScope, Gate};
-use crate::context::ContextStage;
+use crate::context::{ContextStage, CurrentTurn};
 use crate::events::TurnEvents;
 use crate::think::{Piece, ThinkFilter, strip_think};
 use echo_core::config::Config;
@@ -20,7 +20,10 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct TurnScope<'a> {
     pub config: &'a Config,
     pub store: &'a Store,
+    /// The model this turn was routed to.
     pub llm: &'a LlmClient,
+    /// The current user message in parts (for trimming recalled memories).
+    pub current: &'a CurrentTurn,
     pub tools: &'a ToolRegistry,
     pub context: ContextStage<'a>,
     pub session: &'a SessionId,
@@ -171,13 +174,20 @@ async fn call_model(
     let budget = scope.llm.input_budget();
     let (messages, fit) = scope
         .context
-        .fit(messages, &tools, budget)
+        .fit(
+            messages,
+            &tools,
+            budget,
+            scope.llm.tokenizer(),
+            Some(scope.current),
+        )
         .map_err(|e| TurnFailure::internal("context_overflow", e.to_string(), *usage))?;
     node.attr("tokens_estimated", fit.tokens);
     node.attr("token_budget", budget);
     if fit.trimmed() {
         node.attr("history_dropped", fit.dropped_messages);
         node.attr("outputs_trimmed", fit.trimmed_outputs);
+        node.attr("memories_dropped", fit.dropped_memories);
         node.degrade("context_trimmed");
     }
     let request = scope.llm.request(messages, tools);

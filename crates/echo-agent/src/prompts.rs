@@ -36,6 +36,20 @@ pub enum PromptName {
     ApprovalExplainInput,
     /// The one message of the settings page's "test connection" call.
     ConnectionTest,
+    /// The user's bootstrap files (AGENTS.md, SOUL.md, USER.md, TOOLS.md), in the system block.
+    Bootstrap,
+    /// The session's rolling summary, at the end of the system block.
+    HistorySummary,
+    /// System block of the `summarize_history` call.
+    SummarizeHistory,
+    /// The previous summary, the segment and the current request given to that call.
+    SummarizeHistoryInput,
+    /// System block of the planner call.
+    Plan,
+    /// The request given to the planner.
+    PlanInput,
+    /// How a plan is appended to the current user message.
+    PlanNote,
 }
 
 impl PromptName {
@@ -56,6 +70,13 @@ impl PromptName {
             Self::ApprovalExplain => "approval_explain.md",
             Self::ApprovalExplainInput => "approval_explain_input.md",
             Self::ConnectionTest => "connection_test.md",
+            Self::Bootstrap => "bootstrap.md",
+            Self::HistorySummary => "history_summary.md",
+            Self::SummarizeHistory => "summarize_history.md",
+            Self::SummarizeHistoryInput => "summarize_history_input.md",
+            Self::Plan => "plan.md",
+            Self::PlanInput => "plan_input.md",
+            Self::PlanNote => "plan_note.md",
         }
     }
 
@@ -84,6 +105,15 @@ impl PromptName {
                 include_str!("../../../prompts/approval_explain_input.md")
             }
             Self::ConnectionTest => include_str!("../../../prompts/connection_test.md"),
+            Self::Bootstrap => include_str!("../../../prompts/bootstrap.md"),
+            Self::HistorySummary => include_str!("../../../prompts/history_summary.md"),
+            Self::SummarizeHistory => include_str!("../../../prompts/summarize_history.md"),
+            Self::SummarizeHistoryInput => {
+                include_str!("../../../prompts/summarize_history_input.md")
+            }
+            Self::Plan => include_str!("../../../prompts/plan.md"),
+            Self::PlanInput => include_str!("../../../prompts/plan_input.md"),
+            Self::PlanNote => include_str!("../../../prompts/plan_note.md"),
         }
     }
 }

@@ -5,7 +5,9 @@
 
 use echo_agent::echo_gate::{AuditEntry, Decision, Rule, RuleScope};
 use echo_agent::echo_mcp::{ServerState, ServerStatus, TransportKind};
-use echo_agent::{ConnectionReport, KeySource, OllamaInfo, ProviderUpdate, ProviderView};
+use echo_agent::{
+    BootstrapFile, ConnectionReport, KeySource, OllamaInfo, ProviderUpdate, ProviderView,
+};
 use echo_core::config::{McpServerConfig, ProviderKind};
 use echo_core::event::RecalledMemory;
 use echo_core::provider::ProviderSettings;
@@ -43,6 +45,7 @@ fn generated() -> String {
         ProviderUpdate::decl(&cfg),
         ConnectionReport::decl(&cfg),
         OllamaInfo::decl(&cfg),
+        BootstrapFile::decl(&cfg),
     ] {
         out.push_str("export ");
         out.push_str(&decl);

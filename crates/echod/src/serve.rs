@@ -112,6 +112,11 @@ fn router(state: AppState) -> Router {
         .route("/api/settings/provider/test", post(test_provider))
         .route("/api/settings/ollama", get(detect_ollama))
         .route("/api/settings/mcp", get(mcp_config).put(set_mcp_config))
+        .route("/api/settings/bootstrap", get(bootstrap_files))
+        .route(
+            "/api/settings/bootstrap/{name}",
+            axum::routing::put(save_bootstrap_file).delete(reset_bootstrap_file),
+        )
         .route("/api/traces", get(traces))
         .route("/api/traces/{turn_id}", get(trace))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
@@ -513,6 +518,38 @@ async fn test_provider(
     Ok(Json(serde_json::to_value(report).unwrap_or_default()))
 }
 
+/// A bootstrap file's new text.
+#[derive(Deserialize, ToSchema)]
+struct BootstrapBody {
+    /// The whole file.
+    content: String,
+}
+
+#[utoipa::path(get, path = "/api/settings/bootstrap", responses((status = 200, description = "AGENTS.md, SOUL.md, USER.md and TOOLS.md: each file's text, or its default", body = Object)))]
+async fn bootstrap_files(State(s): State<AppState>) -> Answer<serde_json::Value> {
+    let files = s.api.bootstrap_files()?;
+    Ok(Json(serde_json::to_value(files).unwrap_or_default()))
+}
+
+#[utoipa::path(put, path = "/api/settings/bootstrap/{name}", params(("name" = String, Path)), request_body = BootstrapBody, responses((status = 200, description = "Saved; the next turn uses it", body = Object), (status = 400, body = ErrorBody)))]
+async fn save_bootstrap_file(
+    State(s): State<AppState>,
+    Path(name): Path<String>,
+    Json(body): Json<BootstrapBody>,
+) -> Answer<serde_json::Value> {
+    let file = s.api.save_bootstrap_file(&name, Some(&body.content))?;
+    Ok(Json(serde_json::to_value(file).unwrap_or_default()))
+}
+
+#[utoipa::path(delete, path = "/api/settings/bootstrap/{name}", params(("name" = String, Path)), responses((status = 200, description = "The user's copy is removed; the default is back", body = Object), (status = 400, body = ErrorBody)))]
+async fn reset_bootstrap_file(
+    State(s): State<AppState>,
+    Path(name): Path<String>,
+) -> Answer<serde_json::Value> {
+    let file = s.api.save_bootstrap_file(&name, None)?;
+    Ok(Json(serde_json::to_value(file).unwrap_or_default()))
+}
+
 #[utoipa::path(get, path = "/api/settings/ollama", responses((status = 200, description = "A local Ollama server and its models, or null", body = Object)))]
 async fn detect_ollama(State(s): State<AppState>) -> Json<serde_json::Value> {
     Json(serde_json::to_value(s.api.detect_ollama().await).unwrap_or_default())
@@ -559,11 +596,22 @@ async fn trace(
         update_provider,
         test_provider,
         detect_ollama,
+        bootstrap_files,
+        save_bootstrap_file,
+        reset_bootstrap_file,
         mcp,
         traces,
         trace
     ),
-    components(schemas(ErrorBody, ErrorDetail, RenameBody, TurnBody, ApprovalBody, RuleBody))
+    components(schemas(
+        ErrorBody,
+        ErrorDetail,
+        RenameBody,
+        TurnBody,
+        ApprovalBody,
+        RuleBody,
+        BootstrapBody
+    ))
 )]
 struct ApiDoc;
 

@@ -1284,33 +1284,6 @@ fn concurrent_turns_with_consolidation_lose_nothing() {
     );
 }
 
-/// The estimate ContextStage uses, computed from a request as it went over the wire.
-fn wire_tokens(request: &Value) -> usize {
-    use echo_llm::tokens::count_text;
-    let messages: usize = request["messages"]
-        .as_array()
-        .map(|ms| {
-            ms.iter()
-                .map(|m| 4 + count_text(m["content"].as_str().unwrap_or_default()))
-                .sum()
-        })
-        .unwrap_or(0);
-    let tools: usize = request["tools"]
-        .as_array()
-        .map(|ts| {
-            ts.iter()
-                .map(|t| {
-                    let f = &t["function"];
-                    4 + count_text(f["name"].as_str().unwrap_or_default())
-                        + count_text(f["description"].as_str().unwrap_or_default())
-                        + count_text(&f["parameters"].to_string())
-                })
-                .sum()
-        })
-        .unwrap_or(0);
-    messages + tools
-}
-
 #[test]
 fn a_long_session_on_a_small_window_keeps_every_request_within_it() {
     let w = World::with_config(

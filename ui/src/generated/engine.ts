@@ -726,3 +726,21 @@ base_url: string,
  * Models it has pulled.
  */
 models: Array<string>, };
+
+export type BootstrapFile = { 
+/**
+ * `AGENTS.md`, `SOUL.md`, `USER.md` or `TOOLS.md`.
+ */
+name: string, 
+/**
+ * Its text (the default's when the user has not saved one).
+ */
+content: string, 
+/**
+ * Whether this is the built-in default (no file in the data directory).
+ */
+is_default: boolean, 
+/**
+ * Where the user's copy lives (or will live once saved).
+ */
+path: string, };

@@ -158,3 +158,44 @@ pub fn mcp_test_server() -> std::path::PathBuf {
     );
     bin
 }
+
+/// The estimate ContextStage uses, computed from a request as it went over the wire.
+pub fn wire_tokens(request: &Value) -> usize {
+    use echo_llm::tokens::count_text;
+    let messages: usize = request["messages"]
+        .as_array()
+        .map(|ms| {
+            ms.iter()
+                .map(|m| {
+                    let calls: usize = m["tool_calls"]
+                        .as_array()
+                        .map(|cs| {
+                            cs.iter()
+                                .map(|c| {
+                                    let f = &c["function"];
+                                    4 + count_text(f["name"].as_str().unwrap_or_default())
+                                        + count_text(f["arguments"].as_str().unwrap_or_default())
+                                })
+                                .sum()
+                        })
+                        .unwrap_or(0);
+                    4 + count_text(m["content"].as_str().unwrap_or_default()) + calls
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    let tools: usize = request["tools"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    let f = &t["function"];
+                    4 + count_text(f["name"].as_str().unwrap_or_default())
+                        + count_text(f["description"].as_str().unwrap_or_default())
+                        + count_text(&f["parameters"].to_string())
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    messages + tools
+}
