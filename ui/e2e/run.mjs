@@ -1,8 +1,10 @@
 // Browser end-to-end test of the web UI against the real engine: starts the scripted mock
 // model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
 // and checks streaming, an approval, stop, reload, a model error, a rule made in Settings,
-// renaming and deleting a session, regenerate and edit-and-resend, provider settings (test
-// connection, save with the key in the keychain, reload) and the MCP server editor. Exits non-zero on any failure
+// renaming and deleting a session, regenerate and edit-and-resend, standing instructions
+// (USER.md edited in Settings reaches the model's system message; restore the default),
+// provider settings (test connection, save with the key in the keychain, reload) and the MCP
+// server editor. Exits non-zero on any failure
 // and always stops what it started. Run it inside scripts/with-desktop-session.sh (for the
 // keychain).
 
@@ -111,7 +113,9 @@ const SCRIPT = {
     { model: 'primary', text: 'Seven.' },
     { model: 'primary', text: 'Eight, on second thought.' },
     { model: 'primary', text: 'The letter Q.' },
-    // 9. provider settings: the connection test and the turn after saving use this model
+    // 9. standing instructions: the turn after USER.md is saved
+    { model: 'primary', text: 'Noted, Lin: metric units from now on.' },
+    // 10. provider settings: the connection test and the turn after saving use this model
     { model: 'settings-model', times: 5, text: 'OK from the saved settings.' },
   ],
 };
@@ -398,7 +402,72 @@ async function main() {
     return text.includes('Pick a letter') && text.includes('The letter Q.') && !text.includes('Pick a number') && !text.includes('Eight');
   });
 
-  // 9. Provider settings: test the connection, save (with a key, which must not reach the
+  // 9. Standing instructions: a sentence typed into USER.md in Settings and saved is in the
+  // system message of the next model request (its default comment is not); Restore default
+  // (after the inline confirmation) brings the default text back and removes the file.
+  console.log('e2e: standing instructions');
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the four instruction files', () =>
+    [...document.querySelectorAll('.bootstrap-panel [data-testid="bootstrap-tab"]')].map((t) => t.dataset.file).join()
+      === 'AGENTS.md,SOUL.md,USER.md,TOOLS.md');
+  await page.click('[data-testid="bootstrap-tab"][data-file="USER.md"]');
+  await until(page, 'USER.md in the editor, marked default', () =>
+    document.querySelector('.bootstrap-editor')?.dataset.file === 'USER.md'
+    && document.querySelector('[data-testid="bootstrap-default"]'));
+  const userDefault = await page.inputValue('[data-testid="bootstrap-text"]');
+  if (!userDefault.includes('<!--')) fail(`the default USER.md is not the commented template: ${JSON.stringify(userDefault)}`);
+  if (!(await page.isDisabled('[data-testid="bootstrap-save"]'))) fail('Save is enabled before any edit');
+  const sentence = 'My name is Lin and I prefer metric units.';
+  await page.click('[data-testid="bootstrap-text"]');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(`\n${sentence}`);
+  await until(page, 'the USER.md tab to be marked unsaved', () =>
+    document.querySelector('[data-testid="bootstrap-tab"][data-file="USER.md"]')?.dataset.dirty === 'true');
+  await page.click('[data-testid="bootstrap-save"]');
+  await until(page, 'the saved status', () =>
+    document.querySelector('[data-testid="bootstrap-saved"]')?.textContent.includes('USER.md saved'));
+  if (await page.$('[data-testid="bootstrap-error"]')) fail('saving USER.md showed an error');
+  if (await page.$('[data-testid="bootstrap-default"]')) fail('USER.md is still marked default after saving');
+  const userPath = await page.textContent('[data-testid="bootstrap-path"] code');
+  if (!userPath || !existsSync(userPath) || !readFileSync(userPath, 'utf8').includes(sentence)) {
+    fail(`USER.md was not written with the sentence at ${userPath}`);
+  }
+  await shot(page, 'bootstrap');
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  const mockRequests = () => fetch(`${mockUrl}/_mock/requests`).then((r) => r.json());
+  const before = (await mockRequests()).length;
+  await send(page, 'What should you remember about me?');
+  await until(page, 'the answer after USER.md was saved', lastAssistant, 'Noted, Lin: metric units from now on.');
+  const next = (await mockRequests()).slice(before).find((r) => r.path.endsWith('/chat/completions'));
+  const system = next?.body.messages?.[0];
+  const systemText = typeof system?.content === 'string'
+    ? system.content
+    : (system?.content ?? []).map((part) => part.text ?? '').join('');
+  if (system?.role !== 'system' || !systemText.includes(sentence)) {
+    fail(`the next model request's system message lacks the sentence: ${JSON.stringify(system)?.slice(0, 400)}`);
+  }
+  if (systemText.includes(userDefault.trim())) fail('the USER.md comment reached the system message');
+  console.log('e2e: the system message carries the saved USER.md');
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the instruction files again', () => document.querySelector('[data-testid="bootstrap-tab"][data-file="USER.md"]'));
+  await page.click('[data-testid="bootstrap-tab"][data-file="USER.md"]');
+  await until(page, 'the saved USER.md in the editor', (s) =>
+    document.querySelector('.bootstrap-editor')?.dataset.file === 'USER.md'
+    && document.querySelector('[data-testid="bootstrap-text"]')?.value.includes(s), sentence);
+  await page.click('[data-testid="bootstrap-restore"]');
+  await until(page, 'the restore confirmation', () => document.querySelector('[data-testid="bootstrap-confirm"]'));
+  await page.click('[data-testid="bootstrap-restore-yes"]');
+  await until(page, 'the default USER.md back in the editor', (d) =>
+    document.querySelector('[data-testid="bootstrap-text"]')?.value === d
+    && document.querySelector('[data-testid="bootstrap-default"]')
+    && document.querySelector('[data-testid="bootstrap-saved"]'), userDefault);
+  if (await page.$('[data-testid="bootstrap-error"]')) fail('restoring USER.md showed an error');
+  if (existsSync(userPath)) fail(`${userPath} is still there after Restore default`);
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+
+  // 10. Provider settings: test the connection, save (with a key, which must not reach the
   // config file), see "saved", and find the settings again after a reload; the next turn
   // uses them.
   console.log('e2e: provider settings');
@@ -439,7 +508,7 @@ async function main() {
   await until(page, 'the key to be gone', () =>
     document.querySelector('[data-testid="provider-key-source"]')?.dataset.source === 'none');
 
-  // 10. MCP servers: add the real test server (stdio) in Settings; it starts at once, its
+  // 11. MCP servers: add the real test server (stdio) in Settings; it starts at once, its
   // env value never shows in the list, the file has it; removing it stops it.
   console.log('e2e: MCP server editor');
   await page.click('.topbar button.nav-settings');
@@ -470,7 +539,7 @@ async function main() {
   if (running.length !== 0) fail(`MCP servers still running after removal: ${JSON.stringify(running)}`);
 
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 10 passed, 0 failed');
+  console.log('e2e: 11 passed, 0 failed');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

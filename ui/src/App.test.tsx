@@ -53,6 +53,8 @@ function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMe
     updateProvider: async () => providerView,
     testProvider: async () => ({ ok: true, code: 'ok', message: '', latency_ms: 1 }),
     detectOllama: async () => null,
+    bootstrapFiles: async () => [],
+    saveBootstrapFile: async () => Promise.reject(new Error('not in this test')),
     ...(desktop ? { desktop } : {}),
   };
   const store = new ChatStore(transport);
@@ -121,6 +123,7 @@ describe('App views', () => {
     expect(container.querySelector('.composer')).toBeNull();
     expect([...container.querySelectorAll('.settings h2')].map((h) => h.textContent)).toEqual([
       'Model provider',
+      'Standing instructions',
       'Approval rules',
       'MCP servers',
       'Recent approvals',

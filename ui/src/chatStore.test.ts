@@ -94,6 +94,12 @@ class FakeTransport implements Transport {
   async detectOllama() {
     return null;
   }
+  async bootstrapFiles() {
+    return [];
+  }
+  async saveBootstrapFile(): Promise<never> {
+    throw new TransportError('unsupported', 'not in this test');
+  }
   emit(event: TurnEvent) {
     this.onEvent?.({ v: 1, turn_id: 't1', seq: this.seq++, ...event });
   }

@@ -1,11 +1,13 @@
 // Types of the settings routes (`/api/rules`, `/api/mcp`, `/api/approvals`,
-// `/api/settings/provider`, `/api/settings/ollama`, `/api/settings/mcp`). The response and provider types are
+// `/api/settings/provider`, `/api/settings/ollama`, `/api/settings/mcp`,
+// `/api/settings/bootstrap`). The response and provider types are
 // generated from the Rust types (`generated/engine.ts`, see `events.ts`); only the request
 // body of `POST /api/rules` (echod's own `RuleBody`) and a builder of the provider update
 // are written here.
 
 export type {
   AuditEntry,
+  BootstrapFile,
   ConnectionReport,
   KeySource,
   OllamaInfo,

@@ -87,6 +87,9 @@ describe('TauriTransport', () => {
     await transport.updateProvider(update);
     await transport.testProvider(update);
     expect(await transport.detectOllama()).toBeNull();
+    await transport.bootstrapFiles();
+    await transport.saveBootstrapFile('USER.md', 'My name is Lin.');
+    await transport.saveBootstrapFile('TOOLS.md', null);
     await transport.desktop.quickShortcut();
     await transport.desktop.setQuickShortcut('Alt+Space');
     await transport.desktop.openInMain('Quick ask 2026-11-30 23:10:05');
@@ -109,6 +112,9 @@ describe('TauriTransport', () => {
       ['update_provider', { update }],
       ['test_provider', { update }],
       ['detect_ollama', undefined],
+      ['bootstrap_files', undefined],
+      ['save_bootstrap_file', { name: 'USER.md', content: 'My name is Lin.' }],
+      ['save_bootstrap_file', { name: 'TOOLS.md', content: null }],
       ['quick_shortcut', undefined],
       ['set_quick_shortcut', { shortcut: 'Alt+Space' }],
       ['open_in_main', { session: 'Quick ask 2026-11-30 23:10:05' }],
@@ -172,6 +178,16 @@ describe('TauriTransport', () => {
     });
   });
 
+  it('rejects a refused bootstrap save with the engine’s message', async () => {
+    const { transport } = fake(() => {
+      throw { code: 'invalid_input', message: 'AGENTS.md is 300000 bytes; the limit is 262144' };
+    });
+    await expect(transport.saveBootstrapFile('AGENTS.md', 'x')).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'AGENTS.md is 300000 bytes; the limit is 262144',
+    });
+  });
+
   it('passes open-session events on until unsubscribed', async () => {
     const { listeners, unlistened, transport } = fake();
     const opened: string[] = [];
@@ -213,9 +229,12 @@ describe('TauriTransport with @tauri-apps/api mocks', () => {
     await transport.sendTurn('web', 'hi', (e) => got.push(e), { replaceFrom: 'm-1' }).done;
     expect(got).toEqual([started, token, finished]);
     await expect(transport.renameSession('a', 'b')).rejects.toMatchObject({ code: 'invalid_input', message: 'the name b is taken' });
+    // `content: null` (restore the default) reaches the command as null, not left out.
+    await transport.saveBootstrapFile('USER.md', null);
     expect(seen).toEqual([
       ['send_turn', { session: 'web', input: 'hi', replaceFrom: 'm-1', onEvent: 'channel' }],
       ['rename_session', { name: 'a', newName: 'b' }],
+      ['save_bootstrap_file', { name: 'USER.md', content: null }],
     ]);
   });
 });

@@ -6,6 +6,7 @@ import type { ShortcutStatus } from './desktopTypes';
 import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
 import type {
   AuditEntry,
+  BootstrapFile,
   ConnectionReport,
   McpServerConfig,
   McpServerStatus,
@@ -179,6 +180,15 @@ export class TauriTransport implements Transport {
 
   async detectOllama(): Promise<OllamaInfo | null> {
     return (await this.call<OllamaInfo | null | undefined>('detect_ollama')) ?? null;
+  }
+
+  bootstrapFiles(): Promise<BootstrapFile[]> {
+    return this.call('bootstrap_files');
+  }
+
+  /** `content: null` restores the default. */
+  saveBootstrapFile(name: string, content: string | null): Promise<BootstrapFile> {
+    return this.call('save_bootstrap_file', { name, content });
   }
 
   /** Listens for `open-session`; the returned function stops listening, even before `listen` settled. */

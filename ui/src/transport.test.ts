@@ -266,6 +266,43 @@ describe('HttpTransport', () => {
     });
   });
 
+  it('reads the bootstrap files, saves one with PUT and restores a default with DELETE', async () => {
+    const file = (name: string, content: string, is_default: boolean) => ({ name, content, is_default, path: `/data/${name}` });
+    const files = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'].map((n) => file(n, `<!-- ${n} -->`, true));
+    const { calls, transport } = stub((c) => {
+      if (c.method === 'GET') return json(files);
+      if (c.method === 'PUT') return json(file('USER.md', (c.body as { content: string }).content, false));
+      return json(file('TOOLS.md', '<!-- TOOLS.md -->', true));
+    });
+    expect(await transport.bootstrapFiles()).toEqual(files);
+    expect(await transport.saveBootstrapFile('USER.md', 'My name is Lin.\n')).toEqual(file('USER.md', 'My name is Lin.\n', false));
+    expect(await transport.saveBootstrapFile('TOOLS.md', null)).toEqual(file('TOOLS.md', '<!-- TOOLS.md -->', true));
+    // An empty text is a save (the file is then left out of the prompt), not a restore.
+    await transport.saveBootstrapFile('USER.md', '');
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:4000/api/settings/bootstrap', undefined],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/bootstrap/USER.md', { content: 'My name is Lin.\n' }],
+      ['DELETE', 'http://127.0.0.1:4000/api/settings/bootstrap/TOOLS.md', undefined],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/bootstrap/USER.md', { content: '' }],
+    ]);
+    for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
+    expect(calls[1]?.headers['Content-Type']).toBe('application/json');
+    expect(calls[2]?.headers['Content-Type']).toBeUndefined();
+  });
+
+  it('URL-encodes a bootstrap file name and rejects a refused save with the server’s message', async () => {
+    const { calls, transport } = stub(() =>
+      json({ error: { code: 'invalid_input', message: 'AGENTS.md is 300000 bytes; the limit is 262144' } }, 400),
+    );
+    await expect(transport.saveBootstrapFile('AGENTS.md', 'x'.repeat(300_000))).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'AGENTS.md is 300000 bytes; the limit is 262144',
+      status: 400,
+    });
+    await expect(transport.saveBootstrapFile('../config.toml', null)).rejects.toBeInstanceOf(TransportError);
+    expect(calls[1]?.url).toBe('http://127.0.0.1:4000/api/settings/bootstrap/..%2Fconfig.toml');
+  });
+
   it('rejects a turn the server refuses, with its message', async () => {
     const { transport } = stub(() =>
       json({ error: { code: 'invalid_input', message: 'input: it is empty' } }, 400),

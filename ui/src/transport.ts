@@ -7,6 +7,7 @@ import type { ShortcutStatus } from './desktopTypes';
 import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
 import type {
   AuditEntry,
+  BootstrapFile,
   ConnectionReport,
   McpServerConfig,
   McpServerStatus,
@@ -98,6 +99,17 @@ export interface Transport {
   testProvider(update: ProviderUpdate): Promise<ConnectionReport>;
   /** A local Ollama and its models, or null when none answers. */
   detectOllama(): Promise<OllamaInfo | null>;
+  /**
+   * The standing instructions (AGENTS.md, SOUL.md, USER.md, TOOLS.md, in that order): each
+   * file's text, or its built-in default.
+   */
+  bootstrapFiles(): Promise<BootstrapFile[]>;
+  /**
+   * Saves a bootstrap file's whole text (`null` removes the user's copy, restoring the
+   * default) and returns it as it now is; the next turn uses it. Rejects with the server's
+   * message, changing nothing, e.g. for a file that is too large.
+   */
+  saveBootstrapFile(name: string, content: string | null): Promise<BootstrapFile>;
   /** The desktop app's extras; absent in the browser. */
   desktop?: DesktopBridge;
 }
@@ -225,6 +237,16 @@ export class HttpTransport implements Transport {
 
   async detectOllama(): Promise<OllamaInfo | null> {
     return ((await this.json('GET', '/api/settings/ollama')) as OllamaInfo | null | undefined) ?? null;
+  }
+
+  async bootstrapFiles(): Promise<BootstrapFile[]> {
+    return (await this.json('GET', '/api/settings/bootstrap')) as BootstrapFile[];
+  }
+
+  /** PUT with the text, or DELETE (the default comes back) for `null`. */
+  async saveBootstrapFile(name: string, content: string | null): Promise<BootstrapFile> {
+    const path = `/api/settings/bootstrap/${encodeURIComponent(name)}`;
+    return (await (content === null ? this.json('DELETE', path) : this.json('PUT', path, { content }))) as BootstrapFile;
   }
 
   /** `options.quick` is not sent: quick ask exists only in the desktop app. */

@@ -42,6 +42,8 @@ function setup() {
     updateProvider: unused,
     testProvider: unused,
     detectOllama: async () => null,
+    bootstrapFiles: unused,
+    saveBootstrapFile: unused,
   };
   const desktop = {
     openInMain: async (session: string) => void calls.push(`open ${session}`),

@@ -1,13 +1,16 @@
 // The settings view: the model provider (kind, address, model, key; test and save; a local
 // Ollama offered when one runs), the desktop's quick-ask shortcut (in the desktop app only),
-// approval rules (list, add, remove), the MCP servers (their state; add, edit, remove, turn on
-// and off) and the recent gate decisions. Each panel loads its own data through the transport.
+// the standing instructions (the bootstrap files AGENTS.md, SOUL.md, USER.md, TOOLS.md: edit,
+// save, restore the default), approval rules (list, add, remove), the MCP servers (their
+// state; add, edit, remove, turn on and off) and the recent gate decisions. Each panel loads
+// its own data through the transport.
 
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useState } from 'react';
 import type { ShortcutStatus } from '../desktopTypes';
 import { type MessageKey, useT } from '../i18n';
 import type {
   AuditEntry,
+  BootstrapFile,
   ConnectionReport,
   McpServerConfig,
   McpServerStatus,
@@ -43,6 +46,8 @@ type SettingsTransport = Pick<
   | 'updateProvider'
   | 'testProvider'
   | 'detectOllama'
+  | 'bootstrapFiles'
+  | 'saveBootstrapFile'
   | 'desktop'
 >;
 
@@ -461,6 +466,229 @@ export function DesktopPanel({ desktop }: { desktop: ShortcutBridge }) {
       <p className="help">{t('desktop.help')}</p>
       <LoadState loaded={status !== undefined} error={error} />
       {status && <ShortcutEditor desktop={desktop} initial={status} />}
+    </section>
+  );
+}
+
+type BootstrapTransport = Pick<Transport, 'bootstrapFiles' | 'saveBootstrapFile'>;
+
+/** What each bootstrap file is for, by name. */
+const BOOTSTRAP_ABOUT: Record<string, MessageKey> = {
+  'AGENTS.md': 'bootstrap.about.agents',
+  'SOUL.md': 'bootstrap.about.soul',
+  'USER.md': 'bootstrap.about.user',
+  'TOOLS.md': 'bootstrap.about.tools',
+};
+
+/** The last save or restore of a file, or its failure. */
+type BootstrapStatus =
+  | { name: string; kind: 'saved' | 'restored' }
+  | { name: string; kind: 'saveFailed' | 'restoreFailed'; message: string };
+
+/** `record` without `key`. */
+function without(record: Record<string, string>, key: string): Record<string, string> {
+  const rest = { ...record };
+  delete rest[key];
+  return rest;
+}
+
+/**
+ * The standing instructions: one tab per bootstrap file, its text in a monospace box, Save
+ * and Restore default (confirmed inline). Unsaved text is kept per file while switching tabs
+ * (the tab is marked) and only dropped by Discard, a save or a restore.
+ */
+export function BootstrapPanel({ transport }: { transport: BootstrapTransport }) {
+  const t = useT();
+  const load = useCallback(() => transport.bootstrapFiles(), [transport]);
+  const { value: files, error, setValue: setFiles } = useLoaded(load);
+  const [selected, setSelected] = useState<string | null>(null);
+  /** Unsaved text by file name. */
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [status, setStatus] = useState<BootstrapStatus | null>(null);
+
+  const file = files?.find((f) => f.name === selected) ?? files?.[0];
+  const textOf = (f: BootstrapFile) => drafts[f.name] ?? f.content;
+  const dirty = (f: BootstrapFile) => f.name in drafts && drafts[f.name] !== f.content;
+
+  const select = (name: string) => {
+    if (name === file?.name) return;
+    setSelected(name);
+    setConfirming(false);
+    setStatus(null);
+  };
+
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>, index: number) => {
+    if (!files || (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft')) return;
+    e.preventDefault();
+    const next = files[(index + (e.key === 'ArrowRight' ? 1 : files.length - 1)) % files.length];
+    if (!next) return;
+    select(next.name);
+    const tabs = e.currentTarget.parentElement?.querySelectorAll<HTMLButtonElement>('[role="tab"]');
+    tabs?.[files.indexOf(next)]?.focus();
+  };
+
+  const edit = (name: string, text: string) => {
+    setDrafts((d) => ({ ...d, [name]: text }));
+    setStatus((s) => (s && (s.kind === 'saved' || s.kind === 'restored') ? null : s));
+  };
+
+  const discard = (name: string) => {
+    setDrafts((d) => without(d, name));
+    setStatus(null);
+  };
+
+  /** Saves `content` (or restores the default for `null`) and shows the file as it now is. */
+  const store = async (name: string, content: string | null) => {
+    setBusy(true);
+    setStatus(null);
+    try {
+      const saved = await transport.saveBootstrapFile(name, content);
+      setFiles((all) => all?.map((f) => (f.name === saved.name ? saved : f)));
+      // A restore drops the draft; a save drops it unless it changed meanwhile.
+      setDrafts((d) => (content === null || d[name] === content ? without(d, name) : d));
+      setStatus({ name, kind: content === null ? 'restored' : 'saved' });
+    } catch (e) {
+      setStatus({ name, kind: content === null ? 'restoreFailed' : 'saveFailed', message: message(e) });
+    } finally {
+      setBusy(false);
+      setConfirming(false);
+    }
+  };
+
+  const shown = status && file && status.name === file.name ? status : null;
+  const about = file ? BOOTSTRAP_ABOUT[file.name] : undefined;
+
+  return (
+    <section className="panel bootstrap-panel" aria-labelledby="bootstrap-heading">
+      <h2 id="bootstrap-heading">{t('bootstrap.heading')}</h2>
+      <p className="help">{t('bootstrap.help')}</p>
+      <LoadState loaded={files !== undefined} error={error} />
+      {files && file && (
+        <>
+          <div className="bootstrap-tabs" role="tablist" aria-label={t('bootstrap.files')}>
+            {files.map((f, i) => (
+              <button
+                key={f.name}
+                type="button"
+                role="tab"
+                id={`bootstrap-tab-${f.name}`}
+                aria-selected={f.name === file.name}
+                aria-controls="bootstrap-editor"
+                tabIndex={f.name === file.name ? 0 : -1}
+                data-testid="bootstrap-tab"
+                data-file={f.name}
+                data-dirty={dirty(f)}
+                onClick={() => select(f.name)}
+                onKeyDown={(e) => onTabKey(e, i)}
+              >
+                {f.name}
+                {dirty(f) && (
+                  <span className="bootstrap-dirty" title={t('bootstrap.unsaved')} aria-label={t('bootstrap.unsaved')}>
+                    {' ●'}
+                  </span>
+                )}
+              </button>
+            ))}
+          </div>
+          <div
+            className="bootstrap-editor"
+            id="bootstrap-editor"
+            role="tabpanel"
+            aria-labelledby={`bootstrap-tab-${file.name}`}
+            data-file={file.name}
+          >
+            <div className="bootstrap-head">
+              <p className="bootstrap-about" data-testid="bootstrap-about">
+                {about ? t(about) : null}
+              </p>
+              {file.is_default && (
+                <span className="badge bootstrap-default" data-testid="bootstrap-default">
+                  {t('bootstrap.default')}
+                </span>
+              )}
+            </div>
+            <textarea
+              className="bootstrap-text"
+              data-testid="bootstrap-text"
+              rows={14}
+              spellCheck={false}
+              value={textOf(file)}
+              disabled={busy}
+              aria-label={t('bootstrap.textLabel', { name: file.name })}
+              aria-describedby="bootstrap-comments"
+              onChange={(e) => edit(file.name, e.target.value)}
+            />
+            <p className="bootstrap-note" id="bootstrap-comments">
+              {t('bootstrap.comments')}
+            </p>
+            <p className="bootstrap-path" data-testid="bootstrap-path">
+              {file.is_default ? t('bootstrap.pathDefault') : t('bootstrap.pathSaved')} <code>{file.path}</code>
+            </p>
+            {confirming ? (
+              <div className="form-actions bootstrap-confirm" data-testid="bootstrap-confirm">
+                <span>{t('bootstrap.restoreConfirm', { name: file.name })}</span>
+                <button
+                  type="button"
+                  className="danger"
+                  data-testid="bootstrap-restore-yes"
+                  disabled={busy}
+                  onClick={() => void store(file.name, null)}
+                >
+                  {t('bootstrap.restoreYes')}
+                </button>
+                <button type="button" data-testid="bootstrap-restore-no" disabled={busy} onClick={() => setConfirming(false)}>
+                  {t('bootstrap.restoreNo')}
+                </button>
+              </div>
+            ) : (
+              <div className="form-actions">
+                <button
+                  type="button"
+                  className="primary"
+                  data-testid="bootstrap-save"
+                  disabled={busy || !dirty(file)}
+                  onClick={() => void store(file.name, textOf(file))}
+                >
+                  {busy ? t('bootstrap.saving') : t('bootstrap.save')}
+                </button>
+                {dirty(file) && (
+                  <button type="button" data-testid="bootstrap-discard" disabled={busy} onClick={() => discard(file.name)}>
+                    {t('bootstrap.discard')}
+                  </button>
+                )}
+                <button
+                  type="button"
+                  className="danger"
+                  data-testid="bootstrap-restore"
+                  disabled={busy || file.is_default}
+                  onClick={() => {
+                    setConfirming(true);
+                    setStatus(null);
+                  }}
+                >
+                  {t('bootstrap.restore')}
+                </button>
+              </div>
+            )}
+            {shown && (shown.kind === 'saved' || shown.kind === 'restored') && (
+              <p className="saved" data-testid="bootstrap-saved" role="status">
+                {shown.kind === 'saved'
+                  ? t('bootstrap.saved', { name: shown.name })
+                  : t('bootstrap.restored', { name: shown.name })}
+              </p>
+            )}
+            {shown && (shown.kind === 'saveFailed' || shown.kind === 'restoreFailed') && (
+              <p className="turn-error" data-testid="bootstrap-error" role="alert">
+                {shown.kind === 'saveFailed'
+                  ? t('bootstrap.failed', { message: shown.message })
+                  : t('bootstrap.restoreFailed', { message: shown.message })}
+              </p>
+            )}
+          </div>
+        </>
+      )}
     </section>
   );
 }
@@ -1051,6 +1279,7 @@ export function SettingsView({ transport, session }: Props) {
     <div className="settings">
       <ProviderPanel transport={transport} />
       {transport.desktop && <DesktopPanel desktop={transport.desktop} />}
+      <BootstrapPanel transport={transport} />
       <RulesPanel transport={transport} session={session} />
       <McpPanel transport={transport} />
       <RecentApprovals transport={transport} />
