@@ -728,6 +728,70 @@ mod tests {
         assert_eq!(fitted.last().map(|m| m.content.len()), Some(6000));
     }
 
+    fn memory(content: &str) -> Memory {
+        serde_json::from_value(serde_json::json!({
+            "id": content, "tier": "semantic", "kind": "fact", "subject": "user",
+            "slot": null, "content": content, "value": null, "source": "user_stated",
+            "confidence": 1.0, "importance": 0.5, "pinned": false, "access_count": 0,
+            "last_accessed": null, "stability": 30.0, "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z", "valid_from": null, "valid_until": null,
+            "status": "active", "superseded_by": null, "invalid_at": null,
+            "archived_from": null, "version": 1, "scope": "global",
+            "source_session_id": null, "source_turn_id": null, "source_message_id": null,
+            "evidence": null
+        }))
+        .expect("a memory")
+    }
+
+    #[test]
+    fn the_least_relevant_recalled_memories_leave_last_and_the_text_stays() {
+        let (prompts, skills) = stage();
+        let c = ContextStage {
+            prompts: &prompts,
+            skills: &skills,
+        };
+        let current = CurrentTurn {
+            input: "what should I cook tonight?".into(),
+            runtime: RuntimeInfo::now("test"),
+            recalled: (0..6)
+                .map(|i| memory(&format!("memory {i}: {}", "detail ".repeat(60))))
+                .collect(),
+            plan: None,
+        };
+        let t = Tokenizer::Estimate;
+        let prepared = c
+            .build(
+                TurnInputs {
+                    history: &[],
+                    summary: None,
+                    bootstrap: &[],
+                    snapshot: &[],
+                    tools: Vec::new(),
+                    current: &current,
+                },
+                &t,
+            )
+            .expect("build");
+        assert!(prepared.blocks.recalled > 0 && prepared.blocks.history == 0);
+        let full = t.count_request(&prepared.messages, &[]);
+        // Room for about half of the memories.
+        let budget = full - prepared.blocks.recalled / 2;
+        let (fitted, fit) = c
+            .fit(prepared.messages.clone(), &[], budget, &t, Some(&current))
+            .expect("fits");
+        assert!(
+            fit.dropped_memories >= 3 && fit.dropped_memories < 6,
+            "{fit:?}"
+        );
+        let text = &fitted.last().expect("current").content;
+        assert!(
+            text.contains("memory 0:") && !text.contains("memory 5:"),
+            "{text}"
+        );
+        assert!(text.ends_with("what should I cook tonight?"));
+        assert!(fit.tokens <= budget);
+    }
+
     #[test]
     fn a_current_message_too_big_for_the_window_is_a_clear_error() {
         let (prompts, skills) = stage();

@@ -164,3 +164,101 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
 }
+
+/// Words the context benchmark's messages and memories are made of.
+const WORDS: &[&str] = &[
+    "budget", "garden", "flight", "invoice", "dentist", "marathon", "camera", "lease", "recipe",
+    "python", "tokyo", "sister", "podcast", "deadline", "keyboard", "holiday",
+];
+
+fn words(rng: &mut u64, n: usize) -> String {
+    (0..n)
+        .map(|_| {
+            // xorshift: deterministic and dependency-free.
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            WORDS[(*rng % WORDS.len() as u64) as usize]
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[derive(Debug, Serialize)]
+struct ContextReport {
+    /// Messages in the session when the first measured turn started.
+    session_messages: usize,
+    memories: usize,
+    turns: usize,
+    /// The `context` span: history load, memory snapshot and recall, bootstrap files, request
+    /// build and token counting, compression decision.
+    context_ms: Summary,
+    /// Tokens of the first request of the last measured turn.
+    request_tokens: u64,
+}
+
+/// `echod bench context`: fills a session with `messages` messages and the store with
+/// `memories` memories, then times ContextStage over `turns` more turns of that session.
+pub async fn context(
+    api: &Api,
+    messages: usize,
+    memories: usize,
+    turns: usize,
+) -> anyhow::Result<()> {
+    let handler: EventHandler = Arc::new(|_| {});
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..memories {
+        let text = format!("The user mentioned {}", words(&mut rng, 10));
+        api.memory_add(&text, None, false).await?;
+    }
+    let session = "bench-context";
+    let send = |input: String| {
+        let request = TurnRequest {
+            session: session.into(),
+            input,
+            entry_point: "bench".into(),
+            approvals: echo_agent::ApprovalMode::NoOneToAsk,
+            replace_from: None,
+        };
+        api.send(request, handler.clone(), CancellationToken::new())
+    };
+    for i in 0..messages / 2 {
+        let outcome = send(format!("note {i}: {}", words(&mut rng, 30))).await?;
+        if outcome.status != TurnStatus::Completed {
+            anyhow::bail!("filling turn {i} ended {:?}", outcome.status);
+        }
+    }
+    let session_messages = api.history(session).await?.len();
+    let mut times = Vec::with_capacity(turns);
+    let mut request_tokens = 0;
+    for i in 0..turns {
+        let outcome = send(format!(
+            "question {i}: what about the {}?",
+            words(&mut rng, 3)
+        ))
+        .await?;
+        if outcome.status != TurnStatus::Completed {
+            anyhow::bail!("turn {i} ended {:?}", outcome.status);
+        }
+        let trace = api.trace(&outcome.turn_id).await?;
+        let Some(span) = trace.spans.iter().find(|s| s.name == "context") else {
+            anyhow::bail!("turn {i} has no context span");
+        };
+        times.extend(span.duration_ms);
+        request_tokens = trace
+            .spans
+            .iter()
+            .find(|s| s.name == "inference#1")
+            .and_then(|s| s.attrs["tokens_estimated"].as_u64())
+            .unwrap_or(0);
+    }
+    let report = ContextReport {
+        session_messages,
+        memories,
+        turns,
+        context_ms: summarize(times),
+        request_tokens,
+    };
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}

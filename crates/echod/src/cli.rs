@@ -160,6 +160,19 @@ enum BenchCommand {
         #[arg(long, default_value_t = 20)]
         per_session: usize,
     },
+    /// Context assembly time (the `context` span of each turn) in a long session with many
+    /// memories; use a fresh --home whose config keeps compression off (scripts/bench-context.sh).
+    Context {
+        /// Messages in the session before measuring (two per turn).
+        #[arg(long, default_value_t = 1000)]
+        messages: usize,
+        /// Long-term memories in the store.
+        #[arg(long, default_value_t = 10_000)]
+        memories: usize,
+        /// Measured turns.
+        #[arg(long, default_value_t = 100)]
+        turns: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -308,6 +321,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: BenchCommand::Overhead { turns, per_session },
         } => {
             crate::bench::overhead(&api, turns, per_session).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            command:
+                BenchCommand::Context {
+                    messages,
+                    memories,
+                    turns,
+                },
+        } => {
+            crate::bench::context(&api, messages, memories, turns).await?;
             ExitCode::SUCCESS
         }
     };

@@ -283,10 +283,7 @@ fn a_failed_summary_degrades_to_trimming_and_the_turns_still_answer() {
         .filter(|r| offers(r, "summarize_history"))
         .count();
     // Tried, then left alone for the cooldown (two turns) before the next try.
-    assert!(
-        (2..=4).contains(&attempts),
-        "{attempts} summary attempts"
-    );
+    assert!((2..=4).contains(&attempts), "{attempts} summary attempts");
     for r in requests.iter().filter(|r| !offers(r, "summarize_history")) {
         assert!(wire_tokens(r) <= 5700, "{}", wire_tokens(r));
         check_sequence(r).expect("valid sequence");

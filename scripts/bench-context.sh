@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Context assembly time (docs/benchmarks.md, "Long conversations"): a release echod against a
+# zero-latency mock model, a session of 1,000 messages and 10,000 memories in a fresh data
+# directory, then the `context` span of 100 more turns. The window is large and compression
+# is off, so every measured request carries the whole session (the worst case for assembly).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+PROFILE="${PROFILE:-release}"
+MESSAGES="${MESSAGES:-1000}" MEMORIES="${MEMORIES:-10000}" TURNS="${TURNS:-100}"
+# The same package selections as the test run and the desktop release build, so nothing is
+# rebuilt with other features (see BUILD-NOTES: the feature-unification trap). The mock model
+# is a separate process whose time is not in the measured span: its debug build is fine.
+cargo build --locked --workspace
+if [ "$PROFILE" = release ]; then
+  cargo build --release --locked -p echo-desk -p echod
+fi
+bin="$CARGO_TARGET_DIR/$PROFILE"
+work=$(mktemp -d)
+echo '{"steps": [], "default": {"text": "Noted.", "chunks": 2}}' > "$work/script.json"
+"$CARGO_TARGET_DIR/debug/mock-model" --script "$work/script.json" > "$work/mock.out" &
+mock=$!
+trap 'kill $mock 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done
+url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
+mkdir -p "$work/home"
+cat > "$work/home/config.toml" <<'TOML'
+[llm]
+context_window = 1000000
+[context]
+compress_at = 1.0
+[memory]
+extraction = false
+embedder = "none"
+consolidate_after = 0
+TOML
+"$bin/echod" --home "$work/home" --provider openai --base-url "$url/v1" --model bench \
+  bench context --messages "$MESSAGES" --memories "$MEMORIES" --turns "$TURNS"
