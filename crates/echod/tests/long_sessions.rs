@@ -450,3 +450,31 @@ fn the_planner_appends_a_plan_and_its_failure_is_only_traced() {
     );
     assert_eq!(trace["status"], "completed");
 }
+
+#[test]
+fn openai_models_are_counted_with_their_own_encoding() {
+    let w = World::new(json!({ "steps": [], "default": {"echo": true} }));
+    w.ok(&["ask", "--session", "a", "hello"]);
+    let out = w
+        .command(&["ask", "--session", "b", "hello"])
+        .env("ECHO_LLM_MODEL", "gpt-4o")
+        .output()
+        .expect("run echod");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let turns = w.turns();
+    let context = |turn: &Value| {
+        let trace = w.trace(turn["id"].as_str().expect("id"));
+        spans_named(&trace, "context")[0]["attrs"].clone()
+    };
+    // Newest first.
+    let (real, estimated) = (context(&turns[0]), context(&turns[1]));
+    assert_eq!(real["tokenizer"], "o200k_base");
+    assert_eq!(estimated["tokenizer"], "estimate");
+    let tools = |attrs: &Value| attrs["tokens_by_block"]["tools"].as_u64().unwrap_or(0);
+    assert!(
+        tools(&real) > 0 && tools(&real) < tools(&estimated),
+        "the same tool definitions: {} real vs {} estimated",
+        tools(&real),
+        tools(&estimated)
+    );
+}

@@ -77,7 +77,7 @@ impl Api {
         node.attr("task_marker", classified.marker);
         node.attr("model", llm.primary_model());
         node.attr("model_reason", reason);
-        let tokenizer = llm.tokenizer().clone();
+        let tokenizer = *llm.tokenizer();
         node.attr("tokenizer", tokenizer.name());
 
         let blocks = self
