@@ -11,7 +11,7 @@ MESSAGES="${MESSAGES:-1000}" MEMORIES="${MEMORIES:-10000}" TURNS="${TURNS:-100}"
 # The same package selections as the test run and the desktop release build, so nothing is
 # rebuilt with other features (see BUILD-NOTES: the feature-unification trap). The mock model
 # is a separate process whose time is not in the measured span: its debug build is fine.
-cargo build --locked --workspace
+cargo build --locked --workspace --tests
 if [ "$PROFILE" = release ]; then
   cargo build --release --locked -p echo-desk -p echod
 fi
