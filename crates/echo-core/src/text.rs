@@ -80,24 +80,39 @@ const STOP_WORDS: &[&str] = &[
     "who", "why", "will", "with", "would", "you", "your",
 ];
 
-/// An FTS5 MATCH expression that ORs every meaningful term of `query` (CJK as bigrams), each
-/// quoted so no user text is read as FTS syntax. `None` when nothing searchable is left.
-pub fn fts_query(query: &str) -> Option<String> {
+/// The meaningful search terms of `query`, lower-cased, without stop words or repeats (CJK
+/// runs as bigrams).
+pub fn fts_query_terms(query: &str) -> Vec<String> {
     let terms = fts_terms(query);
     let mut seen = std::collections::HashSet::new();
-    let parts: Vec<String> = terms
+    terms
         .split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|t| !t.is_empty())
         .filter(|t| t.chars().any(is_cjk) || !STOP_WORDS.contains(&t.as_str()))
         .filter(|t| seen.insert(t.clone()))
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect();
-    if parts.is_empty() {
-        None
-    } else {
-        Some(parts.join(" OR "))
+        .collect()
+}
+
+/// An FTS5 MATCH expression that ORs `terms`, each quoted so no user text is read as FTS
+/// syntax. `None` when there are none.
+pub fn fts_or(terms: &[String]) -> Option<String> {
+    if terms.is_empty() {
+        return None;
     }
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+/// An FTS5 MATCH expression that ORs every meaningful term of `query` (CJK as bigrams), each
+/// quoted so no user text is read as FTS syntax. `None` when nothing searchable is left.
+pub fn fts_query(query: &str) -> Option<String> {
+    fts_or(&fts_query_terms(query))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::forgetting::{effective_importance, reinforced_half_life};
 use crate::model::{Memory, Source, Status, Tier, parse_time};
 use chrono::{DateTime, Utc};
 use echo_core::config::MemoryConfig;
-use echo_core::text::{fts_query, fts_terms};
+use echo_core::text::{fts_or, fts_query_terms, fts_terms};
 use echo_core::time::to_rfc3339;
 use serde::Serialize;
 use sqlx::sqlite::{SqlitePool, SqliteRow};
@@ -320,6 +320,48 @@ impl MemoryStore {
             .collect()
     }
 
+    /// `terms` without those that occur in more than half of the indexed memories (at least
+    /// one term is kept: the rarest). FTS5's BM25 gives such a term an IDF of about zero, so
+    /// leaving it out hardly changes the ranking, but an OR over it makes the query visit and
+    /// score every row ("user" is in nearly every memory). A term looked up unstemmed and not
+    /// found in the index's (stemmed) vocabulary is kept.
+    async fn informative_terms(&self, terms: Vec<String>) -> Result<Vec<String>, MemoryError> {
+        if terms.len() < 2 {
+            return Ok(terms);
+        }
+        let rows: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(rowid), 0) FROM memories_fts")
+            .fetch_one(&self.pool)
+            .await
+            .db("counting indexed memories")?;
+        if rows < 64 {
+            return Ok(terms);
+        }
+        let mut counted = Vec::with_capacity(terms.len());
+        for term in terms {
+            let docs: Option<i64> =
+                sqlx::query_scalar("SELECT doc FROM memories_fts_vocab WHERE term = ?")
+                    .bind(&term)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .db("reading term frequencies")?;
+            counted.push((term, docs.unwrap_or(0)));
+        }
+        let rarest = counted
+            .iter()
+            .min_by_key(|(_, docs)| *docs)
+            .map(|(t, _)| t.clone());
+        let kept: Vec<String> = counted
+            .into_iter()
+            .filter(|(_, docs)| docs * 2 <= rows)
+            .map(|(t, _)| t)
+            .collect();
+        Ok(if kept.is_empty() {
+            rarest.into_iter().collect()
+        } else {
+            kept
+        })
+    }
+
     /// BM25 search over memories of the given statuses: ids with scores (higher is better).
     pub async fn search_bm25(
         &self,
@@ -327,7 +369,8 @@ impl MemoryStore {
         statuses: &[Status],
         limit: u32,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
-        let Some(expr) = fts_query(query) else {
+        let terms = self.informative_terms(fts_query_terms(query)).await?;
+        let Some(expr) = fts_or(&terms) else {
             return Ok(Vec::new());
         };
         let placeholders = vec!["?"; statuses.len().max(1)].join(", ");

@@ -740,3 +740,46 @@ async fn a_broken_judge_falls_back_to_the_same_slot_rule_and_says_so() {
         Status::Active
     );
 }
+
+#[tokio::test]
+async fn terms_in_most_memories_do_not_drag_every_memory_into_a_search() {
+    let w = world().await;
+    for i in 0..80 {
+        w.memory
+            .remember(
+                NewMemory {
+                    content: format!("The user keeps plant number {i} on the balcony"),
+                    source: Some(Source::UserStated),
+                    ..Default::default()
+                },
+                WriteOptions::plain(Actor::Import),
+            )
+            .await
+            .expect("write");
+    }
+    w.memory
+        .remember(
+            NewMemory {
+                content: "The user grows tarragon for cooking".into(),
+                source: Some(Source::UserStated),
+                ..Default::default()
+            },
+            WriteOptions::plain(Actor::Import),
+        )
+        .await
+        .expect("write");
+    // "user" is in all 81 memories, "tarragon" in one: only the informative term is searched.
+    let found = w
+        .memory
+        .search_bm25("does the user grow tarragon?", &[Status::Active], 50)
+        .await
+        .expect("search");
+    assert_eq!(found.len(), 1, "{found:?}");
+    // A query of nothing but common terms still finds something (its rarest term).
+    let found = w
+        .memory
+        .search_bm25("user balcony", &[Status::Active], 100)
+        .await
+        .expect("search");
+    assert_eq!(found.len(), 80, "the rarest term (balcony) is kept");
+}
