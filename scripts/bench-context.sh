@@ -13,7 +13,7 @@ MESSAGES="${MESSAGES:-1000}" MEMORIES="${MEMORIES:-10000}" TURNS="${TURNS:-100}"
 # is a separate process whose time is not in the measured span: its debug build is fine.
 cargo build --locked --workspace --tests
 if [ "$PROFILE" = release ]; then
-  cargo build --release --locked -p echo-desk -p echod
+  cargo build --release --locked -p echo-desk -p echod --bin echod
 fi
 bin="$CARGO_TARGET_DIR/$PROFILE"
 work=$(mktemp -d)
