@@ -462,14 +462,19 @@ fn join_current(runtime: &str, recalled: Option<&str>, text: &str) -> String {
     }
 }
 
+/// Whether a tool output this long would be cut to head and tail (cheap: no copy).
+pub(crate) fn worth_cutting(text: &str) -> bool {
+    text.chars().count() > OUTPUT_HEAD + OUTPUT_TAIL + 200
+}
+
 /// A tool output cut to its head and tail, with a marker that says how to get all of it
 /// back, if it is long enough to be worth cutting.
 pub(crate) fn cut_tool_output(message: &Message) -> Option<String> {
     let text = &message.content;
-    let chars = text.chars().count();
-    if chars <= OUTPUT_HEAD + OUTPUT_TAIL + 200 {
+    if !worth_cutting(text) {
         return None;
     }
+    let chars = text.chars().count();
     let head: String = text.chars().take(OUTPUT_HEAD).collect();
     let tail: String = text.chars().skip(chars - OUTPUT_TAIL).collect();
     let cut = chars - OUTPUT_HEAD - OUTPUT_TAIL;

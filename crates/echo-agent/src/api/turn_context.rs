@@ -6,7 +6,7 @@
 use super::*;
 use crate::bootstrap::Injected;
 use crate::compress::{self, Compressor, Decision};
-use crate::context::{CurrentTurn, Prepared, TurnInputs, cut_tool_output};
+use crate::context::{CurrentTurn, Prepared, TurnInputs, worth_cutting};
 use crate::history_tools::HISTORY_TOOLS;
 use crate::routing;
 use echo_core::Role;
@@ -136,7 +136,7 @@ impl Api {
             let recover = summary.is_some()
                 || visible
                     .iter()
-                    .any(|m| cut_tool_output(&m.to_message()).is_some());
+                    .any(|m| m.role == Role::Tool && worth_cutting(&m.content));
             let tools: Vec<echo_core::ToolSpec> = tools
                 .iter()
                 .filter(|t| recover || !HISTORY_TOOLS.contains(&t.name.as_str()))
