@@ -239,7 +239,6 @@ impl Api {
                 self.config().memory.embedder
             ),
         })?;
-        self.memory().rebuild_fts().await.map_err(mem_err)?;
         index.reindex(self.memory()).await.map_err(mem_err)
     }
 

@@ -6,6 +6,7 @@
 //! come in through the [`ConflictJudge`] and [`Neighbours`] traits, implemented by the agent.
 #![deny(missing_docs)]
 
+mod bm25;
 mod error;
 pub mod forgetting;
 mod model;

@@ -63,17 +63,24 @@ impl MemoryStore {
         } else {
             &[Status::Active]
         };
-        let bm25 = self.search_bm25(query, statuses, POOL as u32).await?;
+        // The two searches are independent: run them at the same time.
+        let similar = async {
+            match vectors {
+                Some(v) => Some(v.similar(query, POOL).await),
+                None => None,
+            }
+        };
+        let (bm25, similar) = tokio::join!(self.search_bm25(query, statuses, POOL as u32), similar);
+        let bm25 = bm25?;
         let mut info = RecallInfo::default();
         let mut vector = Vec::new();
-        if let Some(v) = vectors {
-            match v.similar(query, POOL).await {
-                Ok(found) => {
-                    info.used_vectors = true;
-                    vector = found;
-                }
-                Err(e) => info.vector_error = Some(e),
+        match similar {
+            Some(Ok(found)) => {
+                info.used_vectors = true;
+                vector = found;
             }
+            Some(Err(e)) => info.vector_error = Some(e),
+            None => {}
         }
         let mut fused: HashMap<String, (f64, Option<usize>, Option<usize>)> = HashMap::new();
         for (rank, (id, _)) in bm25.iter().enumerate() {

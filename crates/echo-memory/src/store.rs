@@ -1,15 +1,16 @@
 //! The memory store: reading rows, the low-level row changes every writer goes through
-//! (history, FTS and outbox kept in step in the same transaction), and the maintenance
+//! (history and outbox kept in step in the same transaction; triggers log each change for
+//! the search index, see `bm25.rs`), and the maintenance
 //! operations (edit, pin, forget, restore, undo, sweep, reinforce, snapshots).
 //!
 //! Only the write path (`write.rs`) inserts new memories; everything here changes existing rows.
 
+use crate::bm25::TextIndex;
 use crate::error::{Db, MemoryError};
 use crate::forgetting::{effective_importance, reinforced_half_life};
 use crate::model::{Memory, Source, Status, Tier, parse_time};
 use chrono::{DateTime, Utc};
 use echo_core::config::MemoryConfig;
-use echo_core::text::{fts_or, fts_query_terms, fts_terms};
 use echo_core::time::to_rfc3339;
 use serde::Serialize;
 use sqlx::sqlite::{SqlitePool, SqliteRow};
@@ -123,10 +124,12 @@ pub struct SweepReport {
 pub struct MemoryStore {
     pub(crate) pool: SqlitePool,
     pub(crate) config: Arc<MemoryConfig>,
+    /// The BM25 index, derived from the rows and shared by every clone.
+    text: Arc<TextIndex>,
 }
 
-/// BM25 weight of a memory's surrounding context relative to its own text.
-const CONTEXT_WEIGHT: f64 = 0.5;
+/// Entries of `memory_changes` a sweep keeps.
+const CHANGE_LOG_KEPT: i64 = 10_000;
 
 pub(crate) const COLUMNS: &str = "id, tier, kind, subject, slot, content, value, source, confidence, importance, \
     pinned, access_count, last_accessed, stability, created_at, updated_at, valid_from, valid_until, \
@@ -139,6 +142,7 @@ impl MemoryStore {
         Self {
             pool,
             config: Arc::new(config),
+            text: Arc::default(),
         }
     }
 
@@ -320,82 +324,23 @@ impl MemoryStore {
             .collect()
     }
 
-    /// `terms` without those that occur in more than half of the indexed memories (at least
-    /// one term is kept: the rarest). FTS5's BM25 gives such a term an IDF of about zero, so
-    /// leaving it out hardly changes the ranking, but an OR over it makes the query visit and
-    /// score every row ("user" is in nearly every memory). A term looked up unstemmed and not
-    /// found in the index's (stemmed) vocabulary is kept.
-    async fn informative_terms(&self, terms: Vec<String>) -> Result<Vec<String>, MemoryError> {
-        if terms.len() < 2 {
-            return Ok(terms);
-        }
-        let rows: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(rowid), 0) FROM memories_fts")
-            .fetch_one(&self.pool)
-            .await
-            .db("counting indexed memories")?;
-        if rows < 64 {
-            return Ok(terms);
-        }
-        let mut counted = Vec::with_capacity(terms.len());
-        for term in terms {
-            let docs: Option<i64> =
-                sqlx::query_scalar("SELECT doc FROM memories_fts_vocab WHERE term = ?")
-                    .bind(&term)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .db("reading term frequencies")?;
-            counted.push((term, docs.unwrap_or(0)));
-        }
-        let rarest = counted
-            .iter()
-            .min_by_key(|(_, docs)| *docs)
-            .map(|(t, _)| t.clone());
-        let kept: Vec<String> = counted
-            .into_iter()
-            .filter(|(_, docs)| docs * 2 <= rows)
-            .map(|(t, _)| t)
-            .collect();
-        Ok(if kept.is_empty() {
-            rarest.into_iter().collect()
-        } else {
-            kept
-        })
-    }
-
-    /// BM25 search over memories of the given statuses: ids with scores (higher is better).
+    /// BM25 search over memories of the given statuses (active when none are given): ids
+    /// with scores, best first (higher is better). See [`crate::bm25`].
     pub async fn search_bm25(
         &self,
         query: &str,
         statuses: &[Status],
         limit: u32,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
-        let terms = self.informative_terms(fts_query_terms(query)).await?;
-        let Some(expr) = fts_or(&terms) else {
-            return Ok(Vec::new());
-        };
-        let placeholders = vec!["?"; statuses.len().max(1)].join(", ");
-        let mut q = sqlx::query(sql(format!(
-            "SELECT f.memory_id, bm25(memories_fts, 0.0, 1.0, {CONTEXT_WEIGHT}) AS score
-             FROM memories_fts f JOIN memories m ON m.id = f.memory_id
-             WHERE memories_fts MATCH ? AND m.status IN ({placeholders})
-             ORDER BY score LIMIT ?"
-        )))
-        .bind(expr);
-        if statuses.is_empty() {
-            q = q.bind("active");
-        }
-        for s in statuses {
-            q = q.bind(s.as_str());
-        }
-        let rows = q
-            .bind(i64::from(limit))
-            .fetch_all(&self.pool)
+        self.text
+            .search(&self.pool, query, statuses, limit as usize)
             .await
-            .db("searching memories")?;
-        Ok(rows
-            .iter()
-            .map(|r| (r.get::<String, _>(0), -r.get::<f64, _>(1)))
-            .collect())
+    }
+
+    /// Brings this process's search index up to date with the database now (otherwise that
+    /// happens on the next search); the first call builds it from every memory.
+    pub async fn warm_search_index(&self) -> Result<(), MemoryError> {
+        self.text.catch_up(&self.pool).await
     }
 
     // ---- changes to existing memories ----
@@ -720,6 +665,16 @@ impl MemoryStore {
         if !report.expired.is_empty() || !report.faded.is_empty() {
             self.invalidate_snapshots_tx(&mut tx).await?;
         }
+        // The search indexes' change log keeps its newest entries; a process further behind
+        // than that rebuilds its index (see `bm25.rs`).
+        sqlx::query(
+            "DELETE FROM memory_changes
+             WHERE seq <= (SELECT MAX(seq) FROM memory_changes) - ?",
+        )
+        .bind(CHANGE_LOG_KEPT)
+        .execute(&mut *tx)
+        .await
+        .db("pruning the memory change log")?;
         tx.commit().await.db("sweeping memories")?;
         Ok(report)
     }
@@ -833,28 +788,6 @@ impl MemoryStore {
         Ok(done.rows_affected())
     }
 
-    /// Rebuilds the FTS table from the memory rows.
-    pub async fn rebuild_fts(&self) -> Result<(), MemoryError> {
-        let mut tx = self.begin().await?;
-        sqlx::query("DELETE FROM memories_fts")
-            .execute(&mut *tx)
-            .await
-            .db("clearing FTS")?;
-        let rows = sqlx::query(sql(format!(
-            "SELECT {COLUMNS} FROM memories WHERE status != 'deleted'"
-        )))
-        .fetch_all(&mut *tx)
-        .await
-        .db("reading memories")?;
-        let now = Utc::now();
-        for r in &rows {
-            let m = self.read(r, now)?;
-            write_fts(&mut tx, &m).await?;
-        }
-        tx.commit().await.db("rebuilding FTS")?;
-        Ok(())
-    }
-
     // ---- internals shared with the write path ----
 
     pub(crate) async fn begin(&self) -> Result<Transaction<'static, Sqlite>, MemoryError> {
@@ -896,7 +829,7 @@ impl MemoryStore {
         rows.iter().map(|r| self.read(r, now)).collect()
     }
 
-    /// Inserts a new row with its history, FTS entry and outbox entry.
+    /// Inserts a new row with its history and outbox entry.
     pub(crate) async fn insert_tx(
         &self,
         tx: &mut Transaction<'_, Sqlite>,
@@ -941,12 +874,11 @@ impl MemoryStore {
         .await
         .db("inserting a memory")?;
         record(tx, change, &m.id, "created", actor, reason, None, Some(m)).await?;
-        write_fts(tx, m).await?;
         enqueue(tx, &m.id, "upsert").await?;
         Ok(())
     }
 
-    /// Writes `after` over `before` (version + 1), with history, FTS and outbox in step.
+    /// Writes `after` over `before` (version + 1), with history and outbox in step.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn update_tx(
         &self,
@@ -1006,23 +938,9 @@ impl MemoryStore {
         )
         .await?;
         if after.status == Status::Deleted {
-            sqlx::query("DELETE FROM memories_fts WHERE memory_id = ?")
-                .bind(&after.id)
-                .execute(&mut **tx)
-                .await
-                .db("removing a memory from FTS")?;
             enqueue(tx, &after.id, "delete").await?;
-        } else {
-            if before.content != after.content
-                || before.slot != after.slot
-                || before.value != after.value
-                || before.status == Status::Deleted
-            {
-                write_fts(tx, after).await?;
-            }
-            if before.content != after.content || before.status == Status::Deleted {
-                enqueue(tx, &after.id, "upsert").await?;
-            }
+        } else if before.content != after.content || before.status == Status::Deleted {
+            enqueue(tx, &after.id, "upsert").await?;
         }
         Ok(())
     }
@@ -1115,35 +1033,6 @@ async fn record(
     .execute(&mut **tx)
     .await
     .db("recording memory history")?;
-    Ok(())
-}
-
-pub(crate) async fn write_fts(
-    tx: &mut Transaction<'_, Sqlite>,
-    m: &Memory,
-) -> Result<(), MemoryError> {
-    sqlx::query("DELETE FROM memories_fts WHERE memory_id = ?")
-        .bind(&m.id)
-        .execute(&mut **tx)
-        .await
-        .db("updating FTS")?;
-    let text = [
-        Some(m.content.as_str()),
-        m.slot.as_deref().map(|s| s.trim_matches('_')),
-        m.value.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .join(" ")
-    .replace('_', " ");
-    sqlx::query("INSERT INTO memories_fts (memory_id, terms, context) VALUES (?, ?, ?)")
-        .bind(&m.id)
-        .bind(fts_terms(&text))
-        .bind(m.context.as_deref().map(fts_terms))
-        .execute(&mut **tx)
-        .await
-        .db("updating FTS")?;
     Ok(())
 }
 
