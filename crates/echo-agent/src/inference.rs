@@ -78,12 +78,27 @@ pub(crate) async fn run(
 ) -> Result<InferenceResult, TurnFailure> {
     let max = scope.config.agent.max_iterations.max(1);
     let mut usage = Usage::default();
+    let mut call_ids = CallIds::new(
+        scope
+            .store
+            .tool_call_ids(scope.session)
+            .await
+            .map_err(|e| TurnFailure::internal("store", e.to_string(), usage))?,
+    );
     for iteration in 1..=max {
         let node = scope
             .root
             .child(Level::Node, &format!("inference#{iteration}"))
             .await;
-        let response = call_model(scope, node, messages.clone(), tools.clone(), &mut usage).await?;
+        let response = call_model(
+            scope,
+            node,
+            messages.clone(),
+            tools.clone(),
+            &mut usage,
+            &mut call_ids,
+        )
+        .await?;
         if response.tool_calls.is_empty() {
             return Ok(InferenceResult {
                 text: response.text,
@@ -134,13 +149,71 @@ pub(crate) async fn run(
         .context
         .iteration_limit(&messages, max)
         .map_err(|e| TurnFailure::internal("prompt", e.to_string(), usage))?;
-    let response = call_model(scope, node, final_messages, Vec::new(), &mut usage).await?;
+    let response = call_model(
+        scope,
+        node,
+        final_messages,
+        Vec::new(),
+        &mut usage,
+        &mut call_ids,
+    )
+    .await?;
     Ok(InferenceResult {
         text: response.text,
         reasoning: response.reasoning,
         usage,
         model: response.model,
     })
+}
+
+/// Tool call ids made unique within the session. A server that sends no id gets `call_<n>`
+/// from the stream assembler, and some servers number their own calls per response, so the
+/// same id would otherwise name calls of different turns; `read_tool_output`, the pairing
+/// check of compression and the UI all find a call by its id. A repeated id is given a
+/// random suffix (a 9-character alphanumeric id, Mistral's format, is replaced by a fresh
+/// one of the same shape), and the new id is what is streamed, stored and sent back.
+pub(crate) struct CallIds {
+    /// Ids answered earlier in the session and given out in this turn.
+    used: std::collections::HashSet<String>,
+    /// The server's id → ours, for the response being read.
+    renamed: std::collections::HashMap<String, String>,
+}
+
+impl CallIds {
+    pub(crate) fn new(used: std::collections::HashSet<String>) -> Self {
+        Self {
+            used,
+            renamed: Default::default(),
+        }
+    }
+
+    /// A new response starts: its ids may repeat those of the previous one.
+    fn next_response(&mut self) {
+        self.renamed.clear();
+    }
+
+    /// Our id for the server's `id` in the current response (the same answer every time it
+    /// is asked, so streamed events, the stored call and its result agree).
+    pub(crate) fn unique(&mut self, id: &str) -> String {
+        if let Some(ours) = self.renamed.get(id) {
+            return ours.clone();
+        }
+        let mistral = id.len() == 9 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+        let mut ours = id.to_string();
+        while ours.is_empty() || self.used.contains(&ours) {
+            let suffix: String = std::iter::repeat_with(fastrand::alphanumeric)
+                .take(if mistral { 9 } else { 6 })
+                .collect();
+            ours = match (mistral, id.is_empty()) {
+                (true, _) => suffix,
+                (false, true) => format!("call_{suffix}"),
+                (false, false) => format!("{id}_{suffix}"),
+            };
+        }
+        self.used.insert(ours.clone());
+        self.renamed.insert(id.to_string(), ours.clone());
+        ours
+    }
 }
 
 fn interrupted(partial_text: String, usage: Usage) -> TurnFailure {
@@ -169,7 +242,9 @@ async fn call_model(
     messages: Vec<Message>,
     tools: Vec<ToolSpec>,
     usage: &mut Usage,
+    call_ids: &mut CallIds,
 ) -> Result<ChatResponse, TurnFailure> {
+    call_ids.next_response();
     // The request must fit the model's window: ContextStage trims it if needed.
     let budget = scope.llm.input_budget();
     let (messages, fit) = scope
@@ -204,11 +279,15 @@ async fn call_model(
     let mut on_event = |event: ChatEvent| match event {
         ChatEvent::TextDelta(text) => forward(filter.push(&text)),
         ChatEvent::ReasoningDelta(text) => events.emit(TurnEvent::Reasoning { text }),
-        ChatEvent::ToolCallStarted { id, name, .. } => {
-            events.emit(TurnEvent::ToolCallStarted { call_id: id, name })
-        }
+        ChatEvent::ToolCallStarted { id, name, .. } => events.emit(TurnEvent::ToolCallStarted {
+            call_id: call_ids.unique(&id),
+            name,
+        }),
         ChatEvent::ToolCallArgsDelta { id, delta, .. } => {
-            events.emit(TurnEvent::ToolCallArgsDelta { call_id: id, delta })
+            events.emit(TurnEvent::ToolCallArgsDelta {
+                call_id: call_ids.unique(&id),
+                delta,
+            })
         }
         ChatEvent::Retrying {
             model,
@@ -258,7 +337,10 @@ async fn call_model(
     }
 
     match result {
-        Ok(response) => {
+        Ok(mut response) => {
+            for call in &mut response.tool_calls {
+                call.id = call_ids.unique(&call.id);
+            }
             node.set_model(&response.model);
             node.set_usage(response.usage);
             node.attr("tool_calls", response.tool_calls.len());
@@ -425,4 +507,28 @@ async fn run_one(
         duration_ms: outcome.duration.as_millis() as u64,
     });
     outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_call_ids_get_fresh_ones_consistently_within_a_response() {
+        let mut ids = CallIds::new(["call_0".to_string()].into());
+        let first = ids.unique("call_0");
+        assert_ne!(first, "call_0");
+        assert!(first.starts_with("call_0_"), "{first}");
+        assert_eq!(ids.unique("call_0"), first, "same answer within a response");
+        assert_eq!(ids.unique("call_1"), "call_1", "unused ids are kept");
+        ids.next_response();
+        let second = ids.unique("call_0");
+        assert!(second != first && second != "call_0", "{second}");
+        // Mistral's 9-character ids are replaced by ids of the same shape.
+        let mut ids = CallIds::new(["abcDEF123".to_string()].into());
+        let fresh = ids.unique("abcDEF123");
+        assert_eq!(fresh.len(), 9);
+        assert!(fresh.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert!(ids.unique("").starts_with("call_"));
+    }
 }

@@ -478,3 +478,49 @@ fn openai_models_are_counted_with_their_own_encoding() {
         tools(&estimated)
     );
 }
+
+#[test]
+fn a_server_that_repeats_call_ids_still_gets_each_result_paired_with_its_own_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut steps = Vec::new();
+    for name in ["alpha", "beta"] {
+        let path = dir.path().join(format!("{name}.txt"));
+        std::fs::write(&path, format!("contents of {name}")).expect("write");
+        let args = json!({ "path": path.to_str().expect("utf8") }).to_string();
+        // Both turns' calls come back as "call_0", as from a server that numbers per response.
+        steps.push(
+            json!({"tool_calls": [{"id": "call_0", "name": "read_file", "arguments": args}]}),
+        );
+        steps.push(json!({"text": format!("Read {name}.")}));
+    }
+    steps.push(json!({"text": "Done."}));
+    let w = World::with_config(json!({ "steps": steps }), &small_window(32_000, 512));
+    let inputs: Vec<String> = ["read alpha", "read beta", "thanks"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(
+        chat(&w, "ids", &inputs),
+        ["Read alpha.", "Read beta.", "Done."]
+    );
+
+    let last = w.requests().pop().expect("requests");
+    check_sequence(&last).expect("a valid sequence");
+    let results: Vec<(&str, &str)> = messages(&last)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| (m["tool_call_id"].as_str().unwrap_or_default(), text(m)))
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0].0, "call_0", "an unused id is kept");
+    assert_ne!(results[1].0, "call_0", "the repeat got an id of its own");
+    assert!(results[0].1.contains("contents of alpha"), "{results:?}");
+    assert!(results[1].1.contains("contents of beta"), "{results:?}");
+    // The stored history agrees with what was sent.
+    let stored: Vec<String> = w
+        .history("ids")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["tool_call_id"].as_str().map(String::from))
+        .collect();
+    assert_eq!(stored, [results[0].0, results[1].0]);
+}

@@ -194,6 +194,23 @@ impl Store {
         rows.iter().map(stored_message).collect()
     }
 
+    /// Every tool call id answered so far in `session` (messages set aside by an edit
+    /// included: they stay readable through the archive tools).
+    pub async fn tool_call_ids(
+        &self,
+        session: &SessionId,
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT tool_call_id FROM messages
+             WHERE session_id = ? AND role = 'tool' AND tool_call_id IS NOT NULL",
+        )
+        .bind(session.as_str())
+        .fetch_all(&self.pool)
+        .await
+        .during("reading tool call ids")?;
+        Ok(ids.into_iter().collect())
+    }
+
     /// The stored result of tool call `call_id` in `session`, whole.
     pub async fn tool_result(
         &self,
