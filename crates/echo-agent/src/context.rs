@@ -10,6 +10,7 @@
 
 use crate::bootstrap::Injected;
 use crate::prompts::{PromptError, PromptName, Prompts};
+use crate::tool_output::cut_tool_output;
 use echo_core::store::StoredMessage;
 use echo_core::{Message, Role, ToolSpec};
 use echo_llm::tokens::Tokenizer;
@@ -450,41 +451,12 @@ impl ContextStage<'_> {
     }
 }
 
-/// Characters of a cut tool output kept from its start and from its end.
-const OUTPUT_HEAD: usize = 1_200;
-const OUTPUT_TAIL: usize = 600;
-
 /// The runtime block, the recalled memories and the user's text, as one message.
 fn join_current(runtime: &str, recalled: Option<&str>, text: &str) -> String {
     match recalled {
         Some(recalled) => format!("{runtime}\n\n{recalled}\n\n{text}"),
         None => format!("{runtime}\n\n{text}"),
     }
-}
-
-/// Whether a tool output this long would be cut to head and tail (cheap: no copy).
-pub(crate) fn worth_cutting(text: &str) -> bool {
-    text.chars().count() > OUTPUT_HEAD + OUTPUT_TAIL + 200
-}
-
-/// A tool output cut to its head and tail, with a marker that says how to get all of it
-/// back, if it is long enough to be worth cutting.
-pub(crate) fn cut_tool_output(message: &Message) -> Option<String> {
-    let text = &message.content;
-    if !worth_cutting(text) {
-        return None;
-    }
-    let chars = text.chars().count();
-    let head: String = text.chars().take(OUTPUT_HEAD).collect();
-    let tail: String = text.chars().skip(chars - OUTPUT_TAIL).collect();
-    let cut = chars - OUTPUT_HEAD - OUTPUT_TAIL;
-    let fetch = match &message.tool_call_id {
-        Some(id) => format!("; read_tool_output with call_id \"{id}\" returns all of it"),
-        None => String::new(),
-    };
-    Some(format!(
-        "{head}\n[… {cut} characters of this earlier tool output were cut to fit the context window{fetch} …]\n{tail}"
-    ))
 }
 
 /// What fitting a request did.

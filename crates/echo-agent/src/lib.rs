@@ -25,6 +25,7 @@ mod prompts;
 mod response;
 mod routing;
 mod think;
+mod tool_output;
 
 pub use api::{Api, KeySource, Trace, TurnOutcome, TurnRequest};
 pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};

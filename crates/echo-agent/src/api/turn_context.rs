@@ -6,9 +6,10 @@
 use super::*;
 use crate::bootstrap::Injected;
 use crate::compress::{self, Compressor, Decision};
-use crate::context::{CurrentTurn, Prepared, TurnInputs, worth_cutting};
+use crate::context::{CurrentTurn, Prepared, TurnInputs};
 use crate::history_tools::HISTORY_TOOLS;
 use crate::routing;
+use crate::tool_output::worth_cutting;
 use echo_core::Role;
 use echo_core::trace::Level;
 use echo_llm::ChatRequest;
