@@ -25,6 +25,7 @@ mod prompts;
 mod response;
 mod routing;
 mod think;
+mod tool_choice;
 mod tool_output;
 
 pub use api::{Api, KeySource, Trace, TurnOutcome, TurnRequest};

@@ -463,6 +463,9 @@ pub struct ContextConfig {
     pub summary_model: Option<String>,
     /// Upper bound on one summary call's answer.
     pub summary_max_tokens: u32,
+    /// Share of the input budget tool definitions may take; past it a request offers only
+    /// the tools most related to the turn (small windows).
+    pub tools_share: Share,
 }
 
 impl Default for ContextConfig {
@@ -473,6 +476,7 @@ impl Default for ContextConfig {
             cooldown_turns: 2,
             summary_model: None,
             summary_max_tokens: 1024,
+            tools_share: Share(0.5),
         }
     }
 }

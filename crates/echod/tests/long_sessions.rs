@@ -524,3 +524,61 @@ fn a_server_that_repeats_call_ids_still_gets_each_result_paired_with_its_own_cal
         .collect();
     assert_eq!(stored, [results[0].0, results[1].0]);
 }
+
+#[test]
+fn a_small_window_offers_only_the_tools_related_to_the_turn() {
+    let script = json!({ "steps": [
+        {"tool_calls": [{"id": "t1", "name": "current_time"}]},
+        {"text": "It is late."},
+        {"text": "Hello."},
+    ]});
+    let offered = |r: &Value| -> Vec<String> {
+        r["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+            .collect()
+    };
+    // A roomy window offers every tool.
+    let big = World::with_config(script.clone(), &small_window(32_000, 512));
+    big.ok(&["ask", "--session", "t", "What is the current time?"]);
+    let all = offered(&big.requests()[0]);
+
+    // On 4k the definitions alone would take most of the window.
+    let w = World::with_config(script, &small_window(4096, 512));
+    w.ok(&["ask", "--session", "t", "What is the current time?"]);
+    let requests = w.requests();
+    let first = offered(&requests[0]);
+    assert!(first.contains(&"current_time".to_string()), "{first:?}");
+    assert!(
+        first.len() < all.len(),
+        "fewer tools than on a big window: {first:?} of {all:?}"
+    );
+    let tool_tokens: usize = requests[0]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t.to_string().len() / 3)
+        .sum();
+    assert!(
+        tool_tokens < (4096 - 512) * 6 / 10,
+        "{tool_tokens} tokens of tools"
+    );
+    let trace = w.trace(w.turns()[0]["id"].as_str().expect("id"));
+    let context = spans_named(&trace, "context")[0];
+    assert!(
+        context["degraded_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("tools_trimmed")),
+        "{context}"
+    );
+    let left_out: Vec<String> = serde_json::from_value(context["attrs"]["tools_left_out"].clone())
+        .expect("tools_left_out names the tools");
+    assert_eq!(left_out.len() + first.len(), all.len());
+
+    // The next turn on the same session still offers the tool it called.
+    w.ok(&["ask", "--session", "t", "hello again"]);
+    let next = offered(w.requests().last().expect("request"));
+    assert!(next.contains(&"current_time".to_string()), "{next:?}");
+}

@@ -9,10 +9,12 @@ use crate::compress::{self, Compressor, Decision};
 use crate::context::{CurrentTurn, Prepared, TurnInputs};
 use crate::history_tools::HISTORY_TOOLS;
 use crate::routing;
+use crate::tool_choice;
 use crate::tool_output::worth_cutting;
 use echo_core::Role;
 use echo_core::trace::Level;
 use echo_llm::ChatRequest;
+use std::collections::HashSet;
 
 /// The turn's first request, the model that will answer it and the current message's parts.
 pub(super) struct TurnSetup {
@@ -131,6 +133,7 @@ impl Api {
                 .position(|m| m.seq > covered)
                 .unwrap_or(before)
         };
+        let budget = llm.input_budget();
         let build = |summary: Option<&str>, from: usize| {
             let visible = &history[from..before];
             // The tools that fetch back what was cut are offered only once something can be.
@@ -143,24 +146,38 @@ impl Api {
                 .filter(|t| recover || !HISTORY_TOOLS.contains(&t.name.as_str()))
                 .cloned()
                 .collect();
-            context
+            // On a small window, only the tools most related to the turn.
+            let called: HashSet<String> = visible
+                .iter()
+                .filter(|m| m.role == Role::Tool)
+                .filter_map(|m| m.name.clone())
+                .collect();
+            let share = inner.config.context.tools_share.get();
+            let choice = tool_choice::choose(
+                tools,
+                &request.input,
+                &called,
+                (budget as f64 * share) as usize,
+                &tokenizer,
+            );
+            let prepared = context
                 .build(
                     TurnInputs {
                         history: visible,
                         summary,
                         bootstrap: &bootstrap,
                         snapshot: &blocks.snapshot,
-                        tools,
+                        tools: choice.tools,
                         current: &current,
                     },
                     &tokenizer,
                 )
-                .map_err(|e| prompt_err(e.to_string()))
+                .map_err(|e| prompt_err(e.to_string()))?;
+            Ok::<_, TurnFailure>((prepared, choice.left_out))
         };
         let mut from = visible_from(covered);
-        let mut prepared = build(summary.as_deref(), from)?;
+        let (mut prepared, mut tools_left_out) = build(summary.as_deref(), from)?;
 
-        let budget = llm.input_budget();
         let tokens = tokenizer.count_request(&prepared.messages, &prepared.tools);
         let turns_since = state.last_attempt_at_seq.map(|at| {
             history
@@ -207,7 +224,7 @@ impl Api {
                         summary = done.summary;
                         covered = done.to_seq;
                         from = visible_from(covered);
-                        prepared = build(summary.as_deref(), from)?;
+                        (prepared, tools_left_out) = build(summary.as_deref(), from)?;
                         if let Err(e) = compress::validate(&prepared.messages) {
                             // Cannot happen with turn-aligned boundaries; say so loudly if it does.
                             tracing::error!(error = %e, "reassembled request is invalid");
@@ -255,6 +272,10 @@ impl Api {
         node.attr("summary_to_seq", covered);
         node.attr("messages", prepared.messages.len());
         node.attr("tools", prepared.tools.len());
+        if !tools_left_out.is_empty() {
+            node.attr("tools_left_out", tools_left_out.clone());
+            node.degrade("tools_trimmed");
+        }
         node.attr("token_budget", budget);
         node.attr(
             "tokens_by_block",
