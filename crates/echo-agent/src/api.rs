@@ -292,6 +292,15 @@ impl Api {
                 Err(e) => tracing::warn!(error = %e, "memory sweep failed"),
             }
         }
+        if config.memory.enabled {
+            // The BM25 index is built from the rows on first use; start now, off the turn.
+            let warm = memory.clone();
+            tokio::spawn(async move {
+                if let Err(e) = warm.warm_search_index().await {
+                    tracing::warn!(error = %e, "building the memory search index failed");
+                }
+            });
+        }
         if config.memory.enabled && config.memory.sweep_interval_hours > 0.0 {
             // Long-running front ends (desktop, gateway) keep forgetting on schedule.
             let every = Duration::from_secs_f64(config.memory.sweep_interval_hours * 3600.0);

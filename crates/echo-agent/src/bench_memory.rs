@@ -72,7 +72,8 @@ const WORDS: &[&str] = &[
 pub struct SizeReport {
     /// Memories in the store.
     pub memories: usize,
-    /// Memories written per second through the write path (validation, FTS, history, outbox).
+    /// Memories written per second through the write path (validation, conflict search,
+    /// history, outbox).
     pub writes_per_sec: f64,
     /// Vectors embedded (stand-in embedder) and written to LanceDB per second.
     pub vectors_per_sec: f64,
@@ -84,6 +85,8 @@ pub struct SizeReport {
     pub bm25_p50_ms: f64,
     /// One sweep over every memory, milliseconds.
     pub sweep_ms: f64,
+    /// Building the BM25 index from every row, as a process does on its first search.
+    pub search_index_build_ms: f64,
 }
 
 /// A deterministic embedder for benchmarks: a pseudo-random unit vector per text.
@@ -194,6 +197,14 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
             .await
             .map_err(|e| e.to_string())?;
         let sweep_ms = started.elapsed().as_secs_f64() * 1000.0;
+        // Another process's first search: its index is built from the rows.
+        let fresh = MemoryStore::new(
+            store.pool().clone(),
+            echo_core::config::MemoryConfig::default(),
+        );
+        let started = Instant::now();
+        fresh.warm_search_index().await.map_err(|e| e.to_string())?;
+        let search_index_build_ms = started.elapsed().as_secs_f64() * 1000.0;
         out.push(SizeReport {
             memories: size,
             writes_per_sec,
@@ -202,6 +213,7 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
             recall_p95_ms: percentile(&hybrid, 0.95),
             bm25_p50_ms: percentile(&bm25, 0.5),
             sweep_ms,
+            search_index_build_ms,
         });
         store.close().await;
     }

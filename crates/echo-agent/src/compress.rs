@@ -1,7 +1,7 @@
 //! Five-phase compression of a long session's history (seed 001), run by ContextStage's
 //! turn setup before the current message joins the request:
 //!
-//! 1. **prune** tool output: the summariser reads old tool results cut to head and tail;
+//! 1. **prune** tool output: the summariser reads old tool results shortened (`tool_output.rs`);
 //! 2. **boundaries**: the head is what the rolling summary already covers; the tail is the
 //!    newest whole turns that fit `context.keep_recent` of the budget. Both boundaries fall
 //!    on the start of a turn (a user message), so a tool call never loses its result;
