@@ -99,19 +99,19 @@ pub(crate) fn own_text(content: &str, slot: Option<&str>, value: Option<&str>) -
 }
 
 /// One memory as the index sees it.
-struct Row_ {
+struct IndexedRow {
     id: String,
     status: Option<Status>,
     text: String,
     context: Option<String>,
 }
 
-impl Row_ {
+impl IndexedRow {
     fn read(r: &sqlx::sqlite::SqliteRow) -> Self {
         let content: String = r.get("content");
         let slot: Option<String> = r.get("slot");
         let value: Option<String> = r.get("value");
-        Row_ {
+        IndexedRow {
             id: r.get("id"),
             status: Status::parse(r.get::<&str, _>("status")),
             text: own_text(&content, slot.as_deref(), value.as_deref()),
@@ -186,7 +186,7 @@ impl Index {
     }
 
     /// Indexes one memory, replacing what was indexed for it before; a deleted one is removed.
-    fn put(&mut self, row: Row_) {
+    fn put(&mut self, row: IndexedRow) {
         self.remove(&row.id);
         let Some(status) = row.status.filter(|s| *s != Status::Deleted) else {
             return;
@@ -439,7 +439,7 @@ impl TextIndex {
                     .await
                     .db("reading changed memories")?
                     .iter()
-                    .map(Row_::read),
+                    .map(IndexedRow::read),
             );
         }
         let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
@@ -458,14 +458,14 @@ impl TextIndex {
     async fn rebuild(self: &Arc<Self>, pool: &SqlitePool, last: i64) -> Result<(), MemoryError> {
         // The log position is read before the rows, so nothing committed in between is
         // missed (it is applied again on the next catch-up, which is harmless).
-        let rows: Vec<Row_> = sqlx::query(sqlx::AssertSqlSafe(format!(
+        let rows: Vec<IndexedRow> = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {INDEXED_COLUMNS} FROM memories WHERE status != 'deleted' ORDER BY rowid"
         )))
         .fetch_all(pool)
         .await
         .db("reading memories to index")?
         .iter()
-        .map(Row_::read)
+        .map(IndexedRow::read)
         .collect();
         let fresh = tokio::task::spawn_blocking(move || {
             let mut index = Index::default();
@@ -486,8 +486,8 @@ impl TextIndex {
 mod tests {
     use super::*;
 
-    fn row(id: &str, status: Status, text: &str, context: Option<&str>) -> Row_ {
-        Row_ {
+    fn row(id: &str, status: Status, text: &str, context: Option<&str>) -> IndexedRow {
+        IndexedRow {
             id: id.into(),
             status: Some(status),
             text: text.into(),

@@ -791,3 +791,55 @@ async fn terms_in_most_memories_do_not_drag_every_memory_into_a_search() {
         .expect("search");
     assert_eq!(found.len(), 80, "the rarest term (balcony) is kept");
 }
+
+#[tokio::test]
+async fn another_process_sees_writes_edits_and_a_rebuild_after_the_change_log_was_pruned() {
+    let w = world().await;
+    let m = &w.memory;
+    let add = |text: &str| {
+        m.remember(
+            NewMemory {
+                content: text.into(),
+                source: Some(Source::UserStated),
+                ..Default::default()
+            },
+            WriteOptions::plain(Actor::Import),
+        )
+    };
+    let kayak = add("The user paddles a kayak on weekends")
+        .await
+        .expect("write");
+    // A second store on the same database stands for another process (own index).
+    let other = MemoryStore::new(m_pool(m), m.config().clone());
+    let ids = |found: Vec<(String, f64)>| found.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    let find = |q: &'static str| {
+        let other = other.clone();
+        async move { ids(other.search_bm25(q, &[], 10).await.expect("search")) }
+    };
+    assert_eq!(find("kayak").await, [kayak.memory.id.clone()]);
+    // An edit elsewhere is seen on the next search: the old words no longer find it.
+    m.edit(
+        &kayak.memory.id,
+        "The user paddles a canoe on weekends",
+        Actor::User,
+    )
+    .await
+    .expect("edit");
+    assert!(find("kayak").await.is_empty());
+    assert_eq!(find("canoe").await, [kayak.memory.id.clone()]);
+    // Two more writes, and the log pruned down to the last one: it no longer reaches back to
+    // what the other process saw, so that process rebuilds its index from the rows.
+    let bees = add("The user keeps bees").await.expect("write");
+    let owl = add("The user has a pet owl").await.expect("write");
+    sqlx::query("DELETE FROM memory_changes WHERE seq < (SELECT MAX(seq) FROM memory_changes)")
+        .execute(&m_pool(m))
+        .await
+        .expect("prune");
+    assert_eq!(
+        find("bees").await,
+        [bees.memory.id.clone()],
+        "only a rebuild finds this"
+    );
+    assert_eq!(find("owl").await, [owl.memory.id.clone()]);
+    assert_eq!(find("canoe").await, [kayak.memory.id.clone()]);
+}
