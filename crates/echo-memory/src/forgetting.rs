@@ -34,6 +34,16 @@ pub fn effective_importance(memory: &Memory, now: DateTime<Utc>) -> f64 {
     memory.importance * retention(elapsed, memory.stability)
 }
 
+/// Whether `memory` stopped holding before `now` (`valid_until` passed). Such a memory is
+/// never injected, even before the next sweep moves it to the archive.
+pub fn expired(memory: &Memory, now: DateTime<Utc>) -> bool {
+    memory
+        .valid_until
+        .as_deref()
+        .and_then(crate::model::parse_time)
+        .is_some_and(|until| until < now)
+}
+
 /// Initial half-life for a new memory.
 pub fn initial_half_life(source: Source, config: &MemoryConfig) -> f64 {
     let h = &config.half_life_days;

@@ -5,6 +5,7 @@
 //! what reinforces a memory (a search hit alone does not).
 
 use crate::error::MemoryError;
+use crate::forgetting::expired;
 use crate::model::{Memory, Status, Tier};
 use crate::store::MemoryStore;
 use crate::write::Neighbours;
@@ -108,6 +109,7 @@ impl MemoryStore {
             self.conflicted_ids().await?
         };
         let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
+        let now = Utc::now();
         let ids: Vec<String> = fused.keys().cloned().collect();
         let mut out: Vec<Recalled> = self
             .get_many(&ids)
@@ -117,6 +119,7 @@ impl MemoryStore {
             .filter(|m| opts.include_inactive || m.tier != Tier::Archival)
             .filter(|m| m.scope == "global" || Some(&m.scope) == scope.as_ref())
             .filter(|m| !conflicted.contains(&m.id))
+            .filter(|m| opts.include_inactive || !expired(m, now))
             .filter_map(|m| {
                 let (rrf, b, v) = fused.get(&m.id).copied()?;
                 let weight = 0.5 + 0.5 * m.effective_importance.clamp(0.0, 1.0);
@@ -142,7 +145,10 @@ impl MemoryStore {
     /// snapshot counts as an injection of its members.
     pub async fn snapshot_memories(&self, session_id: &str) -> Result<Vec<Memory>, MemoryError> {
         let conflicted = self.conflicted_ids().await?;
-        let usable = |m: &Memory| m.status == Status::Active && !conflicted.contains(&m.id);
+        let now = Utc::now();
+        let usable = |m: &Memory| {
+            m.status == Status::Active && !conflicted.contains(&m.id) && !expired(m, now)
+        };
         if let Some(ids) = self.snapshot(session_id).await? {
             return Ok(self
                 .get_many(&ids)

@@ -7,8 +7,8 @@
 
 use crate::bm25::TextIndex;
 use crate::error::{Db, MemoryError};
-use crate::forgetting::{effective_importance, reinforced_half_life};
-use crate::model::{Memory, Source, Status, Tier, parse_time};
+use crate::forgetting::{effective_importance, expired, reinforced_half_life};
+use crate::model::{Memory, Source, Status, Tier};
 use chrono::{DateTime, Utc};
 use echo_core::config::MemoryConfig;
 use echo_core::time::to_rfc3339;
@@ -631,11 +631,7 @@ impl MemoryStore {
         let mut tx = self.begin().await?;
         let change = new_change_id();
         for m in candidates {
-            let expired = m
-                .valid_until
-                .as_deref()
-                .and_then(parse_time)
-                .is_some_and(|until| until < now);
+            let expired = expired(&m, now);
             let faded = !m.pinned && effective_importance(&m, now) < self.config.archive_below;
             if !expired && !faded {
                 continue;

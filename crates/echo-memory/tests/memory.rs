@@ -843,3 +843,48 @@ async fn another_process_sees_writes_edits_and_a_rebuild_after_the_change_log_wa
     assert_eq!(find("owl").await, [owl.memory.id.clone()]);
     assert_eq!(find("canoe").await, [kayak.memory.id.clone()]);
 }
+
+#[tokio::test]
+async fn a_fact_past_its_date_is_not_injected_even_before_a_sweep() {
+    let w = world().await;
+    let m = &w.memory;
+    let mut trip = fact(
+        "The user is in Lisbon for a conference",
+        Some("current_trip"),
+        None,
+        Source::UserStated,
+    );
+    trip.valid_until = Some((Utc::now() + Duration::hours(2)).to_rfc3339());
+    let trip = m
+        .remember(trip, WriteOptions::plain(Actor::User))
+        .await
+        .expect("trip");
+    assert_eq!(recall_ids(m, "Lisbon conference").await.len(), 1);
+    // Time passes (the date moves into the past) and no sweep runs.
+    sqlx::query("UPDATE memories SET valid_until = ? WHERE id = ?")
+        .bind((Utc::now() - Duration::hours(1)).to_rfc3339())
+        .bind(&trip.memory.id)
+        .execute(&m_pool(m))
+        .await
+        .expect("age the fact");
+    assert_eq!(
+        m.require(&trip.memory.id).await.expect("trip").status,
+        Status::Active,
+        "no sweep has run yet"
+    );
+    assert!(recall_ids(m, "Lisbon conference").await.is_empty());
+    assert!(m.snapshot_memories("s").await.expect("snapshot").is_empty());
+    let (found, _) = m
+        .recall(
+            "Lisbon conference",
+            &RecallOptions {
+                k: 5,
+                session_id: None,
+                include_inactive: true,
+            },
+            None,
+        )
+        .await
+        .expect("search");
+    assert_eq!(found.len(), 1, "still searchable");
+}
