@@ -816,7 +816,7 @@ async fn another_process_sees_writes_edits_and_a_rebuild_after_the_change_log_wa
         let other = other.clone();
         async move { ids(other.search_bm25(q, &[], 10).await.expect("search")) }
     };
-    assert_eq!(find("kayak").await, [kayak.memory.id.clone()]);
+    assert_eq!(find("kayak").await, [kayak.memory.id.as_str()]);
     // An edit elsewhere is seen on the next search: the old words no longer find it.
     m.edit(
         &kayak.memory.id,
@@ -826,7 +826,7 @@ async fn another_process_sees_writes_edits_and_a_rebuild_after_the_change_log_wa
     .await
     .expect("edit");
     assert!(find("kayak").await.is_empty());
-    assert_eq!(find("canoe").await, [kayak.memory.id.clone()]);
+    assert_eq!(find("canoe").await, [kayak.memory.id.as_str()]);
     // Two more writes, and the log pruned down to the last one: it no longer reaches back to
     // what the other process saw, so that process rebuilds its index from the rows.
     let bees = add("The user keeps bees").await.expect("write");
@@ -837,11 +837,11 @@ async fn another_process_sees_writes_edits_and_a_rebuild_after_the_change_log_wa
         .expect("prune");
     assert_eq!(
         find("bees").await,
-        [bees.memory.id.clone()],
+        [bees.memory.id.as_str()],
         "only a rebuild finds this"
     );
-    assert_eq!(find("owl").await, [owl.memory.id.clone()]);
-    assert_eq!(find("canoe").await, [kayak.memory.id.clone()]);
+    assert_eq!(find("owl").await, [owl.memory.id.as_str()]);
+    assert_eq!(find("canoe").await, [kayak.memory.id.as_str()]);
 }
 
 #[tokio::test]
