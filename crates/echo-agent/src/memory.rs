@@ -403,23 +403,20 @@ pub(crate) struct EpisodeAnswer {
     pub memories: Vec<Extracted>,
 }
 
-/// Where consolidation may end: at the last message, moved back so that it never stops inside
-/// a tool-call/result chain (an assistant message with tool calls, or a tool result).
+/// Where consolidation may end: at the last final answer (an assistant message without tool
+/// calls). So it never stops inside a tool-call/result chain, and never takes a user message
+/// whose turn is still running in another process (its answer would be missing from the
+/// episode; it goes with the next stretch instead).
 pub(crate) fn consolidation_boundary(
     history: &[echo_core::store::StoredMessage],
     from_seq: i64,
 ) -> i64 {
-    for m in history.iter().rev() {
-        if m.seq <= from_seq {
-            break;
-        }
-        let in_chain = m.role == echo_core::Role::Tool
-            || (m.role == echo_core::Role::Assistant && !m.tool_calls.is_empty());
-        if !in_chain {
-            return m.seq;
-        }
-    }
-    from_seq
+    history
+        .iter()
+        .rev()
+        .take_while(|m| m.seq > from_seq)
+        .find(|m| m.role == echo_core::Role::Assistant && m.tool_calls.is_empty())
+        .map_or(from_seq, |m| m.seq)
 }
 
 /// What a consolidation did.
@@ -623,7 +620,7 @@ mod tests {
     }
 
     #[test]
-    fn the_boundary_never_splits_a_tool_chain() {
+    fn the_boundary_ends_on_a_final_answer() {
         let plain = [msg(1, Role::User, false), msg(2, Role::Assistant, false)];
         assert_eq!(consolidation_boundary(&plain, 0), 2);
         let chain = [
@@ -633,11 +630,18 @@ mod tests {
             msg(4, Role::Assistant, true),
             msg(5, Role::Tool, false),
         ];
-        assert_eq!(consolidation_boundary(&chain, 0), 3);
+        assert_eq!(consolidation_boundary(&chain, 0), 2);
         assert_eq!(
             consolidation_boundary(&chain, 3),
             3,
             "never moves back past the old boundary"
         );
+        // A user message whose answer has not arrived waits for the next stretch.
+        let running = [
+            msg(1, Role::User, false),
+            msg(2, Role::Assistant, false),
+            msg(3, Role::User, false),
+        ];
+        assert_eq!(consolidation_boundary(&running, 0), 2);
     }
 }
