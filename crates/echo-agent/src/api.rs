@@ -280,8 +280,10 @@ impl Api {
         };
         let models = Models::build(&config, config.llm.clone(), key_source)?;
         let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
-        if config.memory.enabled {
-            // Expired and faded memories leave the prompt before the first turn.
+        if config.memory.enabled && sweep_due(&memory, config.memory.sweep_interval_hours).await {
+            // Expired and faded memories move to the archive (they are kept out of prompts
+            // either way); skipped when a sweep ran within the interval, so short-lived
+            // processes such as `echod ask` do not each pay for one over a large store.
             match memory.sweep(chrono::Utc::now()).await {
                 Ok(r) if !r.expired.is_empty() || !r.faded.is_empty() => tracing::info!(
                     expired = r.expired.len(),
@@ -1146,6 +1148,25 @@ async fn offered_tools(inner: &Inner, session: &SessionId) -> Vec<echo_core::Too
         .specs_where(|name, _| inner.gate.policy.offered(name, &rules, session.as_str()))
 }
 
+/// Whether a start-up sweep is due: none ran within `interval_hours` (always, when the
+/// interval is 0: then there is no periodic sweep either).
+async fn sweep_due(memory: &MemoryStore, interval_hours: f64) -> bool {
+    if interval_hours <= 0.0 {
+        return true;
+    }
+    match memory.last_sweep().await {
+        Ok(Some(at)) => {
+            let age = chrono::Utc::now() - at;
+            age.num_milliseconds() as f64 >= interval_hours * 3_600_000.0 || age.num_seconds() < 0
+        }
+        Ok(None) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the last memory sweep failed");
+            true
+        }
+    }
+}
+
 /// A client for a secondary model on the same server (extraction, explanations); the main
 /// model when none is named.
 fn client_for(
@@ -1187,5 +1208,28 @@ pub(crate) async fn read_secret(secrets: &Arc<dyn SecretStore>, account: String)
             tracing::warn!(error = %e, "keychain read did not finish");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_start_up_sweep_is_skipped_within_the_interval_after_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open_in(dir.path()).await.expect("store");
+        let memory = MemoryStore::new(store.pool().clone(), Default::default());
+        assert!(sweep_due(&memory, 6.0).await, "never swept");
+        memory.sweep(chrono::Utc::now()).await.expect("sweep");
+        assert!(memory.last_sweep().await.expect("last").is_some());
+        assert!(!sweep_due(&memory, 6.0).await, "swept just now");
+        assert!(sweep_due(&memory, 0.0).await, "no interval: every start");
+        // A sweep "as of" another time still counts by when it ran.
+        memory
+            .sweep(chrono::Utc::now() + chrono::Duration::days(30))
+            .await
+            .expect("sweep as of later");
+        assert!(!sweep_due(&memory, 6.0).await);
     }
 }

@@ -7,7 +7,7 @@
 //! so memories in use fade ever more slowly. Effective importance = importance × retention;
 //! below `archive_below` the sweep archives the memory. Pinned memories never decay.
 
-use crate::model::{Memory, Source};
+use crate::model::{Memory, Source, Tier};
 use chrono::{DateTime, Utc};
 use echo_core::config::MemoryConfig;
 
@@ -34,14 +34,26 @@ pub fn effective_importance(memory: &Memory, now: DateTime<Utc>) -> f64 {
     memory.importance * retention(elapsed, memory.stability)
 }
 
-/// Whether `memory` stopped holding before `now` (`valid_until` passed). Such a memory is
-/// never injected, even before the next sweep moves it to the archive.
-pub fn expired(memory: &Memory, now: DateTime<Utc>) -> bool {
-    memory
+/// Why the sweep would archive `memory` as of `now`: `"expired"` (its `valid_until` passed)
+/// or `"faded"` (its effective importance fell below `archive_below`; never when pinned).
+/// Only semantic and episodic memories lapse. A lapsed memory is never injected, even
+/// before the next sweep moves it to the archive.
+pub fn lapsed(memory: &Memory, now: DateTime<Utc>, archive_below: f64) -> Option<&'static str> {
+    if !matches!(memory.tier, Tier::Semantic | Tier::Episodic) {
+        return None;
+    }
+    let expired = memory
         .valid_until
         .as_deref()
         .and_then(crate::model::parse_time)
-        .is_some_and(|until| until < now)
+        .is_some_and(|until| until < now);
+    if expired {
+        Some("expired")
+    } else if !memory.pinned && effective_importance(memory, now) < archive_below {
+        Some("faded")
+    } else {
+        None
+    }
 }
 
 /// Initial half-life for a new memory.

@@ -5,7 +5,7 @@
 //! what reinforces a memory (a search hit alone does not).
 
 use crate::error::MemoryError;
-use crate::forgetting::expired;
+use crate::forgetting::lapsed;
 use crate::model::{Memory, Status, Tier};
 use crate::store::MemoryStore;
 use crate::write::Neighbours;
@@ -110,6 +110,7 @@ impl MemoryStore {
         };
         let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
         let now = Utc::now();
+        let archive_below = self.config.archive_below;
         let ids: Vec<String> = fused.keys().cloned().collect();
         let mut out: Vec<Recalled> = self
             .get_many(&ids)
@@ -119,7 +120,7 @@ impl MemoryStore {
             .filter(|m| opts.include_inactive || m.tier != Tier::Archival)
             .filter(|m| m.scope == "global" || Some(&m.scope) == scope.as_ref())
             .filter(|m| !conflicted.contains(&m.id))
-            .filter(|m| opts.include_inactive || !expired(m, now))
+            .filter(|m| opts.include_inactive || lapsed(m, now, archive_below).is_none())
             .filter_map(|m| {
                 let (rrf, b, v) = fused.get(&m.id).copied()?;
                 let weight = 0.5 + 0.5 * m.effective_importance.clamp(0.0, 1.0);
@@ -147,7 +148,9 @@ impl MemoryStore {
         let conflicted = self.conflicted_ids().await?;
         let now = Utc::now();
         let usable = |m: &Memory| {
-            m.status == Status::Active && !conflicted.contains(&m.id) && !expired(m, now)
+            m.status == Status::Active
+                && !conflicted.contains(&m.id)
+                && lapsed(m, now, self.config.archive_below).is_none()
         };
         if let Some(ids) = self.snapshot(session_id).await? {
             return Ok(self

@@ -7,8 +7,8 @@
 
 use crate::bm25::TextIndex;
 use crate::error::{Db, MemoryError};
-use crate::forgetting::{effective_importance, expired, reinforced_half_life};
-use crate::model::{Memory, Source, Status, Tier};
+use crate::forgetting::{effective_importance, lapsed, reinforced_half_life};
+use crate::model::{Memory, Source, Status, Tier, parse_time};
 use chrono::{DateTime, Utc};
 use echo_core::config::MemoryConfig;
 use echo_core::time::to_rfc3339;
@@ -631,17 +631,14 @@ impl MemoryStore {
         let mut tx = self.begin().await?;
         let change = new_change_id();
         for m in candidates {
-            let expired = expired(&m, now);
-            let faded = !m.pinned && effective_importance(&m, now) < self.config.archive_below;
-            if !expired && !faded {
+            let Some(reason) = lapsed(&m, now, self.config.archive_below) else {
                 continue;
-            }
+            };
             let mut after = m.clone();
             after.archived_from = Some(m.tier);
             after.tier = Tier::Archival;
             after.status = Status::Archived;
             after.invalid_at = Some(to_rfc3339(now));
-            let reason = if expired { "expired" } else { "faded" };
             self.update_tx(
                 &mut tx,
                 &change,
@@ -652,7 +649,7 @@ impl MemoryStore {
                 Some(reason),
             )
             .await?;
-            if expired {
+            if reason == "expired" {
                 report.expired.push(m.id);
             } else {
                 report.faded.push(m.id);
@@ -671,8 +668,28 @@ impl MemoryStore {
         .execute(&mut *tx)
         .await
         .db("pruning the memory change log")?;
+        sqlx::query(
+            "INSERT INTO memory_sweeps (at, swept_at, checked, archived) VALUES (?, ?, ?, ?)",
+        )
+        .bind(to_rfc3339(now))
+        .bind(now_text())
+        .bind(report.checked as i64)
+        .bind((report.expired.len() + report.faded.len()) as i64)
+        .execute(&mut *tx)
+        .await
+        .db("recording the sweep")?;
         tx.commit().await.db("sweeping memories")?;
         Ok(report)
+    }
+
+    /// When the last sweep ran (wall-clock time), if one ever did.
+    pub async fn last_sweep(&self) -> Result<Option<DateTime<Utc>>, MemoryError> {
+        let at: Option<String> =
+            sqlx::query_scalar("SELECT swept_at FROM memory_sweeps ORDER BY id DESC LIMIT 1")
+                .fetch_optional(&self.pool)
+                .await
+                .db("reading the last sweep")?;
+        Ok(at.as_deref().and_then(parse_time))
     }
 
     /// Records that these memories were injected into a prompt: their half-life grows.

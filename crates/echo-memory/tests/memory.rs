@@ -845,7 +845,7 @@ async fn another_process_sees_writes_edits_and_a_rebuild_after_the_change_log_wa
 }
 
 #[tokio::test]
-async fn a_fact_past_its_date_is_not_injected_even_before_a_sweep() {
+async fn a_fact_past_its_date_or_faded_is_not_injected_even_before_a_sweep() {
     let w = world().await;
     let m = &w.memory;
     let mut trip = fact(
@@ -872,7 +872,29 @@ async fn a_fact_past_its_date_is_not_injected_even_before_a_sweep() {
         Status::Active,
         "no sweep has run yet"
     );
+    // And a memory nobody used for long enough to fade, also not yet swept.
+    let jazz = m
+        .remember(
+            fact(
+                "The user once mentioned liking jazz",
+                None,
+                None,
+                Source::Inferred,
+            ),
+            WriteOptions::plain(Actor::User),
+        )
+        .await
+        .expect("jazz");
+    assert_eq!(recall_ids(m, "jazz").await.len(), 1);
+    let long_ago = (Utc::now() - Duration::days(400)).to_rfc3339();
+    sqlx::query("UPDATE memories SET created_at = ?, last_accessed = NULL WHERE id = ?")
+        .bind(&long_ago)
+        .bind(&jazz.memory.id)
+        .execute(&m_pool(m))
+        .await
+        .expect("age the memory");
     assert!(recall_ids(m, "Lisbon conference").await.is_empty());
+    assert!(recall_ids(m, "jazz").await.is_empty());
     assert!(m.snapshot_memories("s").await.expect("snapshot").is_empty());
     let (found, _) = m
         .recall(
