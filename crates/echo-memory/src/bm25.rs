@@ -31,7 +31,7 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
 /// BM25 weight of a memory's surrounding context relative to its own text.
-pub(crate) const CONTEXT_WEIGHT: f64 = 0.5;
+const CONTEXT_WEIGHT: f64 = 0.5;
 /// BM25 term-frequency saturation (FTS5's value).
 const K1: f64 = 1.2;
 /// BM25 length normalisation (FTS5's value).
@@ -74,7 +74,7 @@ fn normalize(word: &str) -> String {
 }
 
 /// The distinct search terms of a query: its index terms without stop words.
-pub(crate) fn query_terms(query: &str) -> Vec<String> {
+fn query_terms(query: &str) -> Vec<String> {
     let expanded = fts_terms(query);
     let mut seen = HashSet::new();
     expanded
@@ -86,10 +86,10 @@ pub(crate) fn query_terms(query: &str) -> Vec<String> {
 }
 
 /// What of a memory row the index reads.
-pub(crate) const INDEXED_COLUMNS: &str = "id, content, slot, value, context, status";
+const INDEXED_COLUMNS: &str = "id, content, slot, value, context, status";
 
 /// The text a memory is found by: its content, slot and value (`_` read as a space).
-pub(crate) fn own_text(content: &str, slot: Option<&str>, value: Option<&str>) -> String {
+fn own_text(content: &str, slot: Option<&str>, value: Option<&str>) -> String {
     [Some(content), slot.map(|s| s.trim_matches('_')), value]
         .into_iter()
         .flatten()
