@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod archive;
+mod history_cache;
 pub use archive::{ArchiveHit, CompressionState, HistorySummary, NewCompression};
 
 /// Name of the database file inside the data directory.
@@ -27,6 +28,8 @@ pub const DB_FILE: &str = "echo.db";
 pub struct Store {
     pool: SqlitePool,
     path: PathBuf,
+    /// Decoded histories of the sessions read last (see `history_cache.rs`).
+    histories: std::sync::Arc<history_cache::HistoryCache>,
 }
 
 /// Status of a turn.
@@ -264,6 +267,7 @@ impl Store {
         Ok(Store {
             pool,
             path: path.to_path_buf(),
+            histories: Default::default(),
         })
     }
 
@@ -683,18 +687,47 @@ impl Store {
         Ok(id)
     }
 
-    /// Every message of the session, in order.
+    /// Every message of the session, in order (messages set aside by an edit left out). A
+    /// session read recently is kept decoded, and only what was added since is read.
     pub async fn history(&self, session: &SessionId) -> Result<Vec<StoredMessage>, StoreError> {
+        let version: Option<i64> =
+            sqlx::query_scalar("SELECT history_version FROM sessions WHERE id = ?")
+                .bind(session.as_str())
+                .fetch_optional(&self.pool)
+                .await
+                .during("reading the history version")?;
+        let Some(version) = version else {
+            return Ok(Vec::new());
+        };
+        let cached = self.histories.get(session.as_str(), version);
+        let after = cached.as_ref().map_or(0, |c| c.last_seq);
         let rows = sqlx::query(
             "SELECT id, session_id, turn_id, seq, role, content, reasoning, tool_calls,
                     tool_call_id, name, status, created_at
-             FROM messages WHERE session_id = ? AND replaced_by IS NULL ORDER BY seq",
+             FROM messages WHERE session_id = ? AND replaced_by IS NULL AND seq > ?
+             ORDER BY seq",
         )
         .bind(session.as_str())
+        .bind(after)
         .fetch_all(&self.pool)
         .await
         .during("reading history")?;
-        rows.iter().map(stored_message).collect()
+        let added = rows
+            .iter()
+            .map(stored_message)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut messages = cached.map(|c| c.messages).unwrap_or_default();
+        let last_seq = added.last().map_or(after, |m| m.seq);
+        messages.extend(added);
+        self.histories.put(
+            session.as_str(),
+            history_cache::Cached {
+                version,
+                last_seq,
+                messages: messages.clone(),
+            },
+        );
+        Ok(messages)
     }
 
     // ---- spans ----
