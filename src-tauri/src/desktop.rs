@@ -97,6 +97,8 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
         ])
         .setup(move |app| {
             let api = tauri::async_runtime::block_on(Api::open(config))?;
+            // The runtime context lets the index build start on Tauri's runtime.
+            tauri::async_runtime::block_on(async { api.warm_memory_search() });
             app.manage(Desk {
                 api,
                 shortcut: Mutex::new(ShortcutStatus {

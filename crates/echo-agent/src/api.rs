@@ -294,15 +294,6 @@ impl Api {
                 Err(e) => tracing::warn!(error = %e, "memory sweep failed"),
             }
         }
-        if config.memory.enabled {
-            // The BM25 index is built from the rows on first use; start now, off the turn.
-            let warm = memory.clone();
-            tokio::spawn(async move {
-                if let Err(e) = warm.warm_search_index().await {
-                    tracing::warn!(error = %e, "building the memory search index failed");
-                }
-            });
-        }
         if config.memory.enabled && config.memory.sweep_interval_hours > 0.0 {
             // Long-running front ends (desktop, gateway) keep forgetting on schedule.
             let every = Duration::from_secs_f64(config.memory.sweep_interval_hours * 3600.0);
@@ -497,6 +488,22 @@ impl Api {
     /// The memory store.
     pub(crate) fn memory(&self) -> &MemoryStore {
         &self.inner.memory
+    }
+
+    /// Starts building this process's memory search index in the background. Long-running
+    /// front ends (desktop, gateway, interactive chat) call it after opening so that the
+    /// first turn does not wait for the build; one-shot commands skip it (the first search
+    /// builds the index, and a command that never searches never pays for it).
+    pub fn warm_memory_search(&self) {
+        if !self.config().memory.enabled {
+            return;
+        }
+        let memory = self.memory().clone();
+        tokio::spawn(async move {
+            if let Err(e) = memory.warm_search_index().await {
+                tracing::warn!(error = %e, "building the memory search index failed");
+            }
+        });
     }
 
     /// The semantic index, set up on first use.

@@ -236,7 +236,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             events,
             text,
         } => ask(&api, session, text, events).await?,
-        Command::Chat { session } => chat(&api, session).await?,
+        Command::Chat { session } => {
+            api.warm_memory_search();
+            chat(&api, session).await?
+        }
         Command::Sessions {
             command: SessionsCommand::List { json },
         } => {
@@ -278,6 +281,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         Command::Serve { port, ui } => {
+            api.warm_memory_search();
             crate::serve::run(api.clone(), port.unwrap_or(0), ui).await?;
             ExitCode::SUCCESS
         }
