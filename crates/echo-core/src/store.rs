@@ -699,7 +699,7 @@ impl Store {
         let Some(version) = version else {
             return Ok(Vec::new());
         };
-        let cached = self.histories.get(session.as_str(), version);
+        let cached = self.histories.take(session.as_str(), version);
         let after = cached.as_ref().map_or(0, |c| c.last_seq);
         let rows = sqlx::query(
             "SELECT id, session_id, turn_id, seq, role, content, reasoning, tool_calls,

@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 const SESSIONS_KEPT: usize = 4;
 
 /// One session's cached history.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(super) struct Cached {
     /// `sessions.history_version` when it was read.
     pub version: i64,
@@ -31,13 +31,14 @@ pub(super) struct HistoryCache {
 }
 
 impl HistoryCache {
-    /// The cached history of `session` if it was read at `version`.
-    pub(super) fn get(&self, session: &str, version: i64) -> Option<Cached> {
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        entries
+    /// Takes out the cached history of `session` if it was read at `version` (the caller
+    /// puts the updated one back, so it is not copied twice).
+    pub(super) fn take(&self, session: &str, version: i64) -> Option<Cached> {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = entries
             .iter()
-            .find(|(s, c)| s == session && c.version == version)
-            .map(|(_, c)| c.clone())
+            .position(|(s, c)| s == session && c.version == version)?;
+        entries.remove(at).map(|(_, c)| c)
     }
 
     /// Keeps `cached` for `session`, dropping the least recently kept session when full.
