@@ -80,11 +80,6 @@ const STOP_WORDS: &[&str] = &[
     "who", "why", "will", "with", "would", "you", "your",
 ];
 
-/// Whether `word` (lower-cased) is a stop word: too common to say what a text is about.
-pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.contains(&word)
-}
-
 /// The meaningful search terms of `query`, lower-cased, without stop words or repeats (CJK
 /// runs as bigrams).
 pub fn fts_query_terms(query: &str) -> Vec<String> {

@@ -21,12 +21,12 @@
 
 use crate::error::{Db, MemoryError};
 use crate::model::Status;
-use echo_core::text::{fts_terms, is_stop_word};
+use echo_core::text::{fts_query_terms, fts_terms};
 use rust_stemmers::{Algorithm, Stemmer};
 use sqlx::Row;
 use sqlx::sqlite::SqlitePool;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, LazyLock, PoisonError, RwLock};
+use std::sync::{LazyLock, PoisonError, RwLock};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
@@ -73,14 +73,13 @@ fn normalize(word: &str) -> String {
     }
 }
 
-/// The distinct search terms of a query: its index terms without stop words.
+/// The distinct search terms of a query: its meaningful words (stop words out, CJK as
+/// bigrams) as they are indexed.
 fn query_terms(query: &str) -> Vec<String> {
-    let expanded = fts_terms(query);
     let mut seen = HashSet::new();
-    expanded
-        .split(|c: char| !(c.is_alphanumeric() || is_combining_mark(c)))
-        .filter(|w| !w.is_empty() && !is_stop_word(&w.to_lowercase()))
-        .map(normalize)
+    fts_query_terms(query)
+        .iter()
+        .map(|w| normalize(w))
         .filter(|w| !w.is_empty() && seen.insert(w.clone()))
         .collect()
 }
@@ -367,7 +366,7 @@ impl TextIndex {
     /// BM25 search for `query` among memories of `statuses` (active when empty): ids with
     /// scores, best first.
     pub(crate) async fn search(
-        self: &Arc<Self>,
+        &self,
         pool: &SqlitePool,
         query: &str,
         statuses: &[Status],
@@ -389,7 +388,7 @@ impl TextIndex {
 
     /// Applies what changed in the database since this index last looked; builds the index
     /// from every memory the first time, or when the change log no longer reaches back to it.
-    pub(crate) async fn catch_up(self: &Arc<Self>, pool: &SqlitePool) -> Result<(), MemoryError> {
+    pub(crate) async fn catch_up(&self, pool: &SqlitePool) -> Result<(), MemoryError> {
         let _one_at_a_time = self.refresh.lock().await;
         let seen = self
             .index
@@ -455,7 +454,7 @@ impl TextIndex {
         Ok(())
     }
 
-    async fn rebuild(self: &Arc<Self>, pool: &SqlitePool, last: i64) -> Result<(), MemoryError> {
+    async fn rebuild(&self, pool: &SqlitePool, last: i64) -> Result<(), MemoryError> {
         // The log position is read before the rows, so nothing committed in between is
         // missed (it is applied again on the next catch-up, which is harmless).
         let rows: Vec<IndexedRow> = sqlx::query(sqlx::AssertSqlSafe(format!(
