@@ -82,9 +82,14 @@ async fn open(dir: &Path, dim: usize) -> VectorIndex {
 }
 
 /// Asserts that `search` returns exactly the brute-force neighbours, in order, with matching
-/// similarities.
+/// similarities, and that the ranking-only search (exact too without an ANN index) agrees.
 async fn check_exact(index: &VectorIndex, data: &[(String, Vec<f32>)], query: &[f32], k: usize) {
     let got = index.search(query, k).await.expect("search");
+    let ranked = index.search_ranked(query, k).await.expect("ranked search");
+    assert_eq!(
+        ranked, got,
+        "ranking-only search differs from the exact one"
+    );
     let want = brute_force(data, query, k);
     let got_ids: Vec<&str> = got.iter().map(|(id, _)| id.as_str()).collect();
     let want_ids: Vec<&str> = want.iter().map(|(id, _)| id.as_str()).collect();
@@ -589,6 +594,29 @@ async fn optimize_builds_an_ann_index_only_above_the_threshold() {
         "refined similarity {}",
         hits[0].1
     );
+    // Ranking-only search: the same neighbours in the same order (here, where the quantised
+    // distances separate them), with the index's own approximate similarities.
+    for _ in 0..queries {
+        let query = rng.vector(16);
+        let exact = index.search(&query, 10).await.expect("search");
+        let ranked = index.search_ranked(&query, 10).await.expect("ranked");
+        let same = ranked
+            .iter()
+            .filter(|(id, _)| exact.iter().any(|(e, _)| e == id))
+            .count();
+        assert!(
+            same >= 9,
+            "ranked search shares {same} of 10 with the refined one"
+        );
+        for (id, similarity) in &ranked {
+            let stored = data.iter().find(|(d, _)| d == id).expect("a stored id");
+            let want = cosine(&stored.1, &query);
+            assert!(
+                (similarity - want).abs() < 0.05,
+                "approximate similarity {similarity} of {id}, exact {want}"
+            );
+        }
+    }
 
     // Repeated calls are safe and keep the trained index; new rows are folded in.
     let extra = dataset(&mut rng, "o", 20, 16);
