@@ -69,18 +69,33 @@ impl MemoryStore {
         } else {
             &[Status::Active]
         };
-        // The two searches are independent: run them at the same time.
-        let similar = async {
+        // Three independent strands run at the same time: BM25 and then the rows it found
+        // (both quick, so they are usually read while the vector search is still running),
+        // the vector search, and the open conflicts. Only the vector-only rows are read after.
+        let text_side = async {
+            let found = self.search_bm25(query, statuses, POOL as u32).await?;
+            let ids: Vec<String> = found.iter().map(|(id, _)| id.clone()).collect();
+            let rows = self.get_many(&ids).await?;
+            Ok::<_, MemoryError>((found, rows))
+        };
+        let vector_side = async {
             match vectors {
                 Some(v) => {
                     let pool = (2 * opts.k).clamp(VECTOR_POOL_MIN, POOL);
-                    Some(v.similar(query, pool).await)
+                    Some(v.ranked(query, pool).await)
                 }
                 None => None,
             }
         };
-        let (bm25, similar) = tokio::join!(self.search_bm25(query, statuses, POOL as u32), similar);
-        let bm25 = bm25?;
+        let conflicted = async {
+            if opts.include_inactive {
+                Ok(Default::default())
+            } else {
+                self.conflicted_ids().await
+            }
+        };
+        let (text_side, similar, conflicted) = tokio::join!(text_side, vector_side, conflicted);
+        let ((bm25, mut rows), conflicted) = (text_side?, conflicted?);
         let mut info = RecallInfo::default();
         let mut vector = Vec::new();
         match similar {
@@ -98,23 +113,20 @@ impl MemoryStore {
             e.1 = Some(rank + 1);
         }
         let vector_weight = self.config.vector_weight.max(0.0);
-        for (rank, (id, _)) in vector.iter().enumerate() {
+        let mut vector_only = Vec::new();
+        for (rank, id) in vector.into_iter().enumerate() {
             let e = fused.entry(id.clone()).or_default();
             e.0 += vector_weight / (RRF_K + rank as f64 + 1.0);
             e.2 = Some(rank + 1);
+            if e.1.is_none() {
+                vector_only.push(id);
+            }
         }
-        let conflicted = if opts.include_inactive {
-            Default::default()
-        } else {
-            self.conflicted_ids().await?
-        };
+        rows.extend(self.get_many(&vector_only).await?);
         let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
         let now = Utc::now();
         let archive_below = self.config.archive_below;
-        let ids: Vec<String> = fused.keys().cloned().collect();
-        let mut out: Vec<Recalled> = self
-            .get_many(&ids)
-            .await?
+        let mut out: Vec<Recalled> = rows
             .into_iter()
             .filter(|m| statuses.contains(&m.status))
             .filter(|m| opts.include_inactive || m.tier != Tier::Archival)

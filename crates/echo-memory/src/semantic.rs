@@ -153,13 +153,24 @@ impl SemanticIndex {
             .ok_or_else(|| "the embedder returned no vector".to_string())
     }
 
-    /// Nearest memories to a query vector.
+    /// Nearest memories to a query vector, with exact similarities.
     pub async fn search_vector(
         &self,
         query: &[f32],
         k: usize,
     ) -> Result<Vec<(String, f32)>, String> {
         self.index.search(query, k).await.map_err(|e| e.to_string())
+    }
+
+    /// Nearest memories to a query vector, best first, for ranking only (see
+    /// [`echo_vector::VectorIndex::search_ranked`]).
+    pub async fn rank_vector(&self, query: &[f32], k: usize) -> Result<Vec<String>, String> {
+        let hits = self
+            .index
+            .search_ranked(query, k)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(hits.into_iter().map(|(id, _)| id).collect())
     }
 }
 
@@ -168,5 +179,10 @@ impl Neighbours for SemanticIndex {
     async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
         let v = self.embed_query(text).await?;
         self.search_vector(&v, k).await
+    }
+
+    async fn ranked(&self, text: &str, k: usize) -> Result<Vec<String>, String> {
+        let v = self.embed_query(text).await?;
+        self.rank_vector(&v, k).await
     }
 }

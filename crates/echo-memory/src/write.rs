@@ -58,8 +58,16 @@ pub trait ConflictJudge: Send + Sync {
 /// Finds memories whose meaning is close to a text (the vector index).
 #[async_trait]
 pub trait Neighbours: Send + Sync {
-    /// Ids with cosine similarity, best first.
+    /// Ids with cosine similarity, best first. The similarities are exact: the write path
+    /// compares them with a threshold.
     async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, String>;
+
+    /// Ids best first, for ranking only (recall fuses ranks, not similarities), which an
+    /// index may answer faster than [`Neighbours::similar`]. By default, `similar`'s ids.
+    async fn ranked(&self, text: &str, k: usize) -> Result<Vec<String>, String> {
+        let hits = self.similar(text, k).await?;
+        Ok(hits.into_iter().map(|(id, _)| id).collect())
+    }
 }
 
 /// How a write is carried out.
