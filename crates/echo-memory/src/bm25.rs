@@ -25,7 +25,9 @@ use echo_core::text::{fts_query_terms, fts_terms};
 use rust_stemmers::{Algorithm, Stemmer};
 use sqlx::Row;
 use sqlx::sqlite::SqlitePool;
-use std::collections::{HashMap, HashSet};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::{LazyLock, PoisonError, RwLock};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
@@ -130,10 +132,9 @@ struct Term {
 #[derive(Clone, Copy)]
 struct Posting {
     doc: u32,
-    /// Occurrences in the memory's own text.
-    text: u16,
-    /// Occurrences in its context.
-    context: u16,
+    /// Weighted occurrences: those in the memory's own text, plus [`CONTEXT_WEIGHT`] times
+    /// those in its context (exact in an f32: small integers and halves). Always > 0.
+    freq: f32,
 }
 
 struct Doc {
@@ -211,7 +212,11 @@ impl Index {
             let (text, context) = counts[&t];
             let term = &mut self.terms[t as usize];
             term.df += 1;
-            term.postings.push(Posting { doc, text, context });
+            let freq = f64::from(text) + CONTEXT_WEIGHT * f64::from(context);
+            term.postings.push(Posting {
+                doc,
+                freq: freq as f32,
+            });
         }
         self.by_id.insert(row.id.clone(), doc);
         self.docs.push(Doc {
@@ -307,42 +312,114 @@ impl Index {
             f.1 = f.1.max(1e-6);
         }
         let wanted = statuses.iter().fold(0u8, |bits, s| bits | status_bit(*s));
-        let mut scores = vec![0f64; self.docs.len()];
-        let mut touched = Vec::new();
-        for (term, idf) in found {
-            for p in &term.postings {
-                let m = self.meta[p.doc as usize];
-                if m.status_bit & wanted == 0 {
-                    continue;
-                }
-                let freq = f64::from(p.text) + CONTEXT_WEIGHT * f64::from(p.context);
-                if freq <= 0.0 {
-                    continue;
-                }
-                let norm = K1 * (1.0 - B + B * f64::from(m.len) / avg_len);
-                let s = &mut scores[p.doc as usize];
-                if *s == 0.0 {
-                    touched.push(p.doc);
-                }
-                *s += idf * freq * (K1 + 1.0) / (freq + norm);
+        // Per posting, BM25 is idf·f·(k1+1) / (f + k1·(1 − b + b·len/avg_len)): the factors
+        // that do not depend on the posting are taken out of the loop.
+        let (norm_base, norm_per_token) = (K1 * (1.0 - B), K1 * B / avg_len);
+        SCRATCH.with_borrow_mut(|scratch| {
+            let Scratch {
+                scores,
+                touched,
+                used,
+            } = scratch;
+            // Clear what the previous search left (also after one that did not finish).
+            for &doc in &touched[..*used] {
+                scores[doc as usize] = 0.0;
             }
-        }
-        let by_score = |a: &u32, b: &u32| {
-            scores[*b as usize]
-                .total_cmp(&scores[*a as usize])
-                .then(a.cmp(b))
-        };
-        if touched.len() > limit {
-            touched.select_nth_unstable_by(limit - 1, by_score);
-            touched.truncate(limit);
-        }
-        touched.sort_unstable_by(by_score);
-        touched
-            .into_iter()
-            .map(|d| (self.docs[d as usize].id.clone(), scores[d as usize]))
-            .collect()
+            *used = 0;
+            if scores.len() < self.docs.len() {
+                scores.resize(self.docs.len(), 0.0);
+            }
+            // Room for every document and one more, so that each posting can write its
+            // document at the end of the list and only move the end on a first touch, without
+            // a branch.
+            if touched.len() <= self.docs.len() {
+                touched.resize(self.docs.len() + 1, 0);
+            }
+            for (term, idf) in found {
+                let weight = idf * (K1 + 1.0);
+                for p in &term.postings {
+                    let m = self.meta[p.doc as usize];
+                    if m.status_bit & wanted == 0 {
+                        continue;
+                    }
+                    let freq = f64::from(p.freq);
+                    let norm = norm_base + norm_per_token * f64::from(m.len);
+                    let s = &mut scores[p.doc as usize];
+                    // A document enters the list on its first posting (its score was 0).
+                    touched[*used] = p.doc;
+                    *used += usize::from(*s == 0.0);
+                    *s += weight * freq / (freq + norm);
+                }
+            }
+            let touched = &touched[..*used];
+            // The best `limit` in one pass: a heap whose top is the worst kept so far.
+            let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(limit.min(touched.len()));
+            for &doc in touched {
+                let candidate = Ranked {
+                    score: scores[doc as usize],
+                    doc,
+                };
+                if best.len() < limit {
+                    best.push(candidate);
+                } else if let Some(mut worst) = best.peek_mut()
+                    && candidate < *worst
+                {
+                    *worst = candidate;
+                }
+            }
+            best.into_sorted_vec()
+                .into_iter()
+                .map(|r| (self.docs[r.doc as usize].id.clone(), r.score))
+                .collect()
+        })
     }
 }
+
+/// Per-thread working memory of [`Index::search`], kept so that a search over a large store
+/// does not allocate and zero arrays the size of the store every time.
+#[derive(Default)]
+struct Scratch {
+    /// A score per document, non-zero only for the first `used` documents of `touched`.
+    scores: Vec<f64>,
+    /// The documents the last search touched (the first `used` entries).
+    touched: Vec<u32>,
+    used: usize,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// A scored document, ordered best first: higher score, then lower document number (the
+/// order results are returned in), so a max-heap of them has the worst at its top.
+#[derive(Clone, Copy)]
+struct Ranked {
+    score: f64,
+    doc: u32,
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.doc.cmp(&other.doc))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
 
 /// The memories' BM25 index, shared by every clone of a [`crate::MemoryStore`].
 #[derive(Default)]
@@ -531,6 +608,54 @@ mod tests {
         index.put(row("f", Status::Active, "yes", Some("do you keep bees?")));
         let found = index.search(&q, &[Status::Active], 10);
         assert_eq!(found.last().map(|(id, _)| id.as_str()), Some("f"));
+    }
+
+    /// The best `limit` equal what sorting every match gives, ties broken by insertion order,
+    /// however many matches there are, and searches one after another on the same thread
+    /// (sharing the scratch arrays) do not leak scores into each other.
+    #[test]
+    fn top_limit_matches_a_full_sort_and_searches_do_not_leak_into_each_other() {
+        let mut index = Index::default();
+        let words = ["apple", "pear", "plum", "fig", "kiwi", "lime"];
+        for i in 0..400 {
+            let text: Vec<&str> = (0..1 + i % 5).map(|j| words[(i * 7 + j) % 6]).collect();
+            index.put(row(
+                &format!("m{i:03}"),
+                Status::Active,
+                &text.join(" "),
+                None,
+            ));
+        }
+        let everything = |q: &[String]| index.search(q, &[Status::Active], usize::MAX);
+        for query in ["apple", "pear plum", "fig kiwi lime", "apple kiwi"] {
+            let q = query_terms(query);
+            let all = everything(&q);
+            assert!(all.len() > 50, "{query}: {} matches", all.len());
+            for pair in all.windows(2) {
+                let ((a, sa), (b, sb)) = (&pair[0], &pair[1]);
+                assert!(
+                    sa > sb || (sa == sb && a < b),
+                    "{query}: {a} {sa} before {b} {sb}"
+                );
+            }
+            for limit in [1, 7, 50] {
+                assert_eq!(index.search(&q, &[Status::Active], limit), all[..limit]);
+            }
+        }
+        // A query after a broad one scores the same as on a thread that never searched.
+        let fig = query_terms("fig");
+        index.search(
+            &query_terms("apple pear plum fig kiwi lime"),
+            &[Status::Active],
+            5,
+        );
+        let after = index.search(&fig, &[Status::Active], usize::MAX);
+        let clean = std::thread::scope(|s| {
+            s.spawn(|| index.search(&fig, &[Status::Active], usize::MAX))
+                .join()
+                .expect("search thread")
+        });
+        assert_eq!(after, clean);
     }
 
     #[test]
