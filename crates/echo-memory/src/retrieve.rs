@@ -95,7 +95,7 @@ impl MemoryStore {
             }
         };
         let (text_side, similar, conflicted) = tokio::join!(text_side, vector_side, conflicted);
-        let ((bm25, mut rows), conflicted) = (text_side?, conflicted?);
+        let ((bm25, rows), conflicted) = (text_side?, conflicted?);
         let mut info = RecallInfo::default();
         let mut vector = Vec::new();
         match similar {
@@ -122,28 +122,46 @@ impl MemoryStore {
                 vector_only.push(id);
             }
         }
-        rows.extend(self.get_many(&vector_only).await?);
         let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
         let now = Utc::now();
         let archive_below = self.config.archive_below;
-        let mut out: Vec<Recalled> = rows
+        let recalled = |m: Memory| {
+            let usable = statuses.contains(&m.status)
+                && (opts.include_inactive || m.tier != Tier::Archival)
+                && (m.scope == "global" || Some(&m.scope) == scope.as_ref())
+                && !conflicted.contains(&m.id)
+                && (opts.include_inactive || lapsed(&m, now, archive_below).is_none());
+            let (rrf, b, v) = fused.get(&m.id).copied().filter(|_| usable)?;
+            Some(Recalled {
+                score: rrf * importance_weight(&m),
+                bm25_rank: b,
+                vector_rank: v,
+                memory: m,
+            })
+        };
+        let mut out: Vec<Recalled> = rows.into_iter().filter_map(recalled).collect();
+        // A row's weight is at most 1, so a vector-only candidate scores at most its fused
+        // rank score: read only those that could still beat the k-th best row in hand (the
+        // threshold algorithm; the answer is the same as reading them all). With BM25 hits
+        // of its own a query usually needs none of them.
+        let mut in_hand: Vec<f64> = out.iter().map(|r| r.score).collect();
+        in_hand.sort_by(|a, b| b.total_cmp(a));
+        let bar = opts.k.checked_sub(1).and_then(|i| in_hand.get(i)).copied();
+        let wanted: Vec<String> = vector_only
             .into_iter()
-            .filter(|m| statuses.contains(&m.status))
-            .filter(|m| opts.include_inactive || m.tier != Tier::Archival)
-            .filter(|m| m.scope == "global" || Some(&m.scope) == scope.as_ref())
-            .filter(|m| !conflicted.contains(&m.id))
-            .filter(|m| opts.include_inactive || lapsed(m, now, archive_below).is_none())
-            .filter_map(|m| {
-                let (rrf, b, v) = fused.get(&m.id).copied()?;
-                let weight = 0.5 + 0.5 * m.effective_importance.clamp(0.0, 1.0);
-                Some(Recalled {
-                    score: rrf * weight,
-                    bm25_rank: b,
-                    vector_rank: v,
-                    memory: m,
-                })
+            .filter(|id| match (bar, fused.get(id)) {
+                (Some(bar), Some((rrf, _, _))) => *rrf >= bar,
+                _ => true,
             })
             .collect();
+        if !wanted.is_empty() {
+            out.extend(
+                self.get_many(&wanted)
+                    .await?
+                    .into_iter()
+                    .filter_map(recalled),
+            );
+        }
         out.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
@@ -190,4 +208,10 @@ impl MemoryStore {
         self.reinforce(&ids, Utc::now()).await?;
         Ok(all)
     }
+}
+
+/// How much a memory's effective importance scales its fused score: between 0.5 and 1, so
+/// importance orders close calls without burying a strong match.
+fn importance_weight(m: &Memory) -> f64 {
+    0.5 + 0.5 * m.effective_importance.clamp(0.0, 1.0)
 }

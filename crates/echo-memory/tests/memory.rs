@@ -910,3 +910,78 @@ async fn a_fact_past_its_date_or_faded_is_not_injected_even_before_a_sweep() {
         .expect("search");
     assert_eq!(found.len(), 1, "still searchable");
 }
+
+/// Vector neighbours from a fixed list, whatever the text.
+struct FixedNeighbours(Vec<String>);
+
+#[async_trait]
+impl echo_memory::Neighbours for FixedNeighbours {
+    async fn similar(&self, _text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
+        Ok(self.0.iter().take(k).map(|id| (id.clone(), 0.9)).collect())
+    }
+}
+
+#[tokio::test]
+async fn a_meaning_match_fills_the_answer_when_the_word_matches_cannot_be_used() {
+    let w = world().await;
+    let m = &w.memory;
+    // Twelve word matches, all private to another session.
+    for i in 0..12 {
+        m.remember(
+            NewMemory {
+                content: format!("The user waters garden bed {i} on Sundays"),
+                source: Some(Source::UserStated),
+                scope: Some("session:other".into()),
+                ..Default::default()
+            },
+            WriteOptions::plain(Actor::Import),
+        )
+        .await
+        .expect("write");
+    }
+    let tomatoes = m
+        .remember(
+            fact("The user grows tomatoes", None, None, Source::UserStated),
+            WriteOptions::plain(Actor::Import),
+        )
+        .await
+        .expect("write")
+        .memory;
+    let neighbours = FixedNeighbours(vec![tomatoes.id.clone()]);
+    let recall = |k: usize, session: Option<&str>| {
+        let neighbours = &neighbours;
+        let options = RecallOptions {
+            k,
+            session_id: session.map(String::from),
+            include_inactive: false,
+        };
+        async move {
+            let (found, info) = m
+                .recall("garden", &options, Some(neighbours))
+                .await
+                .expect("recall");
+            assert!(info.used_vectors);
+            found
+                .into_iter()
+                .map(|r| (r.memory.id, r.bm25_rank, r.vector_rank))
+                .collect::<Vec<_>>()
+        }
+    };
+    // From anywhere else the word matches are out of scope: however many of them rank
+    // above the meaning match, it is the answer.
+    assert_eq!(
+        recall(10, None).await,
+        vec![(tomatoes.id.clone(), None, Some(1))]
+    );
+    // Inside that session the twelve outrank it; it comes only once k leaves room for it.
+    let in_session = recall(10, Some("other")).await;
+    assert_eq!(in_session.len(), 10);
+    assert!(
+        in_session
+            .iter()
+            .all(|(_, b, v)| b.is_some() && v.is_none())
+    );
+    let roomy = recall(13, Some("other")).await;
+    assert_eq!(roomy.len(), 13);
+    assert_eq!(roomy[12], (tomatoes.id.clone(), None, Some(1)));
+}
