@@ -1,7 +1,8 @@
 //! The memory scale benchmark: for each size N, write N synthetic memories through the write
 //! path (write throughput), embed them into the vector index with a stand-in embedder (random
 //! unit vectors: latency does not depend on what the vectors mean), then time hybrid recall
-//! (BM25 + vector + fusion + row fetch) for a set of queries, and one sweep over everything.
+//! (BM25 + vector + fusion + row fetch) for a set of queries and for paraphrases (queries sharing
+//! no word with any memory), and one sweep over everything.
 //! The real embedder's query time is measured on its own, so the two add up honestly.
 
 use echo_memory::echo_embed::{EmbedError, Embedder};
@@ -67,6 +68,23 @@ const WORDS: &[&str] = &[
     "museum",
 ];
 
+/// Query words that no memory contains: a query made of them is a paraphrase, found by the
+/// vector search alone.
+const OTHER_WORDS: &[&str] = &[
+    "orchestra",
+    "lighthouse",
+    "volcano",
+    "glacier",
+    "saxophone",
+    "telescope",
+    "harbour",
+    "quilt",
+    "kayak",
+    "lantern",
+    "meadow",
+    "pottery",
+];
+
 /// Figures for one size.
 #[derive(Debug, Serialize)]
 pub struct SizeReport {
@@ -81,6 +99,9 @@ pub struct SizeReport {
     pub recall_p50_ms: f64,
     /// 95th percentile.
     pub recall_p95_ms: f64,
+    /// Hybrid recall p50 for a query that shares no word with any memory (a paraphrase):
+    /// every vector hit's row is read after the search, the slowest path.
+    pub recall_paraphrase_p50_ms: f64,
     /// BM25-only recall latency p50, milliseconds.
     pub bm25_p50_ms: f64,
     /// Vector search alone for the 20 nearest (what recall of 10 asks for), ranking only as
@@ -124,6 +145,13 @@ fn sentence(rng: &mut fastrand::Rng) -> String {
     let n = rng.usize(6..14);
     let words: Vec<&str> = (0..n).map(|_| WORDS[rng.usize(..WORDS.len())]).collect();
     format!("The user mentioned {}", words.join(" "))
+}
+
+fn paraphrase(rng: &mut fastrand::Rng) -> String {
+    let words: Vec<&str> = (0..3)
+        .map(|_| OTHER_WORDS[rng.usize(..OTHER_WORDS.len())])
+        .collect();
+    format!("tell me about {}", words.join(" "))
 }
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -174,7 +202,7 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
             session_id: None,
             include_inactive: false,
         };
-        let (mut hybrid, mut bm25) = (Vec::new(), Vec::new());
+        let (mut hybrid, mut bm25, mut paraphrased) = (Vec::new(), Vec::new(), Vec::new());
         let (mut vector_ranked, mut vector_exact) = (Vec::new(), Vec::new());
         for _ in 0..queries {
             let q = sentence(&mut rng);
@@ -201,10 +229,25 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
                 .await
                 .map_err(|e| e.to_string())?;
             bm25.push(started.elapsed().as_secs_f64() * 1000.0);
+            let q = paraphrase(&mut rng);
+            let neighbours = PreEmbedded {
+                index: &index,
+                vector: unit_vector(&q),
+            };
+            let started = Instant::now();
+            let (found, _) = memory
+                .recall(&q, &opts, Some(&neighbours))
+                .await
+                .map_err(|e| e.to_string())?;
+            paraphrased.push(started.elapsed().as_secs_f64() * 1000.0);
+            if found.iter().any(|r| r.bm25_rank.is_some()) || found.len() < opts.k.min(size) {
+                return Err(format!("paraphrase {q:?} should be found by vectors alone"));
+            }
         }
         for times in [
             &mut hybrid,
             &mut bm25,
+            &mut paraphrased,
             &mut vector_ranked,
             &mut vector_exact,
         ] {
@@ -230,6 +273,7 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
             vectors_per_sec,
             recall_p50_ms: percentile(&hybrid, 0.5),
             recall_p95_ms: percentile(&hybrid, 0.95),
+            recall_paraphrase_p50_ms: percentile(&paraphrased, 0.5),
             bm25_p50_ms: percentile(&bm25, 0.5),
             vector_k20_p50_ms: percentile(&vector_ranked, 0.5),
             vector_k20_exact_p50_ms: percentile(&vector_exact, 0.5),
@@ -270,4 +314,31 @@ pub async fn query_embedding_ms(embedder: &dyn Embedder, queries: usize) -> Resu
     }
     times.sort_by(f64::total_cmp);
     Ok(percentile(&times, 0.5))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_small_run_measures_every_path() {
+        let reports = memory_scale(&[300], 5).await.expect("bench");
+        let [report] = reports.as_slice() else {
+            panic!("one size asked, got {reports:?}");
+        };
+        assert_eq!(report.memories, 300);
+        for (name, value) in [
+            ("writes/s", report.writes_per_sec),
+            ("vectors/s", report.vectors_per_sec),
+            ("hybrid p50", report.recall_p50_ms),
+            ("paraphrase p50", report.recall_paraphrase_p50_ms),
+            ("bm25 p50", report.bm25_p50_ms),
+            ("vector p50", report.vector_k20_p50_ms),
+        ] {
+            assert!(value > 0.0, "{name} = {value}");
+        }
+        // The synthetic query words are disjoint from the memories' (else the paraphrase
+        // figure would time the ordinary path).
+        assert!(OTHER_WORDS.iter().all(|w| !WORDS.contains(w)));
+    }
 }
