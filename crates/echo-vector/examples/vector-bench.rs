@@ -14,6 +14,9 @@
 //!   instead of uniformly on the sphere. Uniform 384-d data is the worst case for any ANN index
 //!   (all points nearly equidistant); clustered data is closer to real text embeddings.
 //! - `--exact` never builds the ANN index, to time the exhaustive search at the same sizes.
+//! - `--ranked` times `search_ranked` (no re-ranking on the full vectors) instead of `search`.
+//! - `--dir PATH` keeps the table in PATH/<rows>-<data> and reuses it when it is already
+//!   there, so repeated runs skip the load (the vectors are drawn the same way each time).
 //!
 //! Recall@20 is measured against an exact brute force over the same vectors (first 50 queries).
 
@@ -84,6 +87,8 @@ struct Config {
     efs: Vec<Option<usize>>,
     data: Data,
     exact: bool,
+    ranked: bool,
+    dir: Option<std::path::PathBuf>,
 }
 
 /// `n` data vectors and `QUERIES` query vectors drawn the same way.
@@ -170,22 +175,34 @@ async fn load(dir: &Path, data: &[Vec<f32>], exact: bool) -> Result<Load, Vector
     })
 }
 
+async fn search(
+    index: &VectorIndex,
+    query: &[f32],
+    ranked: bool,
+) -> Result<Vec<(String, f32)>, VectorError> {
+    if ranked {
+        index.search_ranked(query, K).await
+    } else {
+        index.search(query, K).await
+    }
+}
+
 /// Latency percentiles (ms) and recall of the queries through a handle with `ef`.
 async fn query(
     dir: &Path,
     data: &[Vec<f32>],
     queries: &[Vec<f32>],
     ef: Option<usize>,
-    exact: bool,
+    config: &Config,
 ) -> Result<(f64, f64, f64), VectorError> {
-    let index = VectorIndex::open_with(dir, options(ef, exact)).await?;
+    let index = VectorIndex::open_with(dir, options(ef, config.exact)).await?;
     // One warm-up query so the first measured one does not pay for opening files.
-    index.search(&queries[0], K).await?;
+    search(&index, &queries[0], config.ranked).await?;
     let mut latencies = Vec::with_capacity(queries.len());
     let mut found = 0usize;
     for (q, query) in queries.iter().enumerate() {
         let started = Instant::now();
-        let hits = index.search(query, K).await?;
+        let hits = search(&index, query, config.ranked).await?;
         latencies.push(ms(started.elapsed()));
         if q < RECALL_QUERIES {
             let got: HashSet<String> = hits.into_iter().map(|(id, _)| id).collect();
@@ -206,20 +223,56 @@ async fn query(
 
 async fn run(n: usize, config: &Config, rng: &mut Rng) -> Result<(), String> {
     let tmp = tempfile::TempDir::new().map_err(|e| format!("temporary directory: {e}"))?;
-    let dir = tmp.path().join("vectors");
     let (data, queries) = generate(rng, config.data, n);
-    let loaded = load(&dir, &data, config.exact)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (dir, loaded) = match &config.dir {
+        Some(base) => {
+            let name = format!(
+                "{n}-{}{}",
+                match config.data {
+                    Data::Uniform => "uniform",
+                    Data::Clustered => "clustered",
+                },
+                if config.exact { "-exact" } else { "" }
+            );
+            let dir = base.join(name);
+            let reused = dir.exists();
+            let loaded = if reused {
+                let index = VectorIndex::open_with(&dir, options(None, config.exact))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Load {
+                    insert: Duration::ZERO,
+                    optimize: Duration::ZERO,
+                    ann: index
+                        .ann_status()
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .map(|status| status.kind),
+                }
+            } else {
+                load(&dir, &data, config.exact)
+                    .await
+                    .map_err(|e| e.to_string())?
+            };
+            (dir, loaded)
+        }
+        None => {
+            let dir = tmp.path().join("vectors");
+            let loaded = load(&dir, &data, config.exact)
+                .await
+                .map_err(|e| e.to_string())?;
+            (dir, loaded)
+        }
+    };
     for ef in &config.efs {
-        let (p50, p95, recall) = query(&dir, &data, &queries, *ef, config.exact)
+        let (p50, p95, recall) = query(&dir, &data, &queries, *ef, config)
             .await
             .map_err(|e| e.to_string())?;
         println!(
             concat!(
                 "{{\"build\":\"{}\",\"data\":\"{}\",\"rows\":{},\"dim\":{},\"batch\":{},",
                 "\"insert_s\":{:.3},\"insert_rows_per_s\":{:.0},\"optimize_s\":{:.3},",
-                "\"ann_index\":{},\"ef\":{},\"queries\":{},\"k\":{},\"p50_ms\":{:.3},",
+                "\"ann_index\":{},\"search\":\"{}\",\"ef\":{},\"queries\":{},\"k\":{},\"p50_ms\":{:.3},",
                 "\"p95_ms\":{:.3},\"recall_at_k\":{:.3}}}"
             ),
             if cfg!(debug_assertions) {
@@ -241,6 +294,7 @@ async fn run(n: usize, config: &Config, rng: &mut Rng) -> Result<(), String> {
                 Some(kind) => format!("\"{kind}\""),
                 None => "null".to_owned(),
             },
+            if config.ranked { "ranked" } else { "exact" },
             match ef {
                 Some(ef) => ef.to_string(),
                 None => "\"default\"".to_owned(),
@@ -261,6 +315,8 @@ fn parse_args() -> Result<Config, String> {
         efs: vec![None],
         data: Data::Uniform,
         exact: false,
+        ranked: false,
+        dir: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -280,6 +336,8 @@ fn parse_args() -> Result<Config, String> {
                 };
             }
             "--exact" => config.exact = true,
+            "--ranked" => config.ranked = true,
+            "--dir" => config.dir = Some(args.next().ok_or("--dir needs a path")?.into()),
             _ => match arg.parse() {
                 Ok(n) if n > 0 => config.sizes.push(n),
                 _ => return Err(format!("sizes must be positive integers, got {arg:?}")),
