@@ -41,7 +41,7 @@ const B: f64 = 0.75;
 /// Store size from which terms in half the memories or more are left out of a query.
 const PRUNE_FROM: u32 = 64;
 /// Store size from which a search is scored on a blocking thread (see [`TextIndex::search`]);
-/// below it, scoring takes less than the hand-off (about 0.1 ms at this size).
+/// below it, scoring is cheap enough to stay on the caller's task (a guess, not measured).
 const SCORE_ELSEWHERE_FROM: u32 = 5_000;
 /// Rows per `IN (…)` list when re-reading changed memories.
 const READ_CHUNK: usize = 500;
@@ -434,7 +434,7 @@ pub(crate) struct TextIndex {
 
 impl std::fmt::Debug for TextIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let index = self.index.read().unwrap_or_else(PoisonError::into_inner);
+        let index = self.read();
         f.debug_struct("TextIndex")
             .field("memories", &index.live)
             .field("seq", &index.seq)
@@ -478,8 +478,11 @@ impl TextIndex {
         statuses: Vec<Status>,
         limit: usize,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
-        if self.read().live < SCORE_ELSEWHERE_FROM {
-            return Ok(self.read().search(&terms, &statuses, limit));
+        {
+            let index = self.read();
+            if index.live < SCORE_ELSEWHERE_FROM {
+                return Ok(index.search(&terms, &statuses, limit));
+            }
         }
         let this = Arc::clone(self);
         tokio::task::spawn_blocking(move || this.read().search(&terms, &statuses, limit))
@@ -487,6 +490,7 @@ impl TextIndex {
             .map_err(|e| MemoryError::State(format!("the memory search failed: {e}")))
     }
 
+    /// The index, for reading.
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
         self.index.read().unwrap_or_else(PoisonError::into_inner)
     }
@@ -495,11 +499,7 @@ impl TextIndex {
     /// from every memory the first time, or when the change log no longer reaches back to it.
     pub(crate) async fn catch_up(&self, pool: &SqlitePool) -> Result<(), MemoryError> {
         let _one_at_a_time = self.refresh.lock().await;
-        let seen = self
-            .index
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .seq;
+        let seen = self.read().seq;
         let (first, last): (Option<i64>, Option<i64>) = sqlx::query_as(
             "SELECT (SELECT MIN(seq) FROM memory_changes), (SELECT MAX(seq) FROM memory_changes)",
         )
