@@ -1,0 +1,33 @@
+// The approval audit log as the settings show it: the most recent gate decisions.
+
+import type { AuditEntry } from '../settingsTypes';
+import type { Transport } from '../transport';
+import { SettingsStore, describe } from './store';
+
+export type AuditTransport = Pick<Transport, 'approvals'>;
+
+/** How many decisions the panel shows (a choice of the page, not an engine default). */
+export const AUDIT_LIMIT = 20;
+
+export interface AuditState {
+  /** Newest first. */
+  entries: AuditEntry[] | undefined;
+  loadError: string | null;
+}
+
+export class AuditStore extends SettingsStore<AuditState> {
+  private readonly transport: AuditTransport;
+
+  constructor(transport: AuditTransport) {
+    super({ entries: undefined, loadError: null });
+    this.transport = transport;
+  }
+
+  async load(): Promise<void> {
+    try {
+      this.set({ entries: await this.transport.approvals(AUDIT_LIMIT), loadError: null });
+    } catch (e) {
+      this.set({ loadError: describe(e) });
+    }
+  }
+}
