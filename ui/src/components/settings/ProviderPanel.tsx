@@ -1,0 +1,201 @@
+// The model provider: kind, address, model, fallbacks and key; test the connection and save;
+// a local Ollama offered when one runs. State and engine calls live in `ProviderStore`.
+
+import { type MessageKey, useT } from '../../i18n';
+import type { ProviderKind, ProviderView } from '../../settingsTypes';
+import {
+  DEFAULT_BASE_URLS,
+  PROVIDER_KINDS,
+  type ProviderState,
+  ProviderStore,
+  type ProviderTransport,
+  modelChoices,
+  offersDefaultUrl,
+  usingOllama,
+} from '../../settings/providerStore';
+import { LoadState } from './LoadState';
+import { useSettingsStore } from './useSettingsStore';
+
+function KeySourceNote({ view }: { view: ProviderView }) {
+  const t = useT();
+  const source =
+    view.key_source === 'environment'
+      ? t('provider.key.environment')
+      : view.key_source === 'keychain'
+        ? t('provider.key.keychain', { keychain: view.keychain })
+        : t('provider.key.none');
+  return (
+    <p className="help key-source" data-testid="provider-key-source" data-source={view.key_source}>
+      {source}{' '}
+      {view.keychain_available
+        ? t('provider.keychain.available', { keychain: view.keychain })
+        : t('provider.keychain.unavailable')}
+    </p>
+  );
+}
+
+interface EditorProps {
+  store: ProviderStore;
+  state: ProviderState;
+  view: ProviderView;
+}
+
+/** The form, started from the loaded settings. */
+function ProviderEditor({ store, state, view }: EditorProps) {
+  const t = useT();
+  const { form, ollama, busy, tested, notice, saveError } = state;
+  if (!form) return null;
+  const models = modelChoices(state);
+  const defaultUrl = DEFAULT_BASE_URLS[form.kind];
+
+  return (
+    <form
+      className="provider-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void store.save();
+      }}
+    >
+      {ollama && !usingOllama(state) && (
+        <div className="notice ollama-offer" data-testid="ollama-offer">
+          <span>
+            {ollama.models.length === 1 ? t('ollama.offerOne') : t('ollama.offer', { count: ollama.models.length })}
+          </span>
+          <button type="button" data-testid="ollama-use" onClick={() => store.adoptOllama()}>
+            {t('ollama.use')}
+          </button>
+        </div>
+      )}
+      {view.env_overrides.length > 0 && (
+        <p className="notice warn env-overrides" data-testid="provider-env">
+          {t('provider.envOverrides', { names: view.env_overrides.join(', ') })}
+        </p>
+      )}
+      <div className="field-grid">
+        <label>
+          <span>{t('provider.kind')}</span>
+          <select
+            data-testid="provider-kind"
+            value={form.kind}
+            onChange={(e) => store.changeKind(e.target.value as ProviderKind)}
+          >
+            {PROVIDER_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {t(`provider.kind.${k}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>{t('provider.baseUrl')}</span>
+          <input
+            data-testid="provider-base-url"
+            type="url"
+            value={form.baseUrl}
+            placeholder={defaultUrl}
+            onChange={(e) => store.edit({ baseUrl: e.target.value })}
+          />
+        </label>
+        {offersDefaultUrl(state) && (
+          <p className="field-note" data-testid="provider-default-url">
+            {t('provider.defaultUrl', { kind: t(`provider.kind.${form.kind}` as MessageKey), url: defaultUrl })}{' '}
+            <button type="button" onClick={() => store.useDefaultUrl()}>
+              {t('provider.useDefaultUrl')}
+            </button>
+          </p>
+        )}
+        <label>
+          <span>{t('provider.model')}</span>
+          {models ? (
+            <select data-testid="provider-model" value={form.model} onChange={(e) => store.edit({ model: e.target.value })}>
+              {form.model === '' && <option value="" />}
+              {models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input data-testid="provider-model" value={form.model} onChange={(e) => store.edit({ model: e.target.value })} />
+          )}
+        </label>
+        <label>
+          <span>{t('provider.fallbacks')}</span>
+          <input
+            data-testid="provider-fallbacks"
+            value={form.fallbacks}
+            placeholder={t('provider.fallbacksPlaceholder')}
+            onChange={(e) => store.edit({ fallbacks: e.target.value })}
+          />
+        </label>
+        <label>
+          <span>{t('provider.apiKey')}</span>
+          <input
+            data-testid="provider-api-key"
+            type="password"
+            autoComplete="off"
+            value={form.apiKey}
+            placeholder={t('provider.apiKeyPlaceholder')}
+            onChange={(e) => store.edit({ apiKey: e.target.value })}
+          />
+        </label>
+      </div>
+      <KeySourceNote view={view} />
+      <div className="form-actions">
+        <button type="button" data-testid="provider-test" disabled={busy !== null} onClick={() => void store.test()}>
+          {busy === 'test' ? t('provider.testing') : t('provider.test')}
+        </button>
+        <button type="submit" className="primary" data-testid="provider-save" disabled={busy !== null}>
+          {t('provider.save')}
+        </button>
+        {view.key_source === 'keychain' && (
+          <button
+            type="button"
+            className="danger"
+            data-testid="provider-clear-key"
+            disabled={busy !== null}
+            onClick={() => void store.clearKey()}
+          >
+            {t('provider.clearKey')}
+          </button>
+        )}
+      </div>
+      {tested && (
+        <p
+          className={tested.ok ? 'test-result ok' : 'test-result failed'}
+          data-testid="provider-test-result"
+          data-ok={tested.ok}
+          role={tested.ok ? 'status' : 'alert'}
+        >
+          {tested.ok
+            ? t('provider.testOk', { message: tested.message })
+            : t('provider.testFailed', { code: tested.code, message: tested.message })}
+        </p>
+      )}
+      {notice && (
+        <p className="saved" data-testid="provider-saved" role="status">
+          {notice === 'saved' ? t('provider.saved') : t('provider.keyRemoved')}
+        </p>
+      )}
+      {saveError && (
+        <p className="turn-error" data-testid="provider-error" role="alert">
+          {t('provider.failed', { message: saveError })}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function ProviderPanel({ transport }: { transport: ProviderTransport }) {
+  const t = useT();
+  const [state, store] = useSettingsStore(() => new ProviderStore(transport));
+  const { view } = state;
+  return (
+    <section className="panel provider-panel" aria-labelledby="provider-heading">
+      <h2 id="provider-heading">{t('provider.heading')}</h2>
+      <p className="help">{t('provider.help')}</p>
+      <LoadState loaded={view !== undefined} error={state.loadError} />
+      {view && <ProviderEditor store={store} state={state} view={view} />}
+    </section>
+  );
+}
