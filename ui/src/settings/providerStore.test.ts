@@ -1,0 +1,127 @@
+// The provider store without a page: it loads the settings in force and then looks for
+// Ollama, switches kinds by the engine's usual addresses, adopts a detected Ollama, and
+// saves, tests and removes the key through the transport.
+
+import { describe, expect, it } from 'vitest';
+import type { ProviderUpdate } from '../settingsTypes';
+import { TransportError } from '../transport';
+import { DEFAULT_BASE_URLS, ProviderStore, modelChoices, offersDefaultUrl, settingsFrom, usingOllama } from './providerStore';
+import { keychainView, providerTransport } from './testFakes';
+
+const ollama = { base_url: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5'] };
+
+async function loaded(options: Parameters<typeof providerTransport>[0] = {}) {
+  const transport = providerTransport(options);
+  const store = new ProviderStore(transport);
+  await store.load();
+  return { transport, store };
+}
+
+describe('ProviderStore', () => {
+  it('starts the form from the settings in force, key empty, and then looks for Ollama', async () => {
+    const { store } = await loaded({ ollama });
+    const s = store.getState();
+    expect(s.view).toEqual(keychainView);
+    expect(s.form).toEqual({ kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o', fallbacks: 'gpt-4o-mini', apiKey: '' });
+    expect(s.ollama).toEqual(ollama);
+    expect(usingOllama(s)).toBe(false);
+  });
+
+  it('shows a load failure and does not look for Ollama then', async () => {
+    let asked = false;
+    const transport = {
+      ...providerTransport(),
+      provider: async () => Promise.reject(new TransportError('unauthorized', 'missing or wrong bearer token', 401)),
+      detectOllama: async () => {
+        asked = true;
+        return ollama;
+      },
+    };
+    const store = new ProviderStore(transport);
+    await store.load();
+    expect(store.getState().loadError).toBe('missing or wrong bearer token');
+    expect(store.getState().form).toBeNull();
+    expect(asked).toBe(false);
+  });
+
+  it('replaces a usual address on a kind change, keeps a custom one and offers the usual', async () => {
+    const { store } = await loaded();
+    store.changeKind('anthropic');
+    expect(store.getState().form?.baseUrl).toBe(DEFAULT_BASE_URLS.anthropic);
+    expect(offersDefaultUrl(store.getState())).toBe(false);
+    store.edit({ baseUrl: 'https://proxy.example.com' });
+    store.changeKind('ollama');
+    expect(store.getState().form?.baseUrl).toBe('https://proxy.example.com');
+    expect(offersDefaultUrl(store.getState())).toBe(true);
+    store.useDefaultUrl();
+    expect(store.getState().form?.baseUrl).toBe(DEFAULT_BASE_URLS.ollama);
+    expect(offersDefaultUrl(store.getState())).toBe(false);
+  });
+
+  it('adopts a detected Ollama with its first model, or the typed one when Ollama has it', async () => {
+    const { store } = await loaded({ ollama });
+    store.adoptOllama();
+    expect(store.getState().form).toMatchObject({ kind: 'ollama', baseUrl: ollama.base_url, model: 'llama3.2' });
+    expect(usingOllama(store.getState())).toBe(true);
+    expect(modelChoices(store.getState())).toEqual(['llama3.2', 'qwen2.5']);
+    store.edit({ model: 'mistral' });
+    expect(modelChoices(store.getState())).toEqual(['mistral', 'llama3.2', 'qwen2.5']);
+    store.edit({ model: 'qwen2.5', kind: 'openai' });
+    expect(modelChoices(store.getState())).toBeNull();
+    store.adoptOllama();
+    expect(store.getState().form?.model).toBe('qwen2.5');
+  });
+
+  it('saves the trimmed form with the typed key, then clears the key and says so', async () => {
+    const { store, transport } = await loaded();
+    store.edit({ model: ' gpt-4.1 ', fallbacks: 'a, ,b ,', apiKey: 'sk-new' });
+    await store.save();
+    expect(transport.saved).toEqual<ProviderUpdate[]>([
+      { settings: { kind: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4.1', fallback_models: ['a', 'b'] }, api_key: 'sk-new' },
+    ]);
+    expect(store.getState()).toMatchObject({ notice: 'saved', saveError: null, busy: null });
+    expect(store.getState().form?.apiKey).toBe('');
+    expect(store.getState().view?.settings.model).toBe('gpt-4.1');
+
+    // An edit makes "saved" stale; a refusal is kept for the form.
+    store.edit({ model: '' });
+    expect(store.getState().notice).toBeNull();
+    await store.save();
+    expect(store.getState()).toMatchObject({ notice: null, saveError: 'model: it is empty', busy: null });
+  });
+
+  it('tests without saving, and turns a transport failure into a failed test', async () => {
+    const { store, transport } = await loaded();
+    await store.test();
+    expect(store.getState().tested).toEqual({ ok: true, code: 'ok', message: 'the model answered', latency_ms: 42 });
+    expect(transport.tested).toEqual([{ settings: keychainView.settings }]);
+    expect(transport.saved).toEqual([]);
+
+    const broken = new ProviderStore({
+      ...providerTransport(),
+      testProvider: async () => Promise.reject(new TransportError('network', 'cannot reach the engine: offline')),
+    });
+    await broken.load();
+    await broken.test();
+    expect(broken.getState().tested).toEqual({ ok: false, code: 'network', message: 'cannot reach the engine: offline' });
+    expect(broken.getState().busy).toBeNull();
+  });
+
+  it('removes the saved key of the settings in force, whatever the form says', async () => {
+    const { store, transport } = await loaded();
+    store.edit({ model: 'typed-but-not-saved' });
+    await store.clearKey();
+    expect(transport.saved).toEqual([{ settings: keychainView.settings, clear_api_key: true }]);
+    expect(store.getState().view?.key_source).toBe('none');
+    expect(store.getState().notice).toBe('keyRemoved');
+  });
+
+  it('drops empty fallbacks and trims the address', () => {
+    expect(settingsFrom({ kind: 'ollama', baseUrl: ' http://x/v1 ', model: 'm', fallbacks: ' , a,,b', apiKey: 'k' })).toEqual({
+      kind: 'ollama',
+      base_url: 'http://x/v1',
+      model: 'm',
+      fallback_models: ['a', 'b'],
+    });
+  });
+});
