@@ -14,7 +14,8 @@ export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', '
 
 /**
  * Each kind's usual base URL: a copy of the engine's `ProviderKind::default_base_url`
- * (echo-core `config.rs`), which no engine operation reports yet. Only this file may hold it.
+ * (echo-core `config.rs`), which no engine operation reports yet. Only this file holds it;
+ * components ask `usualBaseUrl`.
  */
 export const DEFAULT_BASE_URLS: Readonly<Record<ProviderKind, string>> = {
   openai: 'https://api.openai.com/v1',
@@ -82,9 +83,14 @@ export function modelChoices(s: Pick<ProviderState, 'form' | 'ollama'>): string[
   return ollama.models.includes(form.model) || form.model === '' ? ollama.models : [form.model, ...ollama.models];
 }
 
+/** The usual base URL of the form's kind (the address field's placeholder), or '' before it loaded. */
+export function usualBaseUrl(s: Pick<ProviderState, 'form'>): string {
+  return s.form ? DEFAULT_BASE_URLS[s.form.kind] : '';
+}
+
 /** Whether to offer the kind's usual address: the kind was changed and the address is another. */
 export function offersDefaultUrl(s: Pick<ProviderState, 'form' | 'kindChanged'>): boolean {
-  return s.kindChanged && s.form !== null && s.form.baseUrl.trim() !== DEFAULT_BASE_URLS[s.form.kind];
+  return s.kindChanged && s.form !== null && s.form.baseUrl.trim() !== usualBaseUrl(s);
 }
 
 export class ProviderStore extends SettingsStore<ProviderState> {
@@ -143,8 +149,7 @@ export class ProviderStore extends SettingsStore<ProviderState> {
 
   /** Puts the kind's usual address in the form. */
   useDefaultUrl(): void {
-    const { form } = this.getState();
-    if (form) this.edit({ baseUrl: DEFAULT_BASE_URLS[form.kind] });
+    if (this.getState().form) this.edit({ baseUrl: usualBaseUrl(this.getState()) });
   }
 
   /** Points the form at the detected Ollama, keeping the model when Ollama has it. */

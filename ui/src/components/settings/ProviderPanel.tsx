@@ -4,7 +4,6 @@
 import { type MessageKey, useT } from '../../i18n';
 import type { ProviderKind, ProviderView } from '../../settingsTypes';
 import {
-  DEFAULT_BASE_URLS,
   PROVIDER_KINDS,
   type ProviderState,
   ProviderStore,
@@ -12,6 +11,7 @@ import {
   modelChoices,
   offersDefaultUrl,
   usingOllama,
+  usualBaseUrl,
 } from '../../settings/providerStore';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
@@ -46,7 +46,7 @@ function ProviderEditor({ store, state, view }: EditorProps) {
   const { form, ollama, busy, tested, notice, saveError } = state;
   if (!form) return null;
   const models = modelChoices(state);
-  const defaultUrl = DEFAULT_BASE_URLS[form.kind];
+  const defaultUrl = usualBaseUrl(state);
 
   return (
     <form
