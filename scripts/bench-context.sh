@@ -5,7 +5,7 @@
 # is off, so every measured request carries the whole session (the worst case for assembly).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"  # cargo's default unless set
 PROFILE="${PROFILE:-release}"
 MESSAGES="${MESSAGES:-1000}" MEMORIES="${MEMORIES:-10000}" TURNS="${TURNS:-100}"
 # The same package selections as the test run and the desktop release build, so nothing is

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 profile="${1:-release}"
 runs="${2:-5}"
-target="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+target="${CARGO_TARGET_DIR:-$PWD/target}"  # cargo's default unless set
 bin="$target/$profile/echo-desk"
 [ -x "$bin" ] || { echo "$bin is missing: cargo build --$profile -p echo-desk (debug: cargo build -p echo-desk)" >&2; exit 1; }
 [ -n "${DISPLAY:-}" ] || { echo "no DISPLAY: run through scripts/with-desktop-session.sh" >&2; exit 1; }

@@ -4,7 +4,7 @@
 # round trip each, each in a fresh data directory. Prints one JSON report per mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"  # cargo's default unless set
 TURNS="${TURNS:-200}"
 cargo build --release --locked -p echod -p echo-mock-model
 bin="$CARGO_TARGET_DIR/release"

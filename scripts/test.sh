@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# One build directory outside the clone, reused across runs (see BUILD notes in README).
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/echo-desk-target}"
+# Builds go where every other cargo command of this clone puts them: cargo's default
+# ./target, or $CARGO_TARGET_DIR when it is set (.ci/run sets it; README "Test").
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 # The embedder's tests need the local model; fetch it unless the caller pointed at one.

@@ -10,7 +10,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,8 @@ import { chromium } from 'playwright-core';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = join(ROOT, 'ui/dist');
-const TARGET = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache/echo-desk-target');
+// Where cargo builds: $CARGO_TARGET_DIR when set, else its default ./target (README "Test").
+const TARGET = process.env.CARGO_TARGET_DIR || join(ROOT, 'target');
 const BIN = join(TARGET, 'debug');
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const STEP_TIMEOUT = 20_000;
