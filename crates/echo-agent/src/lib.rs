@@ -21,6 +21,7 @@ mod inference;
 mod instance;
 mod memory;
 mod memory_tools;
+mod prompt_snapshots;
 mod prompts;
 mod response;
 mod routing;

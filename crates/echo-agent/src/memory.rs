@@ -122,6 +122,30 @@ fn tool_spec<T: JsonSchema>(name: &str, description: &str) -> ToolSpec {
     }
 }
 
+/// The forced `judge_memory_conflict` call.
+pub(crate) fn judge_tool() -> ToolSpec {
+    tool_spec::<JudgeAnswer>(
+        JUDGE_TOOL,
+        "Record how the new memory relates to the existing one.",
+    )
+}
+
+/// The forced `extract_memories` call.
+pub(crate) fn extract_tool() -> ToolSpec {
+    tool_spec::<ExtractedBatch>(
+        EXTRACT_TOOL,
+        "Record the long-term memories found in the exchange (often none).",
+    )
+}
+
+/// The forced `consolidate_episode` call.
+pub(crate) fn episode_tool() -> ToolSpec {
+    tool_spec::<EpisodeAnswer>(
+        "consolidate_episode",
+        "Record the summary of this stretch and the durable facts in it.",
+    )
+}
+
 /// A forced tool call parsed into `T`: the attempts made (for the trace) and the value or why
 /// it could not be had.
 pub(crate) async fn structured_call<T: DeserializeOwned>(
@@ -199,10 +223,7 @@ pub(crate) struct LlmJudge<'a> {
 #[async_trait]
 impl ConflictJudge for LlmJudge<'_> {
     async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String> {
-        let tool = tool_spec::<JudgeAnswer>(
-            JUDGE_TOOL,
-            "Record how the new memory relates to the existing one.",
-        );
+        let tool = judge_tool();
         let (messages, tool) = self
             .context
             .judge(existing, new, tool)
@@ -242,10 +263,7 @@ pub(crate) async fn extract(
     turn: &TurnFacts<'_>,
 ) -> Result<ExtractionReport, String> {
     let slots = store.slots().await.map_err(|e| e.to_string())?;
-    let tool = tool_spec::<ExtractedBatch>(
-        EXTRACT_TOOL,
-        "Record the long-term memories found in the exchange (often none).",
-    );
+    let tool = extract_tool();
     let (messages, tool) = context
         .extraction(&turn.user_message, &turn.assistant_message, &slots, tool)
         .map_err(|e| e.to_string())?;
@@ -520,10 +538,7 @@ async fn consolidate_claimed(
     let from = report.from_seq;
     let messages: Vec<Message> = range.iter().map(|m| m.to_message()).collect();
     let slots = store.slots().await.map_err(|e| e.to_string())?;
-    let tool = tool_spec::<EpisodeAnswer>(
-        "consolidate_episode",
-        "Record the summary of this stretch and the durable facts in it.",
-    );
+    let tool = episode_tool();
     let (req, tool) = context
         .consolidation(&messages, &slots, tool)
         .map_err(|e| e.to_string())?;

@@ -1357,3 +1357,85 @@ fn a_long_session_on_a_small_window_keeps_every_request_within_it() {
         "{trace}"
     );
 }
+
+/// `value` with what changes from run to run replaced: ids and times by placeholders, the
+/// temporary directories by `<dir>` and `<data>`, the runtime block's facts by `<runtime>`.
+fn normalised(value: &Value, dirs: &[(&str, &str)]) -> Value {
+    // Token counts too: the runtime block's time zone and the directory names vary by machine.
+    const VARYING: [&str; 10] = [
+        "turn_id",
+        "session_id",
+        "message_id",
+        "request_id",
+        "trace_id",
+        "duration_ms",
+        "ts",
+        "started_at",
+        "created_at",
+        "usage",
+    ];
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if VARYING.contains(&k.as_str()) && !v.is_null() {
+                        json!(format!("<{k}>"))
+                    } else {
+                        normalised(v, dirs)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(|v| normalised(v, dirs)).collect()),
+        Value::String(s) => {
+            let mut s = s.clone();
+            for (dir, shown) in dirs {
+                s = s.replace(dir, shown);
+            }
+            if let (Some(a), Some(b)) = (s.find("<runtime-context>"), s.find("</runtime-context>"))
+                && a < b
+            {
+                s.replace_range(a + "<runtime-context>".len()..b, "<runtime>");
+            }
+            json!(s)
+        }
+        other => other.clone(),
+    }
+}
+
+/// What one turn with a tool call looks like from both ends, pinned: the event stream a front
+/// end receives and every request the model server received. Refreshed on purpose with
+/// `UPDATE_EXPECT=1 cargo test --workspace --locked --test scenarios snapshot`.
+#[test]
+fn snapshot_of_one_turn_events_and_requests() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, "buy milk\ncall Anna\n").expect("write");
+    let args = json!({ "path": path.to_str().expect("utf8 path") }).to_string();
+    let w = World::new(json!({"steps": [
+        // One chunk: a split would cut the temporary directory's name apart.
+        {"tool_calls": [{"id": "call_1", "name": "read_file", "arguments": args}], "chunks": 1},
+        {"text": "Two items: buy milk, call Anna.", "chunks": 3}
+    ]}));
+    let stdout = w.ok(&[
+        "ask",
+        "--events",
+        "--session",
+        "s1",
+        "What is in notes.txt?",
+    ]);
+    let dirs = [
+        (dir.path().to_str().expect("utf8 path"), "<dir>"),
+        (w.home.path().to_str().expect("utf8 path"), "<data>"),
+    ];
+    let lines: Vec<String> = events(&stdout)
+        .iter()
+        .map(|e| normalised(e, &dirs).to_string())
+        .collect();
+    expect_test::expect_file!["snapshots/turn_events.jsonl"].assert_eq(&(lines.join("\n") + "\n"));
+    let requests = normalised(&Value::Array(w.requests()), &dirs);
+    let mut text = serde_json::to_string_pretty(&requests).expect("json");
+    text.push('\n');
+    expect_test::expect_file!["snapshots/turn_requests.json"].assert_eq(&text);
+}
