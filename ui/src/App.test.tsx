@@ -7,10 +7,10 @@ import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from './App';
 import { ChatStore } from './chatStore';
-import type { EventEnvelope, StoredMessage } from './events';
-import type { ProviderView } from './settingsTypes';
-import type { ApprovalAnswer, DesktopBridge, Transport } from './transport';
+import type { EventEnvelope, ProviderView, StoredMessage } from './generated/engine';
 import { translator } from './i18n';
+import { FakeEngine } from './testing/fakeEngine';
+import type { DesktopBridge } from './transport';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -20,6 +20,7 @@ const providerView: ProviderView = {
   keychain: 'Secret Service',
   keychain_available: true,
   env_overrides: [],
+  kinds: [{ kind: 'openai', default_base_url: 'https://api.openai.com/v1' }],
 };
 
 function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMessage[] = []) {
@@ -27,36 +28,31 @@ function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMe
   const listed: string[] = [];
   const sent: string[] = [];
   let emit: (e: EventEnvelope) => void = () => {};
-  const transport: Transport = {
-    listSessions: async () => {
+  const transport = new FakeEngine({
+    list_sessions: () => {
       listed.push('list');
       return [];
     },
-    history: async () => stored,
-    renameSession: async () => Promise.reject(new Error('not in this test')),
-    deleteSession: async () => Promise.reject(new Error('not in this test')),
-    sendTurn: (_s, input, onEvent, options) => {
-      sent.push(`${input} ${options?.replaceFrom ?? '-'}`);
-      emit = onEvent;
-      return { done: new Promise(() => {}) };
+    history: () => stored,
+    cancel_turn: () => null,
+    answer_approval: ({ request_id: id, answer }) => {
+      answers.push(`${id} ${answer}`);
+      return null;
     },
-    cancel: async () => {},
-    answerApproval: async (id: string, a: ApprovalAnswer) => void answers.push(`${id} ${a}`),
-    listRules: async () => [],
-    addRule: async () => Promise.reject(new Error('not in this test')),
-    removeRule: async () => Promise.reject(new Error('not in this test')),
-    mcpServers: async () => [],
-    mcpConfig: async () => [],
-    setMcpConfig: async () => Promise.reject(new Error('not in this test')),
-    approvals: async () => [],
-    provider: async () => providerView,
-    updateProvider: async () => providerView,
-    testProvider: async () => ({ ok: true, code: 'ok', message: '', latency_ms: 1 }),
-    detectOllama: async () => null,
-    bootstrapFiles: async () => [],
-    saveBootstrapFile: async () => Promise.reject(new Error('not in this test')),
-    ...(desktop ? { desktop } : {}),
+    list_rules: () => [],
+    mcp_servers: () => [],
+    mcp_config: () => [],
+    approvals: () => [],
+    provider: () => providerView,
+    detect_ollama: () => null,
+    bootstrap_files: () => [],
+  });
+  transport.sendTurn = (_s, input, onEvent, options) => {
+    sent.push(`${input} ${options?.replaceFrom ?? '-'}`);
+    emit = onEvent;
+    return { done: new Promise(() => {}) };
   };
+  transport.desktop = desktop;
   const store = new ChatStore(transport);
   const container = document.createElement('div');
   document.body.append(container);

@@ -4,11 +4,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { ChatStore, canEdit, pendingApproval, quickSessionName, regenerateTarget, withStoredIds } from './chatStore';
-import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './events';
-import { type ApprovalAnswer, type Transport, TransportError, type TurnOptions } from './transport';
+import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './generated/engine';
+import { FakeEngine } from './testing/fakeEngine';
+import { TransportError, type TurnOptions } from './transport';
 
 /** A transport whose turn is driven by the test: `emit` events, then `end` or `broken`. */
-class FakeTransport implements Transport {
+class FakeTransport extends FakeEngine {
   calls: string[] = [];
   sessions: SessionSummary[] = [];
   stored: Record<string, StoredMessage[]> = {};
@@ -17,30 +18,43 @@ class FakeTransport implements Transport {
   private breakWith: ((e: Error) => void) | undefined;
   private seq = 0;
 
-  async listSessions() {
-    return this.sessions;
+  constructor() {
+    super();
+    this.handlers = {
+      list_sessions: () => this.sessions,
+      history: ({ session }) => {
+        const found = this.stored[session];
+        if (!found) throw new TransportError('not_found', `no session ${session}`, 404);
+        return found;
+      },
+      rename_session: ({ name, new_name: newName }) => {
+        this.calls.push(`rename ${name} ${newName}`);
+        const found = this.sessions.find((s) => s.name === name);
+        if (!found) throw new TransportError('not_found', `no session ${name}`, 404);
+        if (this.sessions.some((s) => s.name === newName)) {
+          throw new TransportError('invalid_input', `the name ${newName} is taken`, 400);
+        }
+        const renamed = { ...found, name: newName };
+        this.sessions = this.sessions.map((s) => (s.name === name ? renamed : s));
+        return renamed;
+      },
+      delete_session: ({ name }) => {
+        this.calls.push(`delete ${name}`);
+        if (!this.sessions.some((s) => s.name === name)) throw new TransportError('not_found', `no session ${name}`, 404);
+        this.sessions = this.sessions.filter((s) => s.name !== name);
+        return null;
+      },
+      cancel_turn: ({ turn_id: turnId }) => {
+        this.calls.push(`cancel ${turnId}`);
+        return null;
+      },
+      answer_approval: ({ request_id: requestId, answer }) => {
+        this.calls.push(`answer ${requestId} ${answer}`);
+        return null;
+      },
+    };
   }
-  async history(session: string) {
-    const found = this.stored[session];
-    if (!found) throw new TransportError('not_found', `no session ${session}`, 404);
-    return found;
-  }
-  async renameSession(name: string, newName: string) {
-    this.calls.push(`rename ${name} ${newName}`);
-    const found = this.sessions.find((s) => s.name === name);
-    if (!found) throw new TransportError('not_found', `no session ${name}`, 404);
-    if (this.sessions.some((s) => s.name === newName)) {
-      throw new TransportError('invalid_input', `the name ${newName} is taken`, 400);
-    }
-    const renamed = { ...found, name: newName };
-    this.sessions = this.sessions.map((s) => (s.name === name ? renamed : s));
-    return renamed;
-  }
-  async deleteSession(name: string) {
-    this.calls.push(`delete ${name}`);
-    if (!this.sessions.some((s) => s.name === name)) throw new TransportError('not_found', `no session ${name}`, 404);
-    this.sessions = this.sessions.filter((s) => s.name !== name);
-  }
+
   sendTurn(session: string, input: string, onEvent: (e: EventEnvelope) => void, options?: TurnOptions) {
     const extra = [
       ...(options?.replaceFrom ? [`replacing ${options.replaceFrom}`] : []),
@@ -54,51 +68,6 @@ class FakeTransport implements Transport {
         this.breakWith = reject;
       }),
     };
-  }
-  async cancel(turnId: string) {
-    this.calls.push(`cancel ${turnId}`);
-  }
-  async answerApproval(requestId: string, answer: ApprovalAnswer) {
-    this.calls.push(`answer ${requestId} ${answer}`);
-  }
-  async listRules() {
-    return [];
-  }
-  async addRule(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
-  }
-  async removeRule(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
-  }
-  async mcpServers() {
-    return [];
-  }
-  async mcpConfig() {
-    return [];
-  }
-  async setMcpConfig(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
-  }
-  async approvals() {
-    return [];
-  }
-  async provider(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
-  }
-  async updateProvider(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
-  }
-  async testProvider(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
-  }
-  async detectOllama() {
-    return null;
-  }
-  async bootstrapFiles() {
-    return [];
-  }
-  async saveBootstrapFile(): Promise<never> {
-    throw new TransportError('unsupported', 'not in this test');
   }
   emit(event: TurnEvent) {
     this.onEvent?.({ v: 1, turn_id: 't1', seq: this.seq++, ...event });

@@ -2,9 +2,8 @@
 // running turn. Components read it through `useSyncExternalStore` and call its actions; it
 // talks to the engine only through a `Transport`.
 
-import type { SessionSummary, StoredMessage } from './events';
-import type { ApprovalAnswer, Transport } from './transport';
-import { TransportError } from './transport';
+import type { ApprovalAnswer, SessionSummary, StoredMessage } from './generated/engine';
+import { type Transport, TransportError } from './transport';
 import {
   type AssistantView,
   type ChatMessage,
@@ -146,7 +145,7 @@ export class ChatStore {
 
   async refreshSessions(): Promise<void> {
     try {
-      this.set({ sessions: await this.transport.listSessions() });
+      this.set({ sessions: await this.transport.call('list_sessions', {}) });
     } catch (e) {
       this.set({ error: describe(e) });
     }
@@ -158,7 +157,7 @@ export class ChatStore {
     this.storage?.setItem(SELECTED_KEY, name);
     this.set({ selected: name, messages: [], loadingHistory: true });
     try {
-      const stored = await this.transport.history(name);
+      const stored = await this.transport.call('history', { session: name });
       if (this.state.selected === name) this.set({ messages: fromHistory(stored) });
     } catch (e) {
       // A new session has no history until its first turn.
@@ -173,7 +172,7 @@ export class ChatStore {
    * Rejects with the transport's error (a bad or taken name) so the caller can show it.
    */
   async rename(name: string, newName: string): Promise<void> {
-    const summary = await this.transport.renameSession(name, newName);
+    const summary = await this.transport.call('rename_session', { name, new_name: newName });
     const sessions = this.state.sessions.map((s) => (s.name === name ? summary : s));
     if (this.state.selected === name) {
       this.storage?.setItem(SELECTED_KEY, summary.name);
@@ -193,7 +192,7 @@ export class ChatStore {
    * to the first remaining one (or none). Rejects with the transport's error.
    */
   async remove(name: string): Promise<void> {
-    await this.transport.deleteSession(name);
+    await this.transport.call('delete_session', { name });
     const sessions = this.state.sessions.filter((s) => s.name !== name);
     this.set({ sessions });
     if (this.state.selected !== name) return;
@@ -303,7 +302,7 @@ export class ChatStore {
     if (!this.state.messages.some((m) => m.role === 'user' && !m.id)) return;
     let stored: StoredMessage[];
     try {
-      stored = await this.transport.history(session);
+      stored = await this.transport.call('history', { session });
     } catch {
       return; // Regenerate and edit stay unavailable for these messages.
     }
@@ -317,7 +316,7 @@ export class ChatStore {
     const turnId = this.state.running?.turnId;
     if (!turnId) return;
     try {
-      await this.transport.cancel(turnId);
+      await this.transport.call('cancel_turn', { turn_id: turnId });
     } catch (e) {
       this.set({ error: describe(e) });
     }
@@ -327,7 +326,7 @@ export class ChatStore {
   async answer(requestId: string, answer: ApprovalAnswer): Promise<void> {
     this.set({ answered: requestId });
     try {
-      await this.transport.answerApproval(requestId, answer);
+      await this.transport.call('answer_approval', { request_id: requestId, answer });
     } catch (e) {
       this.set({ answered: null, error: describe(e) });
     }

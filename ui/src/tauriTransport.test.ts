@@ -1,15 +1,17 @@
 // @vitest-environment jsdom
-// TauriTransport against fake Tauri functions: each command with its camelCase arguments, a
-// turn's events through its channel (also a late `turn_finished`), IPC rejections turned into
-// TransportErrors, and the `open-session` event; then once against `@tauri-apps/api` itself
-// with its `mockIPC`, so the real `invoke` and `Channel` are exercised too.
+// TauriTransport against fake Tauri functions: an engine operation is the command of its name
+// with `{ request }`, the desktop's own commands take camelCase arguments, a turn's events
+// come through its channel (also a late `turn_finished`), the engine's `{error: {code,
+// message}}` rejections become TransportErrors, and the `open-session` event; then once
+// against `@tauri-apps/api` itself with its `mockIPC`, so the real `invoke` and `Channel` are
+// exercised too.
 
 import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventEnvelope } from './events';
-import { type McpServerConfig, providerUpdate } from './settingsTypes';
+import type { EventEnvelope, McpServerConfig } from './generated/engine';
+import { providerUpdate } from './settings/providerStore';
 import { type IpcChannel, type TauriApi, TauriTransport } from './tauriTransport';
 import { TransportError } from './transport';
 
@@ -68,53 +70,43 @@ afterEach(() => {
 });
 
 describe('TauriTransport', () => {
-  it('invokes each command with its arguments in camelCase', async () => {
-    const { calls, transport } = fake((cmd) => (cmd === 'detect_ollama' ? null : cmd === 'delete_session' ? undefined : { cmd }));
-    await transport.listSessions();
-    await transport.history('my chat');
-    await transport.renameSession('a', 'b');
-    await transport.deleteSession('b');
-    await transport.cancel('t1');
-    await transport.answerApproval('r1', 'allow_session');
-    await transport.listRules();
-    await transport.addRule({ tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' });
-    await transport.removeRule('r-1');
-    await transport.mcpServers();
-    await transport.mcpConfig();
-    await transport.setMcpConfig([mcpServer]);
-    await transport.approvals(20);
-    expect(await transport.provider()).toEqual({ cmd: 'provider' });
-    await transport.updateProvider(update);
-    await transport.testProvider(update);
-    expect(await transport.detectOllama()).toBeNull();
-    await transport.bootstrapFiles();
-    await transport.saveBootstrapFile('USER.md', 'My name is Lin.');
-    await transport.saveBootstrapFile('TOOLS.md', null);
+  it('invokes an operation as the command of its name with the request, and desktop commands in camelCase', async () => {
+    const { calls, transport } = fake((cmd) => (cmd === 'detect_ollama' || cmd === 'delete_session' ? null : { cmd }));
+    await transport.call('list_sessions', {});
+    await transport.call('history', { session: 'my chat' });
+    await transport.call('rename_session', { name: 'a', new_name: 'b' });
+    expect(await transport.call('delete_session', { name: 'b' })).toBeNull();
+    await transport.call('cancel_turn', { turn_id: 't1' });
+    await transport.call('answer_approval', { request_id: 'r1', answer: 'allow_session' });
+    await transport.call('add_rule', { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' });
+    await transport.call('set_mcp_config', { servers: [mcpServer] });
+    await transport.call('approvals', { limit: 20 });
+    expect(await transport.call('provider', {})).toEqual({ cmd: 'provider' });
+    await transport.call('update_provider', update);
+    await transport.call('test_provider', update);
+    expect(await transport.call('detect_ollama', {})).toBeNull();
+    await transport.call('save_bootstrap_file', { name: 'USER.md', content: 'My name is Lin.' });
+    await transport.call('save_bootstrap_file', { name: 'TOOLS.md', content: null });
     await transport.desktop.quickShortcut();
     await transport.desktop.setQuickShortcut('Alt+Space');
     await transport.desktop.openInMain('Quick ask 2026-11-30 23:10:05');
     await transport.desktop.dismissQuick();
     expect(calls).toEqual([
-      ['list_sessions', undefined],
-      ['history', { session: 'my chat' }],
-      ['rename_session', { name: 'a', newName: 'b' }],
-      ['delete_session', { name: 'b' }],
-      ['cancel_turn', { turnId: 't1' }],
-      ['answer_approval', { requestId: 'r1', answer: 'allow_session' }],
-      ['list_rules', undefined],
-      ['add_rule', { rule: { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' } }],
-      ['remove_rule', { id: 'r-1' }],
-      ['mcp_servers', undefined],
-      ['mcp_config', undefined],
-      ['set_mcp_config', { servers: [mcpServer] }],
-      ['approvals', { limit: 20 }],
-      ['provider', undefined],
-      ['update_provider', { update }],
-      ['test_provider', { update }],
-      ['detect_ollama', undefined],
-      ['bootstrap_files', undefined],
-      ['save_bootstrap_file', { name: 'USER.md', content: 'My name is Lin.' }],
-      ['save_bootstrap_file', { name: 'TOOLS.md', content: null }],
+      ['list_sessions', { request: {} }],
+      ['history', { request: { session: 'my chat' } }],
+      ['rename_session', { request: { name: 'a', new_name: 'b' } }],
+      ['delete_session', { request: { name: 'b' } }],
+      ['cancel_turn', { request: { turn_id: 't1' } }],
+      ['answer_approval', { request: { request_id: 'r1', answer: 'allow_session' } }],
+      ['add_rule', { request: { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' } }],
+      ['set_mcp_config', { request: { servers: [mcpServer] } }],
+      ['approvals', { request: { limit: 20 } }],
+      ['provider', { request: {} }],
+      ['update_provider', { request: update }],
+      ['test_provider', { request: update }],
+      ['detect_ollama', { request: {} }],
+      ['save_bootstrap_file', { request: { name: 'USER.md', content: 'My name is Lin.' } }],
+      ['save_bootstrap_file', { request: { name: 'TOOLS.md', content: null } }],
       ['quick_shortcut', undefined],
       ['set_quick_shortcut', { shortcut: 'Alt+Space' }],
       ['open_in_main', { session: 'Quick ask 2026-11-30 23:10:05' }],
@@ -133,11 +125,12 @@ describe('TauriTransport', () => {
     expect(got).toEqual([started, token, finished]);
     const [cmd, args] = calls[0] ?? [];
     expect(cmd).toBe('send_turn');
-    expect(Object.keys(args ?? {}).sort()).toEqual(['input', 'onEvent', 'quick', 'replaceFrom', 'session']);
-    expect(args).toMatchObject({ session: 'web', input: 'hi', quick: true, replaceFrom: 'm-3' });
+    expect(Object.keys(args ?? {}).sort()).toEqual(['onEvent', 'quick', 'request']);
+    expect(args).toMatchObject({ request: { session: 'web', input: 'hi', replace_from: 'm-3' }, quick: true });
 
     await transport.sendTurn('web', 'plain', () => {}).done;
-    expect(Object.keys(calls[1]?.[1] ?? {}).sort()).toEqual(['input', 'onEvent', 'session']);
+    expect(Object.keys(calls[1]?.[1] ?? {}).sort()).toEqual(['onEvent', 'request']);
+    expect(calls[1]?.[1]?.request).toEqual({ session: 'web', input: 'plain' });
   });
 
   it('waits for a turn_finished that arrives after the command returned', async () => {
@@ -159,13 +152,14 @@ describe('TauriTransport', () => {
     expect(got).toEqual(['turn_started', 'turn_finished']);
   });
 
-  it('turns IPC rejections into TransportErrors with their code', async () => {
+  it('turns the engine’s error body and Tauri’s own rejections into TransportErrors', async () => {
     const { transport } = fake((cmd) => {
-      if (cmd === 'send_turn') throw { code: 'invalid_input', message: 'input: it is empty' };
-      if (cmd === 'set_quick_shortcut') throw 'the shortcut Alt+Space is taken';
-      throw { code: 'not_found', message: 'no session gone' };
+      if (cmd === 'send_turn') throw { error: { code: 'invalid_input', message: 'input: it is empty' } };
+      if (cmd === 'set_quick_shortcut') throw { error: { code: 'invalid_input', message: 'the shortcut Alt+Space is taken' } };
+      if (cmd === 'list_rules') throw 'invalid args `request` for command `list_rules`';
+      throw { error: { code: 'not_found', message: 'no session gone' } };
     });
-    const err = await transport.history('gone').catch((e: unknown) => e);
+    const err = await transport.call('history', { session: 'gone' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: 'not_found', message: 'no session gone' });
     await expect(transport.sendTurn('web', ' ', () => {}).done).rejects.toMatchObject({
@@ -173,16 +167,20 @@ describe('TauriTransport', () => {
       message: 'input: it is empty',
     });
     await expect(transport.desktop.setQuickShortcut('Alt+Space')).rejects.toMatchObject({
-      code: 'ipc',
+      code: 'invalid_input',
       message: 'the shortcut Alt+Space is taken',
+    });
+    await expect(transport.call('list_rules', {})).rejects.toMatchObject({
+      code: 'ipc',
+      message: 'invalid args `request` for command `list_rules`',
     });
   });
 
   it('rejects a refused bootstrap save with the engine’s message', async () => {
     const { transport } = fake(() => {
-      throw { code: 'invalid_input', message: 'AGENTS.md is 300000 bytes; the limit is 262144' };
+      throw { error: { code: 'invalid_input', message: 'AGENTS.md is 300000 bytes; the limit is 262144' } };
     });
-    await expect(transport.saveBootstrapFile('AGENTS.md', 'x')).rejects.toMatchObject({
+    await expect(transport.call('save_bootstrap_file', { name: 'AGENTS.md', content: 'x' })).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'AGENTS.md is 300000 bytes; the limit is 262144',
     });
@@ -220,7 +218,7 @@ describe('TauriTransport with @tauri-apps/api mocks', () => {
         internals().runCallback(channel.id, { index: 2, message: finished });
         return null;
       }
-      if (cmd === 'rename_session') return Promise.reject({ code: 'invalid_input', message: 'the name b is taken' });
+      if (cmd === 'rename_session') return Promise.reject({ error: { code: 'invalid_input', message: 'the name b is taken' } });
       return [];
     });
     expect('__TAURI_INTERNALS__' in window).toBe(true);
@@ -228,13 +226,16 @@ describe('TauriTransport with @tauri-apps/api mocks', () => {
     const got: EventEnvelope[] = [];
     await transport.sendTurn('web', 'hi', (e) => got.push(e), { replaceFrom: 'm-1' }).done;
     expect(got).toEqual([started, token, finished]);
-    await expect(transport.renameSession('a', 'b')).rejects.toMatchObject({ code: 'invalid_input', message: 'the name b is taken' });
+    await expect(transport.call('rename_session', { name: 'a', new_name: 'b' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'the name b is taken',
+    });
     // `content: null` (restore the default) reaches the command as null, not left out.
-    await transport.saveBootstrapFile('USER.md', null);
+    await transport.call('save_bootstrap_file', { name: 'USER.md', content: null });
     expect(seen).toEqual([
-      ['send_turn', { session: 'web', input: 'hi', replaceFrom: 'm-1', onEvent: 'channel' }],
-      ['rename_session', { name: 'a', newName: 'b' }],
-      ['save_bootstrap_file', { name: 'USER.md', content: null }],
+      ['send_turn', { request: { session: 'web', input: 'hi', replace_from: 'm-1' }, onEvent: 'channel' }],
+      ['rename_session', { request: { name: 'a', new_name: 'b' } }],
+      ['save_bootstrap_file', { request: { name: 'USER.md', content: null } }],
     ]);
   });
 });

@@ -1,28 +1,18 @@
-// `Transport` over Tauri IPC: the desktop app runs the engine in-process and answers
-// `invoke(command, args)` (argument keys in camelCase); a turn's events come through a
-// `Channel`. The Tauri functions are passed in, so tests can run it against fakes.
+// `Transport` over Tauri IPC: the desktop app runs the engine in-process. An engine operation
+// is the command of the same name with one argument, `request` (`invoke(op, { request })`); a
+// turn's events come through a `Channel`; the desktop's own commands take their arguments in
+// camelCase. The Tauri functions are passed in, so tests can run it against fakes.
 
-import type { ShortcutStatus } from './desktopTypes';
-import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
-import type {
-  AuditEntry,
-  BootstrapFile,
-  ConnectionReport,
-  McpServerConfig,
-  McpServerStatus,
-  NewRule,
-  OllamaInfo,
-  ProviderUpdate,
-  ProviderView,
-  Rule,
-} from './settingsTypes';
+import type { EventEnvelope, OperationName, SendTurn, ShortcutStatus } from './generated/engine';
 import {
-  type ApprovalAnswer,
   type DesktopBridge,
+  type RequestOf,
+  type ResponseOf,
   type Transport,
   TransportError,
   type TurnHandle,
   type TurnOptions,
+  readErrorBody,
 } from './transport';
 
 /** A channel the backend sends messages through (`Channel` of `@tauri-apps/api/core`). */
@@ -46,14 +36,15 @@ export const OPEN_SESSION_EVENT = 'open-session';
  */
 const LATE_EVENT_GRACE_MS = 1000;
 
-/** An IPC rejection (`{code, message}`, or a bare string) as a `TransportError`. */
+/**
+ * An IPC rejection as a `TransportError`: the engine's `{"error": {code, message}}` (every
+ * command answers failures with it), or a bare string (Tauri's own, e.g. a bad argument).
+ */
 export function ipcError(e: unknown): TransportError {
   if (e instanceof TransportError) return e;
   if (typeof e === 'string') return new TransportError('ipc', e);
-  if (e && typeof e === 'object') {
-    const { code, message } = e as { code?: unknown; message?: unknown };
-    if (typeof message === 'string') return new TransportError(typeof code === 'string' ? code : 'ipc', message);
-  }
+  const body = readErrorBody(e);
+  if (body) return new TransportError(body.code ?? 'ipc', body.message);
   return new TransportError('ipc', e instanceof Error ? e.message : String(e));
 }
 
@@ -65,36 +56,25 @@ export class TauriTransport implements Transport {
   constructor(api: TauriApi) {
     this.api = api;
     this.desktop = {
-      quickShortcut: () => this.call<ShortcutStatus>('quick_shortcut'),
-      setQuickShortcut: (shortcut) => this.call<ShortcutStatus>('set_quick_shortcut', { shortcut }),
-      openInMain: async (session) => void (await this.call('open_in_main', { session })),
-      dismissQuick: async () => void (await this.call('dismiss_quick')),
+      quickShortcut: () => this.invoke<ShortcutStatus>('quick_shortcut'),
+      setQuickShortcut: (shortcut) => this.invoke<ShortcutStatus>('set_quick_shortcut', { shortcut }),
+      openInMain: async (session) => void (await this.invoke('open_in_main', { session })),
+      dismissQuick: async () => void (await this.invoke('dismiss_quick')),
       onOpenSession: (cb) => this.onOpenSession(cb),
     };
   }
 
-  private async call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  /** An engine operation: the command of the same name, with the request as its argument. */
+  call<K extends OperationName>(op: K, request: RequestOf<K>): Promise<ResponseOf<K>> {
+    return this.invoke<ResponseOf<K>>(op, { request });
+  }
+
+  private async invoke<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
     try {
       return await this.api.invoke<T>(cmd, args);
     } catch (e) {
       throw ipcError(e);
     }
-  }
-
-  listSessions(): Promise<SessionSummary[]> {
-    return this.call('list_sessions');
-  }
-
-  history(session: string): Promise<StoredMessage[]> {
-    return this.call('history', { session });
-  }
-
-  renameSession(name: string, newName: string): Promise<SessionSummary> {
-    return this.call('rename_session', { name, newName });
-  }
-
-  async deleteSession(name: string): Promise<void> {
-    await this.call('delete_session', { name });
   }
 
   sendTurn(
@@ -113,11 +93,12 @@ export class TauriTransport implements Transport {
         whenFinished?.();
       }
     };
-    const args: Record<string, unknown> = { session, input, onEvent: channel };
+    const request: SendTurn = { session, input };
+    if (options.replaceFrom) request.replace_from = options.replaceFrom;
+    const args: Record<string, unknown> = { request, onEvent: channel };
     if (options.quick) args.quick = true;
-    if (options.replaceFrom) args.replaceFrom = options.replaceFrom;
     const done = (async () => {
-      await this.call('send_turn', args);
+      await this.invoke('send_turn', args);
       if (finished) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, LATE_EVENT_GRACE_MS);
@@ -128,67 +109,6 @@ export class TauriTransport implements Transport {
       });
     })();
     return { done };
-  }
-
-  async cancel(turnId: string): Promise<void> {
-    await this.call('cancel_turn', { turnId });
-  }
-
-  async answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void> {
-    await this.call('answer_approval', { requestId, answer });
-  }
-
-  listRules(): Promise<Rule[]> {
-    return this.call('list_rules');
-  }
-
-  addRule(rule: NewRule): Promise<Rule> {
-    return this.call('add_rule', { rule });
-  }
-
-  removeRule(id: string): Promise<Rule> {
-    return this.call('remove_rule', { id });
-  }
-
-  mcpServers(): Promise<McpServerStatus[]> {
-    return this.call('mcp_servers');
-  }
-
-  mcpConfig(): Promise<McpServerConfig[]> {
-    return this.call('mcp_config');
-  }
-
-  setMcpConfig(servers: McpServerConfig[]): Promise<McpServerStatus[]> {
-    return this.call('set_mcp_config', { servers });
-  }
-
-  approvals(limit: number): Promise<AuditEntry[]> {
-    return this.call('approvals', { limit });
-  }
-
-  provider(): Promise<ProviderView> {
-    return this.call('provider');
-  }
-
-  updateProvider(update: ProviderUpdate): Promise<ProviderView> {
-    return this.call('update_provider', { update });
-  }
-
-  testProvider(update: ProviderUpdate): Promise<ConnectionReport> {
-    return this.call('test_provider', { update });
-  }
-
-  async detectOllama(): Promise<OllamaInfo | null> {
-    return (await this.call<OllamaInfo | null | undefined>('detect_ollama')) ?? null;
-  }
-
-  bootstrapFiles(): Promise<BootstrapFile[]> {
-    return this.call('bootstrap_files');
-  }
-
-  /** `content: null` restores the default. */
-  saveBootstrapFile(name: string, content: string | null): Promise<BootstrapFile> {
-    return this.call('save_bootstrap_file', { name, content });
   }
 
   /** Listens for `open-session`; the returned function stops listening, even before `listen` settled. */

@@ -1,9 +1,11 @@
-// HttpTransport against a stubbed fetch: the bearer header, the routes, error bodies turned
-// into readable messages, and events streamed in awkward chunks; the token taken from the URL.
+// HttpTransport against a stubbed fetch: `call` maps each operation to its route from the
+// generated table (path parameters URL-encoded, the rest in the query or the JSON body, 204 as
+// null), error bodies turn into readable messages, and events stream in awkward chunks; the
+// token taken from the URL.
 
 import { describe, expect, it } from 'vitest';
-import type { EventEnvelope } from './events';
-import { type McpServerConfig, providerUpdate } from './settingsTypes';
+import type { EventEnvelope, McpServerConfig, ProviderView } from './generated/engine';
+import { providerUpdate } from './settings/providerStore';
 import { HttpTransport, TOKEN_KEY, type Transport, TransportError, takeToken } from './transport';
 
 interface Call {
@@ -44,13 +46,61 @@ function streamed(chunks: string[]): Response {
 const json = (value: unknown, status = 200) =>
   new Response(JSON.stringify(value), { status, headers: { 'Content-Type': 'application/json' } });
 
+describe('HttpTransport.call', () => {
+  it('URL-encodes a path parameter and leaves it out of the query and the body', async () => {
+    const { calls, transport } = stub(() => json([]));
+    await transport.call('history', { session: 'a/b c?d#e%' });
+    await transport.call('memory_edit', { id: 'm 1/2', content: 'tea, no sugar' });
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:4000/api/sessions/a%2Fb%20c%3Fd%23e%25/messages', undefined],
+      ['PATCH', 'http://127.0.0.1:4000/api/memory/m%201%2F2', { content: 'tea, no sugar' }],
+    ]);
+  });
+
+  it('puts a GET’s fields in the query, leaving out those not given', async () => {
+    const { calls, transport } = stub(() => json([]));
+    await transport.call('memory_search', { query: 'tea & milk?', k: 3 });
+    await transport.call('memory_list', { tier: 'semantic', status: undefined });
+    await transport.call('memory_conflicts', { all: false });
+    await transport.call('approvals', {});
+    await transport.call('traces', { limit: undefined });
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['GET', 'http://127.0.0.1:4000/api/memory/search?query=tea+%26+milk%3F&k=3', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/memory?tier=semantic', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/memory/conflicts?all=false', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/approvals', undefined],
+      ['GET', 'http://127.0.0.1:4000/api/traces', undefined],
+    ]);
+    for (const c of calls) expect(c.headers['Content-Type']).toBeUndefined();
+  });
+
+  it('sends the fields of a POST, PUT or PATCH but its path parameters as the JSON body, nulls included', async () => {
+    const { calls, transport } = stub(() => json({}));
+    await transport.call('memory_resolve', { conflict_id: 'c-1', keep: null });
+    await transport.call('memory_pin', { id: 'm-1', pinned: false });
+    await transport.call('memory_sweep', {});
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      ['POST', 'http://127.0.0.1:4000/api/memory/conflicts/c-1', { keep: null }],
+      ['PUT', 'http://127.0.0.1:4000/api/memory/m-1/pin', { pinned: false }],
+      ['POST', 'http://127.0.0.1:4000/api/memory/sweep', {}],
+    ]);
+    for (const c of calls) expect(c.headers['Content-Type']).toBe('application/json');
+  });
+
+  it('answers null for 204 No Content, and rejects an answer that is not JSON', async () => {
+    const { transport } = stub((c) => (c.method === 'DELETE' ? new Response(null, { status: 204 }) : new Response('<html>', { status: 200 })));
+    expect(await transport.call('delete_session', { name: 'web' })).toBeNull();
+    await expect(transport.call('list_sessions', {})).rejects.toMatchObject({ code: 'protocol' });
+  });
+});
+
 describe('HttpTransport', () => {
   it('sends the bearer token and reads sessions and history', async () => {
     const { calls, transport } = stub((c) =>
       json(c.url.endsWith('/api/sessions') ? [{ name: 'web' }] : [{ id: 'm1', role: 'user' }]),
     );
-    expect(await transport.listSessions()).toEqual([{ name: 'web' }]);
-    expect(await transport.history('my chat')).toEqual([{ id: 'm1', role: 'user' }]);
+    expect(await transport.call('list_sessions', {})).toEqual([{ name: 'web' }]);
+    expect(await transport.call('history', { session: 'my chat' })).toEqual([{ id: 'm1', role: 'user' }]);
     expect(calls.map((c) => c.url)).toEqual([
       'http://127.0.0.1:4000/api/sessions',
       'http://127.0.0.1:4000/api/sessions/my%20chat/messages',
@@ -60,8 +110,8 @@ describe('HttpTransport', () => {
 
   it('posts approvals and cancels to their routes', async () => {
     const { calls, transport } = stub(() => new Response(null, { status: 204 }));
-    await transport.answerApproval('r1', 'allow_session');
-    await transport.cancel('t1');
+    expect(await transport.call('answer_approval', { request_id: 'r1', answer: 'allow_session' })).toBeNull();
+    expect(await transport.call('cancel_turn', { turn_id: 't1' })).toBeNull();
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['POST', 'http://127.0.0.1:4000/api/approvals/r1', { answer: 'allow_session' }],
       ['POST', 'http://127.0.0.1:4000/api/turns/t1/cancel', {}],
@@ -72,21 +122,24 @@ describe('HttpTransport', () => {
     const { transport } = stub(() =>
       json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token' } }, 401),
     );
-    const err = await transport.listSessions().catch((e: unknown) => e);
+    const err = await transport.call('list_sessions', {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: 'unauthorized', message: 'missing or wrong bearer token', status: 401 });
   });
 
   it('describes an error that has no JSON body by its status', async () => {
     const { transport } = stub(() => new Response('upstream down', { status: 502, statusText: 'Bad Gateway' }));
-    await expect(transport.history('x')).rejects.toThrow('HTTP 502 Bad Gateway: upstream down');
+    await expect(transport.call('history', { session: 'x' })).rejects.toThrow('HTTP 502 Bad Gateway: upstream down');
+    // JSON, but not the engine's error body: described the same way.
+    const other = stub(() => json({ message: 'teapot' }, 418));
+    await expect(other.transport.call('list_sessions', {})).rejects.toMatchObject({ code: 'http', status: 418 });
   });
 
   it('says so when the engine cannot be reached', async () => {
     const transport = new HttpTransport('http://x', 't', (async () => {
       throw new TypeError('Failed to fetch');
     }) as typeof fetch);
-    await expect(transport.cancel('t1')).rejects.toMatchObject({ code: 'network' });
+    await expect(transport.call('cancel_turn', { turn_id: 't1' })).rejects.toMatchObject({ code: 'network' });
   });
 
   it('lists, adds and removes rules, and reads MCP servers and approvals', async () => {
@@ -96,11 +149,11 @@ describe('HttpTransport', () => {
       if (c.url.includes('/api/approvals')) return json([]);
       return json(c.method === 'GET' ? [rule] : rule);
     });
-    expect(await transport.listRules()).toEqual([rule]);
-    expect(await transport.addRule({ tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'always' })).toEqual(rule);
-    expect(await transport.removeRule('r-0000abcd/x')).toEqual(rule);
-    expect((await transport.mcpServers())[0]).toMatchObject({ name: 'gh', tools: 3 });
-    expect(await transport.approvals(20)).toEqual([]);
+    expect(await transport.call('list_rules', {})).toEqual([rule]);
+    expect(await transport.call('add_rule', { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'always' })).toEqual(rule);
+    expect(await transport.call('remove_rule', { id: 'r-0000abcd/x' })).toEqual(rule);
+    expect((await transport.call('mcp_servers', {}))[0]).toMatchObject({ name: 'gh', tools: 3 });
+    expect(await transport.call('approvals', { limit: 20 })).toEqual([]);
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['GET', 'http://127.0.0.1:4000/api/rules', undefined],
       ['POST', 'http://127.0.0.1:4000/api/rules', { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'always' }],
@@ -119,21 +172,21 @@ describe('HttpTransport', () => {
         ? json({ error: { code: 'invalid_input', message: 'rule: unknown decision "maybe"' } }, 400)
         : json({ error: { code: 'not_found', message: 'no rule r-1' } }, 404),
     );
-    await expect(transport.addRule({ tool: 'shell', decision: 'allow', scope: 'always' })).rejects.toMatchObject({
+    await expect(transport.call('add_rule', { tool: 'shell', decision: 'allow', scope: 'always' })).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'rule: unknown decision "maybe"',
       status: 400,
     });
-    await expect(transport.removeRule('r-1')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(transport.call('remove_rule', { id: 'r-1' })).rejects.toMatchObject({ code: 'not_found', status: 404 });
   });
 
   it('renames and deletes sessions by their URL-encoded name', async () => {
     const summary = { id: 's1', name: 'new/name', title: null, message_count: 2 };
     const { calls, transport } = stub((c) => (c.method === 'PATCH' ? json(summary) : new Response(null, { status: 204 })));
-    expect(await transport.renameSession('my chat/1', 'new/name')).toEqual(summary);
-    expect(await transport.deleteSession('new/name?x')).toBeUndefined();
+    expect(await transport.call('rename_session', { name: 'my chat/1', new_name: 'new/name' })).toEqual(summary);
+    expect(await transport.call('delete_session', { name: 'new/name?x' })).toBeNull();
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
-      ['PATCH', 'http://127.0.0.1:4000/api/sessions/my%20chat%2F1', { name: 'new/name' }],
+      ['PATCH', 'http://127.0.0.1:4000/api/sessions/my%20chat%2F1', { new_name: 'new/name' }],
       ['DELETE', 'http://127.0.0.1:4000/api/sessions/new%2Fname%3Fx', undefined],
     ]);
     for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
@@ -148,13 +201,13 @@ describe('HttpTransport', () => {
           ? json({ error: { code: 'invalid_input', message: 'a turn of busy is running' } }, 400)
           : json({ error: { code: 'not_found', message: 'no session gone' } }, 404),
     );
-    await expect(transport.renameSession('a', 'b')).rejects.toMatchObject({
+    await expect(transport.call('rename_session', { name: 'a', new_name: 'b' })).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'the name b is taken',
       status: 400,
     });
-    await expect(transport.deleteSession('busy')).rejects.toMatchObject({ code: 'invalid_input', status: 400 });
-    const err = await transport.deleteSession('gone').catch((e: unknown) => e);
+    await expect(transport.call('delete_session', { name: 'busy' })).rejects.toMatchObject({ code: 'invalid_input', status: 400 });
+    const err = await transport.call('delete_session', { name: 'gone' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: 'not_found', message: 'no session gone', status: 404 });
   });
@@ -190,12 +243,13 @@ describe('HttpTransport', () => {
   });
 
   it('reads, saves and tests the provider settings, and detects Ollama', async () => {
-    const view = {
+    const view: ProviderView = {
       settings: { kind: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o', fallback_models: [] },
       key_source: 'keychain',
       keychain: 'Secret Service',
       keychain_available: true,
       env_overrides: [],
+      kinds: [{ kind: 'openai', default_base_url: 'https://api.openai.com/v1' }],
     };
     const report = { ok: true, code: 'ok', message: 'fine', latency_ms: 42 };
     let ollama: unknown = { base_url: 'http://127.0.0.1:11434/v1', models: ['llama3'] };
@@ -205,12 +259,12 @@ describe('HttpTransport', () => {
       return json(view);
     });
     const update = providerUpdate({ ...view.settings, kind: 'openai', model: 'gpt-4.1' }, 'sk-secret');
-    expect(await transport.provider()).toEqual(view);
-    expect(await transport.updateProvider(update)).toEqual(view);
-    expect(await transport.testProvider(update)).toEqual(report);
-    expect(await transport.detectOllama()).toEqual(ollama);
+    expect(await transport.call('provider', {})).toEqual(view);
+    expect(await transport.call('update_provider', update)).toEqual(view);
+    expect(await transport.call('test_provider', update)).toEqual(report);
+    expect(await transport.call('detect_ollama', {})).toEqual(ollama);
     ollama = null;
-    expect(await transport.detectOllama()).toBeNull();
+    expect(await transport.call('detect_ollama', {})).toBeNull();
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['GET', 'http://127.0.0.1:4000/api/settings/provider', undefined],
       ['PUT', 'http://127.0.0.1:4000/api/settings/provider', update],
@@ -218,6 +272,7 @@ describe('HttpTransport', () => {
       ['GET', 'http://127.0.0.1:4000/api/settings/ollama', undefined],
       ['GET', 'http://127.0.0.1:4000/api/settings/ollama', undefined],
     ]);
+    expect(update).toEqual({ settings: { ...view.settings, model: 'gpt-4.1' }, api_key: 'sk-secret' });
     for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
     expect((transport as Transport).desktop).toBeUndefined();
   });
@@ -225,7 +280,7 @@ describe('HttpTransport', () => {
   it('rejects invalid provider settings with the server’s code and message', async () => {
     const { transport } = stub(() => json({ error: { code: 'invalid_input', message: 'model: it is empty' } }, 400));
     const update = providerUpdate({ kind: 'openai', base_url: 'x', model: '', fallback_models: [] });
-    await expect(transport.updateProvider(update)).rejects.toMatchObject({
+    await expect(transport.call('update_provider', update)).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'model: it is empty',
       status: 400,
@@ -242,13 +297,13 @@ describe('HttpTransport', () => {
       { name: 'docs', transport: 'http', state: 'disabled', error: null, tools: 0, restarts: 0, pid: null },
     ];
     const { calls, transport } = stub((c) => json(c.method === 'GET' ? servers : states));
-    expect(await transport.mcpConfig()).toEqual(servers);
-    expect(await transport.setMcpConfig(servers)).toEqual(states);
-    expect(await transport.setMcpConfig([])).toEqual(states);
+    expect(await transport.call('mcp_config', {})).toEqual(servers);
+    expect(await transport.call('set_mcp_config', { servers })).toEqual(states);
+    expect(await transport.call('set_mcp_config', { servers: [] })).toEqual(states);
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['GET', 'http://127.0.0.1:4000/api/settings/mcp', undefined],
-      ['PUT', 'http://127.0.0.1:4000/api/settings/mcp', servers],
-      ['PUT', 'http://127.0.0.1:4000/api/settings/mcp', []],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/mcp', { servers }],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/mcp', { servers: [] }],
     ]);
     for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
     expect(calls[0]?.headers['Content-Type']).toBeUndefined();
@@ -259,47 +314,47 @@ describe('HttpTransport', () => {
     const { transport } = stub(() =>
       json({ error: { code: 'invalid_input', message: 'MCP server name "gh" is used twice' } }, 400),
     );
-    await expect(transport.setMcpConfig([])).rejects.toMatchObject({
+    await expect(transport.call('set_mcp_config', { servers: [] })).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'MCP server name "gh" is used twice',
       status: 400,
     });
   });
 
-  it('reads the bootstrap files, saves one with PUT and restores a default with DELETE', async () => {
+  it('reads the bootstrap files, saves one with PUT and restores a default with PUT of null', async () => {
     const file = (name: string, content: string, is_default: boolean) => ({ name, content, is_default, path: `/data/${name}` });
     const files = ['AGENTS.md', 'SOUL.md', 'USER.md', 'TOOLS.md'].map((n) => file(n, `<!-- ${n} -->`, true));
     const { calls, transport } = stub((c) => {
       if (c.method === 'GET') return json(files);
-      if (c.method === 'PUT') return json(file('USER.md', (c.body as { content: string }).content, false));
-      return json(file('TOOLS.md', '<!-- TOOLS.md -->', true));
+      const content = typeof c.body === 'object' && c.body !== null && 'content' in c.body ? c.body.content : undefined;
+      return typeof content === 'string' ? json(file('USER.md', content, false)) : json(file('TOOLS.md', '<!-- TOOLS.md -->', true));
     });
-    expect(await transport.bootstrapFiles()).toEqual(files);
-    expect(await transport.saveBootstrapFile('USER.md', 'My name is Lin.\n')).toEqual(file('USER.md', 'My name is Lin.\n', false));
-    expect(await transport.saveBootstrapFile('TOOLS.md', null)).toEqual(file('TOOLS.md', '<!-- TOOLS.md -->', true));
+    expect(await transport.call('bootstrap_files', {})).toEqual(files);
+    expect(await transport.call('save_bootstrap_file', { name: 'USER.md', content: 'My name is Lin.\n' })).toEqual(file('USER.md', 'My name is Lin.\n', false));
+    expect(await transport.call('save_bootstrap_file', { name: 'TOOLS.md', content: null })).toEqual(file('TOOLS.md', '<!-- TOOLS.md -->', true));
     // An empty text is a save (the file is then left out of the prompt), not a restore.
-    await transport.saveBootstrapFile('USER.md', '');
+    await transport.call('save_bootstrap_file', { name: 'USER.md', content: '' });
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['GET', 'http://127.0.0.1:4000/api/settings/bootstrap', undefined],
       ['PUT', 'http://127.0.0.1:4000/api/settings/bootstrap/USER.md', { content: 'My name is Lin.\n' }],
-      ['DELETE', 'http://127.0.0.1:4000/api/settings/bootstrap/TOOLS.md', undefined],
+      ['PUT', 'http://127.0.0.1:4000/api/settings/bootstrap/TOOLS.md', { content: null }],
       ['PUT', 'http://127.0.0.1:4000/api/settings/bootstrap/USER.md', { content: '' }],
     ]);
     for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
     expect(calls[1]?.headers['Content-Type']).toBe('application/json');
-    expect(calls[2]?.headers['Content-Type']).toBeUndefined();
+    expect(calls[2]?.headers['Content-Type']).toBe('application/json');
   });
 
   it('URL-encodes a bootstrap file name and rejects a refused save with the server’s message', async () => {
     const { calls, transport } = stub(() =>
       json({ error: { code: 'invalid_input', message: 'AGENTS.md is 300000 bytes; the limit is 262144' } }, 400),
     );
-    await expect(transport.saveBootstrapFile('AGENTS.md', 'x'.repeat(300_000))).rejects.toMatchObject({
+    await expect(transport.call('save_bootstrap_file', { name: 'AGENTS.md', content: 'x'.repeat(300_000) })).rejects.toMatchObject({
       code: 'invalid_input',
       message: 'AGENTS.md is 300000 bytes; the limit is 262144',
       status: 400,
     });
-    await expect(transport.saveBootstrapFile('../config.toml', null)).rejects.toBeInstanceOf(TransportError);
+    await expect(transport.call('save_bootstrap_file', { name: '../config.toml', content: null })).rejects.toBeInstanceOf(TransportError);
     expect(calls[1]?.url).toBe('http://127.0.0.1:4000/api/settings/bootstrap/..%2Fconfig.toml');
   });
 

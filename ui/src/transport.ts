@@ -3,24 +3,15 @@
 // because EventSource cannot send the bearer token). The desktop app's implementation over
 // Tauri IPC is `TauriTransport` (`tauriTransport.ts`); only it has the `desktop` bridge.
 
-import type { ShortcutStatus } from './desktopTypes';
-import type { EventEnvelope, SessionSummary, StoredMessage } from './events';
-import type {
-  AuditEntry,
-  BootstrapFile,
-  ConnectionReport,
-  McpServerConfig,
-  McpServerStatus,
-  NewRule,
-  OllamaInfo,
-  ProviderUpdate,
-  ProviderView,
-  Rule,
-} from './settingsTypes';
+import {
+  type EventEnvelope,
+  OPERATION_ROUTES,
+  type OperationName,
+  type Operations,
+  type SendTurn,
+  type ShortcutStatus,
+} from './generated/engine';
 import { SseParser } from './sse';
-
-/** The answers an approval question takes. */
-export type ApprovalAnswer = 'allow_once' | 'allow_session' | 'allow_always' | 'deny';
 
 /** A turn on its way: `done` settles when the stream ends (rejects on a transport error). */
 export interface TurnHandle {
@@ -52,16 +43,22 @@ export interface DesktopBridge {
   onOpenSession(cb: (session: string) => void): () => void;
 }
 
-/** Everything the UI asks of the engine. */
+/** An operation's request type. */
+export type RequestOf<K extends OperationName> = Operations[K]['request'];
+/** An operation's response type. */
+export type ResponseOf<K extends OperationName> = Operations[K]['response'];
+
+/**
+ * Everything the UI asks of the engine: its operations through `call`, turns (a stream of
+ * events) through `sendTurn`, and the desktop app's own commands through `desktop`.
+ */
 export interface Transport {
-  /** Sessions, most recent first. */
-  listSessions(): Promise<SessionSummary[]>;
-  /** A session's stored messages in order. */
-  history(session: string): Promise<StoredMessage[]>;
-  /** Renames a session and returns its summary (rejects with `invalid_input` for a bad or taken name). */
-  renameSession(name: string, newName: string): Promise<SessionSummary>;
-  /** Deletes a session and its history (rejects with `invalid_input` while one of its turns runs). */
-  deleteSession(name: string): Promise<void>;
+  /**
+   * Carries out one engine operation (see `Operations` in `generated/engine.ts`, generated
+   * from the engine's operation table): the same name and types over HTTP and over IPC.
+   * Rejects with a `TransportError` carrying the engine's error code and message.
+   */
+  call<K extends OperationName>(op: K, request: RequestOf<K>): Promise<ResponseOf<K>>;
   /** Runs a turn, calling `onEvent` for every event as it arrives. */
   sendTurn(
     session: string,
@@ -69,47 +66,6 @@ export interface Transport {
     onEvent: (event: EventEnvelope) => void,
     options?: TurnOptions,
   ): TurnHandle;
-  /** Stops a running turn (its partial answer is kept). */
-  cancel(turnId: string): Promise<void>;
-  /** Answers an approval question. */
-  answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void>;
-  /** Every approval rule. */
-  listRules(): Promise<Rule[]>;
-  /** Adds a rule and returns it (rejects with the server's message when it is invalid). */
-  addRule(rule: NewRule): Promise<Rule>;
-  /** Removes a rule and returns it. */
-  removeRule(id: string): Promise<Rule>;
-  /** The MCP servers and their state. */
-  mcpServers(): Promise<McpServerStatus[]>;
-  /** The configured MCP servers, in order. */
-  mcpConfig(): Promise<McpServerConfig[]>;
-  /**
-   * Replaces the whole MCP server list: saved to config.toml and applied at once (the old
-   * servers stop, the new ones start). Returns their states; rejects with the server's
-   * message, changing nothing, when the list is invalid.
-   */
-  setMcpConfig(servers: McpServerConfig[]): Promise<McpServerStatus[]>;
-  /** The most recent gate decisions, newest first. */
-  approvals(limit: number): Promise<AuditEntry[]>;
-  /** The model provider's settings and where its key comes from. */
-  provider(): Promise<ProviderView>;
-  /** Saves the provider settings (and the key, if given) and returns the new view. */
-  updateProvider(update: ProviderUpdate): Promise<ProviderView>;
-  /** Tries the given settings without saving anything. */
-  testProvider(update: ProviderUpdate): Promise<ConnectionReport>;
-  /** A local Ollama and its models, or null when none answers. */
-  detectOllama(): Promise<OllamaInfo | null>;
-  /**
-   * The standing instructions (AGENTS.md, SOUL.md, USER.md, TOOLS.md, in that order): each
-   * file's text, or its built-in default.
-   */
-  bootstrapFiles(): Promise<BootstrapFile[]>;
-  /**
-   * Saves a bootstrap file's whole text (`null` removes the user's copy, restoring the
-   * default) and returns it as it now is; the next turn uses it. Rejects with the server's
-   * message, changing nothing, e.g. for a file that is too large.
-   */
-  saveBootstrapFile(name: string, content: string | null): Promise<BootstrapFile>;
   /** The desktop app's extras; absent in the browser. */
   desktop?: DesktopBridge;
 }
@@ -166,87 +122,27 @@ export class HttpTransport implements Transport {
     this.fetchFn = fetchFn;
   }
 
-  async listSessions(): Promise<SessionSummary[]> {
-    return (await this.json('GET', '/api/sessions')) as SessionSummary[];
-  }
-
-  async history(session: string): Promise<StoredMessage[]> {
-    return (await this.json(
-      'GET',
-      `/api/sessions/${encodeURIComponent(session)}/messages`,
-    )) as StoredMessage[];
-  }
-
-  async renameSession(name: string, newName: string): Promise<SessionSummary> {
-    return (await this.json('PATCH', `/api/sessions/${encodeURIComponent(name)}`, {
-      name: newName,
-    })) as SessionSummary;
-  }
-
-  async deleteSession(name: string): Promise<void> {
-    await this.json('DELETE', `/api/sessions/${encodeURIComponent(name)}`);
-  }
-
-  async cancel(turnId: string): Promise<void> {
-    await this.json('POST', `/api/turns/${encodeURIComponent(turnId)}/cancel`, {});
-  }
-
-  async answerApproval(requestId: string, answer: ApprovalAnswer): Promise<void> {
-    await this.json('POST', `/api/approvals/${encodeURIComponent(requestId)}`, { answer });
-  }
-
-  async listRules(): Promise<Rule[]> {
-    return (await this.json('GET', '/api/rules')) as Rule[];
-  }
-
-  async addRule(rule: NewRule): Promise<Rule> {
-    return (await this.json('POST', '/api/rules', rule)) as Rule;
-  }
-
-  async removeRule(id: string): Promise<Rule> {
-    return (await this.json('DELETE', `/api/rules/${encodeURIComponent(id)}`)) as Rule;
-  }
-
-  async mcpServers(): Promise<McpServerStatus[]> {
-    return (await this.json('GET', '/api/mcp')) as McpServerStatus[];
-  }
-
-  async mcpConfig(): Promise<McpServerConfig[]> {
-    return (await this.json('GET', '/api/settings/mcp')) as McpServerConfig[];
-  }
-
-  async setMcpConfig(servers: McpServerConfig[]): Promise<McpServerStatus[]> {
-    return (await this.json('PUT', '/api/settings/mcp', servers)) as McpServerStatus[];
-  }
-
-  async approvals(limit: number): Promise<AuditEntry[]> {
-    return (await this.json('GET', `/api/approvals?limit=${encodeURIComponent(String(limit))}`)) as AuditEntry[];
-  }
-
-  async provider(): Promise<ProviderView> {
-    return (await this.json('GET', '/api/settings/provider')) as ProviderView;
-  }
-
-  async updateProvider(update: ProviderUpdate): Promise<ProviderView> {
-    return (await this.json('PUT', '/api/settings/provider', update)) as ProviderView;
-  }
-
-  async testProvider(update: ProviderUpdate): Promise<ConnectionReport> {
-    return (await this.json('POST', '/api/settings/provider/test', update)) as ConnectionReport;
-  }
-
-  async detectOllama(): Promise<OllamaInfo | null> {
-    return ((await this.json('GET', '/api/settings/ollama')) as OllamaInfo | null | undefined) ?? null;
-  }
-
-  async bootstrapFiles(): Promise<BootstrapFile[]> {
-    return (await this.json('GET', '/api/settings/bootstrap')) as BootstrapFile[];
-  }
-
-  /** PUT with the text, or DELETE (the default comes back) for `null`. */
-  async saveBootstrapFile(name: string, content: string | null): Promise<BootstrapFile> {
-    const path = `/api/settings/bootstrap/${encodeURIComponent(name)}`;
-    return (await (content === null ? this.json('DELETE', path) : this.json('PUT', path, { content }))) as BootstrapFile;
+  /**
+   * The operation's route from the table: `{field}`s of the path are taken from the request,
+   * the rest goes in the query (GET, DELETE) or the JSON body.
+   */
+  async call<K extends OperationName>(op: K, request: RequestOf<K>): Promise<ResponseOf<K>> {
+    const { method, path } = OPERATION_ROUTES[op];
+    const rest: Record<string, unknown> = { ...request };
+    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = rest[name];
+      delete rest[name];
+      return encodeURIComponent(String(value));
+    });
+    if (method === 'GET' || method === 'DELETE') {
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(rest)) {
+        if (value !== undefined && value !== null) query.set(key, String(value));
+      }
+      const search = query.toString();
+      return this.json<ResponseOf<K>>(method, search ? `${url}?${search}` : url);
+    }
+    return this.json<ResponseOf<K>>(method, url, rest);
   }
 
   /** `options.quick` is not sent: quick ask exists only in the desktop app. */
@@ -256,7 +152,7 @@ export class HttpTransport implements Transport {
     onEvent: (event: EventEnvelope) => void,
     options: TurnOptions = {},
   ): TurnHandle {
-    const body = { session, input, ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}) };
+    const body: SendTurn = { session, input, ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}) };
     const done = (async () => {
       const response = await this.request('POST', '/api/turns', body);
       if (!response.body) throw new TransportError('protocol', 'the server sent no event stream');
@@ -265,7 +161,7 @@ export class HttpTransport implements Transport {
       const deliver = (data: string) => {
         let event: EventEnvelope;
         try {
-          event = JSON.parse(data) as EventEnvelope;
+          event = JSON.parse(data);
         } catch {
           throw new TransportError('protocol', `the server sent an event that is not JSON: ${data.slice(0, 80)}`);
         }
@@ -308,31 +204,42 @@ export class HttpTransport implements Transport {
     return response;
   }
 
-  private async json(method: string, path: string, body?: unknown): Promise<unknown> {
+  /** The answer's JSON; `null` for 204 No Content (an operation that returns nothing). */
+  private async json<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await this.request(method, path, body);
-    if (response.status === 204) return undefined;
-    const text = await response.text();
-    if (text === '') return undefined;
+    const text = response.status === 204 ? '' : await response.text();
     try {
-      return JSON.parse(text);
+      return JSON.parse(text === '' ? 'null' : text);
     } catch {
       throw new TransportError('protocol', `the server answered with something that is not JSON (HTTP ${response.status})`);
     }
   }
 }
 
-/** The server's `{"error": {"code", "message"}}`, or the status and the start of the body. */
+/**
+ * The engine's error body (`ErrorBody`: `{"error": {"code", "message"}}`, the same over HTTP
+ * and IPC), read from whatever arrived; undefined when it is something else.
+ */
+export function readErrorBody(value: unknown): { code: string | undefined; message: string } | undefined {
+  if (typeof value !== 'object' || value === null || !('error' in value)) return undefined;
+  const { error } = value;
+  if (typeof error !== 'object' || error === null || !('message' in error) || typeof error.message !== 'string') {
+    return undefined;
+  }
+  return { code: 'code' in error && typeof error.code === 'string' ? error.code : undefined, message: error.message };
+}
+
+/** The server's error body, or the status and the start of the body. */
 async function errorFrom(response: Response): Promise<TransportError> {
   const text = await response.text().catch(() => '');
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-    const { code, message } = parsed.error ?? {};
-    if (typeof message === 'string') {
-      return new TransportError(typeof code === 'string' ? code : 'http', message, response.status);
-    }
+    parsed = JSON.parse(text);
   } catch {
-    // Not JSON: fall through.
+    // Not JSON: described by the status below.
   }
+  const body = readErrorBody(parsed);
+  if (body) return new TransportError(body.code ?? 'http', body.message, response.status);
   const snippet = text.trim().slice(0, 200);
   return new TransportError(
     'http',

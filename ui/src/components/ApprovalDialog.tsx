@@ -3,7 +3,7 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '../i18n';
-import type { ApprovalAnswer } from '../transport';
+import type { ApprovalAnswer } from '../generated/engine';
 import type { PendingApproval } from '../turnStore';
 
 interface Props {

@@ -8,8 +8,9 @@ import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatStore } from '../chatStore';
-import type { EventEnvelope, TurnEvent } from '../events';
-import type { Transport, TurnOptions } from '../transport';
+import type { EventEnvelope, TurnEvent } from '../generated/engine';
+import { FakeEngine } from '../testing/fakeEngine';
+import type { TurnOptions } from '../transport';
 import { QuickAsk } from './QuickAsk';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -18,32 +19,21 @@ function setup() {
   const calls: string[] = [];
   let emit: (e: EventEnvelope) => void = () => {};
   let end: () => void = () => {};
-  const unused = async () => Promise.reject(new Error('not in this test'));
-  const transport: Transport = {
-    listSessions: async () => [],
-    history: unused,
-    renameSession: unused,
-    deleteSession: unused,
-    sendTurn: (session: string, input: string, onEvent: (e: EventEnvelope) => void, options?: TurnOptions) => {
-      calls.push(`send ${session} | ${input} | ${JSON.stringify(options ?? {})}`);
-      emit = onEvent;
-      return { done: new Promise<void>((resolve) => (end = resolve)) };
+  const transport = new FakeEngine({
+    list_sessions: () => [],
+    cancel_turn: ({ turn_id: id }) => {
+      calls.push(`cancel ${id}`);
+      return null;
     },
-    cancel: async (id: string) => void calls.push(`cancel ${id}`),
-    answerApproval: async (id: string, a: string) => void calls.push(`answer ${id} ${a}`),
-    listRules: unused,
-    addRule: unused,
-    removeRule: unused,
-    mcpServers: unused,
-    mcpConfig: unused,
-    setMcpConfig: unused,
-    approvals: unused,
-    provider: unused,
-    updateProvider: unused,
-    testProvider: unused,
-    detectOllama: async () => null,
-    bootstrapFiles: unused,
-    saveBootstrapFile: unused,
+    answer_approval: ({ request_id: id, answer }) => {
+      calls.push(`answer ${id} ${answer}`);
+      return null;
+    },
+  });
+  transport.sendTurn = (session: string, input: string, onEvent: (e: EventEnvelope) => void, options?: TurnOptions) => {
+    calls.push(`send ${session} | ${input} | ${JSON.stringify(options ?? {})}`);
+    emit = onEvent;
+    return { done: new Promise<void>((resolve) => (end = resolve)) };
   };
   const desktop = {
     openInMain: async (session: string) => void calls.push(`open ${session}`),
