@@ -11,23 +11,8 @@ import { McpPanel } from './settings/McpPanel';
 import { ProviderPanel } from './settings/ProviderPanel';
 import { RulesPanel } from './settings/RulesPanel';
 
-type SettingsTransport = Pick<
-  Transport,
-  | 'listRules'
-  | 'addRule'
-  | 'removeRule'
-  | 'mcpServers'
-  | 'mcpConfig'
-  | 'setMcpConfig'
-  | 'approvals'
-  | 'provider'
-  | 'updateProvider'
-  | 'testProvider'
-  | 'detectOllama'
-  | 'bootstrapFiles'
-  | 'saveBootstrapFile'
-  | 'desktop'
->;
+/** The engine's operations, and the desktop bridge in the desktop app. */
+type SettingsTransport = Pick<Transport, 'call' | 'desktop'>;
 
 interface Props {
   transport: SettingsTransport;

@@ -1,10 +1,7 @@
 // The approval audit log as the settings show it: the most recent gate decisions.
 
-import type { AuditEntry } from '../settingsTypes';
-import type { Transport } from '../transport';
-import { SettingsStore, describe } from './store';
-
-export type AuditTransport = Pick<Transport, 'approvals'>;
+import type { AuditEntry } from '../generated/engine';
+import { SettingsStore, type SettingsTransport, describe } from './store';
 
 /** How many decisions the panel shows (a choice of the page, not an engine default). */
 export const AUDIT_LIMIT = 20;
@@ -16,16 +13,16 @@ export interface AuditState {
 }
 
 export class AuditStore extends SettingsStore<AuditState> {
-  private readonly transport: AuditTransport;
+  private readonly transport: SettingsTransport;
 
-  constructor(transport: AuditTransport) {
+  constructor(transport: SettingsTransport) {
     super({ entries: undefined, loadError: null });
     this.transport = transport;
   }
 
   async load(): Promise<void> {
     try {
-      this.set({ entries: await this.transport.approvals(AUDIT_LIMIT), loadError: null });
+      this.set({ entries: await this.transport.call('approvals', { limit: AUDIT_LIMIT }), loadError: null });
     } catch (e) {
       this.set({ loadError: describe(e) });
     }

@@ -2,11 +2,8 @@
 // the engine lists them): which file is open, unsaved text per file, the restore
 // confirmation, and the last save or restore of a file (or its failure).
 
-import type { BootstrapFile } from '../settingsTypes';
-import type { Transport } from '../transport';
-import { SettingsStore, describe } from './store';
-
-export type BootstrapTransport = Pick<Transport, 'bootstrapFiles' | 'saveBootstrapFile'>;
+import type { BootstrapFile } from '../generated/engine';
+import { SettingsStore, type SettingsTransport, describe } from './store';
 
 /** The last save or restore of a file, or its failure. */
 export type BootstrapStatus =
@@ -62,16 +59,16 @@ export function neighbour(files: readonly BootstrapFile[], index: number, key: s
 }
 
 export class BootstrapStore extends SettingsStore<BootstrapState> {
-  private readonly transport: BootstrapTransport;
+  private readonly transport: SettingsTransport;
 
-  constructor(transport: BootstrapTransport) {
+  constructor(transport: SettingsTransport) {
     super({ files: undefined, loadError: null, selected: null, drafts: {}, busy: false, confirming: false, status: null });
     this.transport = transport;
   }
 
   async load(): Promise<void> {
     try {
-      this.set({ files: await this.transport.bootstrapFiles(), loadError: null });
+      this.set({ files: await this.transport.call('bootstrap_files', {}), loadError: null });
     } catch (e) {
       this.set({ loadError: describe(e) });
     }
@@ -120,7 +117,7 @@ export class BootstrapStore extends SettingsStore<BootstrapState> {
   private async store(name: string, content: string | null): Promise<void> {
     this.set({ busy: true, status: null });
     try {
-      const saved = await this.transport.saveBootstrapFile(name, content);
+      const saved = await this.transport.call('save_bootstrap_file', { name, content });
       const { files, drafts } = this.getState();
       this.set({
         files: files?.map((f) => (f.name === saved.name ? saved : f)),

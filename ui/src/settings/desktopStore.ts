@@ -2,7 +2,7 @@
 // app reports both), the one being typed, and the last refusal. All calls to the desktop
 // bridge for this are made here.
 
-import type { ShortcutStatus } from '../desktopTypes';
+import type { ShortcutStatus } from '../generated/engine';
 import type { DesktopBridge } from '../transport';
 import { SettingsStore, describe } from './store';
 

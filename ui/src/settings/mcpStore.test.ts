@@ -22,7 +22,7 @@ describe('McpStore', () => {
     const { store, transport } = await loaded();
     expect(store.getState().configs?.map((c) => c.name)).toEqual(['gh', 'docs']);
     expect(store.getState().states?.map((s) => s.state)).toEqual(['ready', 'disabled']);
-    transport.mcpServers = async () => Promise.reject(new Error('engine gone'));
+    transport.handlers.mcp_servers = () => Promise.reject(new Error('engine gone'));
     await store.refresh();
     expect(store.getState().statesError).toBe('engine gone');
     expect(store.getState().states).toHaveLength(2);
@@ -95,7 +95,7 @@ describe('McpStore', () => {
     await store.toggle('gh');
     let fail: (e: Error) => void = () => {};
     let reads = 0;
-    transport.mcpServers = () => {
+    transport.handlers.mcp_servers = () => {
       reads += 1;
       return new Promise((_, reject) => {
         fail = reject;

@@ -3,12 +3,9 @@
 // which the engine saves and applies at once; while servers start, their states are read
 // again every second, ten times at most.
 
+import type { McpServerConfig, McpServerStatus } from '../generated/engine';
 import { EMPTY_MCP_FORM, type McpForm, type McpFormProblem, configFromForm, formFromConfig } from '../mcpForm';
-import type { McpServerConfig, McpServerStatus } from '../settingsTypes';
-import type { Transport } from '../transport';
-import { SettingsStore, describe } from './store';
-
-export type McpTransport = Pick<Transport, 'mcpServers' | 'mcpConfig' | 'setMcpConfig'>;
+import { SettingsStore, type SettingsTransport, describe } from './store';
 
 /** After a save the states are read again every second, ten times at most (or until none starts). */
 export const MCP_POLL_MS = 1000;
@@ -42,12 +39,12 @@ export function isHttp(c: McpServerConfig): boolean {
 }
 
 export class McpStore extends SettingsStore<McpState> {
-  private readonly transport: McpTransport;
+  private readonly transport: SettingsTransport;
   /** Bumped by every new round of polling and by `dispose`, which ends the one before. */
   private pollRound = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(transport: McpTransport) {
+  constructor(transport: SettingsTransport) {
     super({
       configs: undefined,
       configError: null,
@@ -67,7 +64,7 @@ export class McpStore extends SettingsStore<McpState> {
 
   private async loadConfigs(): Promise<void> {
     try {
-      this.set({ configs: await this.transport.mcpConfig(), configError: null });
+      this.set({ configs: await this.transport.call('mcp_config', {}), configError: null });
     } catch (e) {
       this.set({ configError: describe(e) });
     }
@@ -76,7 +73,7 @@ export class McpStore extends SettingsStore<McpState> {
   /** Reads the live states again. */
   async refresh(): Promise<void> {
     try {
-      this.set({ states: await this.transport.mcpServers(), statesError: null });
+      this.set({ states: await this.transport.call('mcp_servers', {}), statesError: null });
     } catch (e) {
       this.set({ statesError: describe(e) });
     }
@@ -97,7 +94,7 @@ export class McpStore extends SettingsStore<McpState> {
     const tick = async () => {
       left -= 1;
       try {
-        const next = await this.transport.mcpServers();
+        const next = await this.transport.call('mcp_servers', {});
         if (round !== this.pollRound) return;
         this.set({ states: next });
         if (!next.some((s) => s.state === 'starting')) return;
@@ -113,7 +110,7 @@ export class McpStore extends SettingsStore<McpState> {
   private async apply(next: McpServerConfig[]): Promise<boolean> {
     this.set({ busy: true, saved: false });
     try {
-      const states = await this.transport.setMcpConfig(next);
+      const states = await this.transport.call('set_mcp_config', { servers: next });
       this.set({ configs: next, states, failure: null, saved: true });
       if (states.some((s) => s.state === 'starting')) this.poll();
       return true;

@@ -3,9 +3,18 @@
 // saves, tests and removes the key through the transport.
 
 import { describe, expect, it } from 'vitest';
-import type { ProviderUpdate } from '../settingsTypes';
+import type { ProviderKindInfo, ProviderUpdate } from '../generated/engine';
 import { TransportError } from '../transport';
-import { DEFAULT_BASE_URLS, ProviderStore, modelChoices, offersDefaultUrl, settingsFrom, usingOllama } from './providerStore';
+import {
+  ProviderStore,
+  modelChoices,
+  offersDefaultUrl,
+  providerKinds,
+  providerUpdate,
+  settingsFrom,
+  usingOllama,
+  usualBaseUrl,
+} from './providerStore';
 import { keychainView, providerTransport } from './testFakes';
 
 const ollama = { base_url: 'http://127.0.0.1:11434/v1', models: ['llama3.2', 'qwen2.5'] };
@@ -29,13 +38,11 @@ describe('ProviderStore', () => {
 
   it('shows a load failure and does not look for Ollama then', async () => {
     let asked = false;
-    const transport = {
-      ...providerTransport(),
-      provider: async () => Promise.reject(new TransportError('unauthorized', 'missing or wrong bearer token', 401)),
-      detectOllama: async () => {
-        asked = true;
-        return ollama;
-      },
+    const transport = providerTransport();
+    transport.handlers.provider = () => Promise.reject(new TransportError('unauthorized', 'missing or wrong bearer token', 401));
+    transport.handlers.detect_ollama = () => {
+      asked = true;
+      return ollama;
     };
     const store = new ProviderStore(transport);
     await store.load();
@@ -47,15 +54,37 @@ describe('ProviderStore', () => {
   it('replaces a usual address on a kind change, keeps a custom one and offers the usual', async () => {
     const { store } = await loaded();
     store.changeKind('anthropic');
-    expect(store.getState().form?.baseUrl).toBe(DEFAULT_BASE_URLS.anthropic);
+    expect(store.getState().form?.baseUrl).toBe('https://api.anthropic.com');
     expect(offersDefaultUrl(store.getState())).toBe(false);
     store.edit({ baseUrl: 'https://proxy.example.com' });
     store.changeKind('ollama');
     expect(store.getState().form?.baseUrl).toBe('https://proxy.example.com');
     expect(offersDefaultUrl(store.getState())).toBe(true);
     store.useDefaultUrl();
-    expect(store.getState().form?.baseUrl).toBe(DEFAULT_BASE_URLS.ollama);
+    expect(store.getState().form?.baseUrl).toBe('http://127.0.0.1:11434/v1');
     expect(offersDefaultUrl(store.getState())).toBe(false);
+  });
+
+  it('takes the kinds and their usual addresses from the engine, and offers none before it answered', async () => {
+    const kinds: ProviderKindInfo[] = [
+      { kind: 'ollama', default_base_url: 'http://10.0.0.5:11434/v1' },
+      { kind: 'openai', default_base_url: 'https://gateway.example.com/v1' },
+    ];
+    const transport = providerTransport({ view: { ...keychainView, settings: { ...keychainView.settings, base_url: 'https://gateway.example.com/v1' }, kinds } });
+    const store = new ProviderStore(transport);
+    expect(providerKinds(store.getState())).toEqual([]);
+    expect(usualBaseUrl(store.getState())).toBe('');
+    store.changeKind('ollama');
+    expect(store.getState().form).toBeNull();
+
+    await store.load();
+    expect(providerKinds(store.getState()).map((k) => k.kind)).toEqual(['ollama', 'openai']);
+    expect(usualBaseUrl(store.getState())).toBe('https://gateway.example.com/v1');
+    store.changeKind('ollama');
+    expect(store.getState().form).toMatchObject({ kind: 'ollama', baseUrl: 'http://10.0.0.5:11434/v1' });
+    // A kind the engine does not offer is ignored.
+    store.changeKind('anthropic');
+    expect(store.getState().form?.kind).toBe('ollama');
   });
 
   it('adopts a detected Ollama with its first model, or the typed one when Ollama has it', async () => {
@@ -97,10 +126,9 @@ describe('ProviderStore', () => {
     expect(transport.tested).toEqual([{ settings: keychainView.settings }]);
     expect(transport.saved).toEqual([]);
 
-    const broken = new ProviderStore({
-      ...providerTransport(),
-      testProvider: async () => Promise.reject(new TransportError('network', 'cannot reach the engine: offline')),
-    });
+    const brokenTransport = providerTransport();
+    brokenTransport.handlers.test_provider = () => Promise.reject(new TransportError('network', 'cannot reach the engine: offline'));
+    const broken = new ProviderStore(brokenTransport);
     await broken.load();
     await broken.test();
     expect(broken.getState().tested).toEqual({ ok: false, code: 'network', message: 'cannot reach the engine: offline' });
@@ -114,6 +142,14 @@ describe('ProviderStore', () => {
     expect(transport.saved).toEqual([{ settings: keychainView.settings, clear_api_key: true }]);
     expect(store.getState().view?.key_source).toBe('none');
     expect(store.getState().notice).toBe('keyRemoved');
+  });
+
+  it('sends a key only when one was typed, and its removal only when asked for', () => {
+    const settings = keychainView.settings;
+    expect(providerUpdate(settings)).toEqual({ settings });
+    expect(providerUpdate(settings, '  ')).toEqual({ settings });
+    expect(providerUpdate(settings, ' sk-1 ')).toEqual({ settings, api_key: 'sk-1' });
+    expect(providerUpdate(settings, '', true)).toEqual({ settings, clear_api_key: true });
   });
 
   it('drops empty fallbacks and trims the address', () => {

@@ -2,26 +2,29 @@
 // key comes from), the form as typed, a local Ollama when one answers, and the last test,
 // save or failure. Every call to the engine for this domain is made here.
 
-import type { ConnectionReport, OllamaInfo, ProviderKind, ProviderSettings, ProviderView } from '../settingsTypes';
-import { providerUpdate } from '../settingsTypes';
-import { type Transport, TransportError } from '../transport';
-import { SettingsStore, describe } from './store';
-
-export type ProviderTransport = Pick<Transport, 'provider' | 'updateProvider' | 'testProvider' | 'detectOllama'>;
-
-/** The provider kinds, in the order the select offers them (the variants of `ProviderKind`). */
-export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama'];
+import type {
+  ConnectionReport,
+  OllamaInfo,
+  ProviderKind,
+  ProviderKindInfo,
+  ProviderSettings,
+  ProviderUpdate,
+  ProviderView,
+} from '../generated/engine';
+import { TransportError } from '../transport';
+import { SettingsStore, type SettingsTransport, describe } from './store';
 
 /**
- * Each kind's usual base URL: a copy of the engine's `ProviderKind::default_base_url`
- * (echo-core `config.rs`), which no engine operation reports yet. Only this file holds it;
- * components ask `usualBaseUrl`.
+ * The body of a provider save or test: the key only when one was typed, its removal only
+ * when asked for (both are optional on the wire).
  */
-export const DEFAULT_BASE_URLS: Readonly<Record<ProviderKind, string>> = {
-  openai: 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com',
-  ollama: 'http://127.0.0.1:11434/v1',
-};
+export function providerUpdate(settings: ProviderSettings, apiKey = '', clearKey = false): ProviderUpdate {
+  return {
+    settings,
+    ...(apiKey.trim() !== '' ? { api_key: apiKey.trim() } : {}),
+    ...(clearKey ? { clear_api_key: true } : {}),
+  };
+}
 
 /** The provider form as typed: fallbacks comma-separated, the key never prefilled. */
 export interface ProviderForm {
@@ -83,20 +86,31 @@ export function modelChoices(s: Pick<ProviderState, 'form' | 'ollama'>): string[
   return ollama.models.includes(form.model) || form.model === '' ? ollama.models : [form.model, ...ollama.models];
 }
 
+/**
+ * The provider kinds to offer, in the engine's order, each with its usual base URL (the
+ * engine reports them with its settings, so the page keeps no copy); none before the
+ * settings loaded.
+ */
+export function providerKinds(s: Pick<ProviderState, 'view'>): readonly ProviderKindInfo[] {
+  return s.view?.kinds ?? [];
+}
+
 /** The usual base URL of the form's kind (the address field's placeholder), or '' before it loaded. */
-export function usualBaseUrl(s: Pick<ProviderState, 'form'>): string {
-  return s.form ? DEFAULT_BASE_URLS[s.form.kind] : '';
+export function usualBaseUrl(s: Pick<ProviderState, 'form' | 'view'>): string {
+  const kind = s.form?.kind;
+  return providerKinds(s).find((k) => k.kind === kind)?.default_base_url ?? '';
 }
 
 /** Whether to offer the kind's usual address: the kind was changed and the address is another. */
-export function offersDefaultUrl(s: Pick<ProviderState, 'form' | 'kindChanged'>): boolean {
-  return s.kindChanged && s.form !== null && s.form.baseUrl.trim() !== usualBaseUrl(s);
+export function offersDefaultUrl(s: Pick<ProviderState, 'form' | 'view' | 'kindChanged'>): boolean {
+  const usual = usualBaseUrl(s);
+  return s.kindChanged && s.form !== null && usual !== '' && s.form.baseUrl.trim() !== usual;
 }
 
 export class ProviderStore extends SettingsStore<ProviderState> {
-  private readonly transport: ProviderTransport;
+  private readonly transport: SettingsTransport;
 
-  constructor(transport: ProviderTransport) {
+  constructor(transport: SettingsTransport) {
     super({
       view: undefined,
       loadError: null,
@@ -114,14 +128,14 @@ export class ProviderStore extends SettingsStore<ProviderState> {
   /** Loads the settings in force, then looks for a local Ollama. */
   async load(): Promise<void> {
     try {
-      const view = await this.transport.provider();
+      const view = await this.transport.call('provider', {});
       this.set({ view, loadError: null, form: this.getState().form ?? formFrom(view.settings) });
     } catch (e) {
       this.set({ loadError: describe(e) });
       return;
     }
     try {
-      this.set({ ollama: await this.transport.detectOllama() });
+      this.set({ ollama: await this.transport.call('detect_ollama', {}) });
     } catch {
       // Detection is a convenience: no offer when it fails.
     }
@@ -135,15 +149,18 @@ export class ProviderStore extends SettingsStore<ProviderState> {
   }
 
   /**
-   * Switches the kind. An empty address or another kind's usual one is replaced by the new
-   * kind's; a custom one is kept and the new kind's usual address offered instead.
+   * Switches to one of the kinds the engine offers (anything else is ignored). An empty
+   * address or another kind's usual one is replaced by the new kind's; a custom one is kept
+   * and the new kind's usual address offered instead.
    */
-  changeKind(kind: ProviderKind): void {
+  changeKind(kind: string): void {
     const { form } = this.getState();
-    if (!form) return;
+    const kinds = providerKinds(this.getState());
+    const chosen = kinds.find((k) => k.kind === kind);
+    if (!form || !chosen) return;
     const url = form.baseUrl.trim();
-    const replace = url === '' || Object.values(DEFAULT_BASE_URLS).includes(url);
-    this.edit({ kind, ...(replace ? { baseUrl: DEFAULT_BASE_URLS[kind] } : {}) });
+    const replace = url === '' || kinds.some((k) => k.default_base_url === url);
+    this.edit({ kind: chosen.kind, ...(replace ? { baseUrl: chosen.default_base_url } : {}) });
     this.set({ kindChanged: true });
   }
 
@@ -170,7 +187,7 @@ export class ProviderStore extends SettingsStore<ProviderState> {
     if (!form) return;
     this.set({ busy: 'test', tested: null });
     try {
-      this.set({ tested: await this.transport.testProvider(providerUpdate(settingsFrom(form), form.apiKey)) });
+      this.set({ tested: await this.transport.call('test_provider', providerUpdate(settingsFrom(form), form.apiKey)) });
     } catch (e) {
       this.set({ tested: { ok: false, code: e instanceof TransportError ? e.code : 'error', message: describe(e) } });
     } finally {
@@ -184,7 +201,7 @@ export class ProviderStore extends SettingsStore<ProviderState> {
     if (!form) return;
     this.set({ busy: 'save', notice: null });
     try {
-      const view = await this.transport.updateProvider(providerUpdate(settingsFrom(form), form.apiKey));
+      const view = await this.transport.call('update_provider', providerUpdate(settingsFrom(form), form.apiKey));
       const now = this.getState().form;
       this.set({ view, form: now && { ...now, apiKey: '' }, saveError: null, notice: 'saved' });
     } catch (e) {
@@ -201,7 +218,7 @@ export class ProviderStore extends SettingsStore<ProviderState> {
     this.set({ busy: 'save', notice: null });
     try {
       this.set({
-        view: await this.transport.updateProvider(providerUpdate(view.settings, '', true)),
+        view: await this.transport.call('update_provider', providerUpdate(view.settings, '', true)),
         saveError: null,
         notice: 'keyRemoved',
       });

@@ -2,13 +2,13 @@
 // again and clears tool and pattern), a refusal that keeps the draft, and removing.
 
 import { describe, expect, it } from 'vitest';
-import type { NewRule } from '../settingsTypes';
+import type { AddRule } from '../generated/engine';
 import { type RuleDraft, RulesStore, newRule } from './rulesStore';
 import { fakeTransport } from './testFakes';
 
 const draft = (d: Partial<RuleDraft>): RuleDraft => ({ tool: '', pattern: '', decision: 'allow', scope: 'always', session: '', ...d });
 
-function check(d: Partial<RuleDraft>, expected: NewRule) {
+function check(d: Partial<RuleDraft>, expected: AddRule) {
   expect(newRule(draft(d))).toEqual(expected);
 }
 

@@ -1,11 +1,8 @@
 // The approval rules: the list the engine keeps, the add form as typed, and the last refusal.
 // Adding or removing a rule reads the whole list again, so it shows what the engine kept.
 
-import type { NewRule, Rule, RuleDecision, RuleScope } from '../settingsTypes';
-import type { Transport } from '../transport';
-import { SettingsStore, describe } from './store';
-
-export type RulesTransport = Pick<Transport, 'listRules' | 'addRule' | 'removeRule'>;
+import type { AddRule, Rule, RuleDecision, RuleScope } from '../generated/engine';
+import { SettingsStore, type SettingsTransport, describe } from './store';
 
 /** The decisions and scopes, in the order the selects offer them (the variants of the wire types). */
 export const DECISIONS: readonly RuleDecision[] = ['allow', 'ask', 'deny'];
@@ -23,7 +20,7 @@ export interface RuleDraft {
 }
 
 /** The rule the form stands for: trimmed, the pattern only when given, the session only for session rules. */
-export function newRule(d: RuleDraft): NewRule {
+export function newRule(d: RuleDraft): AddRule {
   return {
     tool: d.tool.trim(),
     ...(d.pattern.trim() ? { pattern: d.pattern.trim() } : {}),
@@ -43,10 +40,10 @@ export interface RulesState {
 }
 
 export class RulesStore extends SettingsStore<RulesState> {
-  private readonly transport: RulesTransport;
+  private readonly transport: SettingsTransport;
 
   /** `session` (the selected chat session, if any) is offered for session rules. */
-  constructor(transport: RulesTransport, session: string | null) {
+  constructor(transport: SettingsTransport, session: string | null) {
     super({
       rules: undefined,
       loadError: null,
@@ -59,7 +56,7 @@ export class RulesStore extends SettingsStore<RulesState> {
 
   async load(): Promise<void> {
     try {
-      this.set({ rules: await this.transport.listRules(), loadError: null });
+      this.set({ rules: await this.transport.call('list_rules', {}), loadError: null });
     } catch (e) {
       this.set({ loadError: describe(e) });
     }
@@ -73,7 +70,7 @@ export class RulesStore extends SettingsStore<RulesState> {
   async add(): Promise<void> {
     this.set({ busy: true });
     try {
-      await this.transport.addRule(newRule(this.getState().draft));
+      await this.transport.call('add_rule', newRule(this.getState().draft));
       this.set({ formError: null, draft: { ...this.getState().draft, tool: '', pattern: '' } });
       await this.load();
     } catch (e) {
@@ -86,7 +83,7 @@ export class RulesStore extends SettingsStore<RulesState> {
   /** Removes a rule, then reads the list again either way. */
   async remove(id: string): Promise<void> {
     try {
-      await this.transport.removeRule(id);
+      await this.transport.call('remove_rule', { id });
       this.set({ formError: null });
     } catch (e) {
       this.set({ formError: describe(e) });

@@ -1,19 +1,31 @@
-// In-memory engines for the settings stores' and panels' tests: each keeps what it was sent
-// and answers like the engine does (refusing what the engine refuses).
+// In-memory engines for the settings stores' and panels' tests: each is a `FakeEngine` whose
+// handlers keep what they were sent and answer like the engine does (refusing what the
+// engine refuses). `handlers` can be merged (`new FakeEngine({ ...a.handlers, ...b.handlers })`)
+// or replaced one operation at a time.
 
-import type { ShortcutStatus } from '../desktopTypes';
-import type { BootstrapFile, ConnectionReport, McpServerConfig, McpServerStatus, NewRule, OllamaInfo, ProviderUpdate, ProviderView, Rule } from '../settingsTypes';
+import type {
+  AddRule,
+  BootstrapFile,
+  ConnectionReport,
+  McpServerConfig,
+  McpServerStatus,
+  OllamaInfo,
+  ProviderKindInfo,
+  ProviderUpdate,
+  ProviderView,
+  Rule,
+  ShortcutStatus,
+} from '../generated/engine';
+import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
 
-/** A rules engine (and empty answers for the other settings). */
+/** A rules engine (and empty answers for the other settings lists). */
 export function fakeTransport() {
   const rules: Rule[] = [];
-  const sent: NewRule[] = [];
-  return {
-    rules,
-    sent,
-    listRules: async () => [...rules],
-    addRule: async (r: NewRule) => {
+  const sent: AddRule[] = [];
+  const engine = new FakeEngine({
+    list_rules: () => [...rules],
+    add_rule: (r) => {
       sent.push(r);
       if (r.tool === 'bad') throw new TransportError('invalid_input', 'rule: tool: it is empty', 400);
       const rule: Rule = {
@@ -21,7 +33,7 @@ export function fakeTransport() {
         tool: r.tool,
         pattern: r.pattern ?? null,
         decision: r.decision,
-        scope: r.scope,
+        scope: r.scope ?? 'always',
         session_id: r.session ?? null,
         created_by: 'user',
         created_at: '2026-01-01T00:00:00Z',
@@ -29,18 +41,19 @@ export function fakeTransport() {
       rules.push(rule);
       return rule;
     },
-    removeRule: async (id: string) => {
+    remove_rule: ({ id }) => {
       const i = rules.findIndex((r) => r.id === id);
-      if (i < 0) throw new TransportError('not_found', `no rule ${id}`, 404);
-      return rules.splice(i, 1)[0] as Rule;
+      const removed = rules[i];
+      if (!removed) throw new TransportError('not_found', `no rule ${id}`, 404);
+      rules.splice(i, 1);
+      return removed;
     },
-    mcpServers: async (): Promise<McpServerStatus[]> => [],
-    mcpConfig: async (): Promise<McpServerConfig[]> => [],
-    setMcpConfig: async (): Promise<McpServerStatus[]> => [],
-    approvals: async () => [],
-    bootstrapFiles: async (): Promise<BootstrapFile[]> => [],
-    saveBootstrapFile: async (): Promise<BootstrapFile> => Promise.reject(new Error('not in this test')),
-  };
+    mcp_servers: () => [],
+    mcp_config: () => [],
+    approvals: () => [],
+    bootstrap_files: () => [],
+  });
+  return Object.assign(engine, { rules, sent });
 }
 
 export const gh: McpServerConfig = {
@@ -68,34 +81,44 @@ export function stateOf(c: McpServerConfig, state?: McpServerStatus['state']): M
   return { name: c.name, transport: c.url ? 'http' : 'stdio', state: s, error: null, tools: s === 'ready' ? 2 : 0, restarts: 0, pid: null };
 }
 
-export const copy = <T,>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+export const copy = <T,>(v: T): T => structuredClone(v);
 
-/** An MCP transport over an in-memory list; it refuses a non-HTTP URL like the engine does. */
+/** An MCP engine over an in-memory list; it refuses a non-HTTP URL like the engine does. */
 export function mcpTransport(initial: McpServerConfig[] = [gh, docs]) {
   let configs = copy(initial);
   const sets: McpServerConfig[][] = [];
-  const t = {
+  const engine = Object.assign(new FakeEngine(), {
     sets,
+    /** How many times the states were read. */
     polls: 0,
-    /** What `mcpServers` answers. */
-    states: (list: McpServerConfig[]) => list.map((c) => stateOf(c)),
+    /** What `mcp_servers` answers. */
+    states: (list: McpServerConfig[]): McpServerStatus[] => list.map((c) => stateOf(c)),
     /** What a save answers. */
-    saved: (list: McpServerConfig[]) => list.map((c) => stateOf(c)),
-    mcpConfig: async () => copy(configs),
-    mcpServers: async () => {
-      t.polls += 1;
-      return t.states(configs);
+    saved: (list: McpServerConfig[]): McpServerStatus[] => list.map((c) => stateOf(c)),
+  });
+  engine.handlers = {
+    mcp_config: () => copy(configs),
+    mcp_servers: () => {
+      engine.polls += 1;
+      return engine.states(configs);
     },
-    setMcpConfig: async (list: McpServerConfig[]) => {
-      sets.push(copy(list));
-      const bad = list.find((c) => c.url !== null && !/^https?:\/\//.test(c.url));
+    set_mcp_config: ({ servers }) => {
+      sets.push(copy(servers));
+      const bad = servers.find((c) => c.url !== null && !/^https?:\/\//.test(c.url));
       if (bad) throw new TransportError('invalid_input', `MCP server ${bad.name}: \`url\` must start with http:// or https://, not "${bad.url}"`, 400);
-      configs = copy(list);
-      return t.saved(configs);
+      configs = copy(servers);
+      return engine.saved(configs);
     },
   };
-  return t;
+  return engine;
 }
+
+/** The kinds the engine offers, with their usual addresses (`ProviderKind::default_base_url`). */
+export const providerKinds: ProviderKindInfo[] = [
+  { kind: 'openai', default_base_url: 'https://api.openai.com/v1' },
+  { kind: 'anthropic', default_base_url: 'https://api.anthropic.com' },
+  { kind: 'ollama', default_base_url: 'http://127.0.0.1:11434/v1' },
+];
 
 export const keychainView: ProviderView = {
   settings: { kind: 'openai', base_url: 'https://api.openai.com/v1', model: 'gpt-4o', fallback_models: ['gpt-4o-mini'] },
@@ -103,18 +126,17 @@ export const keychainView: ProviderView = {
   keychain: 'Secret Service',
   keychain_available: true,
   env_overrides: [],
+  kinds: providerKinds,
 };
 
-/** A provider transport keeping what it was sent; `ollama` is what detection finds. */
+/** A provider engine keeping what it was sent; `ollama` is what detection finds. */
 export function providerTransport(options: { view?: ProviderView; ollama?: OllamaInfo | null; report?: ConnectionReport } = {}) {
   let view = options.view ?? keychainView;
   const saved: ProviderUpdate[] = [];
   const tested: ProviderUpdate[] = [];
-  return {
-    saved,
-    tested,
-    provider: async () => view,
-    updateProvider: async (u: ProviderUpdate) => {
+  const engine = new FakeEngine({
+    provider: () => view,
+    update_provider: (u) => {
       saved.push(u);
       if (u.settings.model === '') throw new TransportError('invalid_input', 'model: it is empty', 400);
       view = {
@@ -124,12 +146,13 @@ export function providerTransport(options: { view?: ProviderView; ollama?: Ollam
       };
       return view;
     },
-    testProvider: async (u: ProviderUpdate) => {
+    test_provider: (u) => {
       tested.push(u);
       return options.report ?? { ok: true, code: 'ok', message: 'the model answered', latency_ms: 42 };
     },
-    detectOllama: async () => options.ollama ?? null,
-  };
+    detect_ollama: () => options.ollama ?? null,
+  });
+  return Object.assign(engine, { saved, tested });
 }
 
 /** A desktop bridge whose shortcut `taken` is refused as taken by another application. */
@@ -168,10 +191,9 @@ export function bootstrapTransport(custom: Record<string, string> = {}) {
     is_default: !copies.has(name),
     path: `/home/lin/.local/share/echo-desk/${name}`,
   });
-  return {
-    saved,
-    bootstrapFiles: async () => Object.keys(BOOTSTRAP_DEFAULTS).map(view),
-    saveBootstrapFile: async (name: string, content: string | null) => {
+  const engine = new FakeEngine({
+    bootstrap_files: () => Object.keys(BOOTSTRAP_DEFAULTS).map(view),
+    save_bootstrap_file: ({ name, content }) => {
       saved.push([name, content]);
       if (content !== null && content.length > 1000) {
         throw new TransportError('invalid_input', `${name} is ${content.length} bytes; the limit is 262144`, 400);
@@ -180,5 +202,6 @@ export function bootstrapTransport(custom: Record<string, string> = {}) {
       else copies.set(name, content);
       return view(name);
     },
-  };
+  });
+  return Object.assign(engine, { saved });
 }

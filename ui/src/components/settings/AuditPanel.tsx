@@ -1,11 +1,12 @@
 // The approval audit log: the most recent gate decisions, newest first.
 
 import { useT } from '../../i18n';
-import { AuditStore, type AuditTransport } from '../../settings/auditStore';
+import { AuditStore } from '../../settings/auditStore';
+import type { SettingsTransport } from '../../settings/store';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 
-export function AuditPanel({ transport }: { transport: AuditTransport }) {
+export function AuditPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [{ entries, loadError }] = useSettingsStore(() => new AuditStore(transport));
   return (

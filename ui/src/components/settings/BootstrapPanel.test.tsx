@@ -137,7 +137,8 @@ describe('BootstrapPanel', () => {
   });
 
   it('shows a load failure', async () => {
-    const transport = { ...bootstrapTransport(), bootstrapFiles: async () => Promise.reject(new TransportError('io', 'cannot read /x/USER.md: denied')) };
+    const transport = bootstrapTransport();
+    transport.handlers.bootstrap_files = () => Promise.reject(new TransportError('io', 'cannot read /x/USER.md: denied'));
     const { container, root } = mount(<BootstrapPanel transport={transport} />);
     await flush();
     expect(container.querySelector('[role="alert"]')?.textContent).toBe('Could not load: cannot read /x/USER.md: denied');

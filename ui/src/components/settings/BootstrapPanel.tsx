@@ -7,13 +7,13 @@ import type { KeyboardEvent } from 'react';
 import { type MessageKey, useT } from '../../i18n';
 import {
   BootstrapStore,
-  type BootstrapTransport,
   currentFile,
   isDirty,
   neighbour,
   shownStatus,
   textOf,
 } from '../../settings/bootstrapStore';
+import type { SettingsTransport } from '../../settings/store';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 
@@ -25,7 +25,7 @@ const BOOTSTRAP_ABOUT: Record<string, MessageKey> = {
   'TOOLS.md': 'bootstrap.about.tools',
 };
 
-export function BootstrapPanel({ transport }: { transport: BootstrapTransport }) {
+export function BootstrapPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [state, store] = useSettingsStore(() => new BootstrapStore(transport));
   const { files, busy, confirming } = state;

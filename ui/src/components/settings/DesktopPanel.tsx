@@ -1,9 +1,9 @@
 // The desktop app's quick-ask shortcut: the one in force, whether the system took it, and a
 // field to change it. Shown in the desktop app only. State and calls live in `ShortcutStore`.
 
+import type { ShortcutStatus } from '../../generated/engine';
 import { useT } from '../../i18n';
 import { type ShortcutBridge, type ShortcutState, ShortcutStore, canApply } from '../../settings/desktopStore';
-import type { ShortcutStatus } from '../../desktopTypes';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 

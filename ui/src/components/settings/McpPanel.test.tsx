@@ -6,7 +6,7 @@
 
 import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { McpServerConfig } from '../../settingsTypes';
+import type { McpServerConfig } from '../../generated/engine';
 import { docs, gh, mcpTransport, stateOf } from '../../settings/testFakes';
 import { byTestId, cleanup, fill, flush, mount } from './testing';
 import { McpPanel } from './McpPanel';

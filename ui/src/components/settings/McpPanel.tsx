@@ -3,10 +3,11 @@
 // saves and applies at once. State, calls and the polling while servers start live in
 // `McpStore`.
 
-import { type MessageKey, useT } from '../../i18n';
+import type { McpServerConfig, McpServerStatus } from '../../generated/engine';
+import { useT } from '../../i18n';
 import { commandLine } from '../../mcpForm';
-import type { McpServerConfig, McpServerStatus } from '../../settingsTypes';
-import { type McpFailure, McpStore, type McpTransport, isHttp } from '../../settings/mcpStore';
+import { type McpFailure, McpStore, isHttp } from '../../settings/mcpStore';
+import type { SettingsTransport } from '../../settings/store';
 import { LoadState } from './LoadState';
 import { McpServerForm } from './McpServerForm';
 import { useSettingsStore } from './useSettingsStore';
@@ -16,7 +17,7 @@ function McpStateCell({ status }: { status: McpServerStatus | undefined }) {
   if (!status) return <span className="muted">{t('mcp.state.unknown')}</span>;
   return (
     <>
-      <span className={`state state-${status.state}`}>{t(`mcp.state.${status.state}` as MessageKey)}</span>
+      <span className={`state state-${status.state}`}>{t(`mcp.state.${status.state}`)}</span>
       {status.restarts > 0 && <span className="muted"> · {t('mcp.restarted', { count: status.restarts })}</span>}
       {status.error && <div className="error-text">{status.error}</div>}
     </>
@@ -40,7 +41,7 @@ function McpRunsCell({ config }: { config: McpServerConfig }) {
   );
 }
 
-export function McpPanel({ transport }: { transport: McpTransport }) {
+export function McpPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [state, store] = useSettingsStore(() => new McpStore(transport));
   const { configs, states, editing, busy, saved, failure } = state;

@@ -134,6 +134,30 @@ describe('ProviderPanel', () => {
     act(() => root.unmount());
   });
 
+  it('offers the kinds the engine reports, in its order, with their usual addresses', async () => {
+    const transport = providerTransport({
+      view: {
+        ...keychainView,
+        kinds: [
+          { kind: 'ollama', default_base_url: 'http://10.0.0.5:11434/v1' },
+          { kind: 'openai', default_base_url: 'https://api.openai.com/v1' },
+        ],
+      },
+    });
+    const { container, root } = mount(<ProviderPanel transport={transport} />);
+    await flush();
+    const kind = byTestId<HTMLSelectElement>(container, 'provider-kind') as HTMLSelectElement;
+    expect([...kind.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['ollama', 'Ollama (local)'],
+      ['openai', 'OpenAI-compatible'],
+    ]);
+    act(() => fill(kind, 'ollama'));
+    const url = byTestId<HTMLInputElement>(container, 'provider-base-url') as HTMLInputElement;
+    expect(url.value).toBe('http://10.0.0.5:11434/v1');
+    expect(url.placeholder).toBe('http://10.0.0.5:11434/v1');
+    act(() => root.unmount());
+  });
+
   it('names the environment variables that win, and says when no keychain exists', async () => {
     const transport = providerTransport({
       view: { ...keychainView, key_source: 'environment', keychain: '', keychain_available: false, env_overrides: ['ECHO_LLM_MODEL', 'ECHO_LLM_API_KEY'] },

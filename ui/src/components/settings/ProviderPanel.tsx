@@ -1,18 +1,18 @@
 // The model provider: kind, address, model, fallbacks and key; test the connection and save;
 // a local Ollama offered when one runs. State and engine calls live in `ProviderStore`.
 
-import { type MessageKey, useT } from '../../i18n';
-import type { ProviderKind, ProviderView } from '../../settingsTypes';
+import type { ProviderView } from '../../generated/engine';
+import { useT } from '../../i18n';
 import {
-  PROVIDER_KINDS,
   type ProviderState,
   ProviderStore,
-  type ProviderTransport,
   modelChoices,
   offersDefaultUrl,
+  providerKinds,
   usingOllama,
   usualBaseUrl,
 } from '../../settings/providerStore';
+import type { SettingsTransport } from '../../settings/store';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 
@@ -77,11 +77,11 @@ function ProviderEditor({ store, state, view }: EditorProps) {
           <select
             data-testid="provider-kind"
             value={form.kind}
-            onChange={(e) => store.changeKind(e.target.value as ProviderKind)}
+            onChange={(e) => store.changeKind(e.target.value)}
           >
-            {PROVIDER_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {t(`provider.kind.${k}` as MessageKey)}
+            {providerKinds(state).map(({ kind }) => (
+              <option key={kind} value={kind}>
+                {t(`provider.kind.${kind}`)}
               </option>
             ))}
           </select>
@@ -98,7 +98,7 @@ function ProviderEditor({ store, state, view }: EditorProps) {
         </label>
         {offersDefaultUrl(state) && (
           <p className="field-note" data-testid="provider-default-url">
-            {t('provider.defaultUrl', { kind: t(`provider.kind.${form.kind}` as MessageKey), url: defaultUrl })}{' '}
+            {t('provider.defaultUrl', { kind: t(`provider.kind.${form.kind}`), url: defaultUrl })}{' '}
             <button type="button" onClick={() => store.useDefaultUrl()}>
               {t('provider.useDefaultUrl')}
             </button>
@@ -186,7 +186,7 @@ function ProviderEditor({ store, state, view }: EditorProps) {
   );
 }
 
-export function ProviderPanel({ transport }: { transport: ProviderTransport }) {
+export function ProviderPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [state, store] = useSettingsStore(() => new ProviderStore(transport));
   const { view } = state;

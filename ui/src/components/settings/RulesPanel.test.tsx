@@ -73,7 +73,8 @@ describe('RulesPanel', () => {
   });
 
   it('shows a load failure', async () => {
-    const transport = { ...fakeTransport(), listRules: async () => Promise.reject(new TransportError('unauthorized', 'missing or wrong bearer token', 401)) };
+    const transport = fakeTransport();
+    transport.handlers.list_rules = () => Promise.reject(new TransportError('unauthorized', 'missing or wrong bearer token', 401));
     const { container, root } = mount(<RulesPanel transport={transport} session={null} />);
     await flush();
     expect(container.querySelector('[role="alert"]')?.textContent).toBe('Could not load: missing or wrong bearer token');

@@ -1,14 +1,14 @@
 // The approval rules: the list (tool, pattern, decision, scope), removing one, and a form to
 // add one. State and calls live in `RulesStore`.
 
-import { type MessageKey, useT } from '../../i18n';
-import type { RuleDecision, RuleScope } from '../../settingsTypes';
-import { DECISIONS, RulesStore, type RulesTransport, SCOPES } from '../../settings/rulesStore';
+import { useT } from '../../i18n';
+import { DECISIONS, RulesStore, SCOPES } from '../../settings/rulesStore';
+import { type SettingsTransport, oneOf } from '../../settings/store';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 
 interface RulesProps {
-  transport: RulesTransport;
+  transport: SettingsTransport;
   /** The selected chat session, offered for session rules. */
   session: string | null;
 }
@@ -41,11 +41,11 @@ export function RulesPanel({ transport, session }: RulesProps) {
               <tr key={r.id} data-rule-id={r.id}>
                 <td><code>{r.tool}</code></td>
                 <td>{r.pattern === null ? <span className="muted">{t('rules.any')}</span> : <code>{r.pattern}</code>}</td>
-                <td><span className={`decision decision-${r.decision}`}>{t(`rules.decision.${r.decision}` as MessageKey)}</span></td>
+                <td><span className={`decision decision-${r.decision}`}>{t(`rules.decision.${r.decision}`)}</span></td>
                 <td>
                   {r.scope === 'session'
                     ? t('rules.inSession', { name: r.session_id ?? '?' })
-                    : t(`rules.scope.${r.scope}` as MessageKey)}
+                    : t(`rules.scope.${r.scope}`)}
                 </td>
                 <td><code className="muted">{r.id}</code></td>
                 <td>
@@ -89,18 +89,28 @@ export function RulesPanel({ transport, session }: RulesProps) {
           <select
             name="decision"
             value={draft.decision}
-            onChange={(e) => store.editDraft({ decision: e.target.value as RuleDecision })}
+            onChange={(e) => {
+              const decision = oneOf(DECISIONS, e.target.value);
+              if (decision) store.editDraft({ decision });
+            }}
           >
             {DECISIONS.map((d) => (
-              <option key={d} value={d}>{t(`rules.decision.${d}` as MessageKey)}</option>
+              <option key={d} value={d}>{t(`rules.decision.${d}`)}</option>
             ))}
           </select>
         </label>
         <label>
           <span>{t('rules.scope')}</span>
-          <select name="scope" value={draft.scope} onChange={(e) => store.editDraft({ scope: e.target.value as RuleScope })}>
+          <select
+            name="scope"
+            value={draft.scope}
+            onChange={(e) => {
+              const scope = oneOf(SCOPES, e.target.value);
+              if (scope) store.editDraft({ scope });
+            }}
+          >
             {SCOPES.map((s) => (
-              <option key={s} value={s}>{t(`rules.scope.${s}` as MessageKey)}</option>
+              <option key={s} value={s}>{t(`rules.scope.${s}`)}</option>
             ))}
           </select>
         </label>
