@@ -12,7 +12,7 @@ import {
   scanArgs,
   splitArgs,
 } from './mcpForm';
-import type { McpServerConfig } from './settingsTypes';
+import type { McpServerConfig } from './generated/engine';
 
 describe('splitArgs / joinArgs', () => {
   it('splits at whitespace and keeps quoted parts together, without the quotes', () => {

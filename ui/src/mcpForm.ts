@@ -3,8 +3,8 @@
 // and headers as `Name: value` lines, and the obvious mistakes caught before the engine (which
 // remains the judge) is asked. Pure functions, so they are tested without a page.
 
+import type { McpServerConfig } from './generated/engine';
 import type { MessageKey } from './i18n';
-import type { McpServerConfig } from './settingsTypes';
 
 /** How the server is reached: a program over stdio, or a streamable-HTTP URL. */
 export type McpFormTransport = 'stdio' | 'http';

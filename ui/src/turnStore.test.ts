@@ -1,7 +1,7 @@
 // The turn reducer and the history mapping, on event streams shaped like the engine's.
 
 import { describe, expect, it } from 'vitest';
-import type { EventEnvelope, StoredMessage, TurnEvent } from './events';
+import type { EventEnvelope, StoredMessage, TurnEvent } from './generated/engine';
 import { type AssistantView, failTurn, fromHistory, newTurn, reduceTurn } from './turnStore';
 
 /** Wraps events in envelopes of turn `t1` and folds them into a fresh assistant message. */

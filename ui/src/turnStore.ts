@@ -2,7 +2,7 @@
 // shows, and turns a session's stored history into the same shapes, so a reload looks like
 // the live view. The engine decides; this only records what it said.
 
-import type { EventEnvelope, StoredMessage } from './events';
+import type { EventEnvelope, StoredMessage } from './generated/engine';
 
 /** A tool call as shown inline in an answer. */
 export interface ToolCallView {

@@ -6,7 +6,7 @@
 import { act, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionSummary } from '../events';
+import type { SessionSummary } from '../generated/engine';
 import { I18nContext, translator } from '../i18n';
 import { TransportError } from '../transport';
 import { SessionList, filterSessions } from './SessionList';

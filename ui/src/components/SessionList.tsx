@@ -3,7 +3,7 @@
 
 import { useState } from 'react';
 import { useT } from '../i18n';
-import type { SessionSummary } from '../events';
+import type { SessionSummary } from '../generated/engine';
 
 interface Props {
   sessions: SessionSummary[];
