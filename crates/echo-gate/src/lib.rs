@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod audit;
+mod patterns;
 mod policy;
 mod rules;
 mod shell;

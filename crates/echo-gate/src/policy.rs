@@ -1,6 +1,7 @@
 //! The decision itself: hard-deny → path policy → rules → risk.
 
 use crate::GateError;
+use crate::patterns::PatternError;
 use crate::rules::{Rule, Subject};
 use crate::shell;
 use echo_core::config::ToolsConfig;
@@ -113,6 +114,20 @@ impl Verdict {
             reason,
         }
     }
+}
+
+/// The verdict of the hard-deny check: a refusal when the command matches a hard-deny
+/// pattern, and also when the patterns could not be compiled — the check fails closed, so a
+/// broken pattern refuses every command instead of letting every command through.
+fn hard_deny_verdict(found: Result<Option<String>, &PatternError>) -> Option<Verdict> {
+    let reason = match found {
+        Ok(None) => return None,
+        Ok(Some(what)) => format!("refused: the command does {what}, which is never allowed"),
+        Err(e) => format!(
+            "refused: the command cannot be checked against the hard-deny patterns ({e}), so it is not run"
+        ),
+    };
+    Some(Verdict::new(Decision::Deny, DecidedBy::HardDeny, reason))
 }
 
 /// A path of a call, before and after following symlinks.
@@ -259,12 +274,8 @@ impl Policy {
         }
         let action = req.action;
         if let Some(command) = &action.command {
-            if let Some(what) = shell::hard_deny(command) {
-                return Verdict::new(
-                    Decision::Deny,
-                    DecidedBy::HardDeny,
-                    format!("refused: the command does {what}, which is never allowed"),
-                );
+            if let Some(verdict) = hard_deny_verdict(shell::hard_deny(command)) {
+                return verdict;
             }
             for word in shell::path_words(command) {
                 let path = self.locate(Path::new(&word), req.workdir);
@@ -552,5 +563,38 @@ pub(crate) fn resolve_links(path: &Path) -> PathBuf {
             }
             _ => return path.to_path_buf(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::{self, Pattern, Use};
+
+    #[test]
+    fn hard_deny_refuses_every_command_when_its_patterns_do_not_compile() {
+        let broken = [Pattern {
+            name: "broken",
+            regex: "(",
+            used_as: Use::HardDeny("x"),
+        }];
+        let Err(e) = patterns::build(&broken) else {
+            panic!("an unclosed group compiled");
+        };
+        let verdict = hard_deny_verdict(Err(&e)).map(|v| (v.decision, v.by, v.reason));
+        let Some((decision, by, reason)) = verdict else {
+            panic!("an unchecked command was not refused");
+        };
+        assert_eq!((decision, by), (Decision::Deny, DecidedBy::HardDeny));
+        assert!(
+            reason.contains("the safety pattern broken does not compile"),
+            "{reason}"
+        );
+        assert_eq!(hard_deny_verdict(Ok(None)), None);
+        let fork = hard_deny_verdict(Ok(Some("a fork bomb".into()))).map(|v| v.reason);
+        assert_eq!(
+            fork.as_deref(),
+            Some("refused: the command does a fork bomb, which is never allowed")
+        );
     }
 }

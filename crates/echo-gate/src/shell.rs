@@ -2,8 +2,7 @@
 //! control operators, words unquoted, wrappers (`sudo`, `env X=1`, `sh -c '…'`) looked
 //! through. Deliberately conservative: anything that might start a new command starts one.
 
-use regex::Regex;
-use std::sync::LazyLock;
+use crate::patterns::{self, PatternError, SafetyPatterns};
 
 /// One simple command: program and arguments, with wrappers removed.
 pub(crate) type Segment = Vec<String>;
@@ -198,26 +197,20 @@ fn has_flag(args: &[String], short: char, long: &str) -> bool {
     })
 }
 
-static FORK_BOMB: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:").ok());
-static BLOCK_DEVICE_REDIRECT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r">\s*/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|loop\d)",
-    )
-    .ok()
-});
-
 /// The hard-deny pattern `command` matches, if any, as a short description. These are
-/// refused whatever the rules say.
-pub(crate) fn hard_deny(command: &str) -> Option<String> {
-    if FORK_BOMB.as_ref().is_some_and(|r| r.is_match(command)) {
-        return Some("a fork bomb".into());
-    }
-    if BLOCK_DEVICE_REDIRECT
-        .as_ref()
-        .is_some_and(|r| r.is_match(command))
+/// refused whatever the rules say. `Err` when the hard-deny patterns could not be compiled:
+/// the caller must then refuse the command (fail closed), never run it unchecked.
+pub(crate) fn hard_deny(command: &str) -> Result<Option<String>, &'static PatternError> {
+    Ok(hard_deny_with(patterns::safety()?, command))
+}
+
+fn hard_deny_with(patterns: &SafetyPatterns, command: &str) -> Option<String> {
+    if let Some((_, what)) = patterns
+        .hard_deny
+        .iter()
+        .find(|(re, _)| re.is_match(command))
     {
-        return Some("writing to a block device".into());
+        return Some((*what).to_string());
     }
     for seg in segments(command) {
         let program = basename(&seg[0]);
@@ -291,6 +284,21 @@ mod tests {
         assert_eq!(segs[2], ["echo", "a;b"]);
         let segs = segments("echo \"$(rm -rf ~)\"");
         assert!(segs.iter().any(|s| s[0] == "rm"), "{segs:?}");
+    }
+
+    /// The checks that rest on the pattern table, through the compiled table the gate uses.
+    #[test]
+    fn the_pattern_hard_deny_checks_still_deny() {
+        let check = |command: &str, expect: Option<&str>| {
+            let got = hard_deny(command).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(got.as_deref(), expect, "{command}");
+        };
+        check(":(){ :|:& };:", Some("a fork bomb"));
+        check("echo hi; : ( ) { : | : & } ; :", Some("a fork bomb"));
+        check("cat disk.img > /dev/sda", Some("writing to a block device"));
+        check("echo x >/dev/nvme0n1", Some("writing to a block device"));
+        check("echo x > /dev/null", None);
+        check("ls -l /dev/sda", None);
     }
 
     #[test]
