@@ -118,7 +118,10 @@ impl Rule {
             Subject::Server(server) => pattern == server,
             Subject::Path { lexical, resolved } => {
                 let Some(glob) = path_glob(pattern, home) else {
-                    return false;
+                    // A pattern that does not compile cannot say which paths it covers (a
+                    // pattern ending in `*` is not checked as a glob when the rule is added):
+                    // a deny or ask rule then covers every path, an allow rule none.
+                    return self.decision != Decision::Allow;
                 };
                 // For an allow both must match, so a symlink cannot smuggle a path in; for
                 // deny and ask either is enough. Matching both is the conservative middle
@@ -350,5 +353,38 @@ impl RuleBook {
             .execute(&self.pool)
             .await?;
         Ok(rule)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(decision: Decision, pattern: &str) -> Rule {
+        Rule {
+            id: "r-1".into(),
+            tool: "write_file".into(),
+            pattern: Some(pattern.into()),
+            decision,
+            scope: RuleScope::Always,
+            session_id: None,
+            created_by: "user".into(),
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_path_pattern_that_does_not_compile_fails_closed() {
+        let broken = "/srv/[abc*";
+        assert!(path_glob(broken, None).is_none(), "the pattern compiled");
+        let path = Subject::Path {
+            lexical: PathBuf::from("/home/u/notes.txt"),
+            resolved: PathBuf::from("/home/u/notes.txt"),
+        };
+        assert!(rule(Decision::Deny, broken).matches(&path, None));
+        assert!(rule(Decision::Ask, broken).matches(&path, None));
+        assert!(!rule(Decision::Allow, broken).matches(&path, None));
+        // A pattern that compiles still matches only its own paths.
+        assert!(!rule(Decision::Deny, "/srv/**").matches(&path, None));
     }
 }
