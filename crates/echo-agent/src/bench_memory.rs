@@ -208,10 +208,13 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
             let q = sentence(&mut rng);
             let v = unit_vector(&q);
             let started = Instant::now();
-            index.rank_vector(&v, 20).await?;
+            index.rank_vector(&v, 20).await.map_err(|e| e.to_string())?;
             vector_ranked.push(started.elapsed().as_secs_f64() * 1000.0);
             let started = Instant::now();
-            index.search_vector(&v, 20).await?;
+            index
+                .search_vector(&v, 20)
+                .await
+                .map_err(|e| e.to_string())?;
             vector_exact.push(started.elapsed().as_secs_f64() * 1000.0);
             let started = Instant::now();
             let neighbours = PreEmbedded {
@@ -293,12 +296,20 @@ struct PreEmbedded<'a> {
 
 #[async_trait::async_trait]
 impl echo_memory::Neighbours for PreEmbedded<'_> {
-    async fn similar(&self, _text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
-        self.index.search_vector(&self.vector, k).await
+    async fn similar(
+        &self,
+        _text: &str,
+        k: usize,
+    ) -> Result<Vec<(String, f32)>, echo_memory::NeighboursError> {
+        Ok(self.index.search_vector(&self.vector, k).await?)
     }
 
-    async fn ranked(&self, _text: &str, k: usize) -> Result<Vec<String>, String> {
-        self.index.rank_vector(&self.vector, k).await
+    async fn ranked(
+        &self,
+        _text: &str,
+        k: usize,
+    ) -> Result<Vec<String>, echo_memory::NeighboursError> {
+        Ok(self.index.rank_vector(&self.vector, k).await?)
     }
 }
 

@@ -55,6 +55,38 @@ pub enum MemoryError {
     },
 }
 
+/// An error from a collaborator this crate does not know (a model client, a prompt).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a [`crate::ConflictJudge`] gave no judgement. The write path then falls back to the
+/// deterministic rule and records `"{memory id}: {this error}"` in
+/// [`crate::WriteOutcome::judge_failures`].
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// The request to the judge could not be built (e.g. its prompt failed to render).
+    #[error(transparent)]
+    Request(BoxError),
+    /// The judge was asked and failed: the call failed or its answer was not a judgement.
+    #[error(transparent)]
+    Call(BoxError),
+}
+
+/// Why vector neighbours could not be found. Recall then ranks by BM25 alone and reports
+/// this in [`crate::RecallInfo::vector_error`]; the write path's conflict check logs it and
+/// goes on with the other candidates.
+#[derive(Debug, thiserror::Error)]
+pub enum NeighboursError {
+    /// The text could not be embedded.
+    #[error(transparent)]
+    Embed(#[from] echo_embed::EmbedError),
+    /// The embedder answered without a vector for the text.
+    #[error("the embedder returned no vector")]
+    NoVector,
+    /// The vector index could not be searched.
+    #[error(transparent)]
+    Search(#[from] echo_vector::VectorError),
+}
+
 pub(crate) trait Db<T> {
     fn db(self, op: &'static str) -> Result<T, MemoryError>;
 }

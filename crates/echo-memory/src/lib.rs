@@ -18,7 +18,7 @@ mod write;
 
 pub use echo_embed;
 pub use echo_vector;
-pub use error::MemoryError;
+pub use error::{BoxError, JudgeError, MemoryError, NeighboursError};
 pub use model::{Memory, NewMemory, Source, Status, Tier, parse_time};
 pub use retrieve::{RecallInfo, RecallOptions, Recalled};
 pub use semantic::{FlushReport, SemanticIndex};

@@ -103,7 +103,7 @@ impl MemoryStore {
                 info.used_vectors = true;
                 vector = found;
             }
-            Some(Err(e)) => info.vector_error = Some(e),
+            Some(Err(e)) => info.vector_error = Some(e.to_string()),
             None => {}
         }
         let mut fused: HashMap<String, (f64, Option<usize>, Option<usize>)> = HashMap::new();

@@ -2,7 +2,7 @@
 //! step with SQLite through the outbox. The index can always be rebuilt from SQLite
 //! ([`SemanticIndex::reindex`]); SQLite never depends on it.
 
-use crate::error::MemoryError;
+use crate::error::{MemoryError, NeighboursError};
 use crate::store::MemoryStore;
 use crate::write::Neighbours;
 use async_trait::async_trait;
@@ -143,14 +143,9 @@ impl SemanticIndex {
     }
 
     /// The query vector for a text.
-    pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, String> {
-        let mut v = self
-            .embedder
-            .embed(&[text.to_string()])
-            .await
-            .map_err(|e| e.to_string())?;
-        v.pop()
-            .ok_or_else(|| "the embedder returned no vector".to_string())
+    pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, NeighboursError> {
+        let mut v = self.embedder.embed(&[text.to_string()]).await?;
+        v.pop().ok_or(NeighboursError::NoVector)
     }
 
     /// Nearest memories to a query vector, with exact similarities.
@@ -158,31 +153,27 @@ impl SemanticIndex {
         &self,
         query: &[f32],
         k: usize,
-    ) -> Result<Vec<(String, f32)>, String> {
-        self.index.search(query, k).await.map_err(|e| e.to_string())
+    ) -> Result<Vec<(String, f32)>, VectorError> {
+        self.index.search(query, k).await
     }
 
     /// Nearest memories to a query vector, best first, for ranking only (see
     /// [`echo_vector::VectorIndex::search_ranked`]).
-    pub async fn rank_vector(&self, query: &[f32], k: usize) -> Result<Vec<String>, String> {
-        let hits = self
-            .index
-            .search_ranked(query, k)
-            .await
-            .map_err(|e| e.to_string())?;
+    pub async fn rank_vector(&self, query: &[f32], k: usize) -> Result<Vec<String>, VectorError> {
+        let hits = self.index.search_ranked(query, k).await?;
         Ok(hits.into_iter().map(|(id, _)| id).collect())
     }
 }
 
 #[async_trait]
 impl Neighbours for SemanticIndex {
-    async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
+    async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, NeighboursError> {
         let v = self.embed_query(text).await?;
-        self.search_vector(&v, k).await
+        Ok(self.search_vector(&v, k).await?)
     }
 
-    async fn ranked(&self, text: &str, k: usize) -> Result<Vec<String>, String> {
+    async fn ranked(&self, text: &str, k: usize) -> Result<Vec<String>, NeighboursError> {
         let v = self.embed_query(text).await?;
-        self.rank_vector(&v, k).await
+        Ok(self.rank_vector(&v, k).await?)
     }
 }

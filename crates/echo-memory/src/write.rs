@@ -13,7 +13,7 @@
 //! full tie opens a conflict in the review queue and neither side is injected until the person
 //! decides. A duplicate reinforces the memory already there instead of adding a row.
 
-use crate::error::{Db, MemoryError};
+use crate::error::{Db, JudgeError, MemoryError, NeighboursError};
 use crate::forgetting::initial_half_life;
 use crate::model::{Memory, NewMemory, Source, Status, Tier, parse_time};
 use crate::store::{Actor, MemoryStore, new_change_id, now_text};
@@ -52,7 +52,7 @@ pub struct Judgement {
 #[async_trait]
 pub trait ConflictJudge: Send + Sync {
     /// Judges `new` against `existing`. An error falls back to the deterministic rule.
-    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String>;
+    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, JudgeError>;
 }
 
 /// Finds memories whose meaning is close to a text (the vector index).
@@ -60,11 +60,11 @@ pub trait ConflictJudge: Send + Sync {
 pub trait Neighbours: Send + Sync {
     /// Ids with cosine similarity, best first. The similarities are exact: the write path
     /// compares them with a threshold.
-    async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, String>;
+    async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, NeighboursError>;
 
     /// Ids best first, for ranking only (recall fuses ranks, not similarities), which an
     /// index may answer faster than [`Neighbours::similar`]. By default, `similar`'s ids.
-    async fn ranked(&self, text: &str, k: usize) -> Result<Vec<String>, String> {
+    async fn ranked(&self, text: &str, k: usize) -> Result<Vec<String>, NeighboursError> {
         let hits = self.similar(text, k).await?;
         Ok(hits.into_iter().map(|(id, _)| id).collect())
     }

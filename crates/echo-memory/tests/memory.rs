@@ -5,8 +5,9 @@ use async_trait::async_trait;
 use chrono::{Duration, Utc};
 use echo_core::config::MemoryConfig;
 use echo_memory::{
-    Actor, ConflictJudge, Effect, Judgement, ListFilter, Memory, MemoryError, MemoryStore,
-    NewMemory, RecallOptions, Source, Status, Tier, Verdict, WriteOptions,
+    Actor, ConflictJudge, Effect, JudgeError, Judgement, ListFilter, Memory, MemoryError,
+    MemoryStore, NeighboursError, NewMemory, RecallOptions, Source, Status, Tier, Verdict,
+    WriteOptions,
 };
 use std::sync::Mutex;
 
@@ -56,7 +57,7 @@ impl ScriptedJudge {
 
 #[async_trait]
 impl ConflictJudge for ScriptedJudge {
-    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String> {
+    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, JudgeError> {
         self.asked
             .lock()
             .expect("lock")
@@ -683,8 +684,10 @@ struct BrokenJudge;
 
 #[async_trait]
 impl ConflictJudge for BrokenJudge {
-    async fn judge(&self, _: &Memory, _: &Memory) -> Result<Judgement, String> {
-        Err("malformed judge_memory_conflict output: missing field `verdict`".into())
+    async fn judge(&self, _: &Memory, _: &Memory) -> Result<Judgement, JudgeError> {
+        Err(JudgeError::Call(
+            "malformed judge_memory_conflict output: missing field `verdict`".into(),
+        ))
     }
 }
 
@@ -718,7 +721,13 @@ async fn a_broken_judge_falls_back_to_the_same_slot_rule_and_says_so() {
         .await
         .expect("new");
     assert_eq!(new.judge_failures.len(), 1, "{:?}", new.judge_failures);
-    assert!(new.judge_failures[0].contains("malformed judge_memory_conflict output"));
+    assert_eq!(
+        new.judge_failures,
+        [format!(
+            "{}: malformed judge_memory_conflict output: missing field `verdict`",
+            old.memory.id
+        )]
+    );
     assert_eq!(
         new.effects,
         vec![
@@ -916,7 +925,7 @@ struct FixedNeighbours(Vec<String>);
 
 #[async_trait]
 impl echo_memory::Neighbours for FixedNeighbours {
-    async fn similar(&self, _text: &str, k: usize) -> Result<Vec<(String, f32)>, String> {
+    async fn similar(&self, _text: &str, k: usize) -> Result<Vec<(String, f32)>, NeighboursError> {
         Ok(self.0.iter().take(k).map(|id| (id.clone(), 0.9)).collect())
     }
 }
@@ -984,4 +993,51 @@ async fn a_meaning_match_fills_the_answer_when_the_word_matches_cannot_be_used()
     let roomy = recall(13, Some("other")).await;
     assert_eq!(roomy.len(), 13);
     assert_eq!(roomy[12], (tomatoes.id.clone(), None, Some(1)));
+}
+
+/// A vector index that cannot answer (the embedder is down).
+struct DeadNeighbours;
+
+#[async_trait]
+impl echo_memory::Neighbours for DeadNeighbours {
+    async fn similar(&self, _text: &str, _k: usize) -> Result<Vec<(String, f32)>, NeighboursError> {
+        Err(NeighboursError::NoVector)
+    }
+}
+
+#[tokio::test]
+async fn failing_neighbours_degrade_to_words_and_say_why() {
+    let w = world().await;
+    let m = &w.memory;
+    let written = m
+        .remember(
+            fact("The user grows tomatoes", None, None, Source::UserStated),
+            WriteOptions {
+                actor: Actor::Import,
+                judge: None,
+                neighbours: Some(&DeadNeighbours),
+            },
+        )
+        .await
+        .expect("a write does not need the vector index");
+    assert_eq!(written.effects, vec![Effect::Created]);
+    let (found, info) = m
+        .recall(
+            "tomatoes",
+            &RecallOptions {
+                k: 5,
+                session_id: None,
+                include_inactive: false,
+            },
+            Some(&DeadNeighbours),
+        )
+        .await
+        .expect("recall");
+    assert!(!info.used_vectors);
+    assert_eq!(
+        info.vector_error.as_deref(),
+        Some("the embedder returned no vector")
+    );
+    let ids: Vec<&str> = found.iter().map(|r| r.memory.id.as_str()).collect();
+    assert_eq!(ids, [written.memory.id.as_str()]);
 }
