@@ -26,7 +26,7 @@ use echo_core::store::{
 use echo_core::trace::{Span, SpanStatus, Tracer};
 use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId, Usage};
 use echo_llm::LlmClient;
-use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
+use echo_memory::echo_embed::OpenAiEmbedder;
 use echo_memory::{MemoryStore, SemanticIndex};
 use echo_secrets::SecretStore;
 use echo_tools::ToolRegistry;
@@ -514,25 +514,6 @@ impl Api {
     /// Embeds memories changed since the last flush.
     pub(crate) async fn flush_vectors(&self) {
         self.inner.flush_vectors().await;
-    }
-
-    /// The configured embedder (`memory.embedder`), loaded now.
-    pub fn local_embedder(&self) -> Result<Arc<dyn Embedder>, ApiError> {
-        let config = &self.inner.config;
-        let dir = echo_memory::echo_embed::resolve_model_dir(config.memory.embed_model_dir.as_deref(), &config.home)
-            .ok_or_else(|| ApiError::InvalidInput {
-                what: "embedder",
-                message: format!(
-                    "no all-MiniLM-L6-v2 model folder found (set memory.embed_model_dir or {} or put it in {})",
-                    echo_memory::echo_embed::MODEL_DIR_ENV,
-                    echo_memory::echo_embed::default_model_dir(&config.home).display()
-                ),
-            })?;
-        let embedder = MiniLmEmbedder::load(&dir).map_err(|e| ApiError::InvalidInput {
-            what: "embedder",
-            message: e.to_string(),
-        })?;
-        Ok(Arc::new(embedder))
     }
 
     /// The configuration in force.

@@ -9,8 +9,6 @@ mod api_settings;
 mod api_tools;
 mod approval;
 mod background;
-pub mod bench_locomo;
-pub mod bench_memory;
 mod bootstrap;
 mod compress;
 mod context;

@@ -64,16 +64,16 @@ pub async fn locomo(
 ) -> anyhow::Result<()> {
     let embedder = match embedder {
         "none" => None,
-        "local" => Some(api.local_embedder()?),
+        "local" => Some(echo_bench::local_embedder(api.config()).map_err(anyhow::Error::msg)?),
         other => anyhow::bail!("--embedder {other:?}: expected local or none"),
     };
-    let opts = echo_agent::bench_locomo::LocomoOptions {
+    let opts = echo_bench::locomo::LocomoOptions {
         files,
         embedder,
         context_turns,
         memory: api.config().memory.clone(),
     };
-    let report = echo_agent::bench_locomo::locomo(&opts)
+    let report = echo_bench::locomo::locomo(&opts)
         .await
         .map_err(anyhow::Error::msg)?;
     println!("{}", serde_json::to_string(&report)?);
@@ -82,18 +82,17 @@ pub async fn locomo(
 
 /// `echod bench memory`: one JSON line per size, then the local embedder's query time.
 pub async fn memory(api: &Api, sizes: &[usize], queries: usize) -> anyhow::Result<()> {
-    for report in echo_agent::bench_memory::memory_scale(sizes, queries)
+    for report in echo_bench::memory::memory_scale(sizes, queries)
         .await
         .map_err(anyhow::Error::msg)?
     {
         println!("{}", serde_json::to_string(&report)?);
     }
-    match api.local_embedder() {
+    match echo_bench::local_embedder(api.config()) {
         Ok(embedder) => {
-            let ms =
-                echo_agent::bench_memory::query_embedding_ms(embedder.as_ref(), queries.min(100))
-                    .await
-                    .map_err(anyhow::Error::msg)?;
+            let ms = echo_bench::memory::query_embedding_ms(embedder.as_ref(), queries.min(100))
+                .await
+                .map_err(anyhow::Error::msg)?;
             println!(
                 "{}",
                 serde_json::json!({ "query_embedding_p50_ms": ms, "model": embedder.model_id() })
