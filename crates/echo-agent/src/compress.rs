@@ -19,6 +19,7 @@
 
 use crate::context::ContextStage;
 use crate::memory::{record_attempts, structured_call};
+use crate::prompts::Prompts;
 use crate::tool_output::cut_tool_output;
 use echo_core::config::ContextConfig;
 use echo_core::store::{NewCompression, Store, StoredMessage};
@@ -99,7 +100,12 @@ pub(crate) fn tail_start(history: &[StoredMessage], keep: usize, tokenizer: &Tok
 
 /// The turns of `segment` (each from a user message to the next), grouped into pieces whose
 /// pruned text fits `budget` tokens; at most [`MAX_CHUNKS`] pieces.
-fn chunks(segment: &[StoredMessage], budget: usize, tokenizer: &Tokenizer) -> Vec<Vec<Message>> {
+fn chunks(
+    prompts: &Prompts,
+    segment: &[StoredMessage],
+    budget: usize,
+    tokenizer: &Tokenizer,
+) -> Vec<Vec<Message>> {
     let mut turns: Vec<&[StoredMessage]> = Vec::new();
     let mut start = 0;
     for i in 1..=segment.len() {
@@ -112,7 +118,7 @@ fn chunks(segment: &[StoredMessage], budget: usize, tokenizer: &Tokenizer) -> Ve
     let mut current: Vec<Message> = Vec::new();
     let mut used = 0usize;
     for turn in turns {
-        let mut pruned: Vec<Message> = turn.iter().map(pruned).collect();
+        let mut pruned: Vec<Message> = turn.iter().map(|m| pruned(prompts, m)).collect();
         let mut tokens: usize = pruned.iter().map(|m| tokenizer.count_message(m)).sum();
         if tokens > budget {
             // One turn larger than a whole call: every message of it gets an equal share.
@@ -139,10 +145,10 @@ fn chunks(segment: &[StoredMessage], budget: usize, tokenizer: &Tokenizer) -> Ve
 }
 
 /// Phase 1: what the summariser reads of one message.
-fn pruned(stored: &StoredMessage) -> Message {
+fn pruned(prompts: &Prompts, stored: &StoredMessage) -> Message {
     let mut m = stored.to_message();
     if m.role == Role::Tool {
-        if let Some(cut) = cut_tool_output(&m) {
+        if let Some(cut) = cut_tool_output(prompts, &m) {
             m.content = cut;
         }
     } else {
@@ -249,7 +255,7 @@ impl Compressor<'_> {
             .input_budget()
             .saturating_sub(overhead + self.config.summary_max_tokens as usize + 256)
             .max(256);
-        let pieces = chunks(segment, room, tokenizer);
+        let pieces = chunks(self.context.prompts, segment, room, tokenizer);
         let mut offset = 0usize;
         for piece in pieces {
             // Each pruned message stands for one stored message, in order.
@@ -318,7 +324,7 @@ impl Compressor<'_> {
 pub(crate) fn summary_tool() -> ToolSpec {
     ToolSpec {
         name: SUMMARY_TOOL.into(),
-        description: "Record the rolling summary of the conversation so far.".into(),
+        description: crate::prompts::CALL_SUMMARIZE_HISTORY.text().into(),
         parameters: echo_tools::schema_of::<SummaryAnswer>(),
     }
 }
@@ -452,7 +458,7 @@ mod tests {
     fn the_summariser_reads_pruned_turns_in_pieces_that_fit() {
         let h = session(6);
         let t = Tokenizer::Estimate;
-        let pieces = chunks(&h, 2_000, &t);
+        let pieces = chunks(&Prompts::new("/nonexistent".into()), &h, 2_000, &t);
         assert!(
             pieces.len() > 1 && pieces.len() <= MAX_CHUNKS,
             "{}",

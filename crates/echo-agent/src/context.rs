@@ -9,7 +9,7 @@
 //! would invalidate the cached prefix on every turn.
 
 use crate::bootstrap::Injected;
-use crate::prompts::{PromptError, PromptName, Prompts};
+use crate::prompts::{LOST_RESULT, PromptError, PromptName, Prompts};
 use crate::tool_output::cut_tool_output;
 use echo_core::store::StoredMessage;
 use echo_core::{Message, Role, ToolSpec};
@@ -163,9 +163,14 @@ impl ContextStage<'_> {
             )?;
             blocks.summary = append(&mut system, block);
         }
-        let history = sanitize_history(inputs.history);
+        let lost = self.prompts.render_text(LOST_RESULT, ())?;
+        let history = sanitize_history(inputs.history, &lost);
         blocks.history = history.iter().map(|m| tokenizer.count_message(m)).sum();
-        blocks.tools = inputs.tools.iter().map(|t| tokenizer.count_tool(t)).sum();
+        let mut tools = inputs.tools;
+        for tool in &mut tools {
+            self.prompts.describe(tool)?;
+        }
+        blocks.tools = tools.iter().map(|t| tokenizer.count_tool(t)).sum();
         let current = inputs.current;
         let runtime = self
             .prompts
@@ -186,7 +191,7 @@ impl ContextStage<'_> {
         )));
         Ok(Prepared {
             messages,
-            tools: inputs.tools,
+            tools,
             blocks,
         })
     }
@@ -257,7 +262,7 @@ impl ContextStage<'_> {
                 if message.role != Role::Tool || keep {
                     continue;
                 }
-                if let Some(cut) = cut_tool_output(message) {
+                if let Some(cut) = cut_tool_output(self.prompts, message) {
                     let before = tokenizer.count_message(message);
                     message.content = cut;
                     tokens = tokens - before + tokenizer.count_message(message);
@@ -346,8 +351,9 @@ impl ContextStage<'_> {
         user_message: &str,
         assistant_message: &str,
         slots: &[String],
-        tool: ToolSpec,
+        mut tool: ToolSpec,
     ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
         let system = self.prompts.render(PromptName::ExtractMemories, ())?;
         let input = self.prompts.render(
             PromptName::ExtractMemoriesInput,
@@ -366,8 +372,9 @@ impl ContextStage<'_> {
         &self,
         messages: &[Message],
         slots: &[String],
-        tool: ToolSpec,
+        mut tool: ToolSpec,
     ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
         let system = self.prompts.render(PromptName::ConsolidateEpisode, ())?;
         let shown: Vec<serde_json::Value> = messages
             .iter()
@@ -388,8 +395,9 @@ impl ContextStage<'_> {
         previous: Option<&str>,
         messages: &[Message],
         current: &str,
-        tool: ToolSpec,
+        mut tool: ToolSpec,
     ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
         let system = self.prompts.render(PromptName::SummarizeHistory, ())?;
         let shown: Vec<serde_json::Value> = messages
             .iter()
@@ -424,8 +432,9 @@ impl ContextStage<'_> {
         &self,
         existing: &Memory,
         new: &Memory,
-        tool: ToolSpec,
+        mut tool: ToolSpec,
     ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
         let system = self.prompts.render(PromptName::JudgeConflict, ())?;
         let input = self.prompts.render(
             PromptName::JudgeConflictInput,
@@ -492,9 +501,10 @@ pub(crate) struct Overflow {
 }
 
 /// Makes stored history a valid message sequence: every assistant tool call gets a result
-/// (a turn cut short by a crash may have left none), tool results without their call are
-/// dropped, and empty partial answers are skipped.
-pub(crate) fn sanitize_history(history: &[StoredMessage]) -> Vec<Message> {
+/// (a turn cut short by a crash may have left none: it gets `lost`, the text of
+/// `prompts/results/lost_result.md`), tool results without their call are dropped, and
+/// empty partial answers are skipped.
+pub(crate) fn sanitize_history(history: &[StoredMessage], lost: &str) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(history.len());
     let mut open_calls: Vec<(String, String)> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
@@ -505,9 +515,7 @@ pub(crate) fn sanitize_history(history: &[StoredMessage]) -> Vec<Message> {
             if !answered.contains(&id) {
                 out.push(Message {
                     role: Role::Tool,
-                    content:
-                        "error: no result was recorded for this call (the turn was interrupted)"
-                            .into(),
+                    content: lost.to_string(),
                     tool_calls: Vec::new(),
                     tool_call_id: Some(id),
                     name: Some(name),
@@ -841,7 +849,7 @@ mod tests {
             stored(Role::Assistant, "", &["c"], None),
         ];
         assert_eq!(
-            shape(&sanitize_history(&h)),
+            shape(&sanitize_history(&h, "lost")),
             [
                 "user",
                 "calls:a,b",

@@ -37,7 +37,7 @@ impl Tool for HistorySearch {
         "history_search"
     }
     fn description(&self) -> &str {
-        "Search the earlier part of this conversation that was compressed into the summary, for an exact detail (a number, a path, a decision). Returns matching messages with their position."
+        crate::prompts::HISTORY_SEARCH.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<SearchArgs>()
@@ -119,7 +119,7 @@ impl Tool for ReadToolOutput {
         "read_tool_output"
     }
     fn description(&self) -> &str {
-        "Read an earlier tool output of this conversation in full, when the context shows it cut with a marker naming its call_id. Long outputs come in parts: pass offset to continue."
+        crate::prompts::READ_TOOL_OUTPUT.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<ReadArgs>()
@@ -157,9 +157,9 @@ impl Tool for ReadToolOutput {
             .collect();
         let end = offset + part.chars().count();
         if end < total {
-            Ok(format!(
-                "{part}\n[characters {offset}–{end} of {total}; call again with offset {end} for more]"
-            ))
+            let more = crate::prompts::READ_TOOL_OUTPUT_MORE
+                .render(serde_json::json!({ "offset": offset, "end": end, "total": total }));
+            Ok(format!("{part}\n{more}"))
         } else {
             Ok(part)
         }

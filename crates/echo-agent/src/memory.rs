@@ -11,8 +11,8 @@ use echo_core::trace::{CallRecord, Span};
 use echo_core::{Message, ToolSpec};
 use echo_llm::{Attempt, ChatRequest, LlmClient, ToolChoice};
 use echo_memory::{
-    Actor, ConflictJudge, Effect, JudgeError, Judgement, Memory, MemoryError, MemoryStore,
-    NewMemory, RecallOptions, Source, Tier, Verdict, WriteOptions,
+    Actor, ConflictJudge, Effect, Judgement, Memory, MemoryError, MemoryStore, NewMemory,
+    RecallOptions, Source, Tier, Verdict, WriteOptions,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -114,6 +114,8 @@ pub(crate) struct JudgeAnswer {
     pub explanation: String,
 }
 
+/// A forced call's definition with its embedded description (ContextStage applies an
+/// override from the data directory when it builds the request).
 fn tool_spec<T: JsonSchema>(name: &str, description: &str) -> ToolSpec {
     ToolSpec {
         name: name.into(),
@@ -126,23 +128,20 @@ fn tool_spec<T: JsonSchema>(name: &str, description: &str) -> ToolSpec {
 pub(crate) fn judge_tool() -> ToolSpec {
     tool_spec::<JudgeAnswer>(
         JUDGE_TOOL,
-        "Record how the new memory relates to the existing one.",
+        crate::prompts::CALL_JUDGE_MEMORY_CONFLICT.text(),
     )
 }
 
 /// The forced `extract_memories` call.
 pub(crate) fn extract_tool() -> ToolSpec {
-    tool_spec::<ExtractedBatch>(
-        EXTRACT_TOOL,
-        "Record the long-term memories found in the exchange (often none).",
-    )
+    tool_spec::<ExtractedBatch>(EXTRACT_TOOL, crate::prompts::CALL_EXTRACT_MEMORIES.text())
 }
 
 /// The forced `consolidate_episode` call.
 pub(crate) fn episode_tool() -> ToolSpec {
     tool_spec::<EpisodeAnswer>(
         "consolidate_episode",
-        "Record the summary of this stretch and the durable facts in it.",
+        crate::prompts::CALL_CONSOLIDATE_EPISODE.text(),
     )
 }
 
@@ -222,24 +221,22 @@ pub(crate) struct LlmJudge<'a> {
 
 #[async_trait]
 impl ConflictJudge for LlmJudge<'_> {
-    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, JudgeError> {
+    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String> {
         let tool = judge_tool();
         let (messages, tool) = self
             .context
             .judge(existing, new, tool)
-            .map_err(|e| JudgeError::Request(Box::new(e)))?;
+            .map_err(|e| e.to_string())?;
         let (attempts, answer) =
             structured_call::<JudgeAnswer>(self.llm, messages, tool, 512).await;
         record_attempts(self.span, "judge_memory_conflict", &attempts).await;
         if let Ok(mut n) = self.calls.lock() {
             *n += 1;
         }
-        answer
-            .map(|a| Judgement {
-                verdict: a.verdict.into(),
-                explanation: a.explanation,
-            })
-            .map_err(|e| JudgeError::Call(e.into()))
+        answer.map(|a| Judgement {
+            verdict: a.verdict.into(),
+            explanation: a.explanation,
+        })
     }
 }
 

@@ -33,7 +33,7 @@ impl Tool for MemoryNote {
         "memory_note"
     }
     fn description(&self) -> &str {
-        "Keep a short note in this conversation's working memory (a constraint, a finding, an open item). Notes are shown to you on every later turn of this conversation and are not kept beyond it."
+        crate::prompts::MEMORY_NOTE.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<NoteArgs>()
@@ -84,7 +84,7 @@ impl Tool for MemoryRecall {
         "memory_recall"
     }
     fn description(&self) -> &str {
-        "Search your long-term memory of the user for something specific that is not already in your context."
+        crate::prompts::MEMORY_RECALL.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<RecallArgs>()

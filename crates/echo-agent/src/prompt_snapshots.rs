@@ -318,11 +318,11 @@ async fn instructions_in_tool_results() {
     };
     show(
         "cut_text_output",
-        &cut_tool_output(&long_text).expect("cut"),
+        &cut_tool_output(&prompts(), &long_text).expect("cut"),
     );
     show(
         "cut_json_output",
-        &cut_tool_output(&long_json).expect("cut"),
+        &cut_tool_output(&prompts(), &long_json).expect("cut"),
     );
     // A call whose result was never written (a crash): the request gets a placeholder.
     let stage = ContextStage {

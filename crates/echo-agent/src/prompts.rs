@@ -1,7 +1,76 @@
 //! Prompt templates: embedded from `prompts/` at build time, overridable by a file of the same
 //! name in `<data dir>/prompts/`. Only ContextStage renders them.
+//!
+//! Besides the [`PromptName`] templates, the model-facing text that used to live in Rust is
+//! here too: tool descriptions (`prompts/tools/`), the descriptions of forced structured calls
+//! (`prompts/calls/`) and instructions placed into tool results (`prompts/results/`). Each is
+//! a [`PromptText`] (defined in echo-tools, which cannot depend on this crate; see
+//! `echo_tools::texts` for the seam). Tools and call definitions carry the embedded text;
+//! ContextStage re-renders descriptions through [`Prompts::describe`], so an override file
+//! wins from the next request on.
 
+use echo_core::ToolSpec;
+use echo_tools::texts::PromptText;
 use std::path::PathBuf;
+
+macro_rules! prompt_text {
+    ($file:literal) => {
+        PromptText {
+            file: $file,
+            embedded: include_str!(concat!("../../../prompts/", $file)),
+        }
+    };
+}
+
+/// `history_search`'s description.
+pub(crate) const HISTORY_SEARCH: PromptText = prompt_text!("tools/history_search.md");
+/// `read_tool_output`'s description.
+pub(crate) const READ_TOOL_OUTPUT: PromptText = prompt_text!("tools/read_tool_output.md");
+/// `memory_note`'s description.
+pub(crate) const MEMORY_NOTE: PromptText = prompt_text!("tools/memory_note.md");
+/// `memory_recall`'s description.
+pub(crate) const MEMORY_RECALL: PromptText = prompt_text!("tools/memory_recall.md");
+/// The forced `extract_memories` call's description.
+pub(crate) const CALL_EXTRACT_MEMORIES: PromptText = prompt_text!("calls/extract_memories.md");
+/// The forced `judge_memory_conflict` call's description.
+pub(crate) const CALL_JUDGE_MEMORY_CONFLICT: PromptText =
+    prompt_text!("calls/judge_memory_conflict.md");
+/// The forced `consolidate_episode` call's description.
+pub(crate) const CALL_CONSOLIDATE_EPISODE: PromptText =
+    prompt_text!("calls/consolidate_episode.md");
+/// The forced `summarize_history` call's description.
+pub(crate) const CALL_SUMMARIZE_HISTORY: PromptText = prompt_text!("calls/summarize_history.md");
+/// The marker of an old JSON tool output shortened to fit (`chars`, `kept`, `call_id`).
+pub(crate) const OUTPUT_SHORTENED: PromptText = prompt_text!("results/output_shortened.md");
+/// The marker of an old text tool output cut to head and tail (`cut`, `call_id`).
+pub(crate) const OUTPUT_CUT: PromptText = prompt_text!("results/output_cut.md");
+/// The result given to a call whose result was never recorded.
+pub(crate) const LOST_RESULT: PromptText = prompt_text!("results/lost_result.md");
+/// The line after one part of a long output `read_tool_output` returns (`offset`, `end`,
+/// `total`). Rendered from the embedded file: the tool knows no data directory.
+pub(crate) const READ_TOOL_OUTPUT_MORE: PromptText =
+    prompt_text!("results/read_tool_output_more.md");
+
+/// The descriptions of this crate's tools and forced calls, by name.
+const DESCRIPTIONS: &[(&str, PromptText)] = &[
+    ("history_search", HISTORY_SEARCH),
+    ("read_tool_output", READ_TOOL_OUTPUT),
+    ("memory_note", MEMORY_NOTE),
+    ("memory_recall", MEMORY_RECALL),
+    ("extract_memories", CALL_EXTRACT_MEMORIES),
+    ("judge_memory_conflict", CALL_JUDGE_MEMORY_CONFLICT),
+    ("consolidate_episode", CALL_CONSOLIDATE_EPISODE),
+    ("summarize_history", CALL_SUMMARIZE_HISTORY),
+];
+
+/// The description file of a tool or forced call, if the engine has one (MCP tools do not).
+fn description_of(name: &str) -> Option<PromptText> {
+    DESCRIPTIONS
+        .iter()
+        .chain(echo_tools::texts::TOOL_DESCRIPTIONS)
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
 
 /// A prompt template the engine knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,13 +213,49 @@ impl Prompts {
         name: PromptName,
         vars: impl serde::Serialize,
     ) -> Result<String, PromptError> {
-        let path = self.override_dir.join(name.file());
+        self.render_file(name.file(), name.embedded(), vars)
+    }
+
+    /// Renders a text of `prompts/tools/`, `calls/` or `results/` like [`Self::render`].
+    pub(crate) fn render_text(
+        &self,
+        text: PromptText,
+        vars: impl serde::Serialize,
+    ) -> Result<String, PromptError> {
+        self.render_file(text.file, text.embedded, vars)
+    }
+
+    /// A text placed into a tool result, where a broken override must not fail the turn: it
+    /// is logged and the embedded file is used.
+    pub(crate) fn result_text(&self, text: PromptText, vars: impl serde::Serialize) -> String {
+        match self.render_text(text, &vars) {
+            Ok(rendered) => rendered,
+            Err(e) => {
+                tracing::warn!(error = %e, "prompt override does not render; using the embedded one");
+                text.render(&vars)
+            }
+        }
+    }
+
+    /// Sets a tool's or forced call's description from its file (`prompts/tools/<name>.md`,
+    /// `prompts/calls/<name>.md`), an override first; tools without one (MCP) keep theirs.
+    pub(crate) fn describe(&self, spec: &mut ToolSpec) -> Result<(), PromptError> {
+        if let Some(text) = description_of(&spec.name) {
+            spec.description = self.render_text(text, ())?;
+        }
+        Ok(())
+    }
+
+    fn render_file(
+        &self,
+        file: &str,
+        embedded: &str,
+        vars: impl serde::Serialize,
+    ) -> Result<String, PromptError> {
+        let path = self.override_dir.join(file);
         let (source, shown) = match std::fs::read_to_string(&path) {
             Ok(text) => (text, path.display().to_string()),
-            Err(_) => (
-                name.embedded().to_string(),
-                format!("prompts/{} (embedded)", name.file()),
-            ),
+            Err(_) => (embedded.to_string(), format!("prompts/{file} (embedded)")),
         };
         let mut env = minijinja::Environment::new();
         env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
@@ -193,5 +298,53 @@ mod tests {
             .render(PromptName::System, serde_json::json!({"x": "hi"}))
             .expect("render");
         assert_eq!(ok, "Custom hi");
+    }
+
+    #[test]
+    fn a_tool_description_is_overridden_from_the_data_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = Prompts::new(dir.path().to_path_buf());
+        let spec = |name: &str| ToolSpec {
+            name: name.into(),
+            description: "as registered".into(),
+            parameters: serde_json::json!({}),
+        };
+        let described = |name: &str| {
+            let mut s = spec(name);
+            p.describe(&mut s).expect("describe");
+            s.description
+        };
+        assert_eq!(described("read_file"), echo_tools::texts::READ_FILE.text());
+        assert_eq!(described("history_search"), HISTORY_SEARCH.text());
+        assert_eq!(
+            described("server__tool"),
+            "as registered",
+            "MCP keeps its own"
+        );
+        std::fs::create_dir_all(dir.path().join("tools")).expect("mkdir");
+        std::fs::create_dir_all(dir.path().join("calls")).expect("mkdir");
+        std::fs::write(dir.path().join("tools/read_file.md"), "Read it.\n").expect("write");
+        std::fs::write(dir.path().join("calls/extract_memories.md"), "Extract.").expect("write");
+        assert_eq!(described("read_file"), "Read it.");
+        assert_eq!(described("extract_memories"), "Extract.");
+        std::fs::create_dir_all(dir.path().join("results")).expect("mkdir");
+        std::fs::write(dir.path().join("results/lost_result.md"), "{{ nope }}").expect("write");
+        assert_eq!(
+            p.result_text(LOST_RESULT, ()),
+            LOST_RESULT.text(),
+            "a broken override falls back to the embedded text"
+        );
+    }
+
+    #[test]
+    fn the_read_tool_output_continuation_reads_as_before() {
+        let (offset, end, total) = (0, 8000, 20000);
+        assert_eq!(
+            READ_TOOL_OUTPUT_MORE
+                .render(serde_json::json!({ "offset": offset, "end": end, "total": total })),
+            format!(
+                "[characters {offset}–{end} of {total}; call again with offset {end} for more]"
+            )
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! elided. Other text keeps its head and tail. Either way a marker names the call id, and
 //! `read_tool_output` returns the whole output from the store.
 
+use crate::prompts::{OUTPUT_CUT, OUTPUT_SHORTENED, Prompts};
 use echo_core::Message;
 use serde_json::Value;
 
@@ -51,28 +52,29 @@ pub(crate) fn worth_cutting(text: &str) -> bool {
 
 /// A tool output shortened, with a marker that says how to get all of it back, if it is
 /// long enough to be worth cutting.
-pub(crate) fn cut_tool_output(message: &Message) -> Option<String> {
+pub(crate) fn cut_tool_output(prompts: &Prompts, message: &Message) -> Option<String> {
     let text = &message.content;
     if !worth_cutting(text) {
         return None;
     }
     let chars = text.chars().count();
-    let fetch = match &message.tool_call_id {
-        Some(id) => format!("; read_tool_output with call_id \"{id}\" returns all of it"),
-        None => String::new(),
-    };
+    let call_id = message.tool_call_id.as_deref();
     if let Some(short) = shorten_json(text) {
         let kept = short.chars().count();
-        return Some(format!(
-            "{short}\n[… this earlier tool output was shortened from {chars} to {kept} characters to fit the context window{fetch} …]"
-        ));
+        let marker = prompts.result_text(
+            OUTPUT_SHORTENED,
+            serde_json::json!({ "chars": chars, "kept": kept, "call_id": call_id }),
+        );
+        return Some(format!("{short}\n{marker}"));
     }
     let head: String = text.chars().take(OUTPUT_HEAD).collect();
     let tail: String = text.chars().skip(chars - OUTPUT_TAIL).collect();
     let cut = chars - OUTPUT_HEAD - OUTPUT_TAIL;
-    Some(format!(
-        "{head}\n[… {cut} characters of this earlier tool output were cut to fit the context window{fetch} …]\n{tail}"
-    ))
+    let marker = prompts.result_text(
+        OUTPUT_CUT,
+        serde_json::json!({ "cut": cut, "call_id": call_id }),
+    );
+    Some(format!("{head}\n{marker}\n{tail}"))
 }
 
 /// `text` as shortened JSON, if it is a JSON object or array and shortening it structurally
@@ -142,6 +144,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn prompts() -> Prompts {
+        Prompts::new("/nonexistent".into())
+    }
+
     fn tool(content: String) -> Message {
         Message {
             role: echo_core::Role::Tool,
@@ -154,7 +160,7 @@ mod tests {
 
     #[test]
     fn short_outputs_are_left_alone() {
-        assert_eq!(cut_tool_output(&tool("ok".into())), None);
+        assert_eq!(cut_tool_output(&prompts(), &tool("ok".into())), None);
     }
 
     #[test]
@@ -176,7 +182,7 @@ mod tests {
             "debug": {"a": {"b": {"c": {"d": {"e": {"f": {"g": 1}}}}}}},
         })
         .to_string();
-        let cut = cut_tool_output(&tool(output.clone())).expect("cut");
+        let cut = cut_tool_output(&prompts(), &tool(output.clone())).expect("cut");
         let (json_part, marker) = cut.rsplit_once('\n').expect("a marker line");
         let short: Value = serde_json::from_str(json_part).expect("still valid JSON");
         assert_eq!(short["status"], "ok");
@@ -207,14 +213,14 @@ mod tests {
     #[test]
     fn text_and_json_that_does_not_shrink_keep_head_and_tail() {
         let log: String = (0..400).map(|i| format!("line {i:03}\n")).collect();
-        let cut = cut_tool_output(&tool(log)).expect("cut");
+        let cut = cut_tool_output(&prompts(), &tool(log)).expect("cut");
         assert!(cut.starts_with("line 000"));
         assert!(cut.trim_end().ends_with("line 399"));
         assert!(cut.contains("characters of this earlier tool output were cut"));
         // One huge flat object of kept fields cannot shrink structurally enough.
         let wide: serde_json::Map<String, Value> =
             (0..300).map(|i| (format!("field{i}"), json!(i))).collect();
-        let cut = cut_tool_output(&tool(Value::Object(wide).to_string())).expect("cut");
+        let cut = cut_tool_output(&prompts(), &tool(Value::Object(wide).to_string())).expect("cut");
         assert!(cut.contains("characters of this earlier tool output were cut"));
     }
 }

@@ -41,7 +41,7 @@ impl Tool for CurrentTime {
         "current_time"
     }
     fn description(&self) -> &str {
-        "Get the current local date, time, weekday and time zone of the user's machine."
+        crate::texts::CURRENT_TIME.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<CurrentTimeArgs>()
@@ -92,7 +92,7 @@ impl Tool for ReadFile {
         "read_file"
     }
     fn description(&self) -> &str {
-        "Read a text file. Optionally pass `offset` (first line, from 1) and `limit` (number of lines) to read part of a long file."
+        crate::texts::READ_FILE.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<ReadFileArgs>()

@@ -221,7 +221,7 @@ impl Tool for ListDir {
         "list_dir"
     }
     fn description(&self) -> &str {
-        "List a directory: one line per entry with its type (directories end in `/`, symlinks show their target) and size. With `recursive`, lists subdirectories up to `max_depth`, skipping files ignored by .gitignore. At most 500 entries are shown."
+        crate::texts::LIST_DIR.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<ListDirArgs>()
@@ -433,7 +433,7 @@ impl Tool for SearchFiles {
         "search_files"
     }
     fn description(&self) -> &str {
-        "Search the contents of files under a path for a regular expression (or plain text with `literal`), like ripgrep: files ignored by .gitignore/.ignore, hidden files and binary files are skipped. Returns `path:line: text` lines. Patterns match within single lines."
+        crate::texts::SEARCH_FILES.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<SearchFilesArgs>()
@@ -653,7 +653,7 @@ impl Tool for WriteFile {
         "write_file"
     }
     fn description(&self) -> &str {
-        "Create a UTF-8 text file or replace its whole content (parent directories are created). Prefer edit_file to change part of an existing file. Returns whether the file was created or overwritten and, for an overwrite, the unified diff."
+        crate::texts::WRITE_FILE.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<WriteFileArgs>()
@@ -817,7 +817,7 @@ impl Tool for EditFile {
         "edit_file"
     }
     fn description(&self) -> &str {
-        "Edit a text file by replacing `old_text`, which must match the file exactly (including whitespace) and exactly once, with `new_text`; set `replace_all` to replace every occurrence. Returns the unified diff."
+        crate::texts::EDIT_FILE.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<EditFileArgs>()

@@ -10,6 +10,7 @@ mod fs;
 mod registry;
 mod shell;
 mod skills;
+pub mod texts;
 #[cfg(test)]
 mod test_support;
 mod web;

@@ -1,5 +1,6 @@
 //! The tool registry: definitions for the model, argument validation and execution.
 
+use crate::texts;
 use async_trait::async_trait;
 use echo_core::{ToolCall, ToolSpec};
 use serde::Serialize;
@@ -364,11 +365,10 @@ impl ToolRegistry {
                     let names: Vec<&str> = tools.keys().map(String::as_str).collect();
                     return Err(fail(
                         "unknown_tool",
-                        format!(
-                            "error: unknown tool {:?}; available tools: {}",
-                            call.name,
-                            names.join(", ")
-                        ),
+                        texts::UNKNOWN_TOOL.render(serde_json::json!({
+                            "tool_quoted": format!("{:?}", call.name),
+                            "available": names.join(", "),
+                        })),
                     ));
                 }
             }
@@ -381,10 +381,8 @@ impl ToolRegistry {
         let args: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             fail(
                 "invalid_json",
-                format!(
-                    "error: the arguments for {} are not valid JSON ({e}); send one JSON object",
-                    call.name
-                ),
+                texts::INVALID_JSON
+                    .render(serde_json::json!({ "tool": call.name, "error": e.to_string() })),
             )
         })?;
         let problems: Vec<String> = validator
@@ -447,12 +445,11 @@ impl ToolRegistry {
         if let Some(left) = self.breaker_open(&call.name) {
             return fail(
                 "circuit_open",
-                format!(
-                    "error: {} is unavailable for another {:.0}s after {} failures in a row; do without it or try later",
-                    call.name,
-                    left.as_secs_f64().ceil(),
-                    self.limits.breaker_failures
-                ),
+                texts::CIRCUIT_OPEN.render(serde_json::json!({
+                    "tool": call.name,
+                    "seconds": format!("{:.0}", left.as_secs_f64().ceil()),
+                    "failures": self.limits.breaker_failures,
+                })),
             );
         }
         // An approval is for the change that was shown. A change that writes is worked out
@@ -464,10 +461,8 @@ impl ToolRegistry {
                 Ok(_) => {
                     return fail(
                         "changed_since_approval",
-                        format!(
-                            "error: {} was not run: the files changed after the change was shown for approval, so it would no longer do what was approved; nothing was written. Look at the current content and propose the change again.",
-                            call.name
-                        ),
+                        texts::CHANGED_SINCE_APPROVAL
+                            .render(serde_json::json!({ "tool": call.name })),
                     );
                 }
                 Err(e) => {
@@ -547,10 +542,11 @@ fn cap(outcome: &mut ToolOutcome, cap: usize) {
     let tail_chars = cap - head_chars;
     let head: String = outcome.content.chars().take(head_chars).collect();
     let tail: String = outcome.content.chars().skip(total - tail_chars).collect();
-    let cut = format!(
-        "{head}\n[… output truncated: {} of {total} characters omitted; the full output is kept in the trace …]\n{tail}",
-        total - head_chars - tail_chars
-    );
+    let marker = texts::OUTPUT_TRUNCATED.render(serde_json::json!({
+        "omitted": total - head_chars - tail_chars,
+        "total": total,
+    }));
+    let cut = format!("{head}\n{marker}\n{tail}");
     outcome.full_content = Some(std::mem::replace(&mut outcome.content, cut));
 }
 

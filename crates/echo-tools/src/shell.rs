@@ -63,7 +63,7 @@ impl Tool for Shell {
         "shell"
     }
     fn description(&self) -> &str {
-        "Run a command line with `sh -c` and return its combined stdout and stderr and its exit code. Runs in the working directory unless `cwd` is given, with empty stdin (nothing interactive). The command and every process it started are killed after `timeout_secs` (default 60, max 600) and when it exits, so it cannot leave background processes or servers running. Long output keeps its beginning and end."
+        crate::texts::SHELL.text()
     }
     fn parameters(&self) -> serde_json::Value {
         schema_of::<ShellArgs>()
