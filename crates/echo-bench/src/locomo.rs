@@ -1,6 +1,6 @@
 //! The LoCoMo retrieval benchmark: index each conversation's turns through the real memory
-//! index (write path, FTS5, embedder and LanceDB), ask every question of categories 1–4, and
-//! measure whether the evidence turns come back in the top k.
+//! index (write path, BM25 index, embedder and LanceDB), ask every question of categories
+//! 1–4, and measure whether the evidence turns come back in the top k.
 //!
 //! Each turn becomes an episodic memory whose text is `speaker: text` (plus its image caption)
 //! and whose search-only context is the turns around it in the same session — a general
