@@ -11,8 +11,8 @@ use echo_core::trace::{CallRecord, Span};
 use echo_core::{Message, ToolSpec};
 use echo_llm::{Attempt, ChatRequest, LlmClient, ToolChoice};
 use echo_memory::{
-    Actor, ConflictJudge, Effect, Judgement, Memory, MemoryError, MemoryStore, NewMemory,
-    RecallOptions, Source, Tier, Verdict, WriteOptions,
+    Actor, ConflictJudge, Effect, JudgeError, Judgement, Memory, MemoryError, MemoryStore,
+    NewMemory, RecallOptions, Source, Tier, Verdict, WriteOptions,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -221,22 +221,24 @@ pub(crate) struct LlmJudge<'a> {
 
 #[async_trait]
 impl ConflictJudge for LlmJudge<'_> {
-    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, String> {
+    async fn judge(&self, existing: &Memory, new: &Memory) -> Result<Judgement, JudgeError> {
         let tool = judge_tool();
         let (messages, tool) = self
             .context
             .judge(existing, new, tool)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| JudgeError::Request(Box::new(e)))?;
         let (attempts, answer) =
             structured_call::<JudgeAnswer>(self.llm, messages, tool, 512).await;
         record_attempts(self.span, "judge_memory_conflict", &attempts).await;
         if let Ok(mut n) = self.calls.lock() {
             *n += 1;
         }
-        answer.map(|a| Judgement {
-            verdict: a.verdict.into(),
-            explanation: a.explanation,
-        })
+        answer
+            .map(|a| Judgement {
+                verdict: a.verdict.into(),
+                explanation: a.explanation,
+            })
+            .map_err(|e| JudgeError::Call(e.into()))
     }
 }
 
