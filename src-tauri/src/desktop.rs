@@ -329,7 +329,8 @@ pub fn change_shortcut(
     if let Some(e) = status.error {
         return Err(format!("{shortcut} cannot be used: {e}"));
     }
-    if let Err(e) = echo_core::provider::save_quick_ask_shortcut(&desk.api.config().home, shortcut)
+    if let Err(e) =
+        echo_core::config::edit::save_quick_ask_shortcut(&desk.api.config().home, shortcut)
     {
         let _ = app.global_shortcut().unregister(shortcut);
         return Err(e.to_string());

@@ -5,8 +5,7 @@
 use crate::api::{Api, KeySource, Models, stored_key};
 use crate::context::ContextStage;
 use crate::error::ApiError;
-use echo_core::config::{LlmConfig, RetryConfig, TimeoutConfig};
-use echo_core::provider::{self, ProviderSettings};
+use echo_core::config::{LlmConfig, ProviderSettings, RetryConfig, TimeoutConfig, edit};
 use echo_llm::LlmClient;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -141,7 +140,7 @@ impl Api {
         }
         let home = self.config().home.clone();
         let to_save = settings.clone();
-        blocking(move || provider::save(&home, &to_save)).await??;
+        blocking(move || edit::save_provider(&home, &to_save)).await??;
         self.set_models(models);
         tracing::info!(
             kind = settings.kind.as_str(),

@@ -138,12 +138,14 @@ impl Api {
         })?;
         let home = self.config().home.clone();
         let to_save = servers.clone();
-        tokio::task::spawn_blocking(move || echo_core::provider::save_mcp_servers(&home, &to_save))
-            .await
-            .map_err(|e| ApiError::InvalidInput {
-                what: "MCP servers",
-                message: format!("saving did not finish: {e}"),
-            })??;
+        tokio::task::spawn_blocking(move || {
+            echo_core::config::edit::save_mcp_servers(&home, &to_save)
+        })
+        .await
+        .map_err(|e| ApiError::InvalidInput {
+            what: "MCP servers",
+            message: format!("saving did not finish: {e}"),
+        })??;
         self.replace_mcp(servers).await;
         Ok(self.mcp().status())
     }

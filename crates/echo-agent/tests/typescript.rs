@@ -8,9 +8,8 @@ use echo_agent::echo_mcp::{ServerState, ServerStatus, TransportKind};
 use echo_agent::{
     BootstrapFile, ConnectionReport, KeySource, OllamaInfo, ProviderUpdate, ProviderView,
 };
-use echo_core::config::{McpServerConfig, ProviderKind};
+use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
 use echo_core::event::RecalledMemory;
-use echo_core::provider::ProviderSettings;
 use echo_core::store::{SessionSummary, StoredMessage};
 use echo_core::{EventEnvelope, Role, ToolCall, TurnEvent, Usage};
 use ts_rs::{Config, TS};

@@ -7,7 +7,6 @@ pub mod error;
 pub mod event;
 pub mod ids;
 pub mod message;
-pub mod provider;
 pub mod store;
 pub mod text;
 pub mod time;

@@ -1,9 +1,10 @@
-//! The model provider as a settings page edits it, and how it is saved back into
-//! `config.toml`: only the `[llm]` keys it owns change; the rest of the file, comments
-//! included, stays as the person wrote it. The API key is not part of this: it lives in the
-//! OS keychain.
-
-use crate::config::{
+//! Editing `config.toml` from the settings pages: the model provider as a settings page edits
+//! it ([`ProviderSettings`]), and the writers that save it, the desktop shortcut and the MCP
+//! servers back into the file. Only the keys a writer owns change; the rest of the file,
+//! comments included, stays as the person wrote it. The API key is not part of this: it lives
+//! in the OS keychain. Front ends reach these writers through echo-agent's `Api`, never
+//! directly.
+use super::{
     CONFIG_FILE, Config, ConfigError, LlmConfig, McpServerConfig, ProviderKind, check_url,
 };
 use serde::{Deserialize, Serialize};
@@ -90,7 +91,7 @@ fn check_model(name: &str) -> Result<String, String> {
 
 /// Writes `settings` into `<home>/config.toml` under `[llm]`, keeping everything else in the
 /// file (see [`save_keys`]).
-pub fn save(home: &Path, settings: &ProviderSettings) -> Result<(), ConfigError> {
+pub fn save_provider(home: &Path, settings: &ProviderSettings) -> Result<(), ConfigError> {
     let settings = settings.normalized()?;
     let fallbacks: toml_edit::Array = settings
         .fallback_models
@@ -269,7 +270,7 @@ mod tests {
         let home = tempfile::tempdir().expect("tempdir");
         let original = "# my settings\n[llm]\n# the server I use\nkind = \"ollama\"\nmax_tokens = 1234 # long answers\n\n[memory]\nextraction = false\n";
         std::fs::write(home.path().join(CONFIG_FILE), original).expect("write");
-        save(home.path(), &settings()).expect("save");
+        save_provider(home.path(), &settings()).expect("save");
         let text = std::fs::read_to_string(home.path().join(CONFIG_FILE)).expect("read");
         for kept in [
             "# my settings",
@@ -294,7 +295,7 @@ mod tests {
     #[test]
     fn saving_creates_a_missing_file() {
         let home = tempfile::tempdir().expect("tempdir");
-        save(home.path(), &settings()).expect("save");
+        save_provider(home.path(), &settings()).expect("save");
         let text = std::fs::read_to_string(home.path().join(CONFIG_FILE)).expect("read");
         let c = Config::parse(&text, Path::new("config.toml")).expect("loads");
         assert_eq!(
@@ -307,7 +308,7 @@ mod tests {
     fn the_shortcut_lands_under_desktop() {
         let home = tempfile::tempdir().expect("tempdir");
         save_quick_ask_shortcut(home.path(), " Alt+Space ").expect("save");
-        save(home.path(), &settings()).expect("save");
+        save_provider(home.path(), &settings()).expect("save");
         let text = std::fs::read_to_string(home.path().join(CONFIG_FILE)).expect("read");
         let c = Config::parse(&text, Path::new("config.toml")).expect("loads");
         assert_eq!(c.desktop.quick_ask_shortcut, "Alt+Space");
@@ -355,7 +356,7 @@ mod tests {
         let home = tempfile::tempdir().expect("tempdir");
         let broken = "[llm]\nkind = \n";
         std::fs::write(home.path().join(CONFIG_FILE), broken).expect("write");
-        let e = save(home.path(), &settings()).expect_err("broken file");
+        let e = save_provider(home.path(), &settings()).expect_err("broken file");
         assert!(e.to_string().contains("config.toml:2"), "{e}");
         let text = std::fs::read_to_string(home.path().join(CONFIG_FILE)).expect("read");
         assert_eq!(text, broken);

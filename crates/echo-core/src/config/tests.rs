@@ -1,0 +1,111 @@
+//! Tests of loading `config.toml`: defaults, precedence, validation and the errors that name
+//! the file, line, column and key.
+
+use super::*;
+use std::collections::HashMap;
+
+struct MapEnv(HashMap<&'static str, &'static str>);
+impl Env for MapEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.0.get(name).map(|s| s.to_string())
+    }
+}
+
+fn check_err(text: &str, expect: &str) {
+    let err = Config::parse(text, Path::new("/h/config.toml"))
+        .err()
+        .map(|e| e.to_string());
+    let err = err.unwrap_or_default();
+    assert!(
+        err.starts_with(expect),
+        "got {err:?}, want prefix {expect:?}"
+    );
+}
+
+#[test]
+fn bad_files_name_file_line_and_key() {
+    check_err(
+        "[agent]\nmax_iterations = \"ten\"\n",
+        "/h/config.toml:2:18: agent.max_iterations: invalid type",
+    );
+    check_err(
+        "[llm]\nmodle = \"x\"\n",
+        "/h/config.toml:2:1: llm.modle: unknown field `modle`",
+    );
+    check_err(
+        "[llm]\nkind = \"gpt\"\n",
+        "/h/config.toml:2:8: llm.kind: unknown variant `gpt`",
+    );
+    check_err("[llm\nmodel = 1\n", "/h/config.toml:1:5: ");
+    check_err(
+        "[llm]\napi_key = \"sk-1\"\n",
+        "/h/config.toml:2:1: llm.api_key: unknown field",
+    );
+    check_err(
+        "[context]\ncompress_at = 1.5\n",
+        "/h/config.toml:2:15: context.compress_at: 1.5 is not a share",
+    );
+    check_err(
+        "[routing]\ncoding = [\"m\"]\n",
+        "/h/config.toml:2:1: routing.coding: unknown field `coding`",
+    );
+    check_err(
+        "[planner]\ntask_types = [\"chatting\"]\n",
+        "/h/config.toml:2:15: planner.task_types: unknown variant `chatting`",
+    );
+}
+
+#[test]
+fn precedence_is_flag_then_env_then_file_then_default() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join(CONFIG_FILE),
+        "[llm]\nkind = \"anthropic\"\nmodel = \"file-model\"\nfallback_models = [\"f1\"]\n",
+    )
+    .expect("write");
+    let home = dir.path().to_str().expect("utf8").to_string();
+    let home: &'static str = Box::leak(home.into_boxed_str());
+
+    let env = MapEnv(HashMap::from([(HOME_ENV, home)]));
+    let c = Config::load(&Overrides::default(), &env).expect("load");
+    assert_eq!(c.llm.kind, ProviderKind::Anthropic);
+    assert_eq!(c.llm.model, "file-model");
+    assert_eq!(c.llm.fallback_models, vec!["f1"]);
+    assert_eq!(c.agent.max_iterations, 10, "default");
+
+    let env = MapEnv(HashMap::from([
+        (HOME_ENV, home),
+        ("ECHO_LLM_MODEL", "env-model"),
+        ("ECHO_LLM_KIND", "openai"),
+        ("ECHO_LLM_FALLBACK_MODELS", "a, b,,c"),
+        ("ECHO_LLM_API_KEY", "sk-env"),
+    ]));
+    let c = Config::load(&Overrides::default(), &env).expect("load");
+    assert_eq!(c.llm.model, "env-model");
+    assert_eq!(c.llm.kind, ProviderKind::Openai);
+    assert_eq!(c.llm.fallback_models, vec!["a", "b", "c"]);
+    assert_eq!(c.llm.api_key.as_deref(), Some("sk-env"));
+
+    let flags = Overrides {
+        model: Some("flag-model".into()),
+        ..Default::default()
+    };
+    let c = Config::load(&flags, &env).expect("load");
+    assert_eq!(c.llm.model, "flag-model");
+}
+
+#[test]
+fn bad_env_values_name_the_variable() {
+    let env = MapEnv(HashMap::from([
+        (HOME_ENV, "/nonexistent-echo"),
+        ("ECHO_LLM_KIND", "gpt"),
+    ]));
+    let err = Config::load(&Overrides::default(), &env)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.starts_with("ECHO_LLM_KIND: unknown provider kind \"gpt\""),
+        "{err}"
+    );
+}
