@@ -1,5 +1,6 @@
 //! Echo Desk's domain core: ids, messages, turn events, configuration, the SQLite store and
-//! trace spans. Every other crate of ours depends on this one; it depends on none of them.
+//! trace spans. Most crates of ours depend on this one (ARCHITECTURE.md's dependency table
+//! says which); it depends on none of them.
 #![deny(missing_docs)]
 
 pub mod config;
@@ -7,6 +8,7 @@ pub mod error;
 pub mod event;
 pub mod ids;
 pub mod message;
+pub mod provider;
 pub mod store;
 pub mod text;
 pub mod time;

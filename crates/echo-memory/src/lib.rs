@@ -1,9 +1,33 @@
 //! The four-tier memory (working, episodic, semantic, archival) on SQLite, the source of
 //! truth: the write path with provenance and conflict policy, history and undo, forgetting
-//! (decay, expiry, archive), BM25 over FTS5 with CJK bigrams, hybrid retrieval and snapshots.
+//! (decay, expiry, archive), an in-process BM25 index with CJK bigrams, hybrid retrieval and
+//! snapshots.
 //!
-//! This crate knows nothing about prompts or models: conflict judging and vector similarity
-//! come in through the [`ConflictJudge`] and [`Neighbours`] traits, implemented by the agent.
+//! This crate knows nothing about prompts or chat models: conflict judging comes in through
+//! the [`ConflictJudge`] trait (implemented by the agent, which asks a model), vector
+//! similarity through [`Neighbours`] (implemented here by [`SemanticIndex`], an `echo-embed`
+//! embedder over the `echo-vector` index kept in step with SQLite by an outbox).
+//!
+//! # Search index
+//!
+//! The BM25 index lives in each process's memory (`bm25.rs`, whose docs give the scoring):
+//! triggers on `memories` append every insert, text or status change and delete to
+//! `memory_changes` (migration 0007), and before each search the process applies what it has
+//! not seen, or rebuilds from the rows when the pruned log no longer reaches back, so the
+//! desktop app, the gateway and the CLI see each other's writes. Vectors follow through the
+//! outbox and are rebuilt when the index's count drifts from SQLite's or on
+//! `echod memory reindex`.
+//!
+//! # Recall
+//!
+//! [`MemoryStore::recall`] runs the BM25 and the vector search concurrently (BM25's rows are
+//! read while the vector search still runs; the vector search is ranking-only, without
+//! re-scoring on the full vectors, which only the write path's similarity threshold needs),
+//! fuses the two rankings by reciprocal rank (vector weight `memory.vector_weight`, 0.3 by
+//! default) and weighs each memory by its effective importance (a factor of 0.5–1). Rows found
+//! only by the vector search are read afterwards, and only those whose fused rank score could
+//! still beat the k-th best usable row in hand: the threshold algorithm, the same answer as
+//! reading them all, usually with no second read when BM25 found enough.
 #![deny(missing_docs)]
 
 mod bm25;
