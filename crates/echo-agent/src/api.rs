@@ -26,7 +26,7 @@ use echo_core::store::{
 use echo_core::trace::{Span, SpanStatus, Tracer};
 use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId, Usage};
 use echo_llm::LlmClient;
-use echo_memory::echo_embed::OpenAiEmbedder;
+use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
 use echo_memory::{MemoryStore, SemanticIndex};
 use echo_secrets::SecretStore;
 use echo_tools::ToolRegistry;
