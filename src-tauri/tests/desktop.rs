@@ -117,14 +117,27 @@ fn start_driver(home: &Path, work: &Path, mock: &MockServer) -> Driver {
     driver
 }
 
+/// Opens a WebDriver session with the app. On a loaded machine tauri-driver sometimes drops
+/// the first session request mid-answer (`IncompleteMessage`) while WebKitWebDriver starts,
+/// so a failed attempt is retried until the step's deadline.
 async fn connect(driver: &Driver) -> Client {
     let mut caps = serde_json::Map::new();
     caps.insert("tauri:options".into(), json!({ "application": APP }));
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session with the app")
+    let start = Instant::now();
+    loop {
+        let attempt = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await;
+        match attempt {
+            Ok(client) => return client,
+            Err(e) if start.elapsed() < STEP => {
+                eprintln!("WebDriver session not ready yet ({e}); trying again");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => panic!("a WebDriver session with the app: {e}"),
+        }
+    }
 }
 
 /// Polls a script in the page until it returns `true`.
