@@ -6,9 +6,11 @@
 //! the OS keychain).
 
 pub mod edit;
+mod share;
 
 pub use edit::ProviderSettings;
 use serde::Deserialize;
+pub use share::Share;
 use std::path::{Path, PathBuf};
 
 /// Name of the config file inside the data directory.
@@ -57,7 +59,9 @@ pub enum ConfigError {
 }
 
 /// Which wire protocol a model server speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     /// Any OpenAI-compatible chat-completions server.
@@ -77,6 +81,9 @@ impl ProviderKind {
             Self::Ollama => "ollama",
         }
     }
+
+    /// Every kind, in the order settings pages offer them.
+    pub const ALL: [ProviderKind; 3] = [Self::Openai, Self::Anthropic, Self::Ollama];
 
     /// Parses `openai`, `anthropic` or `ollama`.
     pub fn parse(s: &str) -> Option<Self> {
@@ -283,7 +290,9 @@ impl Default for ToolsConfig {
 
 /// One MCP server (`[[tools.mcp]]`): either a local command speaking stdio or a
 /// streamable-HTTP URL.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(
+    Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq, ts_rs::TS, utoipa::ToSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerConfig {
     /// Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
@@ -417,35 +426,6 @@ impl Default for DesktopConfig {
             quick_ask_shortcut: "CommandOrControl+Shift+Space".into(),
             close_to_tray: true,
         }
-    }
-}
-
-/// A share between 0 (exclusive) and 1 (inclusive); anything else is a config error naming
-/// the key.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-#[serde(transparent)]
-pub struct Share(f64);
-
-impl Share {
-    /// `value` if it is in (0, 1].
-    pub fn new(value: f64) -> Option<Share> {
-        (value > 0.0 && value <= 1.0).then_some(Share(value))
-    }
-
-    /// The share as a number.
-    pub fn get(self) -> f64 {
-        self.0
-    }
-}
-
-impl<'de> Deserialize<'de> for Share {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = f64::deserialize(d)?;
-        Share::new(value).ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "{value} is not a share: give a number above 0 and at most 1"
-            ))
-        })
     }
 }
 
