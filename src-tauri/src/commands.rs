@@ -1,81 +1,82 @@
-//! IPC commands: each one a thin call into `Api`, mirroring `echod serve`'s routes so the
-//! UI's two transports behave alike. Errors cross as `{code, message}`.
+//! IPC commands. Every engine operation is a command generated from the operation table
+//! (`crates/echo-agent/src/operations.table`): parse (Tauri deserialises the `request`
+//! argument), call `Api`, return. The few written here are the turn (its events stream over
+//! a channel) and the desktop's own window and shortcut commands. Errors cross as the same
+//! `{"error": {"code", "message"}}` body the gateway sends.
 
-use crate::desktop::{self, Desk};
-use echo_agent::echo_gate::{AuditEntry, Rule};
-use echo_agent::echo_mcp::ServerStatus;
-use echo_agent::{
-    ApiError, ApprovalAnswer, ApprovalMode, BootstrapFile, ConnectionReport, EventHandler,
-    OllamaInfo, ProviderUpdate, ProviderView, RuleRequest, TurnRequest,
-};
-use echo_core::EventEnvelope;
-use echo_core::config::McpServerConfig;
-use echo_core::store::{SessionSummary, StoredMessage};
-use serde::Serialize;
+use crate::shortcut;
+use crate::state::Desk;
+use crate::windows;
+#[allow(clippy::wildcard_imports, unused_imports)]
+use echo_agent::wire::*;
+use echo_agent::wire::{EventEnvelope, SendTurn, ShortcutStatus};
+use echo_agent::{ApiError, ApprovalMode, ErrorBody, ErrorCode, EventHandler, TurnRequest};
 use std::sync::Arc;
 use tauri::ipc::Channel;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Runtime, State};
 use tokio_util::sync::CancellationToken;
 
-/// An error as the UI's `TransportError` takes it.
-#[derive(Debug, Serialize)]
-pub struct Failure {
-    code: String,
-    message: String,
+type Answer<T> = Result<T, ErrorBody>;
+
+fn failure(e: ApiError) -> ErrorBody {
+    ErrorBody::from(&e)
 }
 
-impl From<ApiError> for Failure {
-    fn from(e: ApiError) -> Self {
-        Failure {
-            code: e.code().to_string(),
-            message: e.to_string(),
+macro_rules! operations {
+    ($(
+        $name:ident : $method:ident $path:literal ($request:ident) -> $response:ty
+            = |$api:ident, $req:pat_param| $body:expr;
+    )*) => {
+        $(
+            #[tauri::command]
+            pub async fn $name(desk: State<'_, Desk>, request: $request) -> Answer<$response> {
+                desk.api.call(request).await.map_err(failure)
+            }
+        )*
+
+        /// The engine operations that are commands, in table order.
+        pub const OPERATION_COMMANDS: &[&str] = &[$(stringify!($name)),*];
+
+        /// Every command: the operations, then the turn and the desktop's own.
+        pub fn handler<R: Runtime>() -> impl Fn(tauri::ipc::Invoke<R>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![
+                $($name,)*
+                send_turn,
+                quick_shortcut,
+                set_quick_shortcut,
+                open_in_main,
+                dismiss_quick
+            ]
         }
-    }
+    };
 }
 
-impl Failure {
-    fn invalid(message: impl Into<String>) -> Self {
-        Failure {
-            code: "invalid_input".into(),
-            message: message.into(),
-        }
-    }
-}
+include!("../../crates/echo-agent/src/operations.table");
 
-type Answer<T> = Result<T, Failure>;
-
-#[tauri::command]
-pub async fn list_sessions(desk: State<'_, Desk>) -> Answer<Vec<SessionSummary>> {
-    Ok(desk.api.sessions().await?)
-}
-
-#[tauri::command]
-pub async fn history(desk: State<'_, Desk>, session: String) -> Answer<Vec<StoredMessage>> {
-    Ok(desk.api.history(&session).await?)
-}
-
-#[tauri::command]
-pub async fn rename_session(
-    desk: State<'_, Desk>,
-    name: String,
-    new_name: String,
-) -> Answer<SessionSummary> {
-    Ok(desk.api.rename_session(&name, &new_name).await?)
-}
-
-#[tauri::command]
-pub async fn delete_session(desk: State<'_, Desk>, name: String) -> Answer<()> {
-    Ok(desk.api.delete_session(&name).await?)
-}
+/// The commands that are not engine operations, each with why (the parity test reads this).
+pub const DESKTOP_COMMANDS: &[(&str, &str)] = &[
+    (
+        "send_turn",
+        "a turn: its answer is a stream of events over a channel (HTTP: POST /api/turns, SSE)",
+    ),
+    (
+        "quick_shortcut",
+        "the global shortcut's registration lives in the desktop process",
+    ),
+    (
+        "set_quick_shortcut",
+        "registers the shortcut with the system before the engine saves it",
+    ),
+    ("open_in_main", "window management"),
+    ("dismiss_quick", "window management"),
+];
 
 /// Runs a turn; its events stream over `on_event` and the call returns when it has ended.
 #[tauri::command]
 pub async fn send_turn(
     desk: State<'_, Desk>,
-    session: String,
-    input: String,
+    request: SendTurn,
     quick: Option<bool>,
-    replace_from: Option<String>,
     on_event: Channel<EventEnvelope>,
 ) -> Answer<()> {
     let entry_point = if quick == Some(true) {
@@ -84,13 +85,13 @@ pub async fn send_turn(
         "desktop"
     };
     let request = TurnRequest {
-        session,
-        input,
+        session: request.session,
+        input: request.input,
         entry_point: entry_point.into(),
         approvals: ApprovalMode::Ask,
-        replace_from,
+        replace_from: request.replace_from.map(|id| id.as_str().to_string()),
     };
-    desk.api.validate(&request).await?;
+    desk.api.validate(&request).await.map_err(failure)?;
     let handler: EventHandler = Arc::new(move |envelope: EventEnvelope| {
         if let Err(e) = on_event.send(envelope) {
             tracing::debug!(error = %e, "turn event not delivered (window gone)");
@@ -99,129 +100,38 @@ pub async fn send_turn(
     // A window that goes away does not stop the turn: it finishes and is saved.
     desk.api
         .send(request, handler, CancellationToken::new())
-        .await?;
+        .await
+        .map_err(failure)?;
     Ok(())
-}
-
-#[tauri::command]
-pub fn cancel_turn(desk: State<'_, Desk>, turn_id: String) -> Answer<()> {
-    Ok(desk.api.cancel_turn(&turn_id)?)
-}
-
-#[tauri::command]
-pub fn answer_approval(
-    desk: State<'_, Desk>,
-    request_id: String,
-    answer: ApprovalAnswer,
-) -> Answer<()> {
-    Ok(desk.api.answer_approval(&request_id, answer)?)
-}
-
-#[tauri::command]
-pub async fn list_rules(desk: State<'_, Desk>) -> Answer<Vec<Rule>> {
-    Ok(desk.api.rules().await?)
-}
-
-#[tauri::command]
-pub async fn add_rule(desk: State<'_, Desk>, rule: RuleRequest) -> Answer<Rule> {
-    Ok(desk.api.add_rule_request(&rule, "desktop").await?)
-}
-
-#[tauri::command]
-pub async fn remove_rule(desk: State<'_, Desk>, id: String) -> Answer<Rule> {
-    Ok(desk.api.remove_rule(&id).await?)
-}
-
-#[tauri::command]
-pub async fn mcp_servers(desk: State<'_, Desk>) -> Answer<Vec<ServerStatus>> {
-    Ok(desk.api.mcp_servers(std::time::Duration::ZERO).await)
-}
-
-#[tauri::command]
-pub fn mcp_config(desk: State<'_, Desk>) -> Vec<McpServerConfig> {
-    desk.api.mcp_config()
-}
-
-#[tauri::command]
-pub async fn set_mcp_config(
-    desk: State<'_, Desk>,
-    servers: Vec<McpServerConfig>,
-) -> Answer<Vec<ServerStatus>> {
-    Ok(desk.api.set_mcp_config(servers).await?)
-}
-
-#[tauri::command]
-pub async fn approvals(desk: State<'_, Desk>, limit: u32) -> Answer<Vec<AuditEntry>> {
-    Ok(desk.api.approvals(limit).await?)
-}
-
-#[tauri::command]
-pub async fn provider(desk: State<'_, Desk>) -> Answer<ProviderView> {
-    Ok(desk.api.provider().await)
-}
-
-#[tauri::command]
-pub async fn update_provider(
-    desk: State<'_, Desk>,
-    update: ProviderUpdate,
-) -> Answer<ProviderView> {
-    Ok(desk.api.update_provider(update).await?)
-}
-
-#[tauri::command]
-pub async fn test_provider(
-    desk: State<'_, Desk>,
-    update: ProviderUpdate,
-) -> Answer<ConnectionReport> {
-    Ok(desk.api.test_provider(update).await?)
-}
-
-/// AGENTS.md, SOUL.md, USER.md and TOOLS.md: each file's text, or its default.
-#[tauri::command]
-pub fn bootstrap_files(desk: State<'_, Desk>) -> Answer<Vec<BootstrapFile>> {
-    Ok(desk.api.bootstrap_files()?)
-}
-
-/// Saves a bootstrap file; `content: null` restores its default.
-#[tauri::command]
-pub fn save_bootstrap_file(
-    desk: State<'_, Desk>,
-    name: String,
-    content: Option<String>,
-) -> Answer<BootstrapFile> {
-    Ok(desk.api.save_bootstrap_file(&name, content.as_deref())?)
-}
-
-#[tauri::command]
-pub async fn detect_ollama(desk: State<'_, Desk>) -> Answer<Option<OllamaInfo>> {
-    Ok(desk.api.detect_ollama().await)
 }
 
 /// The quick-ask shortcut and whether it is registered (or why not).
 #[tauri::command]
-pub fn quick_shortcut(desk: State<'_, Desk>) -> desktop::ShortcutStatus {
+pub fn quick_shortcut(desk: State<'_, Desk>) -> ShortcutStatus {
     desk.shortcut_status()
 }
 
 /// Registers a new quick-ask shortcut and saves it; a taken or invalid one is refused with
 /// the reason and the old one stays.
 #[tauri::command]
-pub fn set_quick_shortcut(
-    app: AppHandle,
+pub fn set_quick_shortcut<R: Runtime>(
+    app: AppHandle<R>,
     desk: State<'_, Desk>,
     shortcut: String,
-) -> Answer<desktop::ShortcutStatus> {
-    desktop::change_shortcut(&app, &desk, &shortcut).map_err(Failure::invalid)
+) -> Answer<ShortcutStatus> {
+    shortcut::change(&app, &desk, &shortcut)
+        .map_err(|message| ErrorBody::new(ErrorCode::InvalidInput, message))
 }
 
 /// Shows a session in the main window (from quick ask's Enter) and closes quick ask.
 #[tauri::command]
-pub fn open_in_main(app: AppHandle, session: String) -> Answer<()> {
-    desktop::open_in_main(&app, &session).map_err(|e| Failure::invalid(e.to_string()))
+pub fn open_in_main<R: Runtime>(app: AppHandle<R>, session: String) -> Answer<()> {
+    windows::open_in_main(&app, &session)
+        .map_err(|e| ErrorBody::new(ErrorCode::InvalidInput, e.to_string()))
 }
 
 /// Closes the quick-ask window (Esc); its WebKit process goes with it.
 #[tauri::command]
-pub fn dismiss_quick(app: AppHandle) {
-    desktop::close_quick(&app);
+pub fn dismiss_quick<R: Runtime>(app: AppHandle<R>) {
+    windows::close_quick(&app);
 }

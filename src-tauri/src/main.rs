@@ -1,12 +1,7 @@
-//! Echo Desk, the desktop app: a Tauri 2 shell that owns the engine (`echo_agent::Api`)
-//! in-process and hosts the same web UI `echod serve` serves. IPC commands are thin calls
-//! into `Api` (see `commands`); the windows, tray and global shortcut are in `desktop`.
+//! The `echo-desk` binary: logging, the configuration, then the app (`echo_desk_shell::run`).
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-mod commands;
-mod desktop;
-
-use echo_core::config::{Config, Overrides, ProcessEnv};
+use echo_agent::{Config, Overrides, ProcessEnv};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -25,7 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match desktop::run(config, started) {
+    match echo_desk_shell::run(config, started) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("echo-desk: {e:#}");

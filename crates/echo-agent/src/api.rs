@@ -82,7 +82,7 @@ pub struct TurnOutcome {
 }
 
 /// A turn's trace: the turn record and its spans.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Trace {
     /// Turn id.
     pub turn_id: String,
@@ -120,7 +120,7 @@ pub(crate) struct Models {
 }
 
 /// Where the API key in force came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum KeySource {
     /// `ECHO_LLM_API_KEY` (wins over the keychain).
@@ -219,6 +219,8 @@ struct Inner {
     /// Embedder + vector index, set up on first use; `None` when no embedder is available
     /// (retrieval is then BM25 only, which is logged once).
     semantic: SharedSemantic,
+    /// `[desktop]` as saved (changed through [`Api::save_quick_ask_shortcut`]).
+    pub(crate) desktop: Mutex<echo_core::config::DesktopConfig>,
 }
 
 /// The engine facade; cheap to clone and share between tasks.
@@ -389,6 +391,7 @@ impl Api {
                 mcp: std::sync::RwLock::new(mcp),
                 mcp_change: tokio::sync::Mutex::new(()),
                 mcp_options,
+                desktop: Mutex::new(config.desktop.clone()),
                 background: Background::default(),
                 session_locks: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
@@ -402,6 +405,24 @@ impl Api {
                 semantic,
             }),
         })
+    }
+
+    /// `[desktop]` as saved.
+    pub(crate) fn inner_desktop(&self) -> echo_core::config::DesktopConfig {
+        self.inner
+            .desktop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records a saved quick-ask shortcut.
+    pub(crate) fn set_inner_desktop_shortcut(&self, shortcut: &str) {
+        self.inner
+            .desktop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .quick_ask_shortcut = shortcut.to_string();
     }
 
     /// The provider in force, as one consistent snapshot.
@@ -581,8 +602,7 @@ impl Api {
         if self.inner.store.delete_session(&id).await? {
             Ok(())
         } else {
-            Err(ApiError::InvalidInput {
-                what: "session",
+            Err(ApiError::Busy {
                 message: format!("{name:?} has a turn running; stop it first"),
             })
         }

@@ -18,7 +18,7 @@ pub const EXPORT_FORMAT: &str = "echo-desk-memory";
 pub const EXPORT_VERSION: u32 = 1;
 
 /// A memory with everything needed to judge it: history and open conflicts.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct MemoryDetail {
     /// The memory.
     #[serde(flatten)]
@@ -43,7 +43,7 @@ struct ExportHeader {
 }
 
 /// What an import did.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ImportReport {
     /// Memories written (new).
     pub created: usize,

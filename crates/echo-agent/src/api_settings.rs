@@ -17,7 +17,7 @@ const TEST_FIRST_BYTE: Duration = Duration::from_secs(30);
 const OLLAMA_WAIT: Duration = Duration::from_millis(1500);
 
 /// The provider as the settings page shows it (never the key itself).
-#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ProviderView {
     /// Kind, base URL and models in force.
     pub settings: ProviderSettings,
@@ -30,26 +30,38 @@ pub struct ProviderView {
     /// `ECHO_LLM_*` variables set for this process: they win over saved settings at the
     /// next start.
     pub env_overrides: Vec<String>,
+    /// Every provider kind with its usual base URL, in the order to offer them (so a
+    /// settings page keeps no copy of the engine's defaults).
+    pub kinds: Vec<ProviderKindInfo>,
+}
+
+/// A provider kind and the base URL used when none is configured.
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct ProviderKindInfo {
+    /// The kind.
+    pub kind: echo_core::config::ProviderKind,
+    /// Its default base URL.
+    pub default_base_url: String,
 }
 
 /// A change from the settings page (or the settings to test).
-#[derive(Clone, Debug, Deserialize, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderUpdate {
     /// Kind, base URL and models.
     pub settings: ProviderSettings,
     /// A new API key for this server (kept in the keychain); absent keeps the stored one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub api_key: Option<String>,
     /// Remove the stored key for this server.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub clear_api_key: Option<bool>,
 }
 
 /// What "test connection" found, in one line for people.
-#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ConnectionReport {
     /// Whether the model answered.
     pub ok: bool,
@@ -63,7 +75,7 @@ pub struct ConnectionReport {
 }
 
 /// A local Ollama server that answered.
-#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct OllamaInfo {
     /// Base URL to use for it (its OpenAI-compatible endpoint).
     pub base_url: String,
@@ -72,6 +84,30 @@ pub struct OllamaInfo {
 }
 
 impl Api {
+    /// The `[desktop]` settings as saved.
+    pub fn desktop_settings(&self) -> crate::wire::DesktopSettingsView {
+        let desktop = self.inner_desktop();
+        crate::wire::DesktopSettingsView {
+            quick_ask_shortcut: desktop.quick_ask_shortcut,
+            close_to_tray: desktop.close_to_tray,
+        }
+    }
+
+    /// Saves the quick-ask shortcut to `config.toml` (the desktop app registers it first, so
+    /// only a shortcut the system accepted is saved).
+    pub fn save_quick_ask_shortcut(&self, shortcut: &str) -> Result<(), ApiError> {
+        let shortcut = shortcut.trim();
+        if shortcut.is_empty() {
+            return Err(ApiError::InvalidInput {
+                what: "shortcut",
+                message: "it is empty".into(),
+            });
+        }
+        edit::save_quick_ask_shortcut(&self.config().home, shortcut)?;
+        self.set_inner_desktop_shortcut(shortcut);
+        Ok(())
+    }
+
     /// The user's bootstrap files (`AGENTS.md`, `SOUL.md`, `USER.md`, `TOOLS.md`) as the
     /// settings page shows them: their text, or the default's while none is saved.
     pub fn bootstrap_files(&self) -> Result<Vec<crate::BootstrapFile>, ApiError> {
@@ -103,6 +139,13 @@ impl Api {
             keychain,
             keychain_available,
             env_overrides: self.config().env_overrides.clone(),
+            kinds: echo_core::config::ProviderKind::ALL
+                .into_iter()
+                .map(|kind| ProviderKindInfo {
+                    kind,
+                    default_base_url: kind.default_base_url().to_string(),
+                })
+                .collect(),
         }
     }
 

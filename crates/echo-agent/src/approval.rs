@@ -35,7 +35,9 @@ pub enum ApprovalMode {
 }
 
 /// The person's answer to an approval question.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalAnswer {
     /// Run this call only.

@@ -19,7 +19,7 @@ pub(crate) const MAX_INJECTED_CHARS: usize = 12_000;
 const MAX_SAVED_BYTES: usize = 256 * 1024;
 
 /// One bootstrap file as the settings page shows it.
-#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct BootstrapFile {
     /// `AGENTS.md`, `SOUL.md`, `USER.md` or `TOOLS.md`.
     pub name: String,

@@ -14,6 +14,12 @@ pub enum ApiError {
         /// What was wrong.
         message: String,
     },
+    /// The thing is in use: a turn of the session is running.
+    #[error("{message}")]
+    Busy {
+        /// What is busy, for people.
+        message: String,
+    },
     /// Something named does not exist.
     #[error("{what} not found: {id}")]
     NotFound {
@@ -51,20 +57,126 @@ pub enum ApiError {
     },
 }
 
-impl ApiError {
-    /// Machine-readable code for front ends (HTTP status mapping, CLI exit codes).
-    pub fn code(&self) -> &'static str {
+/// The closed set of error codes front ends see (`{"error": {"code", "message"}}`), one per
+/// kind of failure; HTTP statuses and CLI exit codes are chosen from it.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    ts_rs::TS,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The request was malformed or not allowed as given.
+    InvalidInput,
+    /// Something named does not exist.
+    NotFound,
+    /// In use (a running turn); try again later.
+    Busy,
+    /// The store failed.
+    Store,
+    /// The model client could not be set up.
+    ModelConfig,
+    /// A memory operation failed.
+    Memory,
+    /// The data directory could not be read or written.
+    DataDir,
+    /// The keychain refused or is unavailable.
+    Keychain,
+    /// The gateway only: no or a wrong bearer token.
+    Unauthorized,
+    /// The gateway only: the `Host` header is not the server's loopback address.
+    ForeignHost,
+    /// The gateway only: the request came from another site (`Origin`).
+    ForeignOrigin,
+    /// A front end could not encode its answer (a bug; the message says what).
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as it travels.
+    pub fn as_str(self) -> &'static str {
         match self {
-            Self::InvalidInput { .. } => "invalid_input",
-            Self::NotFound { .. } => "not_found",
-            Self::Store(_) => "store",
-            Self::Llm(_) => "model_config",
-            Self::Memory(_) => "memory",
-            Self::DataDir { .. } => "data_dir",
-            Self::Keychain(_) => "keychain",
-            Self::Settings(_) => "invalid_input",
-            Self::Bootstrap(crate::bootstrap::BootstrapError::Io { .. }) => "data_dir",
-            Self::Bootstrap(_) => "invalid_input",
+            Self::InvalidInput => "invalid_input",
+            Self::NotFound => "not_found",
+            Self::Busy => "busy",
+            Self::Store => "store",
+            Self::ModelConfig => "model_config",
+            Self::Memory => "memory",
+            Self::DataDir => "data_dir",
+            Self::Keychain => "keychain",
+            Self::Unauthorized => "unauthorized",
+            Self::ForeignHost => "foreign_host",
+            Self::ForeignOrigin => "foreign_origin",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+impl ApiError {
+    /// The kind of failure, for front ends (HTTP status mapping, CLI exit codes).
+    pub fn kind(&self) -> ErrorCode {
+        match self {
+            Self::InvalidInput { .. } | Self::Settings(_) => ErrorCode::InvalidInput,
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::Busy { .. } => ErrorCode::Busy,
+            Self::Store(_) => ErrorCode::Store,
+            Self::Llm(_) => ErrorCode::ModelConfig,
+            Self::Memory(_) => ErrorCode::Memory,
+            Self::DataDir { .. } | Self::Bootstrap(crate::bootstrap::BootstrapError::Io { .. }) => {
+                ErrorCode::DataDir
+            }
+            Self::Keychain(_) => ErrorCode::Keychain,
+            Self::Bootstrap(_) => ErrorCode::InvalidInput,
+        }
+    }
+
+    /// Machine-readable code for front ends (see [`ErrorCode`]).
+    pub fn code(&self) -> &'static str {
+        self.kind().as_str()
+    }
+}
+
+/// An error as every front end sends it: `{"error": {"code", "message"}}`.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// The error.
+    pub error: ErrorDetail,
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// The kind of failure.
+    pub code: ErrorCode,
+    /// One line for people.
+    pub message: String,
+}
+
+impl ErrorBody {
+    /// A body with this code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorBody {
+            error: ErrorDetail {
+                code,
+                message: message.into(),
+            },
+        }
+    }
+}
+
+impl From<&ApiError> for ErrorBody {
+    fn from(e: &ApiError) -> Self {
+        ErrorBody {
+            error: ErrorDetail {
+                code: e.kind(),
+                message: e.to_string(),
+            },
         }
     }
 }

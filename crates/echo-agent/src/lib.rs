@@ -19,6 +19,8 @@ mod inference;
 mod instance;
 mod memory;
 mod memory_tools;
+mod openapi;
+mod operations;
 mod prompt_snapshots;
 mod prompts;
 mod response;
@@ -26,6 +28,7 @@ mod routing;
 mod think;
 mod tool_choice;
 mod tool_output;
+pub mod wire;
 
 pub use api::{Api, KeySource, Trace, TurnOutcome, TurnRequest};
 pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
@@ -33,9 +36,15 @@ pub use api_settings::{ConnectionReport, OllamaInfo, ProviderUpdate, ProviderVie
 pub use api_tools::RuleRequest;
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
+pub use echo_core::config::{Config, Overrides, ProcessEnv};
 pub use echo_gate;
 pub use echo_mcp;
 pub use echo_memory;
-pub use error::ApiError;
+pub use echo_memory::parse_time;
+pub use error::{ApiError, ErrorBody, ErrorCode, ErrorDetail};
 pub use events::EventHandler;
+pub use openapi::{openapi_document, path_params};
+pub use operations::{
+    HttpMethod, OPERATIONS, Operation, OperationInfo, OperationVisitor, visit_operations,
+};
 pub use think::strip_think;

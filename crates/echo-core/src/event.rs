@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub const EVENT_PROTOCOL_VERSION: u32 = 1;
 
 /// One event of a turn, wrapped with the protocol version and the turn it belongs to.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct EventEnvelope {
     /// Protocol version ([`EVENT_PROTOCOL_VERSION`]).
     pub v: u32,
@@ -26,7 +26,7 @@ pub struct EventEnvelope {
 }
 
 /// What happened in a turn.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TurnEvent {
     /// The turn got its session and began (after waiting for any earlier turn of the session).
@@ -168,7 +168,7 @@ pub enum TurnEvent {
 }
 
 /// A memory as shown in a `MemoryRecalled` event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct RecalledMemory {
     /// Memory id.
     pub id: String,

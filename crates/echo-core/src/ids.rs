@@ -1,5 +1,6 @@
 //! Newtype ids. Each is a UUIDv7 string, so ids sort by creation time and never mix up:
-//! a `TurnId` cannot be passed where a `SessionId` is expected.
+//! a `TurnId` cannot be passed where a `SessionId` is expected. None has a `Default`: a fresh
+//! id is minted only by an explicit `new()`, never by a struct's `..Default::default()`.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -7,12 +8,15 @@ use std::fmt;
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(transparent)]
+        #[derive(
+            Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS,
+            utoipa::ToSchema,
+        )]
         pub struct $name(String);
 
         impl $name {
             /// A fresh, time-ordered id.
+            #[allow(clippy::new_without_default, reason = "a Default would mint ids silently")]
             pub fn new() -> Self {
                 Self(uuid::Uuid::now_v7().to_string())
             }
@@ -23,12 +27,6 @@ macro_rules! id_type {
             /// The id as text.
             pub fn as_str(&self) -> &str {
                 &self.0
-            }
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self::new()
             }
         }
 
@@ -55,4 +53,20 @@ id_type!(
 id_type!(
     /// One trace span (turn, node or call level).
     SpanId
+);
+id_type!(
+    /// One approval question waiting for the person's answer.
+    ApprovalId
+);
+id_type!(
+    /// One approval rule.
+    RuleId
+);
+id_type!(
+    /// One long-term memory.
+    MemoryId
+);
+id_type!(
+    /// One open or settled memory conflict (the review queue).
+    ConflictId
 );

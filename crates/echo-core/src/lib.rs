@@ -8,7 +8,6 @@ pub mod error;
 pub mod event;
 pub mod ids;
 pub mod message;
-pub mod provider;
 pub mod store;
 pub mod text;
 pub mod time;
@@ -16,6 +15,6 @@ pub mod trace;
 
 pub use error::StoreError;
 pub use event::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent};
-pub use ids::{MessageId, SessionId, SpanId, TurnId};
+pub use ids::{ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, SpanId, TurnId};
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;

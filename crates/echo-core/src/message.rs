@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Who said a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// Instructions from the system (only ContextStage writes these).
@@ -41,7 +43,7 @@ impl Role {
 
 /// A tool call requested by the model. `arguments` is the raw JSON text the model produced:
 /// it may be malformed, and that is reported back to the model rather than failing the turn.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ToolCall {
     /// Provider-assigned call id; a tool result refers to it.
     pub id: String,
@@ -116,7 +118,9 @@ pub struct ToolSpec {
 }
 
 /// Token usage reported by a provider for one or more requests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
+)]
 pub struct Usage {
     /// Prompt tokens.
     #[ts(type = "number")]

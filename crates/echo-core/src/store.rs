@@ -33,7 +33,7 @@ pub struct Store {
 }
 
 /// Status of a turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnStatus {
     /// Recorded, waiting for the session.
@@ -62,7 +62,7 @@ impl TurnStatus {
 }
 
 /// A session with its activity counts.
-#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
 pub struct SessionSummary {
     /// Id.
     pub id: String,
@@ -86,7 +86,7 @@ pub struct SessionSummary {
 }
 
 /// A stored message with its place in the session.
-#[derive(Clone, Debug, Serialize, ts_rs::TS)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct StoredMessage {
     /// Id.
     pub id: String,
@@ -129,7 +129,7 @@ impl StoredMessage {
 }
 
 /// A turn record.
-#[derive(Clone, Debug, Serialize, FromRow)]
+#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
 pub struct TurnRecord {
     /// Turn id (also the trace id).
     pub id: String,
@@ -162,7 +162,7 @@ pub struct TurnRecord {
 }
 
 /// One trace span as stored.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct SpanRecord {
     /// Span id.
     pub id: String,
@@ -193,6 +193,7 @@ pub struct SpanRecord {
     /// Error text.
     pub error: Option<String>,
     /// Extra structured fields.
+    #[ts(type = "Record<string, unknown>")]
     pub attrs: serde_json::Value,
 }
 

@@ -11,9 +11,12 @@ use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 
 /// What the gate (or the user) decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[ts(rename = "RuleDecision")]
+#[schema(as = RuleDecision)]
 pub enum Decision {
     /// Run the call.
     Allow,

@@ -57,9 +57,10 @@ impl Default for McpOptions {
 }
 
 /// How a server is reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[ts(rename = "McpTransportKind")]
+#[schema(as = McpTransportKind)]
 pub enum TransportKind {
     /// A child process speaking MCP on stdin/stdout.
     Stdio,
@@ -68,10 +69,11 @@ pub enum TransportKind {
 }
 
 /// Where a server is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 #[ts(rename = "McpServerState")]
+#[schema(as = McpServerState)]
 pub enum ServerState {
     /// The first connection attempt is under way.
     Starting,
@@ -88,8 +90,9 @@ pub enum ServerState {
 }
 
 /// One server as the CLI and UI show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[ts(rename = "McpServerStatus")]
+#[schema(as = McpServerStatus)]
 pub struct ServerStatus {
     /// Configured name; its tools are `name__tool`.
     pub name: String,

@@ -4,10 +4,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 macro_rules! closed_enum {
-    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident as $wire:ident = $wire_name:literal { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
         #[serde(rename_all = "snake_case")]
+        #[ts(rename = $wire_name)]
+        #[schema(as = $wire)]
         pub enum $name { $($(#[$vdoc])* $variant),+ }
 
         impl $name {
@@ -35,7 +37,7 @@ macro_rules! closed_enum {
 
 closed_enum!(
     /// Where a memory lives.
-    Tier {
+    Tier as MemoryTier = "MemoryTier" {
         /// Notes, constraints and open items of one session.
         Working = "working",
         /// What happened: episode summaries with a time range.
@@ -49,7 +51,7 @@ closed_enum!(
 
 closed_enum!(
     /// Lifecycle of a memory.
-    Status {
+    Status as MemoryStatus = "MemoryStatus" {
         /// In use.
         Active = "active",
         /// Replaced by a newer or stronger memory (kept, with `superseded_by`).
@@ -63,7 +65,7 @@ closed_enum!(
 
 closed_enum!(
     /// Provenance of a memory; a lower source never overrides a higher one.
-    Source {
+    Source as MemorySource = "MemorySource" {
         /// The person said it.
         UserStated = "user_stated",
         /// Distilled from several turns.
@@ -87,7 +89,7 @@ impl Source {
 }
 
 /// One memory row.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Memory {
     /// Id (UUIDv7).
     pub id: String,

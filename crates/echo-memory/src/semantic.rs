@@ -33,7 +33,7 @@ impl std::fmt::Debug for SemanticIndex {
 }
 
 /// What a flush did.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct FlushReport {
     /// Vectors written.
     pub embedded: usize,

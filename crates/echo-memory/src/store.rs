@@ -50,7 +50,7 @@ impl Actor {
 }
 
 /// One recorded change.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct HistoryEntry {
     /// Row id.
     pub id: i64,
@@ -65,15 +65,17 @@ pub struct HistoryEntry {
     /// Why.
     pub reason: Option<String>,
     /// The row before (`None` for a creation).
+    #[ts(type = "unknown")]
     pub before: Option<serde_json::Value>,
     /// The row after.
+    #[ts(type = "unknown")]
     pub after: Option<serde_json::Value>,
     /// When.
     pub at: String,
 }
 
 /// An unresolved or resolved conflict between two memories.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Conflict {
     /// Id.
     pub id: String,
@@ -107,7 +109,7 @@ pub struct ListFilter {
 }
 
 /// What a sweep did.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct SweepReport {
     /// As of when.
     pub now: String,

@@ -26,8 +26,12 @@ use serde::{Deserialize, Serialize};
 pub const MAX_CONTENT_CHARS: usize = 2000;
 
 /// The judge's reading of two memories.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "MemoryVerdict")]
+#[schema(as = MemoryVerdict)]
 pub enum Verdict {
     /// Same information.
     Duplicate,
@@ -93,8 +97,10 @@ impl<'a> WriteOptions<'a> {
 }
 
 /// What a write did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(tag = "effect", rename_all = "snake_case")]
+#[ts(rename = "MemoryEffect")]
+#[schema(as = MemoryEffect)]
 pub enum Effect {
     /// A new active memory.
     Created,
@@ -125,7 +131,7 @@ pub enum Effect {
 }
 
 /// The result of [`MemoryStore::remember`].
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct WriteOutcome {
     /// The stored memory (for a duplicate: the existing one, reinforced).
     pub memory: Memory,

@@ -10,9 +10,9 @@ mod fs;
 mod registry;
 mod shell;
 mod skills;
-pub mod texts;
 #[cfg(test)]
 mod test_support;
+pub mod texts;
 mod web;
 
 pub use builtin::{CurrentTime, ReadFile};

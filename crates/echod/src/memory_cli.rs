@@ -3,7 +3,7 @@
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use echo_agent::Api;
-use echo_agent::echo_memory::{Memory, Status, Tier};
+use echo_agent::wire::{Memory, MemoryStatus as Status, MemoryTier as Tier};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -357,7 +357,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
         }
         MemoryCommand::Sweep { now, json: as_json } => {
             let now = match now {
-                Some(t) => match echo_agent::echo_memory::parse_time(&t) {
+                Some(t) => match echo_agent::parse_time(&t) {
                     Some(t) => Some(t),
                     None => bail!("--now {t:?} is not an RFC 3339 time or YYYY-MM-DD date"),
                 },

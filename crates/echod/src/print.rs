@@ -4,8 +4,7 @@
 //! a terminal, so scripts see the answer on stdout and at most one error line on stderr.
 
 use echo_agent::Trace;
-use echo_core::store::{SessionSummary, StoredMessage, TurnRecord};
-use echo_core::{EventEnvelope, TurnEvent};
+use echo_agent::wire::{EventEnvelope, SessionSummary, StoredMessage, TurnEvent, TurnRecord};
 use std::io::Write;
 use std::sync::Mutex;
 
@@ -204,7 +203,7 @@ pub fn trace(trace: &Trace, as_json: bool) -> anyhow::Result<()> {
     if let Some(e) = &trace.error {
         writeln!(out, "error: {e}")?;
     }
-    let depth = |span: &echo_core::store::SpanRecord| -> usize {
+    let depth = |span: &echo_agent::wire::SpanRecord| -> usize {
         let mut d = 0;
         let mut parent = span.parent_id.as_deref();
         while let Some(p) = parent {

@@ -8,24 +8,23 @@
 //! questions in it are answered with `POST /api/approvals/{request_id}`.
 
 use anyhow::Context;
-use axum::extract::{Path, Query, Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::body::Bytes;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{MethodFilter, get, on, post};
 use axum::{Json, Router};
+use echo_agent::wire::{EventEnvelope, SendTurn};
 use echo_agent::{
-    Api, ApiError, ApprovalAnswer, ApprovalMode, EventHandler, ProviderUpdate, RuleRequest,
-    TurnRequest,
+    Api, ApiError, ApprovalMode, ErrorBody, ErrorCode, EventHandler, HttpMethod, Operation,
+    OperationVisitor, TurnRequest, openapi_document, path_params, visit_operations,
 };
-use echo_core::EventEnvelope;
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-use utoipa::{OpenApi, ToSchema};
 
 /// Name of the token file in the data directory.
 const TOKEN_FILE: &str = "serve-token";
@@ -92,33 +91,12 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
 }
 
 fn router(state: AppState) -> Router {
-    Router::new()
+    let mut mount = Mount(Router::new());
+    visit_operations(&mut mount);
+    mount
+        .0
         .route("/api/openapi.json", get(openapi))
-        .route("/api/sessions", get(sessions))
-        .route(
-            "/api/sessions/{name}",
-            axum::routing::patch(rename_session).delete(delete_session),
-        )
-        .route("/api/sessions/{name}/messages", get(history))
         .route("/api/turns", post(turn))
-        .route("/api/turns/{turn_id}/cancel", post(cancel_turn))
-        .route("/api/approvals", get(approvals))
-        .route("/api/approvals/pending", get(pending_approvals))
-        .route("/api/approvals/{request_id}", post(answer_approval))
-        .route("/api/rules", get(rules).post(add_rule))
-        .route("/api/rules/{id}", delete(remove_rule))
-        .route("/api/mcp", get(mcp))
-        .route("/api/settings/provider", get(provider).put(update_provider))
-        .route("/api/settings/provider/test", post(test_provider))
-        .route("/api/settings/ollama", get(detect_ollama))
-        .route("/api/settings/mcp", get(mcp_config).put(set_mcp_config))
-        .route("/api/settings/bootstrap", get(bootstrap_files))
-        .route(
-            "/api/settings/bootstrap/{name}",
-            axum::routing::put(save_bootstrap_file).delete(reset_bootstrap_file),
-        )
-        .route("/api/traces", get(traces))
-        .route("/api/traces/{turn_id}", get(trace))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -142,7 +120,7 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
     if !local(host) {
         return refuse(
             StatusCode::FORBIDDEN,
-            "foreign_host",
+            ErrorCode::ForeignHost,
             format!("Host {host:?} is not this server's loopback address"),
         );
     }
@@ -154,7 +132,7 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
         if !same {
             return refuse(
                 StatusCode::FORBIDDEN,
-                "foreign_origin",
+                ErrorCode::ForeignOrigin,
                 format!("requests from {origin:?} are not allowed"),
             );
         }
@@ -163,7 +141,7 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
     if api && !authorized(headers, &state.token) {
         return refuse(
             StatusCode::UNAUTHORIZED,
-            "unauthorized",
+            ErrorCode::Unauthorized,
             "missing or wrong bearer token (see the serve-token file in the data directory)".into(),
         );
     }
@@ -218,111 +196,147 @@ fn load_or_create_token(home: &std::path::Path) -> anyhow::Result<(String, PathB
     Ok((token, path))
 }
 
-/// An error body: `{"error": {"code", "message"}}`.
-#[derive(Serialize, ToSchema)]
-struct ErrorBody {
-    error: ErrorDetail,
+fn refuse(status: StatusCode, code: ErrorCode, message: String) -> Response {
+    (status, Json(ErrorBody::new(code, message))).into_response()
 }
 
-#[derive(Serialize, ToSchema)]
-struct ErrorDetail {
-    /// Machine-readable code.
-    code: String,
-    /// One line for people.
-    message: String,
-}
-
-fn refuse(status: StatusCode, code: &str, message: String) -> Response {
-    let body = ErrorBody {
-        error: ErrorDetail {
-            code: code.into(),
-            message,
-        },
-    };
-    (status, Json(body)).into_response()
-}
-
+/// An `ApiError` as an HTTP answer: the status follows the error's kind.
 struct Failure(ApiError);
-
-impl From<ApiError> for Failure {
-    fn from(e: ApiError) -> Self {
-        Failure(e)
-    }
-}
 
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
-        let status = match self.0.code() {
-            "invalid_input" => StatusCode::BAD_REQUEST,
-            "not_found" => StatusCode::NOT_FOUND,
-            "keychain" => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        let status = match self.0.kind() {
+            ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
+            ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::Busy => StatusCode::CONFLICT,
+            ErrorCode::Keychain => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+            ErrorCode::ForeignHost | ErrorCode::ForeignOrigin => StatusCode::FORBIDDEN,
+            ErrorCode::Store
+            | ErrorCode::ModelConfig
+            | ErrorCode::Memory
+            | ErrorCode::DataDir
+            | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        refuse(status, self.0.code(), self.0.to_string())
+        (status, Json(ErrorBody::from(&self.0))).into_response()
     }
 }
 
-type Answer<T> = Result<Json<T>, Failure>;
+/// Mounts one route per operation of the table, each on the generic handler.
+struct Mount(Router<AppState>);
 
-#[utoipa::path(get, path = "/api/sessions", responses((status = 200, description = "Sessions, most recent first", body = Object)))]
-async fn sessions(State(s): State<AppState>) -> Answer<serde_json::Value> {
-    Ok(Json(
-        serde_json::to_value(s.api.sessions().await?).unwrap_or_default(),
-    ))
+impl OperationVisitor for Mount {
+    fn visit<O: Operation>(&mut self) {
+        let handler = if path_params(O::PATH).is_empty() {
+            on(filter(O::METHOD), handle::<O>)
+        } else {
+            on(filter(O::METHOD), handle_with_path::<O>)
+        };
+        let router = std::mem::take(&mut self.0);
+        self.0 = router.route(O::PATH, handler);
+    }
 }
 
-#[utoipa::path(get, path = "/api/sessions/{name}/messages", params(("name" = String, Path, description = "Session name")), responses((status = 200, description = "The session's messages in order", body = Object), (status = 404, body = ErrorBody)))]
-async fn history(State(s): State<AppState>, Path(name): Path<String>) -> Answer<serde_json::Value> {
-    Ok(Json(
-        serde_json::to_value(s.api.history(&name).await?).unwrap_or_default(),
-    ))
+fn filter(method: HttpMethod) -> MethodFilter {
+    match method {
+        HttpMethod::Get => MethodFilter::GET,
+        HttpMethod::Post => MethodFilter::POST,
+        HttpMethod::Put => MethodFilter::PUT,
+        HttpMethod::Patch => MethodFilter::PATCH,
+        HttpMethod::Delete => MethodFilter::DELETE,
+    }
 }
 
-/// A session's new name.
-#[derive(Deserialize, ToSchema)]
-struct RenameBody {
-    /// The new name.
-    name: String,
+async fn handle<O: Operation>(State(s): State<AppState>, uri: Uri, body: Bytes) -> Response {
+    answer::<O>(&s, Vec::new(), uri.query(), &body).await
 }
 
-#[utoipa::path(patch, path = "/api/sessions/{name}", params(("name" = String, Path)), request_body = RenameBody, responses((status = 200, description = "The renamed session", body = Object), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn rename_session(
+async fn handle_with_path<O: Operation>(
     State(s): State<AppState>,
-    Path(name): Path<String>,
-    Json(body): Json<RenameBody>,
-) -> Answer<serde_json::Value> {
-    let session = s.api.rename_session(&name, &body.name).await?;
-    Ok(Json(serde_json::to_value(session).unwrap_or_default()))
+    Path(params): Path<Vec<(String, String)>>,
+    uri: Uri,
+    body: Bytes,
+) -> Response {
+    answer::<O>(&s, params, uri.query(), &body).await
 }
 
-#[utoipa::path(delete, path = "/api/sessions/{name}", params(("name" = String, Path)), responses((status = 204, description = "Deleted"), (status = 400, description = "A turn of it is running", body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn delete_session(State(s): State<AppState>, Path(name): Path<String>) -> Response {
-    match s.api.delete_session(&name).await {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+/// Parse, call `Api`, answer: 204 for an operation that returns nothing, else the JSON.
+async fn answer<O: Operation>(
+    s: &AppState,
+    params: Vec<(String, String)>,
+    query: Option<&str>,
+    body: &[u8],
+) -> Response {
+    let request = match parse::<O>(params, query, body) {
+        Ok(request) => request,
+        Err(e) => return Failure(e).into_response(),
+    };
+    match s.api.call(request).await {
+        Ok(response) if std::any::TypeId::of::<O::Response>() == std::any::TypeId::of::<()>() => {
+            let _ = response;
+            StatusCode::NO_CONTENT.into_response()
+        }
+        Ok(response) => Json(response).into_response(),
         Err(e) => Failure(e).into_response(),
     }
 }
 
-/// A turn to run.
-#[derive(Deserialize, ToSchema)]
-struct TurnBody {
-    /// Session name (created on first use).
-    session: String,
-    /// The user's message.
-    input: String,
-    /// Regenerate / edit and resend: id of the user message this turn replaces (with
-    /// everything after it).
-    replace_from: Option<String>,
+/// The request from the path parameters plus the query (GET, DELETE) or the JSON body.
+fn parse<O: Operation>(
+    params: Vec<(String, String)>,
+    query: Option<&str>,
+    body: &[u8],
+) -> Result<O, ApiError> {
+    let invalid = |message: String| ApiError::InvalidInput {
+        what: "request",
+        message,
+    };
+    if O::METHOD.has_body() {
+        let mut object = if body.iter().all(u8::is_ascii_whitespace) {
+            serde_json::Map::new()
+        } else {
+            match serde_json::from_slice::<serde_json::Value>(body) {
+                Ok(serde_json::Value::Object(object)) => object,
+                Ok(_) => return Err(invalid("the body must be a JSON object".into())),
+                Err(e) => return Err(invalid(format!("the body is not JSON: {e}"))),
+            }
+        };
+        for (name, value) in params {
+            object.insert(name, serde_json::Value::String(value));
+        }
+        serde_json::from_value(serde_json::Value::Object(object))
+            .map_err(|e| invalid(e.to_string()))
+    } else {
+        let mut form = serde_urlencoded::to_string(&params).map_err(|e| invalid(e.to_string()))?;
+        if let Some(query) = query.filter(|q| !q.is_empty()) {
+            if !form.is_empty() {
+                form.push('&');
+            }
+            form.push_str(query);
+        }
+        serde_urlencoded::from_str(&form).map_err(|e| invalid(e.to_string()))
+    }
 }
 
-#[utoipa::path(post, path = "/api/turns", request_body = TurnBody, responses((status = 200, description = "Server-sent events: one EventEnvelope (JSON) per event, ending with turn_finished", content_type = "text/event-stream"), (status = 400, body = ErrorBody)))]
-async fn turn(State(s): State<AppState>, Json(body): Json<TurnBody>) -> Response {
+/// A turn: the request is checked before the stream starts (a bad one is a plain error),
+/// then its events go out as server-sent events.
+async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
+    let body: SendTurn = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(e) => {
+            return Failure(ApiError::InvalidInput {
+                what: "request",
+                message: e.to_string(),
+            })
+            .into_response();
+        }
+    };
     let request = TurnRequest {
         session: body.session,
         input: body.input,
         entry_point: "gateway".into(),
         approvals: ApprovalMode::Ask,
-        replace_from: body.replace_from,
+        replace_from: body.replace_from.map(|id| id.as_str().to_string()),
     };
     if let Err(e) = s.api.validate(&request).await {
         return Failure(e).into_response();
@@ -342,9 +356,10 @@ async fn turn(State(s): State<AppState>, Json(body): Json<TurnBody>) -> Response
     });
     let stream = futures::stream::unfold(rx, |mut rx| async move {
         let envelope = rx.recv().await?;
-        let event = Event::default()
-            .id(envelope.seq.to_string())
-            .data(serde_json::to_string(&envelope).unwrap_or_default());
+        let event = match serde_json::to_string(&envelope) {
+            Ok(data) => Event::default().id(envelope.seq.to_string()).data(data),
+            Err(e) => Event::default().event("error").data(e.to_string()),
+        };
         Some((Ok::<_, std::convert::Infallible>(event), rx))
     });
     Sse::new(stream)
@@ -352,272 +367,6 @@ async fn turn(State(s): State<AppState>, Json(body): Json<TurnBody>) -> Response
         .into_response()
 }
 
-#[utoipa::path(post, path = "/api/turns/{turn_id}/cancel", params(("turn_id" = String, Path)), responses((status = 204, description = "Stopping"), (status = 404, body = ErrorBody)))]
-async fn cancel_turn(State(s): State<AppState>, Path(turn_id): Path<String>) -> Response {
-    match s.api.cancel_turn(&turn_id) {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(e) => Failure(e).into_response(),
-    }
-}
-
-/// The answer to an approval question.
-#[derive(Deserialize, ToSchema)]
-struct ApprovalBody {
-    /// `allow_once`, `allow_session`, `allow_always` or `deny`.
-    answer: String,
-}
-
-#[utoipa::path(post, path = "/api/approvals/{request_id}", params(("request_id" = String, Path)), request_body = ApprovalBody, responses((status = 204, description = "Answered"), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
-async fn answer_approval(
-    State(s): State<AppState>,
-    Path(request_id): Path<String>,
-    Json(body): Json<ApprovalBody>,
-) -> Response {
-    let answer = match body.answer.as_str() {
-        "allow_once" => ApprovalAnswer::AllowOnce,
-        "allow_session" => ApprovalAnswer::AllowSession,
-        "allow_always" => ApprovalAnswer::AllowAlways,
-        "deny" => ApprovalAnswer::Deny,
-        other => {
-            return Failure(ApiError::InvalidInput {
-                what: "answer",
-                message: format!(
-                    "{other:?}; expected allow_once, allow_session, allow_always or deny"
-                ),
-            })
-            .into_response();
-        }
-    };
-    match s.api.answer_approval(&request_id, answer) {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(e) => Failure(e).into_response(),
-    }
-}
-
-#[utoipa::path(get, path = "/api/approvals/pending", responses((status = 200, description = "Ids of questions waiting for an answer", body = Vec<String>)))]
-async fn pending_approvals(State(s): State<AppState>) -> Json<Vec<String>> {
-    Json(s.api.pending_approvals())
-}
-
-/// `?limit=N`.
-#[derive(Deserialize)]
-struct Limit {
-    limit: Option<u32>,
-}
-
-#[utoipa::path(get, path = "/api/approvals", params(("limit" = Option<u32>, Query)), responses((status = 200, description = "The audit log, newest first", body = Object)))]
-async fn approvals(State(s): State<AppState>, Query(q): Query<Limit>) -> Answer<serde_json::Value> {
-    let list = s.api.approvals(q.limit.unwrap_or(100)).await?;
-    Ok(Json(serde_json::to_value(list).unwrap_or_default()))
-}
-
-#[utoipa::path(get, path = "/api/rules", responses((status = 200, description = "Every approval rule", body = Object)))]
-async fn rules(State(s): State<AppState>) -> Answer<serde_json::Value> {
-    Ok(Json(
-        serde_json::to_value(s.api.rules().await?).unwrap_or_default(),
-    ))
-}
-
-/// A rule to add.
-#[derive(Deserialize, ToSchema)]
-struct RuleBody {
-    /// Tool name or glob.
-    tool: String,
-    /// Command prefix, path glob, host or MCP server.
-    pattern: Option<String>,
-    /// `allow`, `ask` or `deny`.
-    decision: String,
-    /// `session` or `always` (default).
-    scope: Option<String>,
-    /// Session name, for session rules.
-    session: Option<String>,
-}
-
-#[utoipa::path(post, path = "/api/rules", request_body = RuleBody, responses((status = 200, description = "The new rule", body = Object), (status = 400, body = ErrorBody)))]
-async fn add_rule(
-    State(s): State<AppState>,
-    Json(body): Json<RuleBody>,
-) -> Answer<serde_json::Value> {
-    let request = RuleRequest {
-        tool: body.tool,
-        pattern: body.pattern,
-        decision: body.decision,
-        scope: body.scope,
-        session: body.session,
-    };
-    let rule = s.api.add_rule_request(&request, "user").await?;
-    Ok(Json(serde_json::to_value(rule).unwrap_or_default()))
-}
-
-#[utoipa::path(delete, path = "/api/rules/{id}", params(("id" = String, Path)), responses((status = 200, description = "The removed rule", body = Object), (status = 404, body = ErrorBody)))]
-async fn remove_rule(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-) -> Answer<serde_json::Value> {
-    Ok(Json(
-        serde_json::to_value(s.api.remove_rule(&id).await?).unwrap_or_default(),
-    ))
-}
-
-#[utoipa::path(get, path = "/api/mcp", responses((status = 200, description = "MCP servers and their state", body = Object)))]
-async fn mcp(State(s): State<AppState>) -> Json<serde_json::Value> {
-    let servers = s.api.mcp_servers(std::time::Duration::ZERO).await;
-    Json(serde_json::to_value(servers).unwrap_or_default())
-}
-
-#[utoipa::path(get, path = "/api/settings/mcp", responses((status = 200, description = "The configured MCP servers ([[tools.mcp]])", body = Object)))]
-async fn mcp_config(State(s): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::to_value(s.api.mcp_config()).unwrap_or_default())
-}
-
-#[utoipa::path(put, path = "/api/settings/mcp", request_body = Object, responses((status = 200, description = "Saved and applied; the new servers' states", body = Object), (status = 400, description = "An invalid list")))]
-async fn set_mcp_config(
-    State(s): State<AppState>,
-    Json(body): Json<serde_json::Value>,
-) -> Answer<serde_json::Value> {
-    let servers = serde_json::from_value(body).map_err(|e| {
-        Failure(ApiError::InvalidInput {
-            what: "MCP servers",
-            message: e.to_string(),
-        })
-    })?;
-    let status = s.api.set_mcp_config(servers).await?;
-    Ok(Json(serde_json::to_value(status).unwrap_or_default()))
-}
-
-#[utoipa::path(get, path = "/api/settings/provider", responses((status = 200, description = "The model provider in force (never the key)", body = Object)))]
-async fn provider(State(s): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::to_value(s.api.provider().await).unwrap_or_default())
-}
-
-/// Reads a provider change, naming what is wrong with it.
-fn provider_update(body: serde_json::Value) -> Result<ProviderUpdate, Failure> {
-    serde_json::from_value(body).map_err(|e| {
-        Failure(ApiError::InvalidInput {
-            what: "provider settings",
-            message: e.to_string(),
-        })
-    })
-}
-
-#[utoipa::path(put, path = "/api/settings/provider", request_body = Object, responses((status = 200, description = "Saved; the next turn uses it", body = Object), (status = 400, description = "Invalid settings or key")))]
-async fn update_provider(
-    State(s): State<AppState>,
-    Json(body): Json<serde_json::Value>,
-) -> Answer<serde_json::Value> {
-    let view = s.api.update_provider(provider_update(body)?).await?;
-    Ok(Json(serde_json::to_value(view).unwrap_or_default()))
-}
-
-#[utoipa::path(post, path = "/api/settings/provider/test", request_body = Object, responses((status = 200, description = "What one tiny request with these settings found", body = Object)))]
-async fn test_provider(
-    State(s): State<AppState>,
-    Json(body): Json<serde_json::Value>,
-) -> Answer<serde_json::Value> {
-    let report = s.api.test_provider(provider_update(body)?).await?;
-    Ok(Json(serde_json::to_value(report).unwrap_or_default()))
-}
-
-/// A bootstrap file's new text.
-#[derive(Deserialize, ToSchema)]
-struct BootstrapBody {
-    /// The whole file.
-    content: String,
-}
-
-#[utoipa::path(get, path = "/api/settings/bootstrap", responses((status = 200, description = "AGENTS.md, SOUL.md, USER.md and TOOLS.md: each file's text, or its default", body = Object)))]
-async fn bootstrap_files(State(s): State<AppState>) -> Answer<serde_json::Value> {
-    let files = s.api.bootstrap_files()?;
-    Ok(Json(serde_json::to_value(files).unwrap_or_default()))
-}
-
-#[utoipa::path(put, path = "/api/settings/bootstrap/{name}", params(("name" = String, Path)), request_body = BootstrapBody, responses((status = 200, description = "Saved; the next turn uses it", body = Object), (status = 400, body = ErrorBody)))]
-async fn save_bootstrap_file(
-    State(s): State<AppState>,
-    Path(name): Path<String>,
-    Json(body): Json<BootstrapBody>,
-) -> Answer<serde_json::Value> {
-    let file = s.api.save_bootstrap_file(&name, Some(&body.content))?;
-    Ok(Json(serde_json::to_value(file).unwrap_or_default()))
-}
-
-#[utoipa::path(delete, path = "/api/settings/bootstrap/{name}", params(("name" = String, Path)), responses((status = 200, description = "The user's copy is removed; the default is back", body = Object), (status = 400, body = ErrorBody)))]
-async fn reset_bootstrap_file(
-    State(s): State<AppState>,
-    Path(name): Path<String>,
-) -> Answer<serde_json::Value> {
-    let file = s.api.save_bootstrap_file(&name, None)?;
-    Ok(Json(serde_json::to_value(file).unwrap_or_default()))
-}
-
-#[utoipa::path(get, path = "/api/settings/ollama", responses((status = 200, description = "A local Ollama server and its models, or null", body = Object)))]
-async fn detect_ollama(State(s): State<AppState>) -> Json<serde_json::Value> {
-    Json(serde_json::to_value(s.api.detect_ollama().await).unwrap_or_default())
-}
-
-#[utoipa::path(get, path = "/api/traces", params(("limit" = Option<u32>, Query)), responses((status = 200, description = "Recent turns", body = Object)))]
-async fn traces(State(s): State<AppState>, Query(q): Query<Limit>) -> Answer<serde_json::Value> {
-    let list = s.api.traces(q.limit.unwrap_or(50)).await?;
-    Ok(Json(serde_json::to_value(list).unwrap_or_default()))
-}
-
-#[utoipa::path(get, path = "/api/traces/{turn_id}", params(("turn_id" = String, Path)), responses((status = 200, description = "One turn's spans", body = Object), (status = 404, body = ErrorBody)))]
-async fn trace(
-    State(s): State<AppState>,
-    Path(turn_id): Path<String>,
-) -> Answer<serde_json::Value> {
-    Ok(Json(
-        serde_json::to_value(s.api.trace(&turn_id).await?).unwrap_or_default(),
-    ))
-}
-
-#[derive(OpenApi)]
-#[openapi(
-    info(
-        title = "Echo Desk gateway",
-        description = "The engine's Api over loopback HTTP. Every request needs `Authorization: Bearer <token>`."
-    ),
-    paths(
-        sessions,
-        rename_session,
-        delete_session,
-        history,
-        turn,
-        cancel_turn,
-        answer_approval,
-        pending_approvals,
-        approvals,
-        rules,
-        add_rule,
-        remove_rule,
-        mcp_config,
-        set_mcp_config,
-        provider,
-        update_provider,
-        test_provider,
-        detect_ollama,
-        bootstrap_files,
-        save_bootstrap_file,
-        reset_bootstrap_file,
-        mcp,
-        traces,
-        trace
-    ),
-    components(schemas(
-        ErrorBody,
-        ErrorDetail,
-        RenameBody,
-        TurnBody,
-        ApprovalBody,
-        RuleBody,
-        BootstrapBody
-    ))
-)]
-struct ApiDoc;
-
 async fn openapi() -> Response {
-    match ApiDoc::openapi().to_json() {
-        Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, "openapi", e.to_string()),
-    }
+    Json(openapi_document()).into_response()
 }

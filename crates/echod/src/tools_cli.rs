@@ -2,9 +2,9 @@
 //! the terminal prompt that answers approval questions during a turn.
 
 use clap::Subcommand;
-use echo_agent::echo_gate::{Decision, RuleScope};
+use echo_agent::wire::{Decision, RuleScope};
+use echo_agent::wire::{EventEnvelope, TurnEvent};
 use echo_agent::{Api, ApprovalAnswer};
-use echo_core::{EventEnvelope, TurnEvent};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;

@@ -355,7 +355,8 @@ fn the_openapi_document_describes_the_endpoints() {
         "/api/turns",
         "/api/approvals/{request_id}",
         "/api/rules",
-        "/api/sessions/{name}/messages",
+        "/api/sessions/{session}/messages",
+        "/api/memory/{id}",
     ] {
         assert!(
             doc["paths"].get(path).is_some(),
@@ -363,7 +364,16 @@ fn the_openapi_document_describes_the_endpoints() {
             doc["paths"]
         );
     }
-    assert!(doc["components"]["schemas"].get("TurnBody").is_some());
+    assert!(doc["components"]["schemas"].get("SendTurn").is_some());
+    // The server serves the document the repository keeps (which a test keeps current).
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json"),
+        )
+        .expect("docs/openapi.json"),
+    )
+    .expect("json");
+    assert_eq!(doc, committed);
 }
 
 #[test]
@@ -388,9 +398,10 @@ fn a_running_turn_is_stopped_through_the_cancel_endpoint() {
                 None,
             );
             assert_eq!(
-                status, 400,
+                status, 409,
                 "a session with a running turn is not deleted: {body}"
             );
+            assert!(body.contains("\"busy\""), "{body}");
             assert!(body.contains("turn running"), "{body}");
             let turn = event["turn_id"].as_str().expect("turn id");
             let (status, body) = s.post(&format!("/api/turns/{turn}/cancel"), &json!({}));
@@ -455,7 +466,7 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
         "PATCH",
         "/api/sessions/first",
         &[("Host", &s.host()), ("Authorization", &s.bearer())],
-        Some(&json!({ "name": "renamed" })),
+        Some(&json!({ "new_name": "renamed" })),
     );
     assert_eq!(status, 200, "{body}");
     let renamed: Value = serde_json::from_str(&body).expect("json");
@@ -466,7 +477,7 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
         "PATCH",
         "/api/sessions/renamed",
         &[("Host", &s.host()), ("Authorization", &s.bearer())],
-        Some(&json!({ "name": "second" })),
+        Some(&json!({ "new_name": "second" })),
     );
     assert_eq!(status, 400, "a taken name: {body}");
     assert!(body.contains("already exists"), "{body}");
@@ -735,7 +746,7 @@ fn mcp_servers_are_edited_through_the_settings_endpoint_and_applied_at_once() {
     // An invalid list is refused, naming the problem, and nothing changes.
     let (status, body) = s.put(
         "/api/settings/mcp",
-        &json!([{ "name": "bad name", "command": "x", "args": [], "env": {}, "headers": {}, "enabled": true }]),
+        &json!({ "servers": [{ "name": "bad name", "command": "x", "args": [], "env": {}, "headers": {}, "enabled": true }] }),
     );
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("bad name"), "{body}");
@@ -745,7 +756,7 @@ fn mcp_servers_are_edited_through_the_settings_endpoint_and_applied_at_once() {
         "name": "test", "command": mcp_test_server().display().to_string(), "args": [],
         "env": { "MCP_TEST_GREETING": "hi" }, "url": null, "headers": {}, "enabled": true
     });
-    let (status, body) = s.put("/api/settings/mcp", &json!([server]));
+    let (status, body) = s.put("/api/settings/mcp", &json!({ "servers": [server] }));
     assert_eq!(status, 200, "{body}");
     assert_eq!(json_of(&body)[0]["name"], "test");
     wait_for(
@@ -772,8 +783,61 @@ fn mcp_servers_are_edited_through_the_settings_endpoint_and_applied_at_once() {
     let listed = w.json(&["mcp", "list", "--json"]);
     assert_eq!(listed[0]["state"], "ready", "{listed}");
     let s = Server::start(&w);
-    let (status, body) = s.put("/api/settings/mcp", &json!([]));
+    let (status, body) = s.put("/api/settings/mcp", &json!({ "servers": [] }));
     assert_eq!(status, 200, "{body}");
     assert_eq!(json_of(&s.get("/api/mcp").1), json!([]));
     assert_eq!(json_of(&s.get("/api/settings/mcp").1), json!([]));
+}
+
+#[test]
+fn memory_operations_are_gateway_routes_with_typed_queries_and_bodies() {
+    let w = World::new(json!({ "steps": [] }));
+    let s = Server::start(&w);
+    let (status, body) = s.post(
+        "/api/memory",
+        &json!({ "content": "My favourite tea is genmaicha", "pinned": true }),
+    );
+    assert_eq!(status, 200, "{body}");
+    let added = json_of(&body);
+    let id = added["memory"]["id"].as_str().expect("an id").to_string();
+    assert_eq!(added["memory"]["source"], "manual", "{added}");
+
+    // A query string is parsed into the typed request: an enum and a number.
+    let (status, body) = s.get("/api/memory?tier=semantic&status=active");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("genmaicha"), "{body}");
+    let (status, body) = s.get("/api/memory?tier=nonsense");
+    assert_eq!(status, 400, "an unknown tier is refused: {body}");
+    assert_eq!(json_of(&body)["error"]["code"], "invalid_input", "{body}");
+    let (status, body) = s.get("/api/memory/search?query=genmaicha&k=3");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(&id), "{body}");
+
+    // A path parameter plus a JSON body.
+    let (status, body) = s.raw(
+        "PATCH",
+        &format!("/api/memory/{id}"),
+        &[("Host", &s.host()), ("Authorization", &s.bearer())],
+        Some(&json!({ "content": "My favourite tea is sencha" })),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body)["content"], "My favourite tea is sencha");
+    let (status, body) = s.post(&format!("/api/memory/{id}/undo"), &json!({}));
+    assert_eq!(status, 200, "{body}");
+    let (_, detail) = s.get(&format!("/api/memory/{id}"));
+    assert_eq!(json_of(&detail)["content"], "My favourite tea is genmaicha");
+    assert!(
+        json_of(&detail)["history"]
+            .as_array()
+            .is_some_and(|h| h.len() >= 2)
+    );
+
+    // Unknown fields and unknown ids are clear errors, not silent successes.
+    let (status, body) = s.post("/api/memory", &json!({ "content": "x", "colour": "red" }));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("colour"), "{body}");
+    assert_eq!(s.get("/api/memory/no-such-memory").0, 404);
+    // The CLI sees what the gateway wrote.
+    let listed = w.json(&["memory", "list", "--json"]);
+    assert!(listed.to_string().contains("genmaicha"), "{listed}");
 }

@@ -1,5 +1,217 @@
-// Generated from the engine's Rust types by
+// Generated from the engine's Rust types and its operation table by
 // `ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript`. Do not edit.
+
+/** Version of the turn event protocol (`EventEnvelope.v`). */
+export const EVENT_PROTOCOL_VERSION = 1;
+
+export type AddRule = { 
+/**
+ * Tool name or glob.
+ */
+tool: string, 
+/**
+ * Command prefix, path glob, host or MCP server.
+ */
+pattern?: string, 
+/**
+ * What the rule decides.
+ */
+decision: RuleDecision, 
+/**
+ * `always` (the default) or `session`.
+ */
+scope?: RuleScope, 
+/**
+ * Session name, for session rules.
+ */
+session?: string, };
+
+export type AnswerApproval = { 
+/**
+ * The question (`ApprovalRequested.request_id`).
+ */
+request_id: ApprovalId, 
+/**
+ * The answer.
+ */
+answer: ApprovalAnswer, };
+
+export type ApprovalAnswer = "allow_once" | "allow_session" | "allow_always" | "deny";
+
+export type ApprovalId = string;
+
+export type AuditEntry = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * Session.
+ */
+session_id: string | null, 
+/**
+ * Turn.
+ */
+turn_id: string | null, 
+/**
+ * Tool-call id.
+ */
+call_id: string, 
+/**
+ * Tool.
+ */
+tool: string, 
+/**
+ * Arguments with secrets masked.
+ */
+arguments: string, 
+/**
+ * Risk level.
+ */
+risk: string, 
+/**
+ * `allow` or `deny`.
+ */
+decision: string, 
+/**
+ * `hard_deny`, `path_policy`, `rule`, `risk`, `user`, `timeout`, `non_interactive`,
+ * `disabled`.
+ */
+decided_by: string, 
+/**
+ * The deciding rule.
+ */
+rule_id: string | null, 
+/**
+ * Why.
+ */
+reason: string, 
+/**
+ * When (RFC 3339).
+ */
+created_at: string, };
+
+export type BootstrapFile = { 
+/**
+ * `AGENTS.md`, `SOUL.md`, `USER.md` or `TOOLS.md`.
+ */
+name: string, 
+/**
+ * Its text (the default's when the user has not saved one).
+ */
+content: string, 
+/**
+ * Whether this is the built-in default (no file in the data directory).
+ */
+is_default: boolean, 
+/**
+ * Where the user's copy lives (or will live once saved).
+ */
+path: string, };
+
+export type BootstrapFiles = Record<symbol, never>;
+
+export type CancelTurn = { 
+/**
+ * The turn.
+ */
+turn_id: TurnId, };
+
+export type Conflict = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * One side.
+ */
+memory_a: string, 
+/**
+ * The other side.
+ */
+memory_b: string, 
+/**
+ * The judge's verdict.
+ */
+verdict: string, 
+/**
+ * The judge's explanation.
+ */
+explanation: string | null, 
+/**
+ * `open` or `resolved`.
+ */
+status: string, 
+/**
+ * How it was resolved.
+ */
+resolution: string | null, 
+/**
+ * When it was found.
+ */
+created_at: string, 
+/**
+ * When it was resolved.
+ */
+resolved_at: string | null, };
+
+export type ConflictId = string;
+
+export type ConnectionReport = { 
+/**
+ * Whether the model answered.
+ */
+ok: boolean, 
+/**
+ * `ok`, or the model error's code (`auth`, `connect`, `timeout`, `status`, …).
+ */
+code: string, 
+/**
+ * What happened, naming the server and model.
+ */
+message: string, 
+/**
+ * Time to the answer (or the failure).
+ */
+latency_ms: number, };
+
+export type DeleteSession = { 
+/**
+ * Session name.
+ */
+name: string, };
+
+export type DesktopSettings = Record<symbol, never>;
+
+export type DesktopSettingsView = { 
+/**
+ * The quick-ask global shortcut, e.g. `CommandOrControl+Shift+Space`.
+ */
+quick_ask_shortcut: string, 
+/**
+ * Whether closing the main window keeps the app in the tray.
+ */
+close_to_tray: boolean, };
+
+export type DetectOllama = Record<symbol, never>;
+
+export type ErrorBody = { 
+/**
+ * The error.
+ */
+error: ErrorDetail, };
+
+export type ErrorCode = "invalid_input" | "not_found" | "busy" | "store" | "model_config" | "memory" | "data_dir" | "keychain" | "unauthorized" | "foreign_host" | "foreign_origin" | "internal";
+
+export type ErrorDetail = { 
+/**
+ * The kind of failure.
+ */
+code: ErrorCode, 
+/**
+ * One line for people.
+ */
+message: string, };
 
 export type EventEnvelope = { 
 /**
@@ -185,6 +397,987 @@ usage: Usage,
  */
 trace_id: string, });
 
+export type FlushReport = { 
+/**
+ * Vectors written.
+ */
+embedded: number, 
+/**
+ * Vectors removed.
+ */
+deleted: number, };
+
+export type GetProvider = Record<symbol, never>;
+
+export type GetTrace = { 
+/**
+ * The turn.
+ */
+turn_id: TurnId, };
+
+export type History = { 
+/**
+ * Session name.
+ */
+session: string, };
+
+export type HistoryEntry = { 
+/**
+ * Row id.
+ */
+id: bigint, 
+/**
+ * Rows of one change share this id.
+ */
+change_id: string, 
+/**
+ * Memory.
+ */
+memory_id: string, 
+/**
+ * `created`, `edited`, `superseded`, `reinforced`, `archived`, `restored`, `deleted`, `pinned`, `unpinned`, `undo`, `conflict`, `resolved`.
+ */
+action: string, 
+/**
+ * Who.
+ */
+actor: string, 
+/**
+ * Why.
+ */
+reason: string | null, 
+/**
+ * The row before (`None` for a creation).
+ */
+before: unknown, 
+/**
+ * The row after.
+ */
+after: unknown, 
+/**
+ * When.
+ */
+at: string, };
+
+export type KeySource = "environment" | "keychain" | "none";
+
+export type ListApprovals = { 
+/**
+ * At most this many (default 100).
+ */
+limit?: number, };
+
+export type ListRules = Record<symbol, never>;
+
+export type ListSessions = Record<symbol, never>;
+
+export type ListTraces = { 
+/**
+ * At most this many (default 50).
+ */
+limit?: number, };
+
+export type McpConfig = Record<symbol, never>;
+
+export type McpServerConfig = { 
+/**
+ * Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
+ */
+name: string, 
+/**
+ * Program to start (stdio transport).
+ */
+command: string | null, 
+/**
+ * Its arguments.
+ */
+args: Array<string>, 
+/**
+ * Extra environment variables for the program.
+ */
+env: { [key in string]: string }, 
+/**
+ * Streamable-HTTP endpoint (instead of `command`).
+ */
+url: string | null, 
+/**
+ * Extra HTTP headers (e.g. `Authorization`).
+ */
+headers: { [key in string]: string }, 
+/**
+ * Whether the server is used.
+ */
+enabled: boolean, };
+
+export type McpServerState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
+
+export type McpServerStatus = { 
+/**
+ * Configured name; its tools are `name__tool`.
+ */
+name: string, 
+/**
+ * How it is reached.
+ */
+transport: McpTransportKind, 
+/**
+ * Where it is in its life.
+ */
+state: McpServerState, 
+/**
+ * Why it is not ready, or why it last broke.
+ */
+error: string | null, 
+/**
+ * Tools it has registered now.
+ */
+tools: number, 
+/**
+ * Connection attempts after the first.
+ */
+restarts: number, 
+/**
+ * Process id while a stdio server runs.
+ */
+pid: number | null, };
+
+export type McpServers = Record<symbol, never>;
+
+export type McpTransportKind = "stdio" | "http";
+
+export type Memory = { 
+/**
+ * Id (UUIDv7).
+ */
+id: string, 
+/**
+ * Tier.
+ */
+tier: MemoryTier, 
+/**
+ * `fact`, `preference`, `plan`, `relationship`, `episode`, `note`, ...
+ */
+kind: string, 
+/**
+ * Who or what it is about (`user` by default).
+ */
+subject: string, 
+/**
+ * Normalised slot, e.g. `diet`; two memories with the same subject and slot compete.
+ */
+slot: string | null, 
+/**
+ * The memory as a sentence.
+ */
+content: string, 
+/**
+ * The slot's value, when it has one (e.g. `vegetarian`).
+ */
+value: string | null, 
+/**
+ * Provenance.
+ */
+source: MemorySource, 
+/**
+ * 0..1.
+ */
+confidence: number, 
+/**
+ * 0..1, before decay.
+ */
+importance: number, 
+/**
+ * Importance after decay, as of when this record was read (computed, not stored).
+ */
+effective_importance: number, 
+/**
+ * Pinned memories never decay.
+ */
+pinned: boolean, 
+/**
+ * Times injected into a prompt.
+ */
+access_count: bigint, 
+/**
+ * Last injection.
+ */
+last_accessed: string | null, 
+/**
+ * Half-life in days.
+ */
+stability: number, 
+/**
+ * Creation time.
+ */
+created_at: string, 
+/**
+ * Last change.
+ */
+updated_at: string, 
+/**
+ * From when it holds.
+ */
+valid_from: string | null, 
+/**
+ * Until when it holds; archived at once after that.
+ */
+valid_until: string | null, 
+/**
+ * Lifecycle.
+ */
+status: MemoryStatus, 
+/**
+ * The memory that replaced this one.
+ */
+superseded_by: string | null, 
+/**
+ * When it stopped being valid (superseded or expired).
+ */
+invalid_at: string | null, 
+/**
+ * Tier before archival.
+ */
+archived_from: MemoryTier | null, 
+/**
+ * Incremented on every change.
+ */
+version: bigint, 
+/**
+ * `global` or `session:<id>`.
+ */
+scope: string, 
+/**
+ * Session it came from.
+ */
+source_session_id: string | null, 
+/**
+ * Turn it came from.
+ */
+source_turn_id: string | null, 
+/**
+ * Message it came from.
+ */
+source_message_id: string | null, 
+/**
+ * Quote that supports it.
+ */
+evidence: string | null, 
+/**
+ * Surrounding text indexed for search but never shown or injected (e.g. the neighbouring
+ * turns of a conversation excerpt).
+ */
+context?: string | null, };
+
+export type MemoryAdd = { 
+/**
+ * The text.
+ */
+content: string, 
+/**
+ * A slot such as `preference.drink`.
+ */
+slot?: string, 
+/**
+ * Never fades.
+ */
+pinned?: boolean, };
+
+export type MemoryConflicts = { 
+/**
+ * Settled ones too.
+ */
+all?: boolean, };
+
+export type MemoryDetail = { 
+/**
+ * The memory that superseded it, if any.
+ */
+superseded_by_memory: Memory | null, 
+/**
+ * Memories it superseded.
+ */
+supersedes: Array<Memory>, 
+/**
+ * Every recorded change, oldest first.
+ */
+history: Array<HistoryEntry>, 
+/**
+ * Conflicts it is part of.
+ */
+conflicts: Array<Conflict>, 
+/**
+ * Id (UUIDv7).
+ */
+id: string, 
+/**
+ * Tier.
+ */
+tier: MemoryTier, 
+/**
+ * `fact`, `preference`, `plan`, `relationship`, `episode`, `note`, ...
+ */
+kind: string, 
+/**
+ * Who or what it is about (`user` by default).
+ */
+subject: string, 
+/**
+ * Normalised slot, e.g. `diet`; two memories with the same subject and slot compete.
+ */
+slot: string | null, 
+/**
+ * The memory as a sentence.
+ */
+content: string, 
+/**
+ * The slot's value, when it has one (e.g. `vegetarian`).
+ */
+value: string | null, 
+/**
+ * Provenance.
+ */
+source: MemorySource, 
+/**
+ * 0..1.
+ */
+confidence: number, 
+/**
+ * 0..1, before decay.
+ */
+importance: number, 
+/**
+ * Importance after decay, as of when this record was read (computed, not stored).
+ */
+effective_importance: number, 
+/**
+ * Pinned memories never decay.
+ */
+pinned: boolean, 
+/**
+ * Times injected into a prompt.
+ */
+access_count: bigint, 
+/**
+ * Last injection.
+ */
+last_accessed: string | null, 
+/**
+ * Half-life in days.
+ */
+stability: number, 
+/**
+ * Creation time.
+ */
+created_at: string, 
+/**
+ * Last change.
+ */
+updated_at: string, 
+/**
+ * From when it holds.
+ */
+valid_from: string | null, 
+/**
+ * Until when it holds; archived at once after that.
+ */
+valid_until: string | null, 
+/**
+ * Lifecycle.
+ */
+status: MemoryStatus, 
+/**
+ * The memory that replaced this one.
+ */
+superseded_by: string | null, 
+/**
+ * When it stopped being valid (superseded or expired).
+ */
+invalid_at: string | null, 
+/**
+ * Tier before archival.
+ */
+archived_from: MemoryTier | null, 
+/**
+ * Incremented on every change.
+ */
+version: bigint, 
+/**
+ * `global` or `session:<id>`.
+ */
+scope: string, 
+/**
+ * Session it came from.
+ */
+source_session_id: string | null, 
+/**
+ * Turn it came from.
+ */
+source_turn_id: string | null, 
+/**
+ * Message it came from.
+ */
+source_message_id: string | null, 
+/**
+ * Quote that supports it.
+ */
+evidence: string | null, 
+/**
+ * Surrounding text indexed for search but never shown or injected (e.g. the neighbouring
+ * turns of a conversation excerpt).
+ */
+context?: string | null, };
+
+export type MemoryEdit = { 
+/**
+ * The memory.
+ */
+id: MemoryId, 
+/**
+ * The new text.
+ */
+content: string, };
+
+export type MemoryEffect = { "effect": "created" } | { "effect": "duplicate", 
+/**
+ * The existing memory.
+ */
+of: string, } | { "effect": "superseded", 
+/**
+ * Old memory.
+ */
+old: string, 
+/**
+ * Judge verdict.
+ */
+verdict: MemoryVerdict, } | { "effect": "lost", 
+/**
+ * The winner.
+ */
+winner: string, } | { "effect": "conflict", 
+/**
+ * Conflict id.
+ */
+conflict_id: string, 
+/**
+ * The other memory.
+ */
+with: string, };
+
+export type MemoryForget = { 
+/**
+ * The memory.
+ */
+id: MemoryId, };
+
+export type MemoryId = string;
+
+export type MemoryList = { 
+/**
+ * Only this tier.
+ */
+tier?: MemoryTier, 
+/**
+ * Only this status.
+ */
+status?: MemoryStatus, };
+
+export type MemoryPin = { 
+/**
+ * The memory.
+ */
+id: MemoryId, 
+/**
+ * Pinned or not.
+ */
+pinned: boolean, };
+
+export type MemoryReindex = Record<symbol, never>;
+
+export type MemoryResolve = { 
+/**
+ * The conflict.
+ */
+conflict_id: ConflictId, 
+/**
+ * The memory to keep; null keeps both.
+ */
+keep: MemoryId | null, };
+
+export type MemoryRestore = { 
+/**
+ * The memory.
+ */
+id: MemoryId, };
+
+export type MemorySearch = { 
+/**
+ * The query.
+ */
+query: string, 
+/**
+ * At most this many (default 10).
+ */
+k?: number, };
+
+export type MemoryShow = { 
+/**
+ * The memory.
+ */
+id: MemoryId, };
+
+export type MemorySource = "user_stated" | "consolidated" | "inferred" | "manual";
+
+export type MemoryStatus = "active" | "superseded" | "archived" | "deleted";
+
+export type MemorySweep = Record<symbol, never>;
+
+export type MemoryTier = "working" | "episodic" | "semantic" | "archival";
+
+export type MemoryUndo = { 
+/**
+ * The memory.
+ */
+id: MemoryId, };
+
+export type MemoryVerdict = "duplicate" | "update" | "contradiction" | "unrelated";
+
+export type MessageId = string;
+
+export type OllamaInfo = { 
+/**
+ * Base URL to use for it (its OpenAI-compatible endpoint).
+ */
+base_url: string, 
+/**
+ * Models it has pulled.
+ */
+models: Array<string>, };
+
+export type PendingApprovals = Record<symbol, never>;
+
+export type ProviderKind = "openai" | "anthropic" | "ollama";
+
+export type ProviderKindInfo = { 
+/**
+ * The kind.
+ */
+kind: ProviderKind, 
+/**
+ * Its default base URL.
+ */
+default_base_url: string, };
+
+export type ProviderSettings = { 
+/**
+ * Wire protocol.
+ */
+kind: ProviderKind, 
+/**
+ * Server base URL, e.g. `https://api.openai.com/v1`.
+ */
+base_url: string, 
+/**
+ * Main model.
+ */
+model: string, 
+/**
+ * Models tried in order on the same server when the main one keeps failing.
+ */
+fallback_models: Array<string>, };
+
+export type ProviderUpdate = { 
+/**
+ * Kind, base URL and models.
+ */
+settings: ProviderSettings, 
+/**
+ * A new API key for this server (kept in the keychain); absent keeps the stored one.
+ */
+api_key?: string, 
+/**
+ * Remove the stored key for this server.
+ */
+clear_api_key?: boolean, };
+
+export type ProviderView = { 
+/**
+ * Kind, base URL and models in force.
+ */
+settings: ProviderSettings, 
+/**
+ * Where the API key in force comes from.
+ */
+key_source: KeySource, 
+/**
+ * Which keychain keeps keys (or why none can).
+ */
+keychain: string, 
+/**
+ * Whether keys can be saved at all.
+ */
+keychain_available: boolean, 
+/**
+ * `ECHO_LLM_*` variables set for this process: they win over saved settings at the
+ * next start.
+ */
+env_overrides: Array<string>, 
+/**
+ * Every provider kind with its usual base URL, in the order to offer them (so a
+ * settings page keeps no copy of the engine's defaults).
+ */
+kinds: Array<ProviderKindInfo>, };
+
+export type Recalled = { 
+/**
+ * The memory.
+ */
+memory: Memory, 
+/**
+ * Fused score (higher is better).
+ */
+score: number, 
+/**
+ * Rank in the BM25 list, from 1.
+ */
+bm25_rank: number | null, 
+/**
+ * Rank in the vector list, from 1.
+ */
+vector_rank: number | null, };
+
+export type RecalledMemory = { 
+/**
+ * Memory id.
+ */
+id: string, 
+/**
+ * Its text.
+ */
+content: string, 
+/**
+ * Its tier.
+ */
+tier: string, 
+/**
+ * Its source.
+ */
+source: string, };
+
+export type RemoveRule = { 
+/**
+ * The rule.
+ */
+id: RuleId, };
+
+export type RenameSession = { 
+/**
+ * The session's name now.
+ */
+name: string, 
+/**
+ * Its new name.
+ */
+new_name: string, };
+
+export type Role = "system" | "user" | "assistant" | "tool";
+
+export type Rule = { 
+/**
+ * Stable id (`r-` + 8 hex digits).
+ */
+id: string, 
+/**
+ * Tool name, or a glob over names (`github__*`, `*`).
+ */
+tool: string, 
+/**
+ * Argument pattern: a command prefix for `shell`, a path glob for file tools, a host
+ * (`example.com`, `*.example.com`) for network tools, a server name for MCP tools.
+ * `None` matches every call of the tool.
+ */
+pattern: string | null, 
+/**
+ * What to do with a matching call.
+ */
+decision: RuleDecision, 
+/**
+ * How long it holds.
+ */
+scope: RuleScope, 
+/**
+ * The session of a session rule.
+ */
+session_id: string | null, 
+/**
+ * Who made it (`cli`, `user`, `settings`).
+ */
+created_by: string, 
+/**
+ * When (RFC 3339).
+ */
+created_at: string, };
+
+export type RuleDecision = "allow" | "ask" | "deny";
+
+export type RuleId = string;
+
+export type RuleScope = "session" | "always";
+
+export type SaveBootstrapFile = { 
+/**
+ * File name, e.g. `USER.md`.
+ */
+name: string, 
+/**
+ * The new text, or null for the default.
+ */
+content: string | null, };
+
+export type SendTurn = { 
+/**
+ * Session name (created on first use).
+ */
+session: string, 
+/**
+ * The user's message.
+ */
+input: string, 
+/**
+ * Regenerate / edit and resend: the user message this turn replaces, with everything
+ * after it.
+ */
+replace_from?: MessageId, };
+
+export type SessionSummary = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * Unique name (what `--session` takes).
+ */
+name: string, 
+/**
+ * Title, from the first message.
+ */
+title: string | null, 
+/**
+ * Creation time.
+ */
+created_at: string, 
+/**
+ * Last activity.
+ */
+updated_at: string, 
+/**
+ * Number of stored messages.
+ */
+message_count: number, 
+/**
+ * Number of turns.
+ */
+turn_count: number, 
+/**
+ * Messages up to this `seq` are consolidated into long-term memory.
+ */
+consolidated_seq: number, };
+
+export type SetMcpConfig = { 
+/**
+ * The new list.
+ */
+servers: Array<McpServerConfig>, };
+
+export type ShortcutStatus = { 
+/**
+ * The accelerator, e.g. `CommandOrControl+Shift+Space`.
+ */
+shortcut: string, 
+/**
+ * Whether it is registered now.
+ */
+registered: boolean, 
+/**
+ * Why it is not (taken by another program, not a valid accelerator).
+ */
+error: string | null, };
+
+export type SpanRecord = { 
+/**
+ * Span id.
+ */
+id: string, 
+/**
+ * Turn (trace) id.
+ */
+turn_id: string, 
+/**
+ * Parent span, `None` for the turn span.
+ */
+parent_id: string | null, 
+/**
+ * `turn`, `node` or `call`.
+ */
+level: string, 
+/**
+ * What the span covers, e.g. `context`, `inference#1`, `model_request`, `tool:read_file`.
+ */
+name: string, 
+/**
+ * Start time.
+ */
+started_at: string, 
+/**
+ * Duration; `None` while running.
+ */
+duration_ms: number | null, 
+/**
+ * `running`, `ok`, `error` or `cancelled`.
+ */
+status: string, 
+/**
+ * Model, for model calls.
+ */
+model: string | null, 
+/**
+ * Prompt tokens.
+ */
+tokens_in: bigint | null, 
+/**
+ * Completion tokens.
+ */
+tokens_out: bigint | null, 
+/**
+ * Whether something degraded in this span.
+ */
+degraded: boolean, 
+/**
+ * Why, e.g. `retry`, `fallback_model`, `max_iterations`.
+ */
+degraded_reason: string | null, 
+/**
+ * Error text.
+ */
+error: string | null, 
+/**
+ * Extra structured fields.
+ */
+attrs: Record<string, unknown>, };
+
+export type StoredMessage = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * Session.
+ */
+session_id: string, 
+/**
+ * Turn that produced it.
+ */
+turn_id: string | null, 
+/**
+ * Order within the session, from 1.
+ */
+seq: number, 
+/**
+ * Role.
+ */
+role: Role, 
+/**
+ * Text.
+ */
+content: string, 
+/**
+ * Reasoning removed from the visible text, if any.
+ */
+reasoning: string | null, 
+/**
+ * Tool calls of an assistant message.
+ */
+tool_calls: Array<ToolCall>, 
+/**
+ * The call a tool message answers.
+ */
+tool_call_id: string | null, 
+/**
+ * Tool name of a tool message.
+ */
+name: string | null, 
+/**
+ * `complete`, or `partial` for an answer cut short.
+ */
+status: string, 
+/**
+ * When it was stored.
+ */
+created_at: string, };
+
+export type SweepReport = { 
+/**
+ * As of when.
+ */
+now: string, 
+/**
+ * Memories looked at.
+ */
+checked: number, 
+/**
+ * Archived because `valid_until` passed.
+ */
+expired: Array<string>, 
+/**
+ * Archived because their effective importance fell below the threshold.
+ */
+faded: Array<string>, };
+
+export type TestProvider = ProviderUpdate;
+
+export type ToolCall = { 
+/**
+ * Provider-assigned call id; a tool result refers to it.
+ */
+id: string, 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Arguments as raw JSON text.
+ */
+arguments: string, };
+
+export type Trace = { 
+/**
+ * Turn id.
+ */
+turn_id: string, 
+/**
+ * Session name.
+ */
+session: string, 
+/**
+ * Turn status.
+ */
+status: string, 
+/**
+ * The user's input.
+ */
+input: string, 
+/**
+ * Model that answered.
+ */
+model: string | null, 
+/**
+ * Error, if any.
+ */
+error: string | null, 
+/**
+ * Spans in start order.
+ */
+spans: Array<SpanRecord>, };
+
 export type TurnEvent = { "type": "turn_started", 
 /**
  * Session id.
@@ -357,23 +1550,67 @@ usage: Usage,
  */
 trace_id: string, };
 
-export type RecalledMemory = { 
+export type TurnId = string;
+
+export type TurnRecord = { 
 /**
- * Memory id.
+ * Turn id (also the trace id).
  */
 id: string, 
 /**
- * Its text.
+ * Session id.
  */
-content: string, 
+session_id: string, 
 /**
- * Its tier.
+ * Session name.
  */
-tier: string, 
+session_name: string, 
 /**
- * Its source.
+ * `accepted`, `running`, `completed`, `failed` or `interrupted`.
  */
-source: string, };
+status: string, 
+/**
+ * The user's input.
+ */
+input: string, 
+/**
+ * Which front end started it (`cli`, `desktop`, `gateway`, `automation`, ...).
+ */
+entry_point: string, 
+/**
+ * Model that answered.
+ */
+model: string | null, 
+/**
+ * Error code when failed or interrupted.
+ */
+error_code: string | null, 
+/**
+ * Error message when failed or interrupted.
+ */
+error: string | null, 
+/**
+ * Prompt tokens of all model calls.
+ */
+input_tokens: bigint, 
+/**
+ * Completion tokens of all model calls.
+ */
+output_tokens: bigint, 
+/**
+ * When it was accepted.
+ */
+created_at: string, 
+/**
+ * When it started running.
+ */
+started_at: string | null, 
+/**
+ * When it ended.
+ */
+finished_at: string | null, };
+
+export type UpdateProvider = ProviderUpdate;
 
 export type Usage = { 
 /**
@@ -385,362 +1622,102 @@ input_tokens: number,
  */
 output_tokens: number, };
 
-export type SessionSummary = { 
+export type WriteOutcome = { 
 /**
- * Id.
+ * The stored memory (for a duplicate: the existing one, reinforced).
  */
-id: string, 
+memory: Memory, 
 /**
- * Unique name (what `--session` takes).
+ * What happened.
  */
-name: string, 
+effects: Array<MemoryEffect>, 
 /**
- * Title, from the first message.
+ * Judge calls that failed and fell back to the deterministic rule.
  */
-title: string | null, 
-/**
- * Creation time.
- */
-created_at: string, 
-/**
- * Last activity.
- */
-updated_at: string, 
-/**
- * Number of stored messages.
- */
-message_count: number, 
-/**
- * Number of turns.
- */
-turn_count: number, 
-/**
- * Messages up to this `seq` are consolidated into long-term memory.
- */
-consolidated_seq: number, };
+judge_failures: Array<string>, };
 
-export type StoredMessage = { 
-/**
- * Id.
- */
-id: string, 
-/**
- * Session.
- */
-session_id: string, 
-/**
- * Turn that produced it.
- */
-turn_id: string | null, 
-/**
- * Order within the session, from 1.
- */
-seq: number, 
-/**
- * Role.
- */
-role: Role, 
-/**
- * Text.
- */
-content: string, 
-/**
- * Reasoning removed from the visible text, if any.
- */
-reasoning: string | null, 
-/**
- * Tool calls of an assistant message.
- */
-tool_calls: Array<ToolCall>, 
-/**
- * The call a tool message answers.
- */
-tool_call_id: string | null, 
-/**
- * Tool name of a tool message.
- */
-name: string | null, 
-/**
- * `complete`, or `partial` for an answer cut short.
- */
-status: string, 
-/**
- * When it was stored.
- */
-created_at: string, };
+/** Every engine operation: its request and response (see crates/echo-agent/src/operations.table). */
+export interface Operations {
+  list_sessions: { request: ListSessions; response: Array<SessionSummary> };
+  history: { request: History; response: Array<StoredMessage> };
+  rename_session: { request: RenameSession; response: SessionSummary };
+  delete_session: { request: DeleteSession; response: null };
+  cancel_turn: { request: CancelTurn; response: null };
+  answer_approval: { request: AnswerApproval; response: null };
+  pending_approvals: { request: PendingApprovals; response: Array<ApprovalId> };
+  approvals: { request: ListApprovals; response: Array<AuditEntry> };
+  list_rules: { request: ListRules; response: Array<Rule> };
+  add_rule: { request: AddRule; response: Rule };
+  remove_rule: { request: RemoveRule; response: Rule };
+  mcp_servers: { request: McpServers; response: Array<McpServerStatus> };
+  mcp_config: { request: McpConfig; response: Array<McpServerConfig> };
+  set_mcp_config: { request: SetMcpConfig; response: Array<McpServerStatus> };
+  provider: { request: GetProvider; response: ProviderView };
+  update_provider: { request: UpdateProvider; response: ProviderView };
+  test_provider: { request: TestProvider; response: ConnectionReport };
+  detect_ollama: { request: DetectOllama; response: OllamaInfo | null };
+  bootstrap_files: { request: BootstrapFiles; response: Array<BootstrapFile> };
+  save_bootstrap_file: { request: SaveBootstrapFile; response: BootstrapFile };
+  desktop_settings: { request: DesktopSettings; response: DesktopSettingsView };
+  traces: { request: ListTraces; response: Array<TurnRecord> };
+  trace: { request: GetTrace; response: Trace };
+  memory_list: { request: MemoryList; response: Array<Memory> };
+  memory_search: { request: MemorySearch; response: Array<Recalled> };
+  memory_show: { request: MemoryShow; response: MemoryDetail };
+  memory_add: { request: MemoryAdd; response: WriteOutcome };
+  memory_edit: { request: MemoryEdit; response: Memory };
+  memory_pin: { request: MemoryPin; response: Memory };
+  memory_forget: { request: MemoryForget; response: Memory };
+  memory_restore: { request: MemoryRestore; response: Memory };
+  memory_undo: { request: MemoryUndo; response: Array<Memory> };
+  memory_conflicts: { request: MemoryConflicts; response: Array<Conflict> };
+  memory_resolve: { request: MemoryResolve; response: Conflict };
+  memory_sweep: { request: MemorySweep; response: SweepReport };
+  memory_reindex: { request: MemoryReindex; response: FlushReport };
+}
 
-export type ToolCall = { 
-/**
- * Provider-assigned call id; a tool result refers to it.
- */
-id: string, 
-/**
- * Tool name.
- */
-name: string, 
-/**
- * Arguments as raw JSON text.
- */
-arguments: string, };
+/** An operation's name. */
+export type OperationName = keyof Operations;
 
-export type Role = "system" | "user" | "assistant" | "tool";
+/** The HTTP method of a gateway route. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export type Rule = { 
-/**
- * Stable id (`r-` + 8 hex digits).
- */
-id: string, 
-/**
- * Tool name, or a glob over names (`github__*`, `*`).
- */
-tool: string, 
-/**
- * Argument pattern: a command prefix for `shell`, a path glob for file tools, a host
- * (`example.com`, `*.example.com`) for network tools, a server name for MCP tools.
- * `None` matches every call of the tool.
- */
-pattern: string | null, 
-/**
- * What to do with a matching call.
- */
-decision: RuleDecision, 
-/**
- * How long it holds.
- */
-scope: RuleScope, 
-/**
- * The session of a session rule.
- */
-session_id: string | null, 
-/**
- * Who made it (`cli`, `user`, `settings`).
- */
-created_by: string, 
-/**
- * When (RFC 3339).
- */
-created_at: string, };
-
-export type RuleDecision = "allow" | "ask" | "deny";
-
-export type RuleScope = "session" | "always";
-
-export type AuditEntry = { 
-/**
- * Id.
- */
-id: string, 
-/**
- * Session.
- */
-session_id: string | null, 
-/**
- * Turn.
- */
-turn_id: string | null, 
-/**
- * Tool-call id.
- */
-call_id: string, 
-/**
- * Tool.
- */
-tool: string, 
-/**
- * Arguments with secrets masked.
- */
-arguments: string, 
-/**
- * Risk level.
- */
-risk: string, 
-/**
- * `allow` or `deny`.
- */
-decision: string, 
-/**
- * `hard_deny`, `path_policy`, `rule`, `risk`, `user`, `timeout`, `non_interactive`,
- * `disabled`.
- */
-decided_by: string, 
-/**
- * The deciding rule.
- */
-rule_id: string | null, 
-/**
- * Why.
- */
-reason: string, 
-/**
- * When (RFC 3339).
- */
-created_at: string, };
-
-export type McpServerStatus = { 
-/**
- * Configured name; its tools are `name__tool`.
- */
-name: string, 
-/**
- * How it is reached.
- */
-transport: McpTransportKind, 
-/**
- * Where it is in its life.
- */
-state: McpServerState, 
-/**
- * Why it is not ready, or why it last broke.
- */
-error: string | null, 
-/**
- * Tools it has registered now.
- */
-tools: number, 
-/**
- * Connection attempts after the first.
- */
-restarts: number, 
-/**
- * Process id while a stdio server runs.
- */
-pid: number | null, };
-
-export type McpTransportKind = "stdio" | "http";
-
-export type McpServerState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
-
-export type McpServerConfig = { 
-/**
- * Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
- */
-name: string, 
-/**
- * Program to start (stdio transport).
- */
-command: string | null, 
-/**
- * Its arguments.
- */
-args: Array<string>, 
-/**
- * Extra environment variables for the program.
- */
-env: { [key in string]: string }, 
-/**
- * Streamable-HTTP endpoint (instead of `command`).
- */
-url: string | null, 
-/**
- * Extra HTTP headers (e.g. `Authorization`).
- */
-headers: { [key in string]: string }, 
-/**
- * Whether the server is used.
- */
-enabled: boolean, };
-
-export type ProviderKind = "openai" | "anthropic" | "ollama";
-
-export type ProviderSettings = { 
-/**
- * Wire protocol.
- */
-kind: ProviderKind, 
-/**
- * Server base URL, e.g. `https://api.openai.com/v1`.
- */
-base_url: string, 
-/**
- * Main model.
- */
-model: string, 
-/**
- * Models tried in order on the same server when the main one keeps failing.
- */
-fallback_models: Array<string>, };
-
-export type KeySource = "environment" | "keychain" | "none";
-
-export type ProviderView = { 
-/**
- * Kind, base URL and models in force.
- */
-settings: ProviderSettings, 
-/**
- * Where the API key in force comes from.
- */
-key_source: KeySource, 
-/**
- * Which keychain keeps keys (or why none can).
- */
-keychain: string, 
-/**
- * Whether keys can be saved at all.
- */
-keychain_available: boolean, 
-/**
- * `ECHO_LLM_*` variables set for this process: they win over saved settings at the
- * next start.
- */
-env_overrides: Array<string>, };
-
-export type ProviderUpdate = { 
-/**
- * Kind, base URL and models.
- */
-settings: ProviderSettings, 
-/**
- * A new API key for this server (kept in the keychain); absent keeps the stored one.
- */
-api_key?: string, 
-/**
- * Remove the stored key for this server.
- */
-clear_api_key?: boolean, };
-
-export type ConnectionReport = { 
-/**
- * Whether the model answered.
- */
-ok: boolean, 
-/**
- * `ok`, or the model error's code (`auth`, `connect`, `timeout`, `status`, …).
- */
-code: string, 
-/**
- * What happened, naming the server and model.
- */
-message: string, 
-/**
- * Time to the answer (or the failure).
- */
-latency_ms: number, };
-
-export type OllamaInfo = { 
-/**
- * Base URL to use for it (its OpenAI-compatible endpoint).
- */
-base_url: string, 
-/**
- * Models it has pulled.
- */
-models: Array<string>, };
-
-export type BootstrapFile = { 
-/**
- * `AGENTS.md`, `SOUL.md`, `USER.md` or `TOOLS.md`.
- */
-name: string, 
-/**
- * Its text (the default's when the user has not saved one).
- */
-content: string, 
-/**
- * Whether this is the built-in default (no file in the data directory).
- */
-is_default: boolean, 
-/**
- * Where the user's copy lives (or will live once saved).
- */
-path: string, };
+/** Each operation's gateway route: `{field}` path parameters come from the request. */
+export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMethod; path: string } } = {
+  list_sessions: { method: 'GET', path: '/api/sessions' },
+  history: { method: 'GET', path: '/api/sessions/{session}/messages' },
+  rename_session: { method: 'PATCH', path: '/api/sessions/{name}' },
+  delete_session: { method: 'DELETE', path: '/api/sessions/{name}' },
+  cancel_turn: { method: 'POST', path: '/api/turns/{turn_id}/cancel' },
+  answer_approval: { method: 'POST', path: '/api/approvals/{request_id}' },
+  pending_approvals: { method: 'GET', path: '/api/approvals/pending' },
+  approvals: { method: 'GET', path: '/api/approvals' },
+  list_rules: { method: 'GET', path: '/api/rules' },
+  add_rule: { method: 'POST', path: '/api/rules' },
+  remove_rule: { method: 'DELETE', path: '/api/rules/{id}' },
+  mcp_servers: { method: 'GET', path: '/api/mcp' },
+  mcp_config: { method: 'GET', path: '/api/settings/mcp' },
+  set_mcp_config: { method: 'PUT', path: '/api/settings/mcp' },
+  provider: { method: 'GET', path: '/api/settings/provider' },
+  update_provider: { method: 'PUT', path: '/api/settings/provider' },
+  test_provider: { method: 'POST', path: '/api/settings/provider/test' },
+  detect_ollama: { method: 'GET', path: '/api/settings/ollama' },
+  bootstrap_files: { method: 'GET', path: '/api/settings/bootstrap' },
+  save_bootstrap_file: { method: 'PUT', path: '/api/settings/bootstrap/{name}' },
+  desktop_settings: { method: 'GET', path: '/api/settings/desktop' },
+  traces: { method: 'GET', path: '/api/traces' },
+  trace: { method: 'GET', path: '/api/traces/{turn_id}' },
+  memory_list: { method: 'GET', path: '/api/memory' },
+  memory_search: { method: 'GET', path: '/api/memory/search' },
+  memory_show: { method: 'GET', path: '/api/memory/{id}' },
+  memory_add: { method: 'POST', path: '/api/memory' },
+  memory_edit: { method: 'PATCH', path: '/api/memory/{id}' },
+  memory_pin: { method: 'PUT', path: '/api/memory/{id}/pin' },
+  memory_forget: { method: 'POST', path: '/api/memory/{id}/forget' },
+  memory_restore: { method: 'POST', path: '/api/memory/{id}/restore' },
+  memory_undo: { method: 'POST', path: '/api/memory/{id}/undo' },
+  memory_conflicts: { method: 'GET', path: '/api/memory/conflicts' },
+  memory_resolve: { method: 'POST', path: '/api/memory/conflicts/{conflict_id}' },
+  memory_sweep: { method: 'POST', path: '/api/memory/sweep' },
+  memory_reindex: { method: 'POST', path: '/api/memory/reindex' },
+};

@@ -1,0 +1,280 @@
+//! The request types of every operation front ends call (see `operations.table`), in one
+//! module. Each derives serde, `ts_rs::TS` (the UI's TypeScript) and `utoipa::ToSchema` (the
+//! gateway's OpenAPI document), so the three never drift. Responses are the engine's own
+//! types, re-exported here so a front end needs nothing but `echo_agent::wire`.
+//!
+//! A request names the operation: `ListSessions` is `list_sessions`. Its fields are the path
+//! parameters (`{name}` in the route), then the query (GET and DELETE) or the JSON body.
+
+pub use echo_core::{ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, TurnId};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+use utoipa::ToSchema;
+
+pub use crate::api::{KeySource, Trace};
+pub use crate::api_memory::{ImportReport, MemoryDetail};
+pub use crate::api_settings::{
+    ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
+};
+pub use crate::approval::ApprovalAnswer;
+pub use crate::bootstrap::BootstrapFile;
+pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
+pub use echo_core::event::RecalledMemory;
+pub use echo_core::store::{SessionSummary, SpanRecord, StoredMessage, TurnRecord, TurnStatus};
+pub use echo_core::{EVENT_PROTOCOL_VERSION, EventEnvelope, Role, ToolCall, TurnEvent, Usage};
+pub use echo_gate::{AuditEntry, Decision, Rule, RuleScope};
+pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
+pub use echo_memory::{
+    Conflict, Effect as MemoryEffect, FlushReport, HistoryEntry, Memory, Recalled,
+    Source as MemorySource, Status as MemoryStatus, SweepReport, Tier as MemoryTier,
+    Verdict as MemoryVerdict, WriteOutcome,
+};
+
+/// The answer of an operation that returns nothing (HTTP 204, `null` over IPC).
+pub type Done = ();
+
+macro_rules! wire {
+    ($($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? })*) => {
+        $(
+            $(#[$meta])*
+            #[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+            #[serde(deny_unknown_fields)]
+            pub struct $name { $($(#[$fmeta])* pub $field: $ty),* }
+        )*
+    };
+}
+
+wire! {
+    /// Every session, most recently active first.
+    ListSessions {}
+    /// A session's stored messages, in order.
+    History {
+        /// Session name.
+        session: String,
+    }
+    /// Renames a session.
+    RenameSession {
+        /// The session's name now.
+        name: String,
+        /// Its new name.
+        new_name: String,
+    }
+    /// Deletes a session with its history and traces (not the memories learned from it).
+    DeleteSession {
+        /// Session name.
+        name: String,
+    }
+    /// Stops a running turn; its partial answer is kept.
+    CancelTurn {
+        /// The turn.
+        turn_id: TurnId,
+    }
+    /// Answers an approval question of a running turn.
+    AnswerApproval {
+        /// The question (`ApprovalRequested.request_id`).
+        request_id: ApprovalId,
+        /// The answer.
+        answer: ApprovalAnswer,
+    }
+    /// Ids of approval questions waiting for an answer.
+    PendingApprovals {}
+    /// The gate's audit log, newest first.
+    ListApprovals {
+        /// At most this many (default 100).
+        #[serde(default)]
+        #[ts(optional)]
+        limit: Option<u32>,
+    }
+    /// Every approval rule, oldest first.
+    ListRules {}
+    /// Adds an approval rule.
+    AddRule {
+        /// Tool name or glob.
+        tool: String,
+        /// Command prefix, path glob, host or MCP server.
+        #[serde(default)]
+        #[ts(optional)]
+        pattern: Option<String>,
+        /// What the rule decides.
+        decision: Decision,
+        /// `always` (the default) or `session`.
+        #[serde(default)]
+        #[ts(optional)]
+        scope: Option<RuleScope>,
+        /// Session name, for session rules.
+        #[serde(default)]
+        #[ts(optional)]
+        session: Option<String>,
+    }
+    /// Removes an approval rule.
+    RemoveRule {
+        /// The rule.
+        id: RuleId,
+    }
+    /// The MCP servers and their state.
+    McpServers {}
+    /// The configured MCP servers (`[[tools.mcp]]`), in order.
+    McpConfig {}
+    /// Replaces the MCP server list: checked whole, saved, applied at once.
+    SetMcpConfig {
+        /// The new list.
+        servers: Vec<McpServerConfig>,
+    }
+    /// The model provider in force (never the key).
+    GetProvider {}
+    /// A local Ollama server and its models, or null.
+    DetectOllama {}
+    /// The standing instructions (AGENTS.md, SOUL.md, USER.md, TOOLS.md): each file's text
+    /// or its default.
+    BootstrapFiles {}
+    /// Saves a bootstrap file's whole text; `content: null` restores its default.
+    SaveBootstrapFile {
+        /// File name, e.g. `USER.md`.
+        name: String,
+        /// The new text, or null for the default.
+        content: Option<String>,
+    }
+    /// The desktop settings the engine keeps (`[desktop]`).
+    DesktopSettings {}
+    /// The most recent turns, newest first.
+    ListTraces {
+        /// At most this many (default 50).
+        #[serde(default)]
+        #[ts(optional)]
+        limit: Option<u32>,
+    }
+    /// One turn's record and spans.
+    GetTrace {
+        /// The turn.
+        turn_id: TurnId,
+    }
+    /// Memories by tier and status (default: all but deleted), newest first.
+    MemoryList {
+        /// Only this tier.
+        #[serde(default)]
+        #[ts(optional)]
+        tier: Option<MemoryTier>,
+        /// Only this status.
+        #[serde(default)]
+        #[ts(optional)]
+        status: Option<MemoryStatus>,
+    }
+    /// Hybrid search over every memory not deleted (archived and superseded included).
+    MemorySearch {
+        /// The query.
+        query: String,
+        /// At most this many (default 10).
+        #[serde(default)]
+        #[ts(optional)]
+        k: Option<u32>,
+    }
+    /// One memory with provenance, supersede chain, history and conflicts.
+    MemoryShow {
+        /// The memory.
+        id: MemoryId,
+    }
+    /// Adds a memory in the person's own words (source `manual`).
+    MemoryAdd {
+        /// The text.
+        content: String,
+        /// A slot such as `preference.drink`.
+        #[serde(default)]
+        #[ts(optional)]
+        slot: Option<String>,
+        /// Never fades.
+        #[serde(default)]
+        #[ts(optional)]
+        pinned: Option<bool>,
+    }
+    /// Replaces a memory's text.
+    MemoryEdit {
+        /// The memory.
+        id: MemoryId,
+        /// The new text.
+        content: String,
+    }
+    /// Pins or unpins a memory.
+    MemoryPin {
+        /// The memory.
+        id: MemoryId,
+        /// Pinned or not.
+        pinned: bool,
+    }
+    /// Takes a memory out of prompts and search (reversible with `memory_restore`).
+    MemoryForget {
+        /// The memory.
+        id: MemoryId,
+    }
+    /// Restores an archived, superseded or forgotten memory.
+    MemoryRestore {
+        /// The memory.
+        id: MemoryId,
+    }
+    /// Undoes the last change that touched a memory.
+    MemoryUndo {
+        /// The memory.
+        id: MemoryId,
+    }
+    /// The review queue: open conflicts, or all.
+    MemoryConflicts {
+        /// Settled ones too.
+        #[serde(default)]
+        #[ts(optional)]
+        all: Option<bool>,
+    }
+    /// Settles a conflict: keep one memory, or both.
+    MemoryResolve {
+        /// The conflict.
+        conflict_id: ConflictId,
+        /// The memory to keep; null keeps both.
+        keep: Option<MemoryId>,
+    }
+    /// Archives what expired or faded.
+    MemorySweep {}
+    /// Rebuilds the vector index from SQLite.
+    MemoryReindex {}
+}
+
+/// Saves the provider settings (and the key, if given); the next turn uses them.
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+pub struct UpdateProvider(pub ProviderUpdate);
+
+/// Tries provider settings with one tiny request, saving nothing.
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+pub struct TestProvider(pub ProviderUpdate);
+
+/// A turn to run. Not in the operation table: its answer is a stream of
+/// [`EventEnvelope`]s (server-sent events over HTTP, a channel over IPC).
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendTurn {
+    /// Session name (created on first use).
+    pub session: String,
+    /// The user's message.
+    pub input: String,
+    /// Regenerate / edit and resend: the user message this turn replaces, with everything
+    /// after it.
+    #[serde(default)]
+    #[ts(optional)]
+    pub replace_from: Option<MessageId>,
+}
+
+/// The `[desktop]` settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+pub struct DesktopSettingsView {
+    /// The quick-ask global shortcut, e.g. `CommandOrControl+Shift+Space`.
+    pub quick_ask_shortcut: String,
+    /// Whether closing the main window keeps the app in the tray.
+    pub close_to_tray: bool,
+}
+
+/// The desktop app's quick-ask shortcut and whether the system accepted it (desktop only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+pub struct ShortcutStatus {
+    /// The accelerator, e.g. `CommandOrControl+Shift+Space`.
+    pub shortcut: String,
+    /// Whether it is registered now.
+    pub registered: bool,
+    /// Why it is not (taken by another program, not a valid accelerator).
+    pub error: Option<String>,
+}

@@ -1,0 +1,141 @@
+//! Echo Desk, the desktop app: a Tauri 2 shell that owns the engine (`echo_agent::Api`)
+//! in-process and hosts the same web UI `echod serve` serves.
+//!
+//! The rooms, each depending only on those listed before it: `state` (what the app keeps),
+//! `windows` (main and quick-ask windows), `shortcut` (the global quick-ask shortcut), `tray`,
+//! `commands` (IPC: thin calls into `Api`), and this file, which owns the command list and
+//! wires the app ([`builder`] for any Tauri runtime, so tests can drive it on the mock
+//! runtime; [`run`] for the real one).
+
+mod commands;
+mod shortcut;
+mod state;
+mod tray;
+mod windows;
+
+pub use commands::{DESKTOP_COMMANDS, OPERATION_COMMANDS};
+pub use state::Desk;
+
+use echo_agent::Api;
+use echo_agent::Config;
+use std::time::{Duration, Instant};
+use tauri::webview::PageLoadEvent;
+use tauri::{AppHandle, Manager, RunEvent, Runtime, WindowEvent};
+use tauri_plugin_global_shortcut::ShortcutState;
+
+/// How long quitting waits for stopped turns to save their partial answers.
+const QUIT_WAIT: Duration = Duration::from_secs(5);
+
+/// `base` with every command, and closing the main window hiding it to the tray when the
+/// settings say so; any runtime (tests pass `tauri::test::mock_builder()`). The engine is
+/// `manage`d by the caller as a [`Desk`].
+pub fn builder<R: Runtime>(base: tauri::Builder<R>) -> tauri::Builder<R> {
+    base.invoke_handler(commands::handler())
+        .on_window_event(|window, event| {
+            if let WindowEvent::CloseRequested { api, .. } = event
+                && window.label() == windows::MAIN
+                && window
+                    .try_state::<Desk>()
+                    .is_some_and(|desk| desk.close_to_tray)
+            {
+                api.prevent_close();
+                if let Err(e) = window.hide() {
+                    tracing::warn!(error = %e, "cannot hide the main window");
+                }
+            }
+        })
+}
+
+/// Opens the engine and runs the app until it quits. `started` is when the process began;
+/// the time to the main page's first load is logged (`scripts/bench-desktop.sh` reads it).
+pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
+    let app = builder(tauri::Builder::<tauri::Wry>::new())
+        .plugin(
+            tauri_plugin_global_shortcut::Builder::new()
+                .with_handler(|app, _shortcut, event| {
+                    if event.state() == ShortcutState::Pressed {
+                        windows::toggle_quick(app);
+                    }
+                })
+                .build(),
+        )
+        .setup(move |app| {
+            let api = tauri::async_runtime::block_on(Api::open(config))?;
+            // The runtime context lets the index build start on Tauri's runtime.
+            tauri::async_runtime::block_on(async { api.warm_memory_search() });
+            app.manage(Desk::new(api));
+            if let Err(e) = tray::build(app.handle()) {
+                // No tray (no status-notifier host): the app still works from its window.
+                tracing::warn!(error = %e, "no tray icon");
+            }
+            let desk = app.state::<Desk>();
+            let wanted = desk.shortcut_status().shortcut;
+            let status = shortcut::register(app.handle(), &wanted);
+            if let Some(e) = &status.error {
+                tracing::warn!(shortcut = %wanted, error = %e, "quick-ask shortcut not registered");
+            }
+            desk.set_shortcut_status(status);
+            quit_on_signal(app.handle().clone());
+            Ok(())
+        })
+        .on_page_load(move |webview, payload| {
+            if webview.label() == windows::MAIN && payload.event() == PageLoadEvent::Finished {
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "main page loaded"
+                );
+            }
+        })
+        .build(tauri::generate_context!())?;
+    app.run(|app, event| {
+        if let RunEvent::Exit = event {
+            shutdown(app);
+        }
+    });
+    Ok(())
+}
+
+/// SIGTERM (logout, `kill`) and Ctrl-C quit the way the tray's Quit does.
+fn quit_on_signal<R: Runtime>(app: AppHandle<R>) {
+    tauri::async_runtime::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            match signal(SignalKind::terminate()) {
+                Ok(mut term) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = tokio::signal::ctrl_c() => {}
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "SIGTERM not handled");
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        app.exit(0);
+    });
+}
+
+/// Stops running turns (each saves its partial answer, marked interrupted), waits a little
+/// for them, and closes the engine.
+fn shutdown<R: Runtime>(app: &AppHandle<R>) {
+    let Some(desk) = app.try_state::<Desk>() else {
+        return;
+    };
+    let api = desk.api.clone();
+    let stopped = api.cancel_all();
+    if stopped > 0 {
+        tracing::info!(stopped, "quitting: stopped running turns");
+    }
+    tauri::async_runtime::block_on(async move {
+        let deadline = Instant::now() + QUIT_WAIT;
+        while api.running_turns() > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        api.close().await;
+    });
+}
