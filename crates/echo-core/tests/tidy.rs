@@ -35,8 +35,6 @@ const LONG_FILES: &[(&str, usize)] = &[
     ("crates/echo-core/src/store.rs", 943),
     // The memory store: rows, history/undo, conflicts, sweeps.
     ("crates/echo-memory/src/store.rs", 1078),
-    // The file tools (read, list, search, write, edit) and their inline tests.
-    ("crates/echo-tools/src/fs.rs", 1383),
 ];
 
 /// A word that once described the code and no longer does, with the few places it may stay.
