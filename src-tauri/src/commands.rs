@@ -80,14 +80,14 @@ pub async fn send_turn(
     on_event: Channel<EventEnvelope>,
 ) -> Answer<()> {
     let entry_point = if quick == Some(true) {
-        "quick_ask"
+        EntryPoint::QuickAsk
     } else {
-        "desktop"
+        EntryPoint::Desktop
     };
     let request = TurnRequest {
         session: request.session,
         input: request.input,
-        entry_point: entry_point.into(),
+        entry_point,
         approvals: ApprovalMode::Ask,
         replace_from: request.replace_from.map(|id| id.as_str().to_string()),
     };

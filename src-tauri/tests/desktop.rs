@@ -437,11 +437,11 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     );
     let interrupted = turns
         .iter()
-        .find(|t| t.status == "interrupted")
+        .find(|t| t.status == echo_core::TurnStatus::Interrupted)
         .expect("the interrupted turn");
     let session = echo_core::SessionId::from_string(interrupted.session_id.clone());
     let history = store.history(&session).await.expect("history");
     let last = history.last().expect("messages");
-    assert_eq!(last.status, "partial", "{last:?}");
+    assert_eq!(last.status, echo_core::MessageStatus::Partial, "{last:?}");
     assert!(last.content.contains("goes on"), "{last:?}");
 }

@@ -1,7 +1,7 @@
 // The turn reducer and the history mapping, on event streams shaped like the engine's.
 
 import { describe, expect, it } from 'vitest';
-import type { EventEnvelope, StoredMessage, TurnEvent } from './generated/engine';
+import type { EventEnvelope, StoredMessage, TurnEvent, TurnStatus } from './generated/engine';
 import { type AssistantView, failTurn, fromHistory, newTurn, reduceTurn } from './turnStore';
 
 /** Wraps events in envelopes of turn `t1` and folds them into a fresh assistant message. */
@@ -12,7 +12,7 @@ function run(events: TurnEvent[]): AssistantView {
 }
 
 const started: TurnEvent = { type: 'turn_started', session_id: 's1', session_name: 'web' };
-const finished = (status: string): TurnEvent => ({
+const finished = (status: TurnStatus): TurnEvent => ({
   type: 'turn_finished',
   status,
   usage: { input_tokens: 10, output_tokens: 5 },
@@ -121,11 +121,11 @@ describe('reduceTurn', () => {
     const m = run([
       started,
       { type: 'degraded', reason: 'retry', detail: 'retrying after HTTP 500' },
-      { type: 'error', code: 'model_error', message: 'the model server answered 500' },
+      { type: 'error', code: 'llm_status', message: 'the model server answered 500' },
       finished('failed'),
     ]);
     expect(m.degradations).toEqual([{ reason: 'retry', detail: 'retrying after HTTP 500' }]);
-    expect(m).toMatchObject({ status: 'failed', error: { code: 'model_error' } });
+    expect(m).toMatchObject({ status: 'failed', error: { code: 'llm_status' } });
   });
 
   it('fails a running turn whose stream broke, but not a finished one', () => {

@@ -24,7 +24,9 @@ use echo_core::store::{
     SessionSummary, SpanRecord, StartOutcome, Store, StoredMessage, TurnRecord, TurnStatus,
 };
 use echo_core::trace::{Span, SpanStatus, Tracer};
-use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId, Usage};
+use echo_core::{
+    EntryPoint, Message, MessageId, SessionId, TurnErrorCode, TurnEvent, TurnId, Usage,
+};
 use echo_llm::LlmClient;
 use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
 use echo_memory::{MemoryStore, SemanticIndex};
@@ -55,8 +57,8 @@ pub struct TurnRequest {
     pub session: String,
     /// The user's message.
     pub input: String,
-    /// Which front end sends it (`cli`, `desktop`, `quick_ask`, `gateway`, `automation`).
-    pub entry_point: String,
+    /// Which front end sends it.
+    pub entry_point: EntryPoint,
     /// Whether someone can answer approval questions during this turn.
     pub approvals: ApprovalMode,
     /// Regenerate / edit and resend: the id of a user message of this session that this
@@ -74,7 +76,7 @@ pub struct TurnOutcome {
     /// The final answer (`completed` only).
     pub answer: Option<String>,
     /// Error code (`failed`/`interrupted`).
-    pub error_code: Option<String>,
+    pub error_code: Option<TurnErrorCode>,
     /// One line for people (`failed`/`interrupted`).
     pub error: Option<String>,
     /// Tokens used.
@@ -89,7 +91,7 @@ pub struct Trace {
     /// Session name.
     pub session: String,
     /// Turn status.
-    pub status: String,
+    pub status: TurnStatus,
     /// The user's input.
     pub input: String,
     /// Model that answered.
@@ -643,7 +645,7 @@ impl Api {
             .create_turn(
                 &session,
                 &request.input,
-                &request.entry_point,
+                request.entry_point,
                 inner.instance.id(),
             )
             .await?;
@@ -683,7 +685,7 @@ impl Api {
 
         let mut root = inner.tracer.start_turn(&turn, "turn").await;
         root.attr("session", request.session.clone());
-        root.attr("entry_point", request.entry_point.clone());
+        root.attr("entry_point", request.entry_point.as_str());
         events.emit(TurnEvent::TurnStarted {
             session_id: session.to_string(),
             session_name: request.session.clone(),
@@ -719,7 +721,7 @@ impl Api {
         let usage = outcome.usage;
         root.finish(status).await;
         events.emit(TurnEvent::TurnFinished {
-            status: outcome.status.as_str().into(),
+            status: outcome.status,
             usage,
             trace_id,
         });
@@ -877,8 +879,8 @@ impl Api {
                             .map(|m| RecalledMemory {
                                 id: m.id.clone(),
                                 content: m.content.clone(),
-                                tier: m.tier.to_string(),
-                                source: m.source.to_string(),
+                                tier: m.tier,
+                                source: m.source,
                             })
                             .collect(),
                         semantic: info.used_vectors,
@@ -928,12 +930,12 @@ impl Api {
                 turn,
                 status,
                 None,
-                Some((&failure.code, &failure.message)),
+                Some((failure.code, &failure.message)),
                 failure.usage,
             )
             .await?;
         events.emit(TurnEvent::Error {
-            code: failure.code.clone(),
+            code: failure.code,
             message: failure.message.clone(),
         });
         Ok(TurnOutcome {
@@ -955,16 +957,16 @@ impl Api {
                 turn,
                 TurnStatus::Interrupted,
                 None,
-                Some(("interrupted", message)),
+                Some((TurnErrorCode::Interrupted, message)),
                 Usage::default(),
             )
             .await?;
         events.emit(TurnEvent::Error {
-            code: "interrupted".into(),
+            code: TurnErrorCode::Interrupted,
             message: message.into(),
         });
         events.emit(TurnEvent::TurnFinished {
-            status: "interrupted".into(),
+            status: TurnStatus::Interrupted,
             usage: Usage::default(),
             trace_id: turn.to_string(),
         });
@@ -972,7 +974,7 @@ impl Api {
             turn_id: turn.to_string(),
             status: TurnStatus::Interrupted,
             answer: None,
-            error_code: Some("interrupted".into()),
+            error_code: Some(TurnErrorCode::Interrupted),
             error: Some(message.into()),
             usage: Usage::default(),
         })

@@ -65,8 +65,8 @@ pub struct ProviderUpdate {
 pub struct ConnectionReport {
     /// Whether the model answered.
     pub ok: bool,
-    /// `ok`, or the model error's code (`auth`, `connect`, `timeout`, `status`, …).
-    pub code: String,
+    /// The model error's code when it did not answer.
+    pub code: Option<echo_core::TurnErrorCode>,
     /// What happened, naming the server and model.
     pub message: String,
     /// Time to the answer (or the failure).
@@ -238,7 +238,7 @@ impl Api {
         Ok(match result {
             Ok(response) => ConnectionReport {
                 ok: true,
-                code: "ok".into(),
+                code: None,
                 message: format!(
                     "{} (model {}) answered in {latency_ms} ms",
                     client.base_url(),
@@ -248,7 +248,7 @@ impl Api {
             },
             Err(failure) => ConnectionReport {
                 ok: false,
-                code: failure.error.code().to_string(),
+                code: Some(failure.error.code()),
                 message: failure.error.to_string(),
                 latency_ms,
             },

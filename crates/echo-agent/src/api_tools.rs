@@ -96,7 +96,8 @@ impl Api {
             what: "rule",
             message,
         };
-        let decision = Decision::parse(&rule.decision).map_err(|e| invalid(e.to_string()))?;
+        let decision =
+            echo_gate::parse_decision(&rule.decision).map_err(|e| invalid(e.to_string()))?;
         let scope = RuleScope::parse(rule.scope.as_deref().unwrap_or("always"))
             .map_err(|e| invalid(e.to_string()))?;
         self.add_rule(

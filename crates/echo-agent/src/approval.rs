@@ -228,7 +228,7 @@ impl Gate {
             request_id: request_id.clone(),
             call_id: call.id.clone(),
             tool: call.name.clone(),
-            risk: prepared.risk.as_str().into(),
+            risk: prepared.risk,
             detail: prepared.action.detail.clone(),
             reason: verdict.reason.clone(),
             suggested_pattern: pattern.clone(),
@@ -334,10 +334,10 @@ impl Gate {
             call_id: prepared.call.id.clone(),
             tool: prepared.call.name.clone(),
             decision: match v.decision {
-                Decision::Allow => "allow".into(),
-                _ => "deny".into(),
+                Decision::Allow => Decision::Allow,
+                _ => Decision::Deny,
             },
-            decided_by: v.by.as_str().into(),
+            decided_by: v.by,
             reason: v.reason.clone(),
         });
     }

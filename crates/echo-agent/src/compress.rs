@@ -398,7 +398,7 @@ mod tests {
                 _ => None,
             },
             name: (role == Role::Tool).then(|| "read_file".into()),
-            status: "complete".into(),
+            status: echo_core::MessageStatus::Complete,
             created_at: String::new(),
         }
     }

@@ -811,7 +811,7 @@ mod tests {
                 .collect(),
             tool_call_id: answers.map(String::from),
             name: answers.map(|_| "read_file".into()),
-            status: "complete".into(),
+            status: echo_core::MessageStatus::Complete,
             created_at: String::new(),
         }
     }

@@ -7,6 +7,7 @@ use crate::approval::{ApprovalMode, CallScope, Gate};
 use crate::context::{ContextStage, CurrentTurn};
 use crate::events::TurnEvents;
 use crate::think::{Piece, ThinkFilter, strip_think};
+use echo_core::TurnErrorCode;
 use echo_core::config::Config;
 use echo_core::store::Store;
 use echo_core::trace::{CallRecord, Level, Span, SpanStatus};
@@ -50,7 +51,7 @@ pub(crate) struct InferenceResult {
 /// Why the loop stopped without an answer.
 #[derive(Debug)]
 pub(crate) struct TurnFailure {
-    pub code: String,
+    pub code: TurnErrorCode,
     pub message: String,
     /// Visible text streamed before the failure.
     pub partial_text: String,
@@ -59,9 +60,9 @@ pub(crate) struct TurnFailure {
 }
 
 impl TurnFailure {
-    pub(crate) fn internal(code: &str, message: String, usage: Usage) -> Self {
+    pub(crate) fn internal(code: TurnErrorCode, message: String, usage: Usage) -> Self {
         Self {
-            code: code.into(),
+            code,
             message,
             partial_text: String::new(),
             interrupted: false,
@@ -83,7 +84,7 @@ pub(crate) async fn run(
             .store
             .tool_call_ids(scope.session)
             .await
-            .map_err(|e| TurnFailure::internal("store", e.to_string(), usage))?,
+            .map_err(|e| TurnFailure::internal(TurnErrorCode::Store, e.to_string(), usage))?,
     );
     for iteration in 1..=max {
         let node = scope
@@ -126,12 +127,12 @@ pub(crate) async fn run(
                 false,
             )
             .await
-            .map_err(|e| TurnFailure::internal("store", e.to_string(), usage))?;
+            .map_err(|e| TurnFailure::internal(TurnErrorCode::Store, e.to_string(), usage))?;
         messages.push(assistant);
         messages.extend(
             run_tools(scope, iteration, &response.tool_calls)
                 .await
-                .map_err(|e| TurnFailure::internal("store", e.to_string(), usage))?,
+                .map_err(|e| TurnFailure::internal(TurnErrorCode::Store, e.to_string(), usage))?,
         );
         if scope.cancel.is_cancelled() {
             return Err(interrupted(String::new(), usage));
@@ -148,7 +149,7 @@ pub(crate) async fn run(
     let final_messages = scope
         .context
         .iteration_limit(&messages, max)
-        .map_err(|e| TurnFailure::internal("prompt", e.to_string(), usage))?;
+        .map_err(|e| TurnFailure::internal(TurnErrorCode::Prompt, e.to_string(), usage))?;
     let response = call_model(
         scope,
         node,
@@ -218,7 +219,7 @@ impl CallIds {
 
 fn interrupted(partial_text: String, usage: Usage) -> TurnFailure {
     TurnFailure {
-        code: "interrupted".into(),
+        code: TurnErrorCode::Interrupted,
         message: "the turn was stopped before it finished".into(),
         partial_text,
         interrupted: true,
@@ -256,7 +257,9 @@ async fn call_model(
             scope.llm.tokenizer(),
             Some(scope.current),
         )
-        .map_err(|e| TurnFailure::internal("context_overflow", e.to_string(), *usage))?;
+        .map_err(|e| {
+            TurnFailure::internal(TurnErrorCode::ContextOverflow, e.to_string(), *usage)
+        })?;
     node.attr("tokens_estimated", fit.tokens);
     node.attr("token_budget", budget);
     if fit.trimmed() {
@@ -365,7 +368,7 @@ async fn call_model(
                 return Err(interrupted(visible, *usage));
             }
             Err(TurnFailure {
-                code: error.code().to_string(),
+                code: error.code(),
                 message: error.to_string(),
                 partial_text: visible,
                 interrupted: false,

@@ -630,7 +630,7 @@ mod tests {
             },
             tool_call_id: None,
             name: None,
-            status: "complete".into(),
+            status: echo_core::MessageStatus::Complete,
             created_at: String::new(),
         }
     }

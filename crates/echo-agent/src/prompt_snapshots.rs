@@ -100,7 +100,7 @@ fn stored(seq: i64, message: Message) -> StoredMessage {
         tool_calls: message.tool_calls,
         tool_call_id: message.tool_call_id,
         name: message.name,
-        status: "complete".into(),
+        status: echo_core::MessageStatus::Complete,
         created_at: "2026-03-14T08:00:00Z".into(),
     }
 }

@@ -68,7 +68,7 @@ pub(crate) async fn finalize(
     };
     let message_id = save.await.map_err(|e| {
         TurnFailure::internal(
-            "store",
+            echo_core::TurnErrorCode::Store,
             format!("cannot save the answer: {e}"),
             result.usage,
         )

@@ -20,9 +20,13 @@ pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
 pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
 pub use echo_core::event::RecalledMemory;
-pub use echo_core::store::{SessionSummary, SpanRecord, StoredMessage, TurnRecord, TurnStatus};
+pub use echo_core::store::{SessionSummary, SpanRecord, StoredMessage, TurnRecord};
+pub use echo_core::vocab::{
+    ConflictStatus, DecidedBy, Decision, EntryPoint, MessageStatus, Risk, SpanStatus,
+    TurnErrorCode, TurnStatus,
+};
 pub use echo_core::{EVENT_PROTOCOL_VERSION, EventEnvelope, Role, ToolCall, TurnEvent, Usage};
-pub use echo_gate::{AuditEntry, Decision, Rule, RuleScope};
+pub use echo_gate::{AuditEntry, Rule, RuleScope};
 pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
 pub use echo_memory::{
     Conflict, Effect as MemoryEffect, FlushReport, HistoryEntry, Memory, Recalled,

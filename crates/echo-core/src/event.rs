@@ -5,6 +5,9 @@
 //! `Final` is published exactly once per successful turn, after the answer is saved.
 
 use crate::message::Usage;
+use crate::vocab::{
+    DecidedBy, Decision, MemorySource, MemoryTier, Risk, TurnErrorCode, TurnStatus,
+};
 use serde::{Deserialize, Serialize};
 
 /// Version of the event protocol; bump it when a variant changes shape.
@@ -85,8 +88,8 @@ pub enum TurnEvent {
         call_id: String,
         /// Tool name.
         tool: String,
-        /// `read_only`, `write`, `exec`, `network` or `dangerous`.
-        risk: String,
+        /// How much harm the tool can do.
+        risk: Risk,
         /// The exact action: command and cwd, path, or the diff a write would apply.
         detail: String,
         /// Why the gate asks.
@@ -115,10 +118,9 @@ pub enum TurnEvent {
         /// Tool name.
         tool: String,
         /// `allow` or `deny`.
-        decision: String,
-        /// Who decided: `user`, `timeout`, `non_interactive`, `rule`, `hard_deny`, `path_policy`,
-        /// `risk`, `disabled`.
-        decided_by: String,
+        decision: Decision,
+        /// Who (or which step of the gate) decided.
+        decided_by: DecidedBy,
         /// Why.
         reason: String,
     },
@@ -152,14 +154,14 @@ pub enum TurnEvent {
     /// The turn failed or was interrupted; `message` is one line for people.
     Error {
         /// Machine-readable error code.
-        code: String,
+        code: TurnErrorCode,
         /// One line for people.
         message: String,
     },
     /// The turn ended (any status). Always the last event.
     TurnFinished {
         /// `completed`, `failed` or `interrupted`.
-        status: String,
+        status: TurnStatus,
         /// Tokens used by all model calls of the turn.
         usage: Usage,
         /// The trace id (equal to the turn id).
@@ -175,7 +177,7 @@ pub struct RecalledMemory {
     /// Its text.
     pub content: String,
     /// Its tier.
-    pub tier: String,
+    pub tier: MemoryTier,
     /// Its source.
-    pub source: String,
+    pub source: MemorySource,
 }

@@ -12,9 +12,14 @@ pub mod store;
 pub mod text;
 pub mod time;
 pub mod trace;
+pub mod vocab;
 
 pub use error::StoreError;
 pub use event::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent};
 pub use ids::{ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, SpanId, TurnId};
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
+pub use vocab::{
+    ConflictStatus, DecidedBy, Decision, EntryPoint, MemorySource, MemoryStatus, MemoryTier,
+    MessageStatus, Risk, SpanStatus, TurnErrorCode, TurnStatus,
+};

@@ -32,34 +32,7 @@ pub struct Store {
     histories: std::sync::Arc<history_cache::HistoryCache>,
 }
 
-/// Status of a turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnStatus {
-    /// Recorded, waiting for the session.
-    Accepted,
-    /// Running.
-    Running,
-    /// Answered.
-    Completed,
-    /// Ended by an error.
-    Failed,
-    /// Cut short: cancelled, or its process ended.
-    Interrupted,
-}
-
-impl TurnStatus {
-    /// Stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Accepted => "accepted",
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Interrupted => "interrupted",
-        }
-    }
-}
+pub use crate::vocab::{EntryPoint, MessageStatus, TurnErrorCode, TurnStatus};
 
 /// A session with its activity counts.
 #[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
@@ -109,8 +82,8 @@ pub struct StoredMessage {
     pub tool_call_id: Option<String>,
     /// Tool name of a tool message.
     pub name: Option<String>,
-    /// `complete`, or `partial` for an answer cut short.
-    pub status: String,
+    /// Whole, or cut short.
+    pub status: MessageStatus,
     /// When it was stored.
     pub created_at: String,
 }
@@ -137,16 +110,16 @@ pub struct TurnRecord {
     pub session_id: String,
     /// Session name.
     pub session_name: String,
-    /// `accepted`, `running`, `completed`, `failed` or `interrupted`.
-    pub status: String,
+    /// Where it is in its life.
+    pub status: TurnStatus,
     /// The user's input.
     pub input: String,
-    /// Which front end started it (`cli`, `desktop`, `gateway`, `automation`, ...).
-    pub entry_point: String,
+    /// Which front end started it.
+    pub entry_point: EntryPoint,
     /// Model that answered.
     pub model: Option<String>,
     /// Error code when failed or interrupted.
-    pub error_code: Option<String>,
+    pub error_code: Option<TurnErrorCode>,
     /// Error message when failed or interrupted.
     pub error: Option<String>,
     /// Prompt tokens of all model calls.
@@ -178,8 +151,8 @@ pub struct SpanRecord {
     pub started_at: String,
     /// Duration; `None` while running.
     pub duration_ms: Option<f64>,
-    /// `running`, `ok`, `error` or `cancelled`.
-    pub status: String,
+    /// Running, or how it ended.
+    pub status: crate::vocab::SpanStatus,
     /// Model, for model calls.
     pub model: Option<String>,
     /// Prompt tokens.
@@ -467,7 +440,7 @@ impl Store {
         &self,
         session: &SessionId,
         input: &str,
-        entry_point: &str,
+        entry_point: EntryPoint,
         owner: &str,
     ) -> Result<TurnId, StoreError> {
         let id = TurnId::new();
@@ -595,7 +568,7 @@ impl Store {
         turn: &TurnId,
         status: TurnStatus,
         model: Option<&str>,
-        error: Option<(&str, &str)>,
+        error: Option<(TurnErrorCode, &str)>,
         usage: Usage,
     ) -> Result<(), StoreError> {
         sqlx::query(
@@ -605,7 +578,7 @@ impl Store {
         )
         .bind(status.as_str())
         .bind(model)
-        .bind(error.map(|e| e.0))
+        .bind(error.map(|e| e.0.as_str()))
         .bind(error.map(|e| e.1))
         .bind(usage.input_tokens as i64)
         .bind(usage.output_tokens as i64)
@@ -747,7 +720,7 @@ impl Store {
         .bind(&span.name)
         .bind(&span.started_at)
         .bind(span.duration_ms)
-        .bind(&span.status)
+        .bind(span.status)
         .bind(&span.model)
         .bind(span.tokens_in)
         .bind(span.tokens_out)
@@ -769,7 +742,7 @@ impl Store {
              WHERE id = ?",
         )
         .bind(span.duration_ms)
-        .bind(&span.status)
+        .bind(span.status)
         .bind(&span.model)
         .bind(span.tokens_in)
         .bind(span.tokens_out)

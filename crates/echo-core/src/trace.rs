@@ -33,26 +33,7 @@ impl Level {
     }
 }
 
-/// How a span ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SpanStatus {
-    /// Succeeded.
-    Ok,
-    /// Failed.
-    Error,
-    /// Cut short.
-    Cancelled,
-}
-
-impl SpanStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            SpanStatus::Ok => "ok",
-            SpanStatus::Error => "error",
-            SpanStatus::Cancelled => "cancelled",
-        }
-    }
-}
+pub use crate::vocab::SpanStatus;
 
 /// Creates spans for turns.
 #[derive(Clone, Debug)]
@@ -110,7 +91,7 @@ impl Span {
             name: name.to_string(),
             started_at: to_rfc3339(Utc::now()),
             duration_ms: None,
-            status: "running".into(),
+            status: SpanStatus::Running,
             model: None,
             tokens_in: None,
             tokens_out: None,
@@ -157,7 +138,11 @@ impl Span {
             name: call.name.to_string(),
             started_at: to_rfc3339(call.started_at),
             duration_ms: Some(call.duration.as_secs_f64() * 1000.0),
-            status: if call.error.is_some() { "error" } else { "ok" }.to_string(),
+            status: if call.error.is_some() {
+                SpanStatus::Error
+            } else {
+                SpanStatus::Ok
+            },
             model: call.model.map(String::from),
             tokens_in: call.usage.map(|u| u.input_tokens as i64),
             tokens_out: call.usage.map(|u| u.output_tokens as i64),
@@ -223,7 +208,7 @@ impl Span {
     fn close(&mut self, status: SpanStatus) {
         self.finished = true;
         self.record.duration_ms = Some(self.started.elapsed().as_secs_f64() * 1000.0);
-        self.record.status = status.as_str().to_string();
+        self.record.status = status;
     }
 }
 

@@ -5,7 +5,7 @@ use echo_core::{Message, MessageId, Store};
 
 async fn turn(store: &Store, session: &echo_core::SessionId, text: &str) -> echo_core::TurnId {
     let turn = store
-        .create_turn(session, text, "test", "owner")
+        .create_turn(session, text, echo_core::EntryPoint::Cli, "owner")
         .await
         .expect("turn");
     let started = store
@@ -110,7 +110,7 @@ async fn summaries_archive_search_and_are_discarded_when_their_messages_are_repl
     let first: MessageId =
         MessageId::from_string(store.history(&s).await.expect("history")[0].id.clone());
     let edit = store
-        .create_turn(&s, "edited", "test", "owner")
+        .create_turn(&s, "edited", echo_core::EntryPoint::Cli, "owner")
         .await
         .expect("turn");
     let started = store

@@ -15,7 +15,7 @@ async fn exchange(
     edit: Option<&MessageId>,
 ) {
     let turn = store
-        .create_turn(session, text, "test", "owner")
+        .create_turn(session, text, echo_core::EntryPoint::Cli, "owner")
         .await
         .expect("turn");
     let started = store

@@ -48,12 +48,11 @@ pub struct AuditEntry {
     /// Arguments with secrets masked.
     pub arguments: String,
     /// Risk level.
-    pub risk: String,
+    pub risk: echo_core::Risk,
     /// `allow` or `deny`.
-    pub decision: String,
-    /// `hard_deny`, `path_policy`, `rule`, `risk`, `user`, `timeout`, `non_interactive`,
-    /// `disabled`.
-    pub decided_by: String,
+    pub decision: echo_core::Decision,
+    /// Which step of the gate (or who) decided.
+    pub decided_by: echo_core::DecidedBy,
     /// The deciding rule.
     pub rule_id: Option<String>,
     /// Why.
@@ -83,9 +82,9 @@ impl AuditLog {
             call_id: e.call_id.to_string(),
             tool: e.tool.to_string(),
             arguments: mask_secrets(e.arguments),
-            risk: e.risk.as_str().to_string(),
-            decision: e.decision.as_str().to_string(),
-            decided_by: e.by.as_str().to_string(),
+            risk: e.risk,
+            decision: e.decision,
+            decided_by: e.by,
             rule_id: e.rule_id.map(str::to_string),
             reason: e.reason.to_string(),
             created_at: echo_core::time::now_rfc3339(),
@@ -101,9 +100,9 @@ impl AuditLog {
         .bind(&entry.call_id)
         .bind(&entry.tool)
         .bind(&entry.arguments)
-        .bind(&entry.risk)
-        .bind(&entry.decision)
-        .bind(&entry.decided_by)
+        .bind(entry.risk)
+        .bind(entry.decision)
+        .bind(entry.decided_by)
         .bind(&entry.rule_id)
         .bind(&entry.reason)
         .bind(&entry.created_at)

@@ -10,88 +10,24 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 
-/// What the gate (or the user) decided.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-#[ts(rename = "RuleDecision")]
-#[schema(as = RuleDecision)]
-pub enum Decision {
-    /// Run the call.
-    Allow,
-    /// Ask the user first.
-    Ask,
-    /// Refuse the call; the model gets the reason as the tool result.
-    Deny,
+pub use echo_core::{DecidedBy, Decision};
+
+/// Parses a decision as rules store it and the CLI takes it.
+pub fn parse_decision(s: &str) -> Result<Decision, GateError> {
+    Decision::parse(s).ok_or_else(|| {
+        GateError::Invalid(format!(
+            "unknown decision {s:?}; expected {}",
+            Decision::expected()
+        ))
+    })
 }
 
-impl Decision {
-    /// The stored/CLI spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Allow => "allow",
-            Decision::Ask => "ask",
-            Decision::Deny => "deny",
-        }
-    }
-
-    /// Parses the stored/CLI spelling.
-    pub fn parse(s: &str) -> Result<Self, GateError> {
-        match s {
-            "allow" => Ok(Decision::Allow),
-            "ask" => Ok(Decision::Ask),
-            "deny" => Ok(Decision::Deny),
-            other => Err(GateError::Invalid(format!(
-                "unknown decision {other:?}; expected allow, ask or deny"
-            ))),
-        }
-    }
-
-    fn strictness(self) -> u8 {
-        match self {
-            Decision::Allow => 0,
-            Decision::Ask => 1,
-            Decision::Deny => 2,
-        }
-    }
-}
-
-/// Which step of the gate (or who) made a decision; stored in the audit log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DecidedBy {
-    /// The tool is switched off in settings.
-    Disabled,
-    /// A hard-deny pattern.
-    HardDeny,
-    /// The path policy (secrets, workspace roots, the assistant's own data).
-    PathPolicy,
-    /// One of the user's rules.
-    Rule,
-    /// The risk level's default.
-    Risk,
-    /// The user, answering a question.
-    User,
-    /// Nobody answered in time.
-    Timeout,
-    /// Nobody could be asked (no terminal, no window).
-    NonInteractive,
-}
-
-impl DecidedBy {
-    /// The stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DecidedBy::Disabled => "disabled",
-            DecidedBy::HardDeny => "hard_deny",
-            DecidedBy::PathPolicy => "path_policy",
-            DecidedBy::Rule => "rule",
-            DecidedBy::Risk => "risk",
-            DecidedBy::User => "user",
-            DecidedBy::Timeout => "timeout",
-            DecidedBy::NonInteractive => "non_interactive",
-        }
+/// How strict a decision is: deny > ask > allow (the strictest matching rule wins).
+fn strictness(d: Decision) -> u8 {
+    match d {
+        Decision::Allow => 0,
+        Decision::Ask => 1,
+        Decision::Deny => 2,
     }
 }
 
@@ -370,7 +306,7 @@ impl Policy {
             }
             if subjects.iter().any(|s| rule.matches(s, home)) {
                 let stricter =
-                    strictest.is_none_or(|s| rule.decision.strictness() > s.decision.strictness());
+                    strictest.is_none_or(|s| strictness(rule.decision) > strictness(s.decision));
                 if stricter {
                     strictest = Some(rule);
                 }

@@ -2,7 +2,7 @@
 //! decision, for one session or always. Stored in SQLite.
 
 use crate::GateError;
-use crate::policy::{Decision, expand_home, normalize};
+use crate::policy::{Decision, expand_home, normalize, parse_decision};
 use crate::shell;
 use echo_tools::Action;
 use globset::{Glob, GlobBuilder};
@@ -267,7 +267,7 @@ impl RuleBook {
                     id: row.try_get("id")?,
                     tool: row.try_get("tool")?,
                     pattern: row.try_get("pattern")?,
-                    decision: Decision::parse(&row.try_get::<String, _>("decision")?)?,
+                    decision: parse_decision(&row.try_get::<String, _>("decision")?)?,
                     scope: RuleScope::parse(&row.try_get::<String, _>("scope")?)?,
                     session_id: row.try_get("session_id")?,
                     created_by: row.try_get("created_by")?,

@@ -373,7 +373,7 @@ impl LlmClient {
                 Ok(asm.finish())
             }
             Err(error) => {
-                tracing::info!(code = error.code(), error = %error, "attempt failed");
+                tracing::info!(code = error.code().as_str(), error = %error, "attempt failed");
                 Err(Failure {
                     error,
                     delivered: asm.delivered(),
@@ -480,7 +480,7 @@ mod tests {
         );
         assert_eq!(c.as_ref().map(|c| c.host.clone()), Ok("127.0.0.1:9".into()));
 
-        let err = |f: fn(&mut LlmConfig)| config(f).err().map(|e| e.code());
+        let err = |f: fn(&mut LlmConfig)| config(f).err().map(|e| e.code().as_str());
         assert_eq!(err(|c| c.model = " ".into()), Some("llm_config"));
         assert_eq!(
             err(|c| c.base_url = Some("ftp://x".into())),

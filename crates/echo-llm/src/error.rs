@@ -3,6 +3,7 @@
 //! Every variant knows whether trying again could help ([`LlmError::is_retryable`]) and has a
 //! stable machine code ([`LlmError::code`]) for front ends that map errors to statuses.
 
+use echo_core::TurnErrorCode;
 use std::fmt;
 use std::time::Duration;
 
@@ -219,19 +220,19 @@ impl fmt::Display for LlmError {
 
 impl LlmError {
     /// A stable machine-readable code, e.g. `llm_timeout`, `llm_rate_limited`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> TurnErrorCode {
         match self {
-            Self::Connect { .. } => "llm_connect",
-            Self::Timeout { .. } => "llm_timeout",
-            Self::Status { status: 429, .. } => "llm_rate_limited",
-            Self::Status { status: 404, .. } => "llm_model_not_found",
-            Self::Status { .. } => "llm_status",
-            Self::Auth { .. } => "llm_auth",
-            Self::StreamCut { .. } => "llm_stream_cut",
-            Self::Remote { .. } => "llm_server_error",
-            Self::Protocol { .. } => "llm_protocol",
-            Self::Cancelled { .. } => "llm_cancelled",
-            Self::Config { .. } => "llm_config",
+            Self::Connect { .. } => TurnErrorCode::LlmConnect,
+            Self::Timeout { .. } => TurnErrorCode::LlmTimeout,
+            Self::Status { status: 429, .. } => TurnErrorCode::LlmRateLimited,
+            Self::Status { status: 404, .. } => TurnErrorCode::LlmModelNotFound,
+            Self::Status { .. } => TurnErrorCode::LlmStatus,
+            Self::Auth { .. } => TurnErrorCode::LlmAuth,
+            Self::StreamCut { .. } => TurnErrorCode::LlmStreamCut,
+            Self::Remote { .. } => TurnErrorCode::LlmServerError,
+            Self::Protocol { .. } => TurnErrorCode::LlmProtocol,
+            Self::Cancelled { .. } => TurnErrorCode::LlmCancelled,
+            Self::Config { .. } => TurnErrorCode::LlmConfig,
         }
     }
 
@@ -374,7 +375,7 @@ mod tests {
             fallback,
             "warrants_fallback of {err}"
         );
-        assert_eq!(err.code(), code, "code of {err}");
+        assert_eq!(err.code().as_str(), code, "code of {err}");
     }
 
     #[test]

@@ -438,7 +438,7 @@ async fn unauthorized_is_neither_retried_nor_falls_back() {
         "{}",
         f.error
     );
-    assert_eq!(f.error.code(), "llm_auth");
+    assert_eq!(f.error.code().as_str(), "llm_auth");
     assert!(f.error.to_string().contains("bad key"), "{}", f.error);
     assert_eq!(f.attempts.len(), 1);
     assert_eq!(requests(&mock).len(), 1);
@@ -700,7 +700,7 @@ async fn cancellation_mid_stream_returns_promptly_with_partial_text() {
     .await;
     let f = run.err();
     assert!(matches!(f.error, LlmError::Cancelled { .. }), "{}", f.error);
-    assert_eq!(f.error.code(), "llm_cancelled");
+    assert_eq!(f.error.code().as_str(), "llm_cancelled");
     assert_eq!(f.partial_text, run.text_deltas().concat());
     assert!(!f.partial_text.is_empty());
     assert!(

@@ -87,8 +87,8 @@ pub struct Conflict {
     pub verdict: String,
     /// The judge's explanation.
     pub explanation: Option<String>,
-    /// `open` or `resolved`.
-    pub status: String,
+    /// Open (waiting for the person) or resolved.
+    pub status: echo_core::ConflictStatus,
     /// How it was resolved.
     pub resolution: Option<String>,
     /// When it was found.

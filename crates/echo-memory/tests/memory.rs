@@ -280,7 +280,7 @@ async fn a_full_tie_waits_in_the_review_queue_and_neither_side_is_injected() {
         .resolve(&conflict_id, Some(&second.memory.id))
         .await
         .expect("resolve");
-    assert_eq!(resolved.status, "resolved");
+    assert_eq!(resolved.status, echo_core::ConflictStatus::Resolved);
     assert_eq!(
         m.require(&first.memory.id).await.expect("a").status,
         Status::Superseded

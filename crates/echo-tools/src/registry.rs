@@ -10,35 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-/// How much harm a tool can do; drives the approval gate and concurrency.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Risk {
-    /// Reads only; safe to run concurrently with other read-only calls.
-    ReadOnly,
-    /// Changes files.
-    Write,
-    /// Runs programs.
-    Exec,
-    /// Talks to the network.
-    Network,
-    /// Could do lasting harm.
-    Dangerous,
-}
-
-impl Risk {
-    /// The stored and wire spelling (`read_only`, `write`, `exec`, `network`, `dangerous`),
-    /// the same as its serde form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Risk::ReadOnly => "read_only",
-            Risk::Write => "write",
-            Risk::Exec => "exec",
-            Risk::Network => "network",
-            Risk::Dangerous => "dangerous",
-        }
-    }
-}
+pub use echo_core::Risk;
 
 /// What a tool gets besides its arguments.
 #[derive(Clone, Debug)]

@@ -4,8 +4,8 @@
 //! the HTTP exchange with the server). Run it against the mock model with zero latency
 //! (`scripts/bench-overhead.sh`), so the model's share is as small as the network allows.
 
+use echo_agent::wire::{EntryPoint, TurnStatus};
 use echo_agent::{Api, EventHandler, TurnRequest};
-use echo_core::store::TurnStatus;
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -115,7 +115,7 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
         let request = TurnRequest {
             session: format!("bench-{}", i / per_session),
             input: format!("benchmark message number {i}: please answer briefly"),
-            entry_point: "bench".into(),
+            entry_point: EntryPoint::Bench,
             approvals: echo_agent::ApprovalMode::NoOneToAsk,
             replace_from: None,
         };
@@ -215,7 +215,7 @@ pub async fn context(
         let request = TurnRequest {
             session: session.into(),
             input,
-            entry_point: "bench".into(),
+            entry_point: EntryPoint::Bench,
             approvals: echo_agent::ApprovalMode::NoOneToAsk,
             replace_from: None,
         };

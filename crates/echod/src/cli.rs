@@ -4,7 +4,7 @@ use crate::print;
 use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use echo_agent::wire::TurnStatus;
+use echo_agent::wire::{EntryPoint, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_agent::{Config, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
@@ -400,7 +400,7 @@ async fn run_turn(
     let request = TurnRequest {
         session: session.to_string(),
         input,
-        entry_point: "cli".into(),
+        entry_point: EntryPoint::Cli,
         approvals: if prompter.is_some() {
             ApprovalMode::Ask
         } else {

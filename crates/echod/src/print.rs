@@ -4,7 +4,9 @@
 //! a terminal, so scripts see the answer on stdout and at most one error line on stderr.
 
 use echo_agent::Trace;
-use echo_agent::wire::{EventEnvelope, SessionSummary, StoredMessage, TurnEvent, TurnRecord};
+use echo_agent::wire::{
+    EventEnvelope, MessageStatus, SessionSummary, StoredMessage, TurnEvent, TurnRecord,
+};
 use std::io::Write;
 use std::sync::Mutex;
 
@@ -141,7 +143,7 @@ pub fn history(messages: &[StoredMessage], as_json: bool) -> anyhow::Result<()> 
     }
     let mut out = std::io::stdout().lock();
     for m in messages {
-        let partial = if m.status == "partial" {
+        let partial = if m.status == MessageStatus::Partial {
             " (interrupted)"
         } else {
             ""

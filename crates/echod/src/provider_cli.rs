@@ -115,7 +115,8 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             } else if report.ok {
                 println!("ok: {}", report.message);
             } else {
-                println!("failed ({}): {}", report.code, report.message);
+                let code = report.code.map_or("unknown", |c| c.as_str());
+                println!("failed ({code}): {}", report.message);
             }
             Ok(report.ok)
         }

@@ -16,7 +16,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, get, on, post};
 use axum::{Json, Router};
-use echo_agent::wire::{EventEnvelope, SendTurn};
+use echo_agent::wire::{EntryPoint, EventEnvelope, SendTurn};
 use echo_agent::{
     Api, ApiError, ApprovalMode, ErrorBody, ErrorCode, EventHandler, HttpMethod, Operation,
     OperationVisitor, TurnRequest, openapi_document, path_params, visit_operations,
@@ -334,7 +334,7 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
     let request = TurnRequest {
         session: body.session,
         input: body.input,
-        entry_point: "gateway".into(),
+        entry_point: EntryPoint::Gateway,
         approvals: ApprovalMode::Ask,
         replace_from: body.replace_from.map(|id| id.as_str().to_string()),
     };

@@ -131,7 +131,12 @@ pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
             session,
             json,
         } => {
-            let decision = Decision::parse(&decision).map_err(anyhow::Error::msg)?;
+            let decision = Decision::parse(&decision).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown decision {decision:?}; expected {}",
+                    Decision::expected()
+                )
+            })?;
             let scope = RuleScope::parse(&scope).map_err(anyhow::Error::msg)?;
             if scope == RuleScope::Session && session.is_none() {
                 anyhow::bail!("--scope session needs --session NAME");

@@ -68,16 +68,15 @@ arguments: string,
 /**
  * Risk level.
  */
-risk: string, 
+risk: Risk, 
 /**
  * `allow` or `deny`.
  */
-decision: string, 
+decision: RuleDecision, 
 /**
- * `hard_deny`, `path_policy`, `rule`, `risk`, `user`, `timeout`, `non_interactive`,
- * `disabled`.
+ * Which step of the gate (or who) decided.
  */
-decided_by: string, 
+decided_by: DecidedBy, 
 /**
  * The deciding rule.
  */
@@ -139,9 +138,9 @@ verdict: string,
  */
 explanation: string | null, 
 /**
- * `open` or `resolved`.
+ * Open (waiting for the person) or resolved.
  */
-status: string, 
+status: ConflictStatus, 
 /**
  * How it was resolved.
  */
@@ -157,15 +156,17 @@ resolved_at: string | null, };
 
 export type ConflictId = string;
 
+export type ConflictStatus = "open" | "resolved";
+
 export type ConnectionReport = { 
 /**
  * Whether the model answered.
  */
 ok: boolean, 
 /**
- * `ok`, or the model error's code (`auth`, `connect`, `timeout`, `status`, …).
+ * The model error's code when it did not answer.
  */
-code: string, 
+code: TurnErrorCode | null, 
 /**
  * What happened, naming the server and model.
  */
@@ -174,6 +175,8 @@ message: string,
  * Time to the answer (or the failure).
  */
 latency_ms: number, };
+
+export type DecidedBy = "disabled" | "hard_deny" | "path_policy" | "rule" | "risk" | "user" | "timeout" | "non_interactive";
 
 export type DeleteSession = { 
 /**
@@ -194,6 +197,8 @@ quick_ask_shortcut: string,
 close_to_tray: boolean, };
 
 export type DetectOllama = Record<symbol, never>;
+
+export type EntryPoint = "cli" | "desktop" | "quick_ask" | "gateway" | "automation" | "bench";
 
 export type ErrorBody = { 
 /**
@@ -291,9 +296,9 @@ call_id: string,
  */
 tool: string, 
 /**
- * `read_only`, `write`, `exec`, `network` or `dangerous`.
+ * How much harm the tool can do.
  */
-risk: string, 
+risk: Risk, 
 /**
  * The exact action: command and cwd, path, or the diff a write would apply.
  */
@@ -334,12 +339,11 @@ tool: string,
 /**
  * `allow` or `deny`.
  */
-decision: string, 
+decision: RuleDecision, 
 /**
- * Who decided: `user`, `timeout`, `non_interactive`, `rule`, `hard_deny`, `path_policy`,
- * `risk`, `disabled`.
+ * Who (or which step of the gate) decided.
  */
-decided_by: string, 
+decided_by: DecidedBy, 
 /**
  * Why.
  */
@@ -379,7 +383,7 @@ text: string, } | { "type": "error",
 /**
  * Machine-readable error code.
  */
-code: string, 
+code: TurnErrorCode, 
 /**
  * One line for people.
  */
@@ -387,7 +391,7 @@ message: string, } | { "type": "turn_finished",
 /**
  * `completed`, `failed` or `interrupted`.
  */
-status: string, 
+status: TurnStatus, 
 /**
  * Tokens used by all model calls of the turn.
  */
@@ -943,6 +947,8 @@ export type MemoryVerdict = "duplicate" | "update" | "contradiction" | "unrelate
 
 export type MessageId = string;
 
+export type MessageStatus = "complete" | "partial";
+
 export type OllamaInfo = { 
 /**
  * Base URL to use for it (its OpenAI-compatible endpoint).
@@ -1057,11 +1063,11 @@ content: string,
 /**
  * Its tier.
  */
-tier: string, 
+tier: MemoryTier, 
 /**
  * Its source.
  */
-source: string, };
+source: MemorySource, };
 
 export type RemoveRule = { 
 /**
@@ -1078,6 +1084,8 @@ name: string,
  * Its new name.
  */
 new_name: string, };
+
+export type Risk = "read_only" | "write" | "exec" | "network" | "dangerous";
 
 export type Role = "system" | "user" | "assistant" | "tool";
 
@@ -1232,9 +1240,9 @@ started_at: string,
  */
 duration_ms: number | null, 
 /**
- * `running`, `ok`, `error` or `cancelled`.
+ * Running, or how it ended.
  */
-status: string, 
+status: SpanStatus, 
 /**
  * Model, for model calls.
  */
@@ -1263,6 +1271,8 @@ error: string | null,
  * Extra structured fields.
  */
 attrs: Record<string, unknown>, };
+
+export type SpanStatus = "running" | "ok" | "error" | "cancelled";
 
 export type StoredMessage = { 
 /**
@@ -1306,9 +1316,9 @@ tool_call_id: string | null,
  */
 name: string | null, 
 /**
- * `complete`, or `partial` for an answer cut short.
+ * Whole, or cut short.
  */
-status: string, 
+status: MessageStatus, 
 /**
  * When it was stored.
  */
@@ -1360,7 +1370,7 @@ session: string,
 /**
  * Turn status.
  */
-status: string, 
+status: TurnStatus, 
 /**
  * The user's input.
  */
@@ -1377,6 +1387,8 @@ error: string | null,
  * Spans in start order.
  */
 spans: Array<SpanRecord>, };
+
+export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config";
 
 export type TurnEvent = { "type": "turn_started", 
 /**
@@ -1444,9 +1456,9 @@ call_id: string,
  */
 tool: string, 
 /**
- * `read_only`, `write`, `exec`, `network` or `dangerous`.
+ * How much harm the tool can do.
  */
-risk: string, 
+risk: Risk, 
 /**
  * The exact action: command and cwd, path, or the diff a write would apply.
  */
@@ -1487,12 +1499,11 @@ tool: string,
 /**
  * `allow` or `deny`.
  */
-decision: string, 
+decision: RuleDecision, 
 /**
- * Who decided: `user`, `timeout`, `non_interactive`, `rule`, `hard_deny`, `path_policy`,
- * `risk`, `disabled`.
+ * Who (or which step of the gate) decided.
  */
-decided_by: string, 
+decided_by: DecidedBy, 
 /**
  * Why.
  */
@@ -1532,7 +1543,7 @@ text: string, } | { "type": "error",
 /**
  * Machine-readable error code.
  */
-code: string, 
+code: TurnErrorCode, 
 /**
  * One line for people.
  */
@@ -1540,7 +1551,7 @@ message: string, } | { "type": "turn_finished",
 /**
  * `completed`, `failed` or `interrupted`.
  */
-status: string, 
+status: TurnStatus, 
 /**
  * Tokens used by all model calls of the turn.
  */
@@ -1566,17 +1577,17 @@ session_id: string,
  */
 session_name: string, 
 /**
- * `accepted`, `running`, `completed`, `failed` or `interrupted`.
+ * Where it is in its life.
  */
-status: string, 
+status: TurnStatus, 
 /**
  * The user's input.
  */
 input: string, 
 /**
- * Which front end started it (`cli`, `desktop`, `gateway`, `automation`, ...).
+ * Which front end started it.
  */
-entry_point: string, 
+entry_point: EntryPoint, 
 /**
  * Model that answered.
  */
@@ -1584,7 +1595,7 @@ model: string | null,
 /**
  * Error code when failed or interrupted.
  */
-error_code: string | null, 
+error_code: TurnErrorCode | null, 
 /**
  * Error message when failed or interrupted.
  */
@@ -1609,6 +1620,8 @@ started_at: string | null,
  * When it ended.
  */
 finished_at: string | null, };
+
+export type TurnStatus = "accepted" | "running" | "completed" | "failed" | "interrupted";
 
 export type UpdateProvider = ProviderUpdate;
 

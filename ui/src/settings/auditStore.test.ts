@@ -15,7 +15,7 @@ describe('AuditStore', () => {
       call_id: 'c1',
       tool: 'shell',
       arguments: '{"command":"ls"}',
-      risk: 'medium',
+      risk: 'exec',
       decision: 'allow',
       decided_by: 'rule',
       rule_id: 'r1',

@@ -122,7 +122,7 @@ describe('ProviderStore', () => {
   it('tests without saving, and turns a transport failure into a failed test', async () => {
     const { store, transport } = await loaded();
     await store.test();
-    expect(store.getState().tested).toEqual({ ok: true, code: 'ok', message: 'the model answered', latency_ms: 42 });
+    expect(store.getState().tested).toEqual({ ok: true, code: null, message: 'the model answered', latency_ms: 42 });
     expect(transport.tested).toEqual([{ settings: keychainView.settings }]);
     expect(transport.saved).toEqual([]);
 

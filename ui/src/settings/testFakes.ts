@@ -148,7 +148,7 @@ export function providerTransport(options: { view?: ProviderView; ollama?: Ollam
     },
     test_provider: (u) => {
       tested.push(u);
-      return options.report ?? { ok: true, code: 'ok', message: 'the model answered', latency_ms: 42 };
+      return options.report ?? { ok: true, code: null, message: 'the model answered', latency_ms: 42 };
     },
     detect_ollama: () => options.ollama ?? null,
   });

@@ -11,8 +11,8 @@ use crate::history_tools::HISTORY_TOOLS;
 use crate::routing;
 use crate::tool_choice;
 use crate::tool_output::worth_cutting;
-use echo_core::Role;
 use echo_core::trace::Level;
+use echo_core::{Role, TurnErrorCode};
 use echo_llm::ChatRequest;
 use std::collections::HashSet;
 
@@ -65,9 +65,10 @@ impl Api {
     ) -> Result<TurnSetup, TurnFailure> {
         let inner = &self.inner;
         let store_err = |e: echo_core::StoreError| {
-            TurnFailure::internal("store", e.to_string(), Usage::default())
+            TurnFailure::internal(TurnErrorCode::Store, e.to_string(), Usage::default())
         };
-        let prompt_err = |e: String| TurnFailure::internal("prompt", e, Usage::default());
+        let prompt_err =
+            |e: String| TurnFailure::internal(TurnErrorCode::Prompt, e, Usage::default());
         let history = inner.store.history(session).await.map_err(store_err)?;
         let before = history.len().saturating_sub(1);
         let at_seq = history.last().map_or(0, |m| m.seq);
@@ -101,7 +102,7 @@ impl Api {
 
         let mut current = CurrentTurn {
             input: request.input.clone(),
-            runtime: RuntimeInfo::now(&request.entry_point),
+            runtime: RuntimeInfo::now(request.entry_point.as_str()),
             recalled: blocks.recalled,
             plan: None,
         };

@@ -78,13 +78,13 @@ describe('ProviderPanel', () => {
     expect(transport.saved).toEqual([]);
     act(() => root.unmount());
 
-    const failing = providerTransport({ report: { ok: false, code: 'unauthorized', message: 'the key was refused', latency_ms: 80 } });
+    const failing = providerTransport({ report: { ok: false, code: 'llm_auth', message: 'the key was refused', latency_ms: 80 } });
     const second = mount(<ProviderPanel transport={failing} />, 'zh-CN');
     await flush();
     await act(async () => byTestId<HTMLButtonElement>(second.container, 'provider-test')?.click());
     await flush();
     const failed = byTestId(second.container, 'provider-test-result');
-    expect(failed?.textContent).toBe('连接失败（unauthorized）：the key was refused');
+    expect(failed?.textContent).toBe('连接失败（llm_auth）：the key was refused');
     expect(failed?.className).toContain('failed');
     act(() => second.root.unmount());
   });

@@ -169,7 +169,7 @@ function ProviderEditor({ store, state, view }: EditorProps) {
         >
           {tested.ok
             ? t('provider.testOk', { message: tested.message })
-            : t('provider.testFailed', { code: tested.code, message: tested.message })}
+            : t('provider.testFailed', { code: tested.code ?? '?', message: tested.message })}
         </p>
       )}
       {notice && (

@@ -1,0 +1,295 @@
+//! Closed vocabularies that cross the wire. Each is an enum, serialised (and stored in
+//! SQLite) as its snake_case name, and exported to TypeScript (ts-rs) and OpenAPI (utoipa)
+//! as a union of those names, so no front end compares against a free-form string. They live
+//! here, at the bottom of the crate graph, because the turn's events carry them and every
+//! crate that produces one (tools, gate, memory, agent) sits above.
+
+use serde::{Deserialize, Serialize};
+
+/// Declares a closed vocabulary: `Name as WireName = "WireName" { Variant = "text", … }`.
+/// The TypeScript/OpenAPI name is `WireName` (so two crates' `Status` never clash).
+macro_rules! closed_enum {
+    ($(#[$doc:meta])* $name:ident as $wire:ident = $wire_name:literal { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+            ts_rs::TS, utoipa::ToSchema, sqlx::Type,
+        )]
+        #[serde(rename_all = "snake_case")]
+        #[sqlx(rename_all = "snake_case")]
+        #[ts(rename = $wire_name)]
+        #[schema(as = $wire)]
+        pub enum $name { $($(#[$vdoc])* $variant),+ }
+
+        impl $name {
+            /// The stored and wire spelling (the same as its serde form).
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $text),+ }
+            }
+            /// Parses a stored or user-given spelling.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s.trim() { $($text => Some(Self::$variant),)+ _ => None }
+            }
+            /// Every accepted spelling.
+            pub fn names() -> &'static [&'static str] {
+                &[$($text),+]
+            }
+            /// The accepted spellings for an error message: `allow, ask or deny`.
+            pub fn expected() -> String {
+                match Self::names() {
+                    [one] => one.to_string(),
+                    [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+                    [] => String::new(),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+closed_enum!(
+    /// How much harm a tool can do; drives the approval gate and concurrency.
+    Risk as Risk = "Risk" {
+        /// Reads only; safe to run concurrently with other read-only calls.
+        ReadOnly = "read_only",
+        /// Changes files.
+        Write = "write",
+        /// Runs programs.
+        Exec = "exec",
+        /// Talks to the network.
+        Network = "network",
+        /// Could do lasting harm.
+        Dangerous = "dangerous",
+    }
+);
+
+closed_enum!(
+    /// What the gate (a rule, a default, or the person) decided about a tool call.
+    Decision as RuleDecision = "RuleDecision" {
+        /// Run the call.
+        Allow = "allow",
+        /// Ask the person first.
+        Ask = "ask",
+        /// Refuse the call; the model gets the reason as the tool result.
+        Deny = "deny",
+    }
+);
+
+closed_enum!(
+    /// Which step of the gate (or who) made a decision; stored in the audit log.
+    DecidedBy as DecidedBy = "DecidedBy" {
+        /// The tool is switched off in settings.
+        Disabled = "disabled",
+        /// A hard-deny pattern.
+        HardDeny = "hard_deny",
+        /// The path policy (secrets, workspace roots, the assistant's own data).
+        PathPolicy = "path_policy",
+        /// One of the person's rules.
+        Rule = "rule",
+        /// The risk level's default.
+        Risk = "risk",
+        /// The person, answering a question.
+        User = "user",
+        /// Nobody answered in time.
+        Timeout = "timeout",
+        /// Nobody could be asked (no terminal, no window).
+        NonInteractive = "non_interactive",
+    }
+);
+
+closed_enum!(
+    /// Which front end started a turn.
+    EntryPoint as EntryPoint = "EntryPoint" {
+        /// `echod ask` / `echod chat`.
+        Cli = "cli",
+        /// The desktop app's main window.
+        Desktop = "desktop",
+        /// The desktop app's quick-ask window.
+        QuickAsk = "quick_ask",
+        /// `echod serve`'s HTTP gateway (the web UI).
+        Gateway = "gateway",
+        /// A local automation.
+        Automation = "automation",
+        /// `echod bench`.
+        Bench = "bench",
+    }
+);
+
+closed_enum!(
+    /// Why a turn failed or was interrupted (`TurnEvent::Error`, the turn record).
+    TurnErrorCode as TurnErrorCode = "TurnErrorCode" {
+        /// Stopped by the person (or a quit) before it finished.
+        Interrupted = "interrupted",
+        /// Its process ended while it ran; found on the next start.
+        ProcessEnded = "process_ended",
+        /// The local database failed.
+        Store = "store",
+        /// A prompt template failed to render.
+        Prompt = "prompt",
+        /// The request does not fit the model's context window even after compression.
+        ContextOverflow = "context_overflow",
+        /// The model server could not be reached.
+        LlmConnect = "llm_connect",
+        /// The model server did not answer in time.
+        LlmTimeout = "llm_timeout",
+        /// The model server asked to slow down (HTTP 429).
+        LlmRateLimited = "llm_rate_limited",
+        /// The model server does not know the model (HTTP 404).
+        LlmModelNotFound = "llm_model_not_found",
+        /// Another HTTP error status.
+        LlmStatus = "llm_status",
+        /// The API key was refused.
+        LlmAuth = "llm_auth",
+        /// The answer's stream broke off.
+        LlmStreamCut = "llm_stream_cut",
+        /// The model server reported an error inside its answer.
+        LlmServerError = "llm_server_error",
+        /// The model server's answer did not follow its protocol.
+        LlmProtocol = "llm_protocol",
+        /// The model call was cancelled.
+        LlmCancelled = "llm_cancelled",
+        /// The model settings are unusable.
+        LlmConfig = "llm_config",
+    }
+);
+
+closed_enum!(
+    /// Where a memory lives.
+    MemoryTier as MemoryTier = "MemoryTier" {
+        /// Notes, constraints and open items of one session.
+        Working = "working",
+        /// What happened: episode summaries with a time range.
+        Episodic = "episodic",
+        /// Facts and preferences as cards.
+        Semantic = "semantic",
+        /// Faded or expired: never injected, still searchable and restorable.
+        Archival = "archival",
+    }
+);
+
+closed_enum!(
+    /// Lifecycle of a memory.
+    MemoryStatus as MemoryStatus = "MemoryStatus" {
+        /// In use.
+        Active = "active",
+        /// Replaced by a newer or stronger memory (kept, with `superseded_by`).
+        Superseded = "superseded",
+        /// Moved to the archive by decay or expiry.
+        Archived = "archived",
+        /// Deleted by the person.
+        Deleted = "deleted",
+    }
+);
+
+closed_enum!(
+    /// Provenance of a memory; a lower source never overrides a higher one.
+    MemorySource as MemorySource = "MemorySource" {
+        /// The person said it.
+        UserStated = "user_stated",
+        /// Distilled from several turns.
+        Consolidated = "consolidated",
+        /// The model inferred it.
+        Inferred = "inferred",
+        /// The person typed it in the memory UI or CLI (counts as `user_stated`).
+        Manual = "manual",
+    }
+);
+
+impl MemorySource {
+    /// Authority for conflict resolution: higher wins.
+    pub fn rank(self) -> u8 {
+        match self {
+            MemorySource::UserStated | MemorySource::Manual => 3,
+            MemorySource::Consolidated => 2,
+            MemorySource::Inferred => 1,
+        }
+    }
+}
+
+closed_enum!(
+    /// Whether a stored message is whole.
+    MessageStatus as MessageStatus = "MessageStatus" {
+        /// Written in full.
+        Complete = "complete",
+        /// An answer cut short (stopped, failed or interrupted mid-stream).
+        Partial = "partial",
+    }
+);
+
+closed_enum!(
+    /// Status of a turn.
+    TurnStatus as TurnStatus = "TurnStatus" {
+        /// Recorded, waiting for the session.
+        Accepted = "accepted",
+        /// Running.
+        Running = "running",
+        /// Answered.
+        Completed = "completed",
+        /// Ended by an error.
+        Failed = "failed",
+        /// Cut short: cancelled, or its process ended.
+        Interrupted = "interrupted",
+    }
+);
+
+closed_enum!(
+    /// How a trace span ended, or `running` while it is open (only ever read back, never
+    /// passed to `Span::finish`).
+    SpanStatus as SpanStatus = "SpanStatus" {
+        /// Still open.
+        Running = "running",
+        /// Succeeded.
+        Ok = "ok",
+        /// Failed.
+        Error = "error",
+        /// Cut short.
+        Cancelled = "cancelled",
+    }
+);
+
+closed_enum!(
+    /// Whether a conflict between two memories still waits for the person.
+    ConflictStatus as ConflictStatus = "ConflictStatus" {
+        /// In the review queue; neither side is injected.
+        Open = "open",
+        /// Settled (kept one, kept both, or one side was deleted).
+        Resolved = "resolved",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stored_spelling_is_the_serde_spelling_and_parses_back() {
+        fn check<T: Serialize + Copy + std::fmt::Display + PartialEq + std::fmt::Debug>(
+            all: &[T],
+            parse: fn(&str) -> Option<T>,
+        ) {
+            for &v in all {
+                let json = serde_json::to_string(&v).expect("a unit variant serialises");
+                assert_eq!(json, format!("\"{v}\""));
+                assert_eq!(parse(&v.to_string()), Some(v));
+            }
+        }
+        check(&[Risk::ReadOnly, Risk::Dangerous], Risk::parse);
+        check(
+            &[DecidedBy::NonInteractive, DecidedBy::HardDeny],
+            DecidedBy::parse,
+        );
+        check(&[EntryPoint::QuickAsk], EntryPoint::parse);
+        check(
+            &[TurnErrorCode::LlmModelNotFound, TurnErrorCode::ProcessEnded],
+            TurnErrorCode::parse,
+        );
+        check(&[MemorySource::UserStated], MemorySource::parse);
+        assert_eq!(Risk::parse("root"), None);
+        assert_eq!(Decision::expected(), "allow, ask or deny");
+    }
+}
