@@ -31,10 +31,6 @@ const LONG_FILES: &[(&str, usize)] = &[
     ("crates/echo-agent/src/api.rs", 1243),
     // ContextStage: request assembly and `fit`; its tests are inline.
     ("crates/echo-agent/src/context.rs", 865),
-    // The SQLite store's sessions, turns, messages and spans.
-    ("crates/echo-core/src/store.rs", 943),
-    // The memory store: rows, history/undo, conflicts, sweeps.
-    ("crates/echo-memory/src/store.rs", 1078),
 ];
 
 /// A word that once described the code and no longer does, with the few places it may stay.

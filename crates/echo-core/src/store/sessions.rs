@@ -1,0 +1,206 @@
+//! Sessions: creating and finding them by name, titles, the consolidation boundary,
+//! listing, renaming and deleting.
+
+use super::Store;
+use crate::error::{QueryContext, StoreError};
+use crate::ids::SessionId;
+use crate::time::now_rfc3339;
+use serde::Serialize;
+use sqlx::FromRow;
+
+/// A session with its activity counts.
+#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
+pub struct SessionSummary {
+    /// Id.
+    pub id: String,
+    /// Unique name (what `--session` takes).
+    pub name: String,
+    /// Title, from the first message.
+    pub title: Option<String>,
+    /// Creation time.
+    pub created_at: String,
+    /// Last activity.
+    pub updated_at: String,
+    /// Number of stored messages.
+    #[ts(type = "number")]
+    pub message_count: i64,
+    /// Number of turns.
+    #[ts(type = "number")]
+    pub turn_count: i64,
+    /// Messages up to this `seq` are consolidated into long-term memory.
+    #[ts(type = "number")]
+    pub consolidated_seq: i64,
+}
+
+impl Store {
+    /// The session with this name, created if missing.
+    pub async fn session_by_name_or_create(&self, name: &str) -> Result<SessionId, StoreError> {
+        let now = now_rfc3339();
+        sqlx::query(
+            "INSERT INTO sessions (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT(name) DO NOTHING",
+        )
+        .bind(SessionId::new().as_str())
+        .bind(name)
+        .bind(&now)
+        .bind(&now)
+        .execute(&self.pool)
+        .await
+        .during("creating a session")?;
+        self.session_by_name(name)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "session",
+                id: name.into(),
+            })
+    }
+
+    /// The session with this name, if any.
+    pub async fn session_by_name(&self, name: &str) -> Result<Option<SessionId>, StoreError> {
+        let id: Option<String> = sqlx::query_scalar("SELECT id FROM sessions WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await
+            .during("looking up a session")?;
+        Ok(id.map(SessionId::from_string))
+    }
+
+    /// Sets the title if the session has none yet.
+    pub async fn set_session_title_if_empty(
+        &self,
+        session: &SessionId,
+        title: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL")
+            .bind(title)
+            .bind(session.as_str())
+            .execute(&self.pool)
+            .await
+            .during("setting a session title")?;
+        Ok(())
+    }
+
+    /// The consolidation boundary of a session: messages with a higher `seq` are not yet
+    /// consolidated into long-term memory.
+    pub async fn consolidated_seq(&self, session: &SessionId) -> Result<i64, StoreError> {
+        sqlx::query_scalar("SELECT consolidated_seq FROM sessions WHERE id = ?")
+            .bind(session.as_str())
+            .fetch_one(&self.pool)
+            .await
+            .during("reading the consolidation boundary")
+    }
+
+    /// Claims the messages `(from, to]` for consolidation by moving the boundary from `from`
+    /// to `to` atomically. `false` when another process moved it first (its claim wins), so no
+    /// stretch is ever consolidated twice.
+    pub async fn claim_consolidation(
+        &self,
+        session: &SessionId,
+        from: i64,
+        to: i64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE sessions SET consolidated_seq = ? WHERE id = ? AND consolidated_seq = ?",
+        )
+        .bind(to)
+        .bind(session.as_str())
+        .bind(from)
+        .execute(&self.pool)
+        .await
+        .during("claiming messages for consolidation")?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Gives back a claim whose consolidation failed, so a later turn tries again.
+    pub async fn release_consolidation(
+        &self,
+        session: &SessionId,
+        from: i64,
+        to: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE sessions SET consolidated_seq = ? WHERE id = ? AND consolidated_seq = ?",
+        )
+        .bind(from)
+        .bind(session.as_str())
+        .bind(to)
+        .execute(&self.pool)
+        .await
+        .during("releasing a consolidation claim")?;
+        Ok(())
+    }
+
+    /// All sessions, most recently active first.
+    pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        sqlx::query_as::<_, SessionSummary>(
+            "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.consolidated_seq,
+                    (SELECT COUNT(*) FROM messages m
+                      WHERE m.session_id = s.id AND m.replaced_by IS NULL) AS message_count,
+                    (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count
+             FROM sessions s ORDER BY s.updated_at DESC, s.name",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .during("listing sessions")
+    }
+
+    /// Renames a session. `Ok(false)` when another session already has the name.
+    /// The name the person gave also becomes the title shown in lists (it replaces the one
+    /// made from the first message).
+    pub async fn rename_session(&self, id: &SessionId, name: &str) -> Result<bool, StoreError> {
+        let result =
+            sqlx::query("UPDATE sessions SET name = ?, title = ?, updated_at = ? WHERE id = ?")
+                .bind(name)
+                .bind(name)
+                .bind(crate::time::now_rfc3339())
+                .bind(id.as_str())
+                .execute(&self.pool)
+                .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
+            Err(e) => Err(e).during("renaming a session"),
+        }
+    }
+
+    /// Deletes a session with its turns, messages, summaries, trace spans and session rules, in one
+    /// transaction. `Ok(false)` (and nothing deleted) while one of its turns is accepted or
+    /// running.
+    pub async fn delete_session(&self, id: &SessionId) -> Result<bool, StoreError> {
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .during("deleting a session")?;
+        let busy: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM turns WHERE session_id = ? AND status IN ('accepted', 'running')",
+        )
+        .bind(id.as_str())
+        .fetch_one(&mut *tx)
+        .await
+        .during("deleting a session")?;
+        if busy > 0 {
+            return Ok(false);
+        }
+        // Spans name their turn without a foreign key (they are written while it runs).
+        sqlx::query(
+            "DELETE FROM spans WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)",
+        )
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await
+        .during("deleting a session's traces")?;
+        sqlx::query("DELETE FROM history_archive_fts WHERE session_id = ?")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await
+            .during("deleting a session's archived history")?;
+        sqlx::query("DELETE FROM sessions WHERE id = ?")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await
+            .during("deleting a session")?;
+        tx.commit().await.during("deleting a session")?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,293 @@
+//! Turns: recording one, starting it (one running turn per session, edits and resends),
+//! finishing it, recovering turns whose process ended, and reading them back.
+
+use super::Store;
+use super::messages::insert_message;
+use crate::error::{QueryContext, StoreError};
+use crate::ids::{MessageId, SessionId, TurnId};
+use crate::message::{Message, Usage};
+use crate::time::now_rfc3339;
+use crate::vocab::{EntryPoint, TurnErrorCode, TurnStatus};
+use serde::Serialize;
+use sqlx::{FromRow, Row};
+
+/// A turn record.
+#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
+pub struct TurnRecord {
+    /// Turn id (also the trace id).
+    pub id: String,
+    /// Session id.
+    pub session_id: String,
+    /// Session name.
+    pub session_name: String,
+    /// Where it is in its life.
+    pub status: TurnStatus,
+    /// The user's input.
+    pub input: String,
+    /// Which front end started it.
+    pub entry_point: EntryPoint,
+    /// Model that answered.
+    pub model: Option<String>,
+    /// Error code when failed or interrupted.
+    pub error_code: Option<TurnErrorCode>,
+    /// Error message when failed or interrupted.
+    pub error: Option<String>,
+    /// Prompt tokens of all model calls.
+    pub input_tokens: i64,
+    /// Completion tokens of all model calls.
+    pub output_tokens: i64,
+    /// When it was accepted.
+    pub created_at: String,
+    /// When it started running.
+    pub started_at: Option<String>,
+    /// When it ended.
+    pub finished_at: Option<String>,
+}
+
+/// Result of trying to start a turn.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StartOutcome {
+    /// The turn is running and its user message is stored.
+    Started,
+    /// Another live turn of the session is running.
+    Busy,
+    /// The turn is no longer `accepted` (e.g. it was interrupted while it waited).
+    Gone,
+    /// The message to replace is not a user message in the session's history (any more).
+    NoSuchMessage,
+}
+
+impl Store {
+    /// Records a new turn as `accepted`. Its input is kept here until it runs.
+    pub async fn create_turn(
+        &self,
+        session: &SessionId,
+        input: &str,
+        entry_point: EntryPoint,
+        owner: &str,
+    ) -> Result<TurnId, StoreError> {
+        let id = TurnId::new();
+        sqlx::query(
+            "INSERT INTO turns (id, session_id, status, input, entry_point, owner, created_at)
+             VALUES (?, ?, 'accepted', ?, ?, ?, ?)",
+        )
+        .bind(id.as_str())
+        .bind(session.as_str())
+        .bind(input)
+        .bind(entry_point)
+        .bind(owner)
+        .bind(now_rfc3339())
+        .execute(&self.pool)
+        .await
+        .during("recording a turn")?;
+        Ok(id)
+    }
+
+    /// Atomically: if no live turn of the session is running, marks `turn` running, sets
+    /// aside `replace_from` (a user message of the session) and every later message
+    /// (regenerate, edit and resend), and stores the turn's user message. Running turns whose
+    /// owner process is gone become `interrupted`.
+    pub async fn try_start_turn(
+        &self,
+        session: &SessionId,
+        turn: &TurnId,
+        user_message: &Message,
+        replace_from: Option<&MessageId>,
+        owner_alive: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<StartOutcome, StoreError> {
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .during("starting a turn")?;
+        let running = sqlx::query(
+            "SELECT id, owner FROM turns WHERE session_id = ? AND status = 'running' AND id != ?",
+        )
+        .bind(session.as_str())
+        .bind(turn.as_str())
+        .fetch_all(&mut *tx)
+        .await
+        .during("checking running turns")?;
+        let now = now_rfc3339();
+        let mut busy = false;
+        for row in running {
+            let (id, owner): (String, String) = (row.get(0), row.get(1));
+            if owner_alive(&owner) {
+                busy = true;
+            } else {
+                mark_orphan(&mut tx, &id, &now).await?;
+            }
+        }
+        if busy {
+            tx.commit().await.during("starting a turn")?;
+            return Ok(StartOutcome::Busy);
+        }
+        let updated = sqlx::query(
+            "UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'accepted'",
+        )
+        .bind(&now)
+        .bind(turn.as_str())
+        .execute(&mut *tx)
+        .await
+        .during("starting a turn")?;
+        if updated.rows_affected() == 0 {
+            tx.commit().await.during("starting a turn")?;
+            return Ok(StartOutcome::Gone);
+        }
+        if let Some(from) = replace_from {
+            let seq: Option<i64> = sqlx::query_scalar(
+                "SELECT seq FROM messages
+                 WHERE id = ? AND session_id = ? AND role = 'user' AND replaced_by IS NULL",
+            )
+            .bind(from.as_str())
+            .bind(session.as_str())
+            .fetch_optional(&mut *tx)
+            .await
+            .during("finding the message to replace")?;
+            let Some(seq) = seq else {
+                // Roll back: the turn stays `accepted` and the caller reports the bad id.
+                drop(tx);
+                return Ok(StartOutcome::NoSuchMessage);
+            };
+            sqlx::query(
+                "UPDATE messages SET replaced_by = ?
+                 WHERE session_id = ? AND replaced_by IS NULL AND seq >= ?",
+            )
+            .bind(turn.as_str())
+            .bind(session.as_str())
+            .bind(seq)
+            .execute(&mut *tx)
+            .await
+            .during("setting aside replaced messages")?;
+            // A rolling summary that covers a set-aside message no longer tells the truth.
+            sqlx::query(
+                "UPDATE history_summaries SET discarded_by = ?
+                 WHERE session_id = ? AND discarded_by IS NULL AND to_seq >= ?",
+            )
+            .bind(turn.as_str())
+            .bind(session.as_str())
+            .bind(seq)
+            .execute(&mut *tx)
+            .await
+            .during("discarding summaries of replaced messages")?;
+        }
+        insert_message(
+            &mut tx,
+            session,
+            Some(turn),
+            user_message,
+            None,
+            "complete",
+            &now,
+        )
+        .await?;
+        tx.commit().await.during("starting a turn")?;
+        Ok(StartOutcome::Started)
+    }
+
+    /// Ends a turn with its final status, error and token usage.
+    pub async fn finish_turn(
+        &self,
+        turn: &TurnId,
+        status: TurnStatus,
+        model: Option<&str>,
+        error: Option<(TurnErrorCode, &str)>,
+        usage: Usage,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE turns SET status = ?, model = COALESCE(?, model), error_code = ?, error = ?,
+                    input_tokens = ?, output_tokens = ?, finished_at = ?
+             WHERE id = ?",
+        )
+        .bind(status.as_str())
+        .bind(model)
+        .bind(error.map(|e| e.0.as_str()))
+        .bind(error.map(|e| e.1))
+        .bind(usage.input_tokens as i64)
+        .bind(usage.output_tokens as i64)
+        .bind(now_rfc3339())
+        .bind(turn.as_str())
+        .execute(&self.pool)
+        .await
+        .during("finishing a turn")?;
+        Ok(())
+    }
+
+    /// Marks every `accepted` or `running` turn whose owner is gone as `interrupted` (and its
+    /// open spans as cancelled). Returns the turns it changed.
+    pub async fn recover_orphans(
+        &self,
+        owner_alive: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<Vec<TurnId>, StoreError> {
+        let rows =
+            sqlx::query("SELECT id, owner FROM turns WHERE status IN ('accepted', 'running')")
+                .fetch_all(&self.pool)
+                .await
+                .during("finding unfinished turns")?;
+        let mut recovered = Vec::new();
+        let now = now_rfc3339();
+        for row in rows {
+            let (id, owner): (String, String) = (row.get(0), row.get(1));
+            if owner_alive(&owner) {
+                continue;
+            }
+            let mut tx = self.pool.begin().await.during("recovering a turn")?;
+            mark_orphan(&mut tx, &id, &now).await?;
+            tx.commit().await.during("recovering a turn")?;
+            recovered.push(TurnId::from_string(id));
+        }
+        Ok(recovered)
+    }
+
+    /// One turn.
+    pub async fn turn(&self, turn: &str) -> Result<Option<TurnRecord>, StoreError> {
+        sqlx::query_as::<_, TurnRecord>(format_turn_query("WHERE t.id = ?"))
+            .bind(turn)
+            .fetch_optional(&self.pool)
+            .await
+            .during("reading a turn")
+    }
+
+    /// The most recent turns, newest first.
+    pub async fn list_turns(&self, limit: u32) -> Result<Vec<TurnRecord>, StoreError> {
+        sqlx::query_as::<_, TurnRecord>(format_turn_query("ORDER BY t.created_at DESC LIMIT ?"))
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await
+            .during("listing turns")
+    }
+}
+
+fn format_turn_query(tail: &str) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(format!(
+        "SELECT t.id, t.session_id, s.name AS session_name, t.status, t.input, t.entry_point,
+                t.model, t.error_code, t.error, t.input_tokens, t.output_tokens, t.created_at,
+                t.started_at, t.finished_at
+         FROM turns t JOIN sessions s ON s.id = t.session_id {tail}"
+    ))
+}
+
+async fn mark_orphan(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    turn: &str,
+    now: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE turns SET status = 'interrupted', error_code = 'process_ended',
+                error = 'the process running this turn ended before it finished', finished_at = ?
+         WHERE id = ? AND status IN ('accepted', 'running')",
+    )
+    .bind(now)
+    .bind(turn)
+    .execute(&mut **tx)
+    .await
+    .during("interrupting an orphaned turn")?;
+    sqlx::query(
+        "UPDATE spans SET status = 'cancelled', error = 'process ended' WHERE turn_id = ? AND status = 'running'",
+    )
+    .bind(turn)
+    .execute(&mut **tx)
+    .await
+    .during("closing an orphaned turn's spans")?;
+    Ok(())
+}

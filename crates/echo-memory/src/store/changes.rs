@@ -1,0 +1,121 @@
+//! Changes to an existing memory by the person or a tool: edit, pin, forget (delete) and
+//! restore.
+
+use super::{Actor, MemoryStore, new_change_id, now_text};
+use crate::error::{Db, MemoryError};
+use crate::model::{Memory, Source, Status, Tier};
+
+impl MemoryStore {
+    /// Replaces a memory's text (the person's edit: the memory becomes `manual`, the
+    /// highest source).
+    pub async fn edit(&self, id: &str, content: &str, actor: Actor) -> Result<Memory, MemoryError> {
+        crate::write::check_content(content)?;
+        let mut tx = self.begin().await?;
+        let before = self.require_tx(&mut tx, id).await?;
+        if before.status == Status::Deleted {
+            return Err(MemoryError::State(format!(
+                "memory {id} is deleted; restore it first"
+            )));
+        }
+        let mut after = before.clone();
+        after.content = content.trim().to_string();
+        if actor == Actor::User {
+            after.source = Source::Manual;
+        }
+        let change = new_change_id();
+        self.update_tx(&mut tx, &change, &before, &mut after, "edited", actor, None)
+            .await?;
+        self.invalidate_snapshots_tx(&mut tx).await?;
+        tx.commit().await.db("editing a memory")?;
+        Ok(after)
+    }
+
+    /// Pins or unpins a memory (pinned memories never decay).
+    pub async fn set_pinned(&self, id: &str, pinned: bool) -> Result<Memory, MemoryError> {
+        let mut tx = self.begin().await?;
+        let before = self.require_tx(&mut tx, id).await?;
+        let mut after = before.clone();
+        after.pinned = pinned;
+        let action = if pinned { "pinned" } else { "unpinned" };
+        self.update_tx(
+            &mut tx,
+            &new_change_id(),
+            &before,
+            &mut after,
+            action,
+            Actor::User,
+            None,
+        )
+        .await?;
+        tx.commit().await.db("pinning a memory")?;
+        Ok(after)
+    }
+
+    /// Deletes a memory: gone from search, prompts, the vector index and the review queue.
+    /// The row stays as a tombstone with its history, so the deletion itself can be undone.
+    pub async fn forget(&self, id: &str, actor: Actor) -> Result<Memory, MemoryError> {
+        let mut tx = self.begin().await?;
+        let before = self.require_tx(&mut tx, id).await?;
+        if before.status == Status::Deleted {
+            return Ok(before);
+        }
+        let mut after = before.clone();
+        after.status = Status::Deleted;
+        let change = new_change_id();
+        self.update_tx(
+            &mut tx, &change, &before, &mut after, "deleted", actor, None,
+        )
+        .await?;
+        let closed = sqlx::query(
+            "UPDATE memory_conflicts SET status = 'resolved', resolution = 'deleted ' || ?, resolved_at = ?
+             WHERE status = 'open' AND (memory_a = ? OR memory_b = ?)",
+        )
+        .bind(id)
+        .bind(now_text())
+        .bind(id)
+        .bind(id)
+        .execute(&mut *tx)
+        .await
+        .db("closing conflicts of a deleted memory")?;
+        tracing::debug!(
+            memory = id,
+            conflicts = closed.rows_affected(),
+            "closed conflicts of a deleted memory"
+        );
+        self.invalidate_snapshots_tx(&mut tx).await?;
+        tx.commit().await.db("deleting a memory")?;
+        Ok(after)
+    }
+
+    /// Brings an archived, superseded or deleted memory back to `active` in its old tier. A
+    /// restore counts as a use, so it does not fade away again at the next sweep.
+    pub async fn restore(&self, id: &str, actor: Actor) -> Result<Memory, MemoryError> {
+        let mut tx = self.begin().await?;
+        let before = self.require_tx(&mut tx, id).await?;
+        if before.status == Status::Active {
+            return Ok(before);
+        }
+        let mut after = before.clone();
+        after.status = Status::Active;
+        if after.tier == Tier::Archival {
+            after.tier = after.archived_from.unwrap_or(Tier::Semantic);
+        }
+        after.archived_from = None;
+        after.superseded_by = None;
+        after.invalid_at = None;
+        after.last_accessed = Some(now_text());
+        self.update_tx(
+            &mut tx,
+            &new_change_id(),
+            &before,
+            &mut after,
+            "restored",
+            actor,
+            None,
+        )
+        .await?;
+        self.invalidate_snapshots_tx(&mut tx).await?;
+        tx.commit().await.db("restoring a memory")?;
+        Ok(after)
+    }
+}
