@@ -3,8 +3,8 @@
 //! [`crate::Api::answer_approval`]) while a short model-written explanation streams in beside
 //! the question. No answer in time → deny. Every decision goes to the audit log.
 
-use crate::context::ContextStage;
 use crate::events::TurnEvents;
+use crate::pipeline::context::ContextStage;
 use echo_core::TurnEvent;
 use echo_core::config::ToolsConfig;
 use echo_core::trace::{CallRecord, Level, Span, SpanStatus};

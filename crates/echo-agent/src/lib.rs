@@ -4,36 +4,29 @@
 #![deny(missing_docs)]
 
 mod api;
-mod api_memory;
-mod api_settings;
-mod api_tools;
 mod approval;
 mod background;
 mod bootstrap;
-mod compress;
-mod context;
+mod engine;
 mod error;
 mod events;
 mod history_tools;
-mod inference;
 mod instance;
 mod memory;
 mod memory_tools;
 mod openapi;
 mod operations;
+mod pipeline;
 mod prompt_snapshots;
 mod prompts;
-mod response;
-mod routing;
 mod think;
-mod tool_choice;
 mod tool_output;
 pub mod wire;
 
-pub use api::{Api, KeySource, Trace, TurnOutcome, TurnRequest};
-pub use api_memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
-pub use api_settings::{ConnectionReport, OllamaInfo, ProviderUpdate, ProviderView};
-pub use api_tools::RuleRequest;
+pub use api::{
+    Api, ConnectionReport, EXPORT_FORMAT, EXPORT_VERSION, ImportReport, KeySource, MemoryDetail,
+    OllamaInfo, ProviderUpdate, ProviderView, RuleRequest, Trace, TurnOutcome, TurnRequest,
+};
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
 pub use echo_core::config::{Config, Overrides, ProcessEnv};

@@ -4,7 +4,7 @@
 //! tool calls whose arguments are parsed into fixed Rust types. A malformed answer is
 //! rejected whole and traced; nothing is half-applied.
 
-use crate::context::{ContextStage, MemoryBlocks};
+use crate::pipeline::context::{ContextStage, MemoryBlocks};
 use async_trait::async_trait;
 use chrono::Utc;
 use echo_core::trace::{CallRecord, Span};

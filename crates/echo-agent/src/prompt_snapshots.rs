@@ -9,9 +9,9 @@
 #![cfg(test)]
 
 use crate::bootstrap::Injected;
-use crate::context::{ContextStage, CurrentTurn, RuntimeInfo, TurnInputs};
 use crate::history_tools::{HistorySearch, ReadToolOutput};
 use crate::memory_tools::{MemoryNote, MemoryRecall};
+use crate::pipeline::context::{ContextStage, CurrentTurn, RuntimeInfo, TurnInputs};
 use crate::prompts::Prompts;
 use crate::tool_output::cut_tool_output;
 use async_trait::async_trait;
@@ -161,7 +161,7 @@ fn forced_call_definitions() {
         crate::memory::extract_tool(),
         crate::memory::judge_tool(),
         crate::memory::episode_tool(),
-        crate::compress::summary_tool(),
+        crate::pipeline::context::compress::summary_tool(),
     ];
     expect_file!["../snapshots/forced_calls.json"].assert_eq(&pretty(&calls));
 }

@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-pub use crate::api::{KeySource, Trace};
-pub use crate::api_memory::{ImportReport, MemoryDetail};
-pub use crate::api_settings::{
+pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
+pub use crate::api::{ImportReport, MemoryDetail};
+pub use crate::api::{KeySource, Trace};
 pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
 pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};

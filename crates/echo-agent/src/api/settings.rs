@@ -2,9 +2,10 @@
 //! key), the "test connection" call, and Ollama detection. Changes apply to the next turn
 //! without a restart; the API key goes to the OS keychain, never to a file.
 
-use crate::api::{Api, KeySource, Models, stored_key};
-use crate::context::ContextStage;
+use crate::api::Api;
+use crate::engine::{KeySource, Models, stored_key};
 use crate::error::ApiError;
+use crate::pipeline::context::ContextStage;
 use echo_core::config::{LlmConfig, ProviderSettings, RetryConfig, TimeoutConfig, edit};
 use echo_llm::LlmClient;
 use serde::{Deserialize, Serialize};

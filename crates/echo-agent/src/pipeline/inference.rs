@@ -4,8 +4,8 @@
 //! without tools asks for a summary. Every model attempt and tool call is a span.
 
 use crate::approval::{ApprovalMode, CallScope, Gate};
-use crate::context::{ContextStage, CurrentTurn};
 use crate::events::TurnEvents;
+use crate::pipeline::context::{ContextStage, CurrentTurn};
 use crate::think::{Piece, ThinkFilter, strip_think};
 use echo_core::TurnErrorCode;
 use echo_core::config::Config;

@@ -1,12 +1,21 @@
 //! Work after a turn and around it: post-turn jobs (title, extraction, consolidation) and the
 //! semantic index (set up on first use, kept in step with SQLite).
 
-use super::*;
+use super::Engine;
+use crate::background::title_of;
+use crate::memory::{self, TurnFacts};
+use crate::pipeline::context::ContextStage;
+use echo_core::trace::SpanStatus;
+use echo_core::{MessageId, SessionId, TurnId};
+use echo_memory::SemanticIndex;
+use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
+use std::sync::Arc;
+use std::time::Duration;
 
-impl Inner {
+impl Engine {
     /// Consolidates the session when enough messages have piled up since its boundary: under
     /// the session's lock, re-reading the session, traced as a background node of `turn`.
-    pub(super) async fn consolidate_if_due(
+    pub(crate) async fn consolidate_if_due(
         self: Arc<Self>,
         session: SessionId,
         turn: TurnId,
@@ -73,7 +82,7 @@ impl Inner {
         }
     }
 
-    pub(super) async fn semantic(&self) -> Option<&SemanticIndex> {
+    pub(crate) async fn semantic(&self) -> Option<&SemanticIndex> {
         self.semantic
             .get_or_init(|| self.open_semantic())
             .await
@@ -164,7 +173,7 @@ impl Inner {
     }
 
     /// Embeds what the outbox holds (after memory changes). Failures stay in the outbox.
-    pub(super) async fn flush_vectors(&self) {
+    pub(crate) async fn flush_vectors(&self) {
         if let Some(index) = self.semantic().await
             && let Err(e) = index.flush(&self.memory).await
         {
@@ -174,18 +183,18 @@ impl Inner {
 }
 
 /// What the post-turn jobs need.
-pub(super) struct PostTurn {
-    pub(super) session: SessionId,
-    pub(super) turn: TurnId,
-    pub(super) root_span: String,
-    pub(super) input: String,
-    pub(super) answer: String,
-    pub(super) message: MessageId,
+pub(crate) struct PostTurn {
+    pub(crate) session: SessionId,
+    pub(crate) turn: TurnId,
+    pub(crate) root_span: String,
+    pub(crate) input: String,
+    pub(crate) answer: String,
+    pub(crate) message: MessageId,
 }
 
 /// Starts the background jobs of a completed turn: the session title and, when memory is on,
 /// memory extraction.
-pub(super) fn start_post_turn_jobs(inner: Arc<Inner>, job: PostTurn) {
+pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
     let tracer = inner.tracer.clone();
     let background = inner.background.clone();
     {

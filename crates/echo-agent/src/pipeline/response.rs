@@ -3,7 +3,7 @@
 //! the type system enforces by consuming the publisher.
 
 use crate::events::TurnEvents;
-use crate::inference::{InferenceResult, TurnFailure, join_reasoning};
+use crate::pipeline::inference::{InferenceResult, TurnFailure, join_reasoning};
 use crate::think::strip_think;
 use echo_core::store::{Store, TurnStatus};
 use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId};

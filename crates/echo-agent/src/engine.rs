@@ -1,0 +1,378 @@
+//! The composition root: [`Engine`] wires the store, the model clients, tools, the gate, MCP
+//! servers, memory and the background tasks, once, in [`Engine::build`]; [`Engine::close`]
+//! stops every task it started. `Api` is a thin list of operations over it, and the pipeline
+//! stages borrow what they need from it.
+
+mod jobs;
+mod models;
+
+pub(crate) use jobs::{PostTurn, start_post_turn_jobs};
+pub use models::KeySource;
+pub(crate) use models::{Models, client_for, stored_key};
+
+use crate::approval::Gate;
+use crate::background::Background;
+use crate::error::ApiError;
+use crate::history_tools::{HistorySearch, ReadToolOutput};
+use crate::instance::Instance;
+use crate::memory_tools::{MemoryNote, MemoryRecall, SharedSemantic};
+use crate::prompts::Prompts;
+use echo_core::SessionId;
+use echo_core::config::Config;
+use echo_core::store::Store;
+use echo_core::trace::Tracer;
+use echo_memory::MemoryStore;
+use echo_secrets::SecretStore;
+use echo_tools::ToolRegistry;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub(crate) struct Engine {
+    pub(crate) config: Config,
+    pub(crate) store: Store,
+    pub(crate) tracer: Tracer,
+    /// The provider in force (see [`Models`]).
+    pub(crate) models: std::sync::RwLock<Arc<Models>>,
+    /// Where API keys are kept.
+    pub(crate) secrets: Arc<dyn SecretStore>,
+    pub(crate) tools: Arc<ToolRegistry>,
+    /// The approval gate with its rules, audit log and pending questions.
+    pub(crate) gate: Gate,
+    /// The user's skills (`<home>/skills`).
+    pub(crate) skills: Arc<echo_tools::SkillStore>,
+    /// Configured MCP servers; their tools are in `tools` while they are up. Replaced as a
+    /// whole when the settings page changes the list.
+    pub(crate) mcp: std::sync::RwLock<McpSet>,
+    /// Serialises MCP list changes.
+    pub(crate) mcp_change: tokio::sync::Mutex<()>,
+    pub(crate) mcp_options: echo_mcp::McpOptions,
+    pub(crate) prompts: Prompts,
+    /// The user's bootstrap files (`AGENTS.md`, `SOUL.md`, `USER.md`, `TOOLS.md`).
+    pub(crate) bootstrap: crate::bootstrap::Bootstrap,
+    pub(crate) instance: Instance,
+    pub(crate) background: Background,
+    pub(crate) workdir: PathBuf,
+    pub(crate) session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Turns of this process that are running, by id, with the token that stops each.
+    pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
+    pub(crate) memory: MemoryStore,
+    /// Embedder + vector index, set up on first use; `None` when no embedder is available
+    /// (retrieval is then BM25 only, which is logged once).
+    pub(crate) semantic: SharedSemantic,
+    /// `[desktop]` as saved (changed through [`Api::save_quick_ask_shortcut`]).
+    pub(crate) desktop: Mutex<echo_core::config::DesktopConfig>,
+    /// Long-lived tasks (the scheduled memory sweep, the search index warm-up).
+    services: TaskTracker,
+    /// Cancelled by [`Engine::close`]; stops every service.
+    shutdown: CancellationToken,
+}
+
+impl Engine {
+    /// Builds the engine on `config.home`: the store (migrated), this process's instance lock,
+    /// recovery of turns a crashed process left running, the model clients (the API key from
+    /// `ECHO_LLM_API_KEY`, else from `secrets`), the tools, the gate, memory and its
+    /// scheduled sweep.
+    pub(crate) async fn build(
+        mut config: Config,
+        secrets: Arc<dyn SecretStore>,
+    ) -> Result<Engine, ApiError> {
+        let home = config.home.clone();
+        std::fs::create_dir_all(&home).map_err(|source| ApiError::DataDir {
+            path: home.display().to_string(),
+            source,
+        })?;
+        let store = Store::open_in(&home).await?;
+        let instance = Instance::acquire(&home).map_err(|source| ApiError::DataDir {
+            path: home.join("run").display().to_string(),
+            source,
+        })?;
+        let recovered = store
+            .recover_orphans(&|owner| instance.is_alive(owner))
+            .await?;
+        if !recovered.is_empty() {
+            tracing::info!(
+                count = recovered.len(),
+                "marked turns of ended processes as interrupted"
+            );
+        }
+        instance.sweep_stale();
+        // Long-lived tasks this engine starts; `close` cancels `shutdown` and waits for them.
+        let services = TaskTracker::new();
+        let shutdown = CancellationToken::new();
+        let key_source = if config.llm.api_key.is_some() {
+            KeySource::Environment
+        } else {
+            let (key, source) = stored_key(&secrets, &config.llm.effective_base_url()).await;
+            config.llm.api_key = key;
+            source
+        };
+        let models = Models::build(&config, config.llm.clone(), key_source)?;
+        let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
+        if config.memory.enabled && sweep_due(&memory, config.memory.sweep_interval_hours).await {
+            // Expired and faded memories move to the archive (they are kept out of prompts
+            // either way); skipped when a sweep ran within the interval, so short-lived
+            // processes such as `echod ask` do not each pay for one over a large store.
+            match memory.sweep(chrono::Utc::now()).await {
+                Ok(r) if !r.expired.is_empty() || !r.faded.is_empty() => tracing::info!(
+                    expired = r.expired.len(),
+                    faded = r.faded.len(),
+                    "memory sweep archived memories"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "memory sweep failed"),
+            }
+        }
+        if config.memory.enabled && config.memory.sweep_interval_hours > 0.0 {
+            // Long-running front ends (desktop, gateway) keep forgetting on schedule.
+            let every = Duration::from_secs_f64(config.memory.sweep_interval_hours * 3600.0);
+            let sweeper = memory.clone();
+            spawn_service(&services, &shutdown, "memory sweep", async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if let Err(e) = sweeper.sweep(chrono::Utc::now()).await {
+                        tracing::warn!(error = %e, "scheduled memory sweep failed");
+                    }
+                }
+            });
+        }
+        let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
+        let semantic: SharedSemantic = Arc::new(tokio::sync::OnceCell::new());
+        let tools = Arc::new(ToolRegistry::with_limits(echo_tools::Limits {
+            output_cap_chars: config.tools.output_cap_chars,
+            breaker_failures: config.tools.breaker_failures,
+            breaker_cooldown: Duration::from_secs_f64(config.tools.breaker_cooldown_secs.max(0.0)),
+        }));
+        tools.add_builtins();
+        let skills = Arc::new(echo_tools::SkillStore::new(home.join("skills")));
+        for tool in echo_tools::skill_tools(skills.clone()) {
+            if let Err(e) = tools.register(tool) {
+                tracing::error!(error = %e, "skill tool rejected");
+            }
+        }
+        let mcp_options = echo_mcp::McpOptions {
+            call_timeout: Duration::from_secs_f64(config.agent.tool_timeout_secs.max(0.001)),
+            ..echo_mcp::McpOptions::default()
+        };
+        let mcp = McpSet {
+            configs: config.tools.mcp.clone(),
+            manager: echo_mcp::McpManager::start_with(
+                config.tools.mcp.clone(),
+                tools.clone(),
+                mcp_options,
+            ),
+        };
+        let user_home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let policy =
+            echo_gate::Policy::new(&config.tools, &home, &workdir, user_home).map_err(|e| {
+                ApiError::InvalidInput {
+                    what: "tools settings",
+                    message: e.to_string(),
+                }
+            })?;
+        let explain_llm = client_for(&config.llm, config.tools.explain_model.as_deref())?;
+        let gate = Gate::new(
+            policy,
+            echo_gate::RuleBook::new(store.pool().clone()),
+            echo_gate::AuditLog::new(store.pool().clone()),
+            config.tools.clone(),
+            explain_llm,
+        );
+        if config.memory.enabled {
+            let note = Arc::new(MemoryNote {
+                store: memory.clone(),
+            });
+            let recall = Arc::new(MemoryRecall {
+                store: memory.clone(),
+                semantic: semantic.clone(),
+            });
+            for tool in [note as Arc<dyn echo_tools::Tool>, recall] {
+                if let Err(e) = tools.register(tool) {
+                    tracing::error!(error = %e, "memory tool rejected");
+                }
+            }
+        }
+        let history_tools: [Arc<dyn echo_tools::Tool>; 2] = [
+            Arc::new(HistorySearch {
+                store: store.clone(),
+            }),
+            Arc::new(ReadToolOutput {
+                store: store.clone(),
+            }),
+        ];
+        for tool in history_tools {
+            if let Err(e) = tools.register(tool) {
+                tracing::error!(error = %e, "history tool rejected");
+            }
+        }
+        Ok(Engine {
+            tracer: Tracer::new(store.clone()),
+            prompts: Prompts::new(home.join("prompts")),
+            bootstrap: crate::bootstrap::Bootstrap::new(&home),
+            tools,
+            gate,
+            skills,
+            mcp: std::sync::RwLock::new(mcp),
+            mcp_change: tokio::sync::Mutex::new(()),
+            mcp_options,
+            desktop: Mutex::new(config.desktop.clone()),
+            background: Background::default(),
+            session_locks: Mutex::new(HashMap::new()),
+            running: Mutex::new(HashMap::new()),
+            config,
+            store,
+            models: std::sync::RwLock::new(Arc::new(models)),
+            secrets,
+            instance,
+            workdir,
+            memory,
+            semantic,
+            services,
+            shutdown,
+        })
+    }
+
+    /// Stops what [`Engine::build`] started: the scheduled tasks at once, then waits (bounded
+    /// by `agent.background_wait_secs`) for post-turn jobs, stops the MCP servers and closes
+    /// the store.
+    pub(crate) async fn close(&self) {
+        self.shutdown.cancel();
+        self.services.close();
+        let limit = Duration::from_secs_f64(self.config.agent.background_wait_secs.max(0.0));
+        if tokio::time::timeout(limit, self.services.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!("a background task did not stop in time");
+        }
+        self.background.wait(limit).await;
+        self.mcp_manager().shutdown().await;
+        self.store.close().await;
+    }
+
+    /// Runs a long-lived task (a schedule, an index build) until it ends or the engine closes.
+    pub(crate) fn spawn_service<F>(&self, name: &'static str, task: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        spawn_service(&self.services, &self.shutdown, name, task);
+    }
+}
+
+/// Runs `task` on `services` until it ends or `shutdown` is cancelled.
+fn spawn_service<F>(
+    services: &TaskTracker,
+    shutdown: &CancellationToken,
+    name: &'static str,
+    task: F,
+) where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let shutdown = shutdown.clone();
+    services.spawn(async move {
+        tokio::select! {
+            () = task => {}
+            () = shutdown.cancelled() => tracing::debug!(task = name, "stopped at close"),
+        }
+    });
+}
+
+/// The MCP server list and the manager running it.
+pub(crate) struct McpSet {
+    pub(crate) configs: Vec<echo_core::config::McpServerConfig>,
+    pub(crate) manager: Arc<echo_mcp::McpManager>,
+}
+
+impl Engine {
+    pub(crate) fn mcp_manager(&self) -> Arc<echo_mcp::McpManager> {
+        self.mcp
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .manager
+            .clone()
+    }
+
+    pub(crate) fn models(&self) -> Arc<Models> {
+        self.models
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
+        locks.entry(session.to_string()).or_default().clone()
+    }
+}
+
+/// Whether a start-up sweep is due: none ran within `interval_hours` (always, when the
+/// interval is 0: then there is no periodic sweep either).
+async fn sweep_due(memory: &MemoryStore, interval_hours: f64) -> bool {
+    if interval_hours <= 0.0 {
+        return true;
+    }
+    match memory.last_sweep().await {
+        Ok(Some(at)) => {
+            let age = chrono::Utc::now() - at;
+            age.num_milliseconds() as f64 >= interval_hours * 3_600_000.0 || age.num_seconds() < 0
+        }
+        Ok(None) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the last memory sweep failed");
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn close_stops_every_background_task_the_engine_started() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut config = Config {
+            home: dir.path().to_path_buf(),
+            ..Config::default()
+        };
+        config.memory.enabled = true;
+        config.memory.sweep_interval_hours = 24.0;
+        // Long enough that a task that ignores the shutdown is still there after close.
+        config.agent.background_wait_secs = 0.5;
+        let secrets: Arc<dyn SecretStore> =
+            Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));
+        let engine = Engine::build(config, secrets).await.expect("engine");
+        // The scheduled sweep sleeps for a day; a service that never ends on its own.
+        engine.spawn_service("test: forever", std::future::pending());
+        assert!(
+            engine.services.len() >= 2,
+            "the sweep and the test service run"
+        );
+        engine.close().await;
+        assert_eq!(engine.services.len(), 0, "every service stopped at close");
+        assert!(engine.shutdown.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn the_start_up_sweep_is_skipped_within_the_interval_after_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open_in(dir.path()).await.expect("store");
+        let memory = MemoryStore::new(store.pool().clone(), Default::default());
+        assert!(sweep_due(&memory, 6.0).await, "never swept");
+        memory.sweep(chrono::Utc::now()).await.expect("sweep");
+        assert!(memory.last_sweep().await.expect("last").is_some());
+        assert!(!sweep_due(&memory, 6.0).await, "swept just now");
+        assert!(sweep_due(&memory, 0.0).await, "no interval: every start");
+        // A sweep "as of" another time still counts by when it ran.
+        memory
+            .sweep(chrono::Utc::now() + chrono::Duration::days(30))
+            .await
+            .expect("sweep as of later");
+        assert!(!sweep_due(&memory, 6.0).await);
+    }
+}
