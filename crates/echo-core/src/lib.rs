@@ -20,6 +20,7 @@ pub use ids::{ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, Sp
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
 pub use vocab::{
-    ConflictStatus, DecidedBy, Decision, EntryPoint, MemorySource, MemoryStatus, MemoryTier,
-    MessageStatus, Risk, SpanStatus, TurnErrorCode, TurnStatus,
+    ConflictStatus, DecidedBy, Decision, EntryPoint, MemoryAction, MemoryActor, MemorySource,
+    MemoryStatus, MemoryTier, MessageStatus, Risk, SpanLevel, SpanStatus, TurnErrorCode,
+    TurnStatus,
 };

@@ -12,27 +12,7 @@ use crate::time::to_rfc3339;
 use chrono::{DateTime, Utc};
 use std::time::{Duration, Instant};
 
-/// Span level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    /// The whole turn (one per trace).
-    Turn,
-    /// A stage or step: context, each inference iteration, a tool batch, response, a background job.
-    Node,
-    /// One model request, tool execution or embedding batch.
-    Call,
-}
-
-impl Level {
-    fn as_str(self) -> &'static str {
-        match self {
-            Level::Turn => "turn",
-            Level::Node => "node",
-            Level::Call => "call",
-        }
-    }
-}
-
+pub use crate::vocab::SpanLevel as Level;
 pub use crate::vocab::SpanStatus;
 
 /// Creates spans for turns.
@@ -87,7 +67,7 @@ impl Span {
             id: SpanId::new().to_string(),
             turn_id: turn.to_string(),
             parent_id: parent,
-            level: level.as_str().to_string(),
+            level,
             name: name.to_string(),
             started_at: to_rfc3339(Utc::now()),
             duration_ms: None,
@@ -134,7 +114,7 @@ impl Span {
             id: SpanId::new().to_string(),
             turn_id: self.record.turn_id.clone(),
             parent_id: Some(self.record.id.clone()),
-            level: Level::Call.as_str().to_string(),
+            level: Level::Call,
             name: call.name.to_string(),
             started_at: to_rfc3339(call.started_at),
             duration_ms: Some(call.duration.as_secs_f64() * 1000.0),

@@ -262,6 +262,63 @@ closed_enum!(
     }
 );
 
+closed_enum!(
+    /// What a recorded change did to a memory (its history).
+    MemoryAction as MemoryAction = "MemoryAction" {
+        /// Written for the first time.
+        Created = "created",
+        /// Confirmed by a new memory saying the same (confidence and evidence updated).
+        Confirmed = "confirmed",
+        /// Changed by hand.
+        Edited = "edited",
+        /// Replaced by a newer or stronger memory.
+        Superseded = "superseded",
+        /// Pinned: it no longer decays.
+        Pinned = "pinned",
+        /// Unpinned.
+        Unpinned = "unpinned",
+        /// Moved to the archive (expired or faded).
+        Archived = "archived",
+        /// Brought back from the archive or from deletion.
+        Restored = "restored",
+        /// Deleted by the person.
+        Deleted = "deleted",
+        /// An earlier change reverted.
+        Undo = "undo",
+    }
+);
+
+closed_enum!(
+    /// Who changed a memory (recorded in its history).
+    MemoryActor as MemoryActor = "MemoryActor" {
+        /// The person, through the UI or CLI.
+        User = "user",
+        /// Extraction after a turn.
+        Extraction = "extraction",
+        /// Consolidation of a session.
+        Consolidation = "consolidation",
+        /// A memory tool called by the model.
+        Tool = "tool",
+        /// An import file.
+        Import = "import",
+        /// The forgetting sweep.
+        Sweep = "sweep",
+    }
+);
+
+closed_enum!(
+    /// The level of a trace span.
+    SpanLevel as SpanLevel = "SpanLevel" {
+        /// The whole turn (one per trace).
+        Turn = "turn",
+        /// A stage or step: context, each inference iteration, a tool batch, response, a
+        /// background job.
+        Node = "node",
+        /// One model request, tool execution or embedding batch.
+        Call = "call",
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,6 @@ use crate::error::{Db, MemoryError};
 use chrono::Utc;
 use echo_core::config::MemoryConfig;
 use echo_core::time::to_rfc3339;
-use serde::Serialize;
 use sqlx::sqlite::SqlitePool;
 use sqlx::{Sqlite, Transaction};
 use std::sync::Arc;
@@ -34,37 +33,7 @@ pub use history::HistoryEntry;
 pub use read::ListFilter;
 pub use sweep::SweepReport;
 
-/// Who changed a memory (recorded in its history).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Actor {
-    /// The person, through the UI or CLI.
-    User,
-    /// Extraction after a turn.
-    Extraction,
-    /// Consolidation of a session.
-    Consolidation,
-    /// A memory tool called by the model.
-    Tool,
-    /// An import file.
-    Import,
-    /// The forgetting sweep.
-    Sweep,
-}
-
-impl Actor {
-    /// Stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Actor::User => "user",
-            Actor::Extraction => "extraction",
-            Actor::Consolidation => "consolidation",
-            Actor::Tool => "tool",
-            Actor::Import => "import",
-            Actor::Sweep => "sweep",
-        }
-    }
-}
+pub use echo_core::MemoryActor as Actor;
 
 /// Memory storage over the shared SQLite database.
 #[derive(Clone, Debug)]

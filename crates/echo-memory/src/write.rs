@@ -20,6 +20,7 @@ use crate::store::{Actor, MemoryStore, new_change_id, now_text};
 use crate::text::injection_marker;
 use async_trait::async_trait;
 use chrono::Utc;
+use echo_core::MemoryAction;
 use serde::{Deserialize, Serialize};
 
 /// Longest memory text, in characters.
@@ -397,7 +398,7 @@ impl MemoryStore {
                 &change,
                 &before,
                 &mut after,
-                "confirmed",
+                MemoryAction::Confirmed,
                 opts.actor,
                 Some(&reason),
             )
@@ -458,7 +459,7 @@ impl MemoryStore {
                     &change,
                     &before,
                     &mut after,
-                    "superseded",
+                    MemoryAction::Superseded,
                     opts.actor,
                     Some(&why),
                 )

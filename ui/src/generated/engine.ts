@@ -441,11 +441,11 @@ memory_id: string,
 /**
  * `created`, `edited`, `superseded`, `reinforced`, `archived`, `restored`, `deleted`, `pinned`, `unpinned`, `undo`, `conflict`, `resolved`.
  */
-action: string, 
+action: MemoryAction, 
 /**
  * Who.
  */
-actor: string, 
+actor: MemoryActor, 
 /**
  * Why.
  */
@@ -671,6 +671,10 @@ evidence: string | null,
  * turns of a conversation excerpt).
  */
 context?: string | null, };
+
+export type MemoryAction = "created" | "confirmed" | "edited" | "superseded" | "pinned" | "unpinned" | "archived" | "restored" | "deleted" | "undo";
+
+export type MemoryActor = "user" | "extraction" | "consolidation" | "tool" | "import" | "sweep";
 
 export type MemoryAdd = { 
 /**
@@ -1210,6 +1214,8 @@ registered: boolean,
  */
 error: string | null, };
 
+export type SpanLevel = "turn" | "node" | "call";
+
 export type SpanRecord = { 
 /**
  * Span id.
@@ -1226,7 +1232,7 @@ parent_id: string | null,
 /**
  * `turn`, `node` or `call`.
  */
-level: string, 
+level: SpanLevel, 
 /**
  * What the span covers, e.g. `context`, `inference#1`, `model_request`, `tool:read_file`.
  */

@@ -15,7 +15,7 @@ pub struct SpanRecord {
     /// Parent span, `None` for the turn span.
     pub parent_id: Option<String>,
     /// `turn`, `node` or `call`.
-    pub level: String,
+    pub level: crate::vocab::SpanLevel,
     /// What the span covers, e.g. `context`, `inference#1`, `model_request`, `tool:read_file`.
     pub name: String,
     /// Start time.
@@ -52,7 +52,7 @@ impl Store {
         .bind(&span.id)
         .bind(&span.turn_id)
         .bind(&span.parent_id)
-        .bind(&span.level)
+        .bind(span.level)
         .bind(&span.name)
         .bind(&span.started_at)
         .bind(span.duration_ms)

@@ -4,6 +4,7 @@
 use super::{Actor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
 use crate::model::{Memory, Source, Status, Tier};
+use echo_core::MemoryAction;
 
 impl MemoryStore {
     /// Replaces a memory's text (the person's edit: the memory becomes `manual`, the
@@ -23,8 +24,16 @@ impl MemoryStore {
             after.source = Source::Manual;
         }
         let change = new_change_id();
-        self.update_tx(&mut tx, &change, &before, &mut after, "edited", actor, None)
-            .await?;
+        self.update_tx(
+            &mut tx,
+            &change,
+            &before,
+            &mut after,
+            MemoryAction::Edited,
+            actor,
+            None,
+        )
+        .await?;
         self.invalidate_snapshots_tx(&mut tx).await?;
         tx.commit().await.db("editing a memory")?;
         Ok(after)
@@ -36,7 +45,11 @@ impl MemoryStore {
         let before = self.require_tx(&mut tx, id).await?;
         let mut after = before.clone();
         after.pinned = pinned;
-        let action = if pinned { "pinned" } else { "unpinned" };
+        let action = if pinned {
+            MemoryAction::Pinned
+        } else {
+            MemoryAction::Unpinned
+        };
         self.update_tx(
             &mut tx,
             &new_change_id(),
@@ -63,7 +76,13 @@ impl MemoryStore {
         after.status = Status::Deleted;
         let change = new_change_id();
         self.update_tx(
-            &mut tx, &change, &before, &mut after, "deleted", actor, None,
+            &mut tx,
+            &change,
+            &before,
+            &mut after,
+            MemoryAction::Deleted,
+            actor,
+            None,
         )
         .await?;
         let closed = sqlx::query(
@@ -109,7 +128,7 @@ impl MemoryStore {
             &new_change_id(),
             &before,
             &mut after,
-            "restored",
+            MemoryAction::Restored,
             actor,
             None,
         )

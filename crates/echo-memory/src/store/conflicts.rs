@@ -4,6 +4,7 @@
 use super::{Actor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
 use crate::model::Status;
+use echo_core::MemoryAction;
 use serde::Serialize;
 use sqlx::Row;
 
@@ -111,7 +112,7 @@ impl MemoryStore {
                     &change,
                     &before,
                     &mut after,
-                    "superseded",
+                    MemoryAction::Superseded,
                     Actor::User,
                     Some(&reason),
                 )

@@ -3,6 +3,7 @@
 use super::{Actor, MemoryStore, new_change_id};
 use crate::error::{Db, MemoryError};
 use crate::model::{Memory, Status};
+use echo_core::MemoryAction;
 use serde::Serialize;
 use sqlx::Row;
 
@@ -16,9 +17,9 @@ pub struct HistoryEntry {
     /// Memory.
     pub memory_id: String,
     /// `created`, `edited`, `superseded`, `reinforced`, `archived`, `restored`, `deleted`, `pinned`, `unpinned`, `undo`, `conflict`, `resolved`.
-    pub action: String,
+    pub action: echo_core::MemoryAction,
     /// Who.
-    pub actor: String,
+    pub actor: Actor,
     /// Why.
     pub reason: Option<String>,
     /// The row before (`None` for a creation).
@@ -54,12 +55,16 @@ impl MemoryStore {
                     })
                     .transpose()
                 };
+                let corrupt = |col: &str, e: sqlx::Error| MemoryError::Corrupt {
+                    id: id.to_string(),
+                    detail: format!("history {col}: {e}"),
+                };
                 Ok(HistoryEntry {
                     id: r.get("id"),
                     change_id: r.get("change_id"),
                     memory_id: r.get("memory_id"),
-                    action: r.get("action"),
-                    actor: r.get("actor"),
+                    action: r.try_get("action").map_err(|e| corrupt("action", e))?,
+                    actor: r.try_get("actor").map_err(|e| corrupt("actor", e))?,
                     reason: r.get("reason"),
                     before: json("before")?,
                     after: json("after")?,
@@ -119,7 +124,7 @@ impl MemoryStore {
                 &undo_change,
                 &current,
                 &mut target,
-                "undo",
+                MemoryAction::Undo,
                 actor,
                 Some(&reason),
             )

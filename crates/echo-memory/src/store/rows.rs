@@ -4,6 +4,7 @@
 use super::{Actor, COLUMNS, MemoryStore, now_text, sql};
 use crate::error::{Db, MemoryError};
 use crate::model::{Memory, Status, Tier};
+use echo_core::MemoryAction;
 use sqlx::{Sqlite, Transaction};
 
 impl MemoryStore {
@@ -51,7 +52,17 @@ impl MemoryStore {
         .execute(&mut **tx)
         .await
         .db("inserting a memory")?;
-        record(tx, change, &m.id, "created", actor, reason, None, Some(m)).await?;
+        record(
+            tx,
+            change,
+            &m.id,
+            MemoryAction::Created,
+            actor,
+            reason,
+            None,
+            Some(m),
+        )
+        .await?;
         enqueue(tx, &m.id, "upsert").await?;
         Ok(())
     }
@@ -64,7 +75,7 @@ impl MemoryStore {
         change: &str,
         before: &Memory,
         after: &mut Memory,
-        action: &str,
+        action: MemoryAction,
         actor: Actor,
         reason: Option<&str>,
     ) -> Result<(), MemoryError> {
@@ -129,7 +140,7 @@ async fn record(
     tx: &mut Transaction<'_, Sqlite>,
     change: &str,
     id: &str,
-    action: &str,
+    action: MemoryAction,
     actor: Actor,
     reason: Option<&str>,
     before: Option<&Memory>,
@@ -143,7 +154,7 @@ async fn record(
     .bind(change)
     .bind(id)
     .bind(action)
-    .bind(actor.as_str())
+    .bind(actor)
     .bind(reason)
     .bind(json(before))
     .bind(json(after))

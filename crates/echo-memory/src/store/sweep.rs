@@ -6,6 +6,7 @@ use crate::error::{Db, MemoryError};
 use crate::forgetting::{lapsed, reinforced_half_life};
 use crate::model::{Status, Tier, parse_time};
 use chrono::{DateTime, Utc};
+use echo_core::MemoryAction;
 use echo_core::time::to_rfc3339;
 use serde::Serialize;
 
@@ -50,7 +51,7 @@ impl MemoryStore {
                 &change,
                 &m,
                 &mut after,
-                "archived",
+                MemoryAction::Archived,
                 Actor::Sweep,
                 Some(reason),
             )
