@@ -181,11 +181,14 @@ fn the_ui_knows_every_operation_and_only_real_desktop_commands() {
     let generated = read(&root().join("ui/src/generated/engine.ts"));
     let lost: Vec<_> = table()
         .into_iter()
-        .filter(|name| !generated.contains(&format!("\n  {name}: {{ request: ")))
+        .filter(|name| {
+            !generated.contains(&format!("\n  {name}: {{ request: "))
+                || !generated.contains(&format!("\n  {name}: {{ method: "))
+        })
         .collect();
     assert!(
         lost.is_empty(),
-        "operations missing from ui/src/generated/engine.ts (run ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript): {lost:?}"
+        "operations missing from `Operations` or `OPERATION_ROUTES` in ui/src/generated/engine.ts (run ECHO_UPDATE_TS=1 cargo test -p echo-agent --test typescript): {lost:?}"
     );
     // The desktop transport invokes the desktop's own commands by name.
     let transport = read(&root().join("ui/src/tauriTransport.ts"));
