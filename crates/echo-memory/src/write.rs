@@ -28,9 +28,19 @@ pub const MAX_CONTENT_CHARS: usize = 2000;
 
 /// The judge's reading of two memories.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ts_rs::TS,
+    utoipa::ToSchema,
+    sqlx::Type,
 )]
 #[serde(rename_all = "snake_case")]
+#[sqlx(rename_all = "snake_case")]
 #[ts(rename = "MemoryVerdict")]
 #[schema(as = MemoryVerdict)]
 pub enum Verdict {
@@ -42,6 +52,24 @@ pub enum Verdict {
     Contradiction,
     /// About different things.
     Unrelated,
+}
+
+impl Verdict {
+    /// The stored and wire spelling (the same as its serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Duplicate => "duplicate",
+            Verdict::Update => "update",
+            Verdict::Contradiction => "contradiction",
+            Verdict::Unrelated => "unrelated",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A verdict with the judge's reason.
@@ -478,7 +506,7 @@ impl MemoryStore {
                 .bind(&conflict_id)
                 .bind(&other)
                 .bind(&new.id)
-                .bind(serde_json::to_value(judgement.verdict).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                .bind(judgement.verdict)
                 .bind(&judgement.explanation)
                 .bind(now_text())
                 .execute(&mut *tx)

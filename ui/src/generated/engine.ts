@@ -132,7 +132,7 @@ memory_b: string,
 /**
  * The judge's verdict.
  */
-verdict: string, 
+verdict: MemoryVerdict, 
 /**
  * The judge's explanation.
  */

@@ -18,7 +18,7 @@ pub struct Conflict {
     /// The other side.
     pub memory_b: String,
     /// The judge's verdict.
-    pub verdict: String,
+    pub verdict: crate::write::Verdict,
     /// The judge's explanation.
     pub explanation: Option<String>,
     /// Open (waiting for the person) or resolved.
@@ -56,20 +56,26 @@ impl MemoryStore {
             .fetch_all(&self.pool)
             .await
             .db("listing conflicts")?;
-        Ok(rows
-            .iter()
-            .map(|r| Conflict {
-                id: r.get("id"),
-                memory_a: r.get("memory_a"),
-                memory_b: r.get("memory_b"),
-                verdict: r.get("verdict"),
-                explanation: r.get("explanation"),
-                status: r.get("status"),
-                resolution: r.get("resolution"),
-                created_at: r.get("created_at"),
-                resolved_at: r.get("resolved_at"),
+        rows.iter()
+            .map(|r| {
+                let id: String = r.get("id");
+                let verdict = r.try_get("verdict").map_err(|e| MemoryError::Corrupt {
+                    id: id.clone(),
+                    detail: format!("conflict verdict: {e}"),
+                })?;
+                Ok(Conflict {
+                    id,
+                    memory_a: r.get("memory_a"),
+                    memory_b: r.get("memory_b"),
+                    verdict,
+                    explanation: r.get("explanation"),
+                    status: r.get("status"),
+                    resolution: r.get("resolution"),
+                    created_at: r.get("created_at"),
+                    resolved_at: r.get("resolved_at"),
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// Settles a conflict from the review queue: keep one side (the other is superseded by
