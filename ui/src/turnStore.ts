@@ -2,7 +2,7 @@
 // shows, and turns a session's stored history into the same shapes, so a reload looks like
 // the live view. The engine decides; this only records what it said.
 
-import type { EventEnvelope, StoredMessage } from './generated/engine';
+import type { DecidedBy, EventEnvelope, Risk, RuleDecision, StoredMessage, TurnStatus as EngineTurnStatus } from './generated/engine';
 
 /** A tool call as shown inline in an answer. */
 export interface ToolCallView {
@@ -14,7 +14,7 @@ export interface ToolCallView {
   ok?: boolean;
   durationMs?: number;
   /** How the approval gate decided it, when it was asked about or denied. */
-  decision?: { decision: string; decidedBy: string; reason: string };
+  decision?: { decision: RuleDecision; decidedBy: DecidedBy; reason: string };
 }
 
 /** An approval question waiting for the user's answer. */
@@ -22,7 +22,7 @@ export interface PendingApproval {
   requestId: string;
   callId: string;
   tool: string;
-  risk: string;
+  risk: Risk;
   detail: string;
   reason: string;
   suggestedPattern: string | null;
@@ -31,8 +31,8 @@ export interface PendingApproval {
   explanation: string;
 }
 
-/** `running` until `turn_finished`, then the engine's status. */
-export type TurnStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+/** `running` until `turn_finished`, then the engine's status (a shown turn is never `accepted`). */
+export type TurnStatus = Exclude<EngineTurnStatus, 'accepted'>;
 
 /** One assistant message: the result of one turn. */
 export interface AssistantView {
