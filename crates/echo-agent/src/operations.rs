@@ -9,7 +9,7 @@ use crate::api::Api;
 use crate::error::ApiError;
 #[allow(clippy::wildcard_imports)]
 use crate::wire::*;
-use echo_core::{ApprovalId, MemoryId};
+use echo_core::ApprovalId;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::future::Future;

@@ -30,6 +30,15 @@ macro_rules! id_type {
             }
         }
 
+        /// Parses nothing: any text is a well-formed id (whether one exists is the store's
+        /// answer), so command-line arguments and path parameters take ids directly.
+        impl std::str::FromStr for $name {
+            type Err = std::convert::Infallible;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Ok(Self(s.to_string()))
+            }
+        }
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)

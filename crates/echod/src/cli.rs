@@ -4,7 +4,7 @@ use crate::print;
 use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use echo_agent::wire::{EntryPoint, TurnStatus};
+use echo_agent::wire::{EntryPoint, TurnId, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_agent::{Config, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
@@ -211,7 +211,7 @@ enum TraceCommand {
     /// Show one turn's spans.
     Show {
         /// Turn id.
-        turn_id: String,
+        turn_id: TurnId,
         /// Print JSON.
         #[arg(long)]
         json: bool,

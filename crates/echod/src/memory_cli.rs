@@ -3,7 +3,7 @@
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use echo_agent::Api;
-use echo_agent::wire::{Memory, MemoryStatus as Status, MemoryTier as Tier};
+use echo_agent::wire::{ConflictId, Memory, MemoryId, MemoryStatus as Status, MemoryTier as Tier};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -36,7 +36,7 @@ pub enum MemoryCommand {
     /// Show one memory with its provenance, history and conflicts.
     Show {
         /// Memory id.
-        id: String,
+        id: MemoryId,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -59,7 +59,7 @@ pub enum MemoryCommand {
     /// Replace a memory's text.
     Edit {
         /// Memory id.
-        id: String,
+        id: MemoryId,
         /// New text.
         #[arg(required = true, num_args = 1..)]
         text: Vec<String>,
@@ -67,27 +67,27 @@ pub enum MemoryCommand {
     /// Pin a memory (it never fades).
     Pin {
         /// Memory id.
-        id: String,
+        id: MemoryId,
     },
     /// Unpin a memory.
     Unpin {
         /// Memory id.
-        id: String,
+        id: MemoryId,
     },
     /// Delete a memory (from prompts, search, vectors and the review queue).
     Forget {
         /// Memory id.
-        id: String,
+        id: MemoryId,
     },
     /// Bring back an archived, superseded or deleted memory.
     Restore {
         /// Memory id.
-        id: String,
+        id: MemoryId,
     },
     /// Undo the last change to a memory (and to every memory that change touched).
     Undo {
         /// Memory id.
-        id: String,
+        id: MemoryId,
     },
     /// Conflicts waiting for your decision.
     Conflicts {
@@ -101,7 +101,7 @@ pub enum MemoryCommand {
     /// Settle a conflict.
     Resolve {
         /// Conflict id.
-        conflict_id: String,
+        conflict_id: ConflictId,
         /// The memory id to keep, or `both`.
         #[arg(long)]
         keep: String,
@@ -347,12 +347,8 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             }
         }
         MemoryCommand::Resolve { conflict_id, keep } => {
-            let keep = if keep == "both" {
-                None
-            } else {
-                Some(keep.as_str())
-            };
-            let c = api.memory_resolve(&conflict_id, keep).await?;
+            let keep = (keep != "both").then(|| MemoryId::from_string(keep));
+            let c = api.memory_resolve(&conflict_id, keep.as_ref()).await?;
             writeln!(out, "{} {}", c.id, c.resolution.unwrap_or_default())?;
         }
         MemoryCommand::Sweep { now, json: as_json } => {

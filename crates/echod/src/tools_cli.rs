@@ -2,7 +2,7 @@
 //! the terminal prompt that answers approval questions during a turn.
 
 use clap::Subcommand;
-use echo_agent::wire::{Decision, RuleScope};
+use echo_agent::wire::{ApprovalId, Decision, RuleId, RuleScope};
 use echo_agent::wire::{EventEnvelope, TurnEvent};
 use echo_agent::{Api, ApprovalAnswer};
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ pub enum RulesCommand {
     /// Remove a rule by id.
     Remove {
         /// Rule id (from `echod rules list`).
-        id: String,
+        id: RuleId,
     },
 }
 
@@ -263,7 +263,11 @@ impl Prompter {
                     eprintln!("│ (session/always rules cover: {tool} {p})");
                 }
                 eprintln!("└ answer within {timeout_secs}s, or it is denied");
-                let (api, lines, id) = (self.api.clone(), self.lines.clone(), request_id.clone());
+                let (api, lines, id) = (
+                    self.api.clone(),
+                    self.lines.clone(),
+                    ApprovalId::from_string(request_id.clone()),
+                );
                 let task = tokio::spawn(async move {
                     loop {
                         eprint!("Allow? [y]es once / [s]ession / [a]lways / [n]o: ");

@@ -5,6 +5,7 @@
 use crate::api::Api;
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
+use echo_core::{ConflictId, MemoryId};
 use echo_memory::{
     Actor, Conflict, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError, NewMemory,
     RecallOptions, Recalled, Source, Status, SweepReport, Tier, WriteOptions, WriteOutcome,
@@ -102,7 +103,8 @@ impl Api {
     }
 
     /// One memory with its provenance chain, history and conflicts.
-    pub async fn memory_show(&self, id: &str) -> Result<MemoryDetail, ApiError> {
+    pub async fn memory_show(&self, id: &MemoryId) -> Result<MemoryDetail, ApiError> {
+        let id = id.as_str();
         let store = self.memory();
         let memory = store.require(id).await.map_err(mem_err)?;
         let superseded_by_memory = match &memory.superseded_by {
@@ -163,7 +165,8 @@ impl Api {
     }
 
     /// Replaces a memory's text.
-    pub async fn memory_edit(&self, id: &str, text: &str) -> Result<Memory, ApiError> {
+    pub async fn memory_edit(&self, id: &MemoryId, text: &str) -> Result<Memory, ApiError> {
+        let id = id.as_str();
         let m = self
             .memory()
             .edit(id, text, Actor::User)
@@ -174,12 +177,14 @@ impl Api {
     }
 
     /// Pins or unpins.
-    pub async fn memory_pin(&self, id: &str, pinned: bool) -> Result<Memory, ApiError> {
+    pub async fn memory_pin(&self, id: &MemoryId, pinned: bool) -> Result<Memory, ApiError> {
+        let id = id.as_str();
         self.memory().set_pinned(id, pinned).await.map_err(mem_err)
     }
 
     /// Deletes (from prompts, search, vectors and the review queue).
-    pub async fn memory_forget(&self, id: &str) -> Result<Memory, ApiError> {
+    pub async fn memory_forget(&self, id: &MemoryId) -> Result<Memory, ApiError> {
+        let id = id.as_str();
         let m = self
             .memory()
             .forget(id, Actor::User)
@@ -190,7 +195,8 @@ impl Api {
     }
 
     /// Restores an archived, superseded or deleted memory.
-    pub async fn memory_restore(&self, id: &str) -> Result<Memory, ApiError> {
+    pub async fn memory_restore(&self, id: &MemoryId) -> Result<Memory, ApiError> {
+        let id = id.as_str();
         let m = self
             .memory()
             .restore(id, Actor::User)
@@ -201,7 +207,8 @@ impl Api {
     }
 
     /// Undoes the last change that touched a memory (every memory that change touched).
-    pub async fn memory_undo(&self, id: &str) -> Result<Vec<Memory>, ApiError> {
+    pub async fn memory_undo(&self, id: &MemoryId) -> Result<Vec<Memory>, ApiError> {
+        let id = id.as_str();
         let m = self.memory().undo(id, Actor::User).await.map_err(mem_err)?;
         self.flush_vectors().await;
         Ok(m)
@@ -215,10 +222,13 @@ impl Api {
     /// Settles a conflict: keep one memory (`Some(id)`) or both (`None`).
     pub async fn memory_resolve(
         &self,
-        conflict: &str,
-        keep: Option<&str>,
+        conflict: &ConflictId,
+        keep: Option<&MemoryId>,
     ) -> Result<Conflict, ApiError> {
-        self.memory().resolve(conflict, keep).await.map_err(mem_err)
+        self.memory()
+            .resolve(conflict.as_str(), keep.map(MemoryId::as_str))
+            .await
+            .map_err(mem_err)
     }
 
     /// Archives what expired or faded as of `now` (default: the current time).

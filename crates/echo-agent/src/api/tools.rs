@@ -4,6 +4,7 @@ use crate::api::Api;
 use crate::approval::ApprovalAnswer;
 use crate::error::ApiError;
 use echo_core::config::McpServerConfig;
+use echo_core::{ApprovalId, RuleId};
 use echo_gate::{AuditEntry, Decision, GateError, NewRule, Rule, RuleScope};
 
 /// A rule to add, as the UI's `NewRule` sends it.
@@ -25,10 +26,10 @@ impl Api {
     /// Answers a pending approval question (from [`echo_core::TurnEvent::ApprovalRequested`]).
     pub fn answer_approval(
         &self,
-        request_id: &str,
+        request_id: &ApprovalId,
         answer: ApprovalAnswer,
     ) -> Result<(), ApiError> {
-        if self.gate().answer(request_id, answer) {
+        if self.gate().answer(request_id.as_str(), answer) {
             Ok(())
         } else {
             Err(ApiError::NotFound {
@@ -39,8 +40,12 @@ impl Api {
     }
 
     /// Ids of approval questions waiting for an answer.
-    pub fn pending_approvals(&self) -> Vec<String> {
-        self.gate().pending()
+    pub fn pending_approvals(&self) -> Vec<ApprovalId> {
+        self.gate()
+            .pending()
+            .into_iter()
+            .map(ApprovalId::from_string)
+            .collect()
     }
 
     /// Every rule (all sessions), oldest first.
@@ -112,8 +117,8 @@ impl Api {
     }
 
     /// Removes a rule by id.
-    pub async fn remove_rule(&self, id: &str) -> Result<Rule, ApiError> {
-        Ok(self.gate().rules.remove(id).await?)
+    pub async fn remove_rule(&self, id: &RuleId) -> Result<Rule, ApiError> {
+        Ok(self.gate().rules.remove(id.as_str()).await?)
     }
 
     /// State of each configured MCP server (waits up to `settle` for servers still starting).

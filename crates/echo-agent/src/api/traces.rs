@@ -2,6 +2,7 @@
 
 use super::Api;
 use crate::error::ApiError;
+use echo_core::TurnId;
 use echo_core::store::{SpanRecord, TurnRecord, TurnStatus};
 use serde::Serialize;
 
@@ -31,7 +32,8 @@ impl Api {
     }
 
     /// One turn's trace.
-    pub async fn trace(&self, turn_id: &str) -> Result<Trace, ApiError> {
+    pub async fn trace(&self, turn_id: &TurnId) -> Result<Trace, ApiError> {
+        let turn_id = turn_id.as_str();
         let store = &self.inner.store;
         let turn = store
             .turn(turn_id)

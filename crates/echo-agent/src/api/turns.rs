@@ -45,7 +45,7 @@ pub struct TurnRequest {
 #[derive(Clone, Debug, Serialize)]
 pub struct TurnOutcome {
     /// Turn id (also the trace id).
-    pub turn_id: String,
+    pub turn_id: TurnId,
     /// `completed`, `failed` or `interrupted`.
     pub status: TurnStatus,
     /// The final answer (`completed` only).
@@ -172,7 +172,7 @@ impl Api {
                 root.set_model(&model);
                 root.set_usage(usage);
                 TurnOutcome {
-                    turn_id: turn.to_string(),
+                    turn_id: turn.clone(),
                     status: TurnStatus::Completed,
                     answer: Some(answer),
                     error_code: None,
@@ -203,9 +203,9 @@ impl Api {
 
     /// Stops a running turn of this process; its partial answer is kept and the turn ends
     /// `interrupted`.
-    pub fn cancel_turn(&self, turn_id: &str) -> Result<(), ApiError> {
+    pub fn cancel_turn(&self, turn_id: &TurnId) -> Result<(), ApiError> {
         let running = self.inner.running.lock().unwrap_or_else(|p| p.into_inner());
-        match running.get(turn_id) {
+        match running.get(turn_id.as_str()) {
             Some(token) => {
                 token.cancel();
                 Ok(())
@@ -277,7 +277,7 @@ impl Api {
             message: failure.message.clone(),
         });
         Ok(TurnOutcome {
-            turn_id: turn.to_string(),
+            turn_id: turn.clone(),
             status,
             answer: None,
             error_code: Some(failure.code),
@@ -309,7 +309,7 @@ impl Api {
             trace_id: turn.to_string(),
         });
         Ok(TurnOutcome {
-            turn_id: turn.to_string(),
+            turn_id: turn.clone(),
             status: TurnStatus::Interrupted,
             answer: None,
             error_code: Some(TurnErrorCode::Interrupted),
