@@ -10,7 +10,9 @@ mod tools;
 mod traces;
 mod turns;
 
-pub use memory::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail};
+pub use memory::{
+    DELETE_ALL_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail,
+};
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 pub use tools::RuleRequest;
 pub use traces::Trace;

@@ -24,13 +24,14 @@ mod tool_output;
 pub mod wire;
 
 pub use api::{
-    Api, ConnectionReport, EXPORT_FORMAT, EXPORT_VERSION, ImportReport, KeySource, MemoryDetail,
-    OllamaInfo, ProviderUpdate, ProviderView, RuleRequest, Trace, TurnOutcome, TurnRequest,
+    Api, ConnectionReport, DELETE_ALL_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION, ImportReport,
+    KeySource, MemoryDetail, OllamaInfo, ProviderUpdate, ProviderView, RuleRequest, Trace,
+    TurnOutcome, TurnRequest,
 };
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
 pub use echo_core::config::{Config, Overrides, ProcessEnv};
-pub use echo_memory::parse_time;
+pub use echo_memory::{ListFilter, parse_time};
 pub use error::{ApiError, ErrorBody, ErrorCode, ErrorDetail};
 pub use events::EventHandler;
 pub use openapi::{openapi_document, path_params};

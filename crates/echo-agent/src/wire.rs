@@ -29,9 +29,9 @@ pub use echo_core::{EVENT_PROTOCOL_VERSION, EventEnvelope, Role, ToolCall, TurnE
 pub use echo_gate::{AuditEntry, Rule, RuleScope};
 pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
 pub use echo_memory::{
-    Conflict, Effect as MemoryEffect, FlushReport, HistoryEntry, Memory, Recalled,
-    Source as MemorySource, Status as MemoryStatus, SweepReport, Tier as MemoryTier,
-    Verdict as MemoryVerdict, WriteOutcome,
+    Conflict, Effect as MemoryEffect, FlushReport, HistoryEntry, Memory, MemoryPage, PurgeReport,
+    Recalled, Sort as MemorySort, Source as MemorySource, Status as MemoryStatus, SweepReport,
+    Tier as MemoryTier, Verdict as MemoryVerdict, WriteOutcome,
 };
 
 /// The answer of an operation that returns nothing (HTTP 204, `null` over IPC).
@@ -158,10 +158,30 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         tier: Option<MemoryTier>,
-        /// Only this status.
+        /// Only this status (default: every status but deleted).
         #[serde(default)]
         #[ts(optional)]
         status: Option<MemoryStatus>,
+        /// Only memories whose text contains this.
+        #[serde(default)]
+        #[ts(optional)]
+        text: Option<String>,
+        /// Only memories in an open conflict (`true`) or in none (`false`).
+        #[serde(default)]
+        #[ts(optional)]
+        in_conflict: Option<bool>,
+        /// The order (default: newest first).
+        #[serde(default)]
+        #[ts(optional)]
+        sort: Option<MemorySort>,
+        /// Rows to skip (default 0).
+        #[serde(default)]
+        #[ts(optional)]
+        offset: Option<u32>,
+        /// Page size (default 100, at most 1000).
+        #[serde(default)]
+        #[ts(optional)]
+        limit: Option<u32>,
     }
     /// Hybrid search over every memory not deleted (archived and superseded included).
     MemorySearch {
@@ -232,6 +252,17 @@ wire! {
         conflict_id: ConflictId,
         /// The memory to keep; null keeps both.
         keep: Option<MemoryId>,
+    }
+    /// Deletes memories for good, each with the older versions it superseded, its history
+    /// and its conflicts; not reversible (`memory_forget` is).
+    MemoryDelete {
+        /// The memories.
+        ids: Vec<MemoryId>,
+    }
+    /// Deletes every memory for good. `confirm` must be the words `delete all memories`.
+    MemoryDeleteAll {
+        /// The typed confirmation.
+        confirm: String,
     }
     /// Archives what expired or faded.
     MemorySweep {}

@@ -61,6 +61,9 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
+            // Deleted rows are overwritten with zeros, not left in free pages: a deleted
+            // memory or session must not be readable from the file afterwards.
+            .pragma("secure_delete", "ON")
             .busy_timeout(Duration::from_secs(30));
         // SQLite has no migration lock of its own: two processes opening a new data
         // directory at once would both try to create the tables, and switching a new file to

@@ -46,7 +46,10 @@ pub use error::{BoxError, JudgeError, MemoryError, NeighboursError};
 pub use model::{Memory, NewMemory, Source, Status, Tier, parse_time};
 pub use retrieve::{RecallInfo, RecallOptions, Recalled};
 pub use semantic::{FlushReport, SemanticIndex};
-pub use store::{Actor, Conflict, HistoryEntry, ListFilter, MemoryStore, SweepReport};
+pub use store::{
+    Actor, Conflict, HistoryEntry, ListFilter, MemoryPage, MemoryStore, PurgeReport, Sort,
+    SweepReport,
+};
 pub use write::{
     ConflictJudge, Effect, Judgement, MAX_CONTENT_CHARS, Neighbours, Verdict, WriteOptions,
     WriteOutcome, normalize_slot,

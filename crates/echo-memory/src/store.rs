@@ -24,13 +24,15 @@ mod changes;
 mod conflicts;
 mod history;
 mod outbox;
+mod purge;
 mod read;
 mod rows;
 mod snapshots;
 mod sweep;
 pub use conflicts::Conflict;
 pub use history::HistoryEntry;
-pub use read::ListFilter;
+pub use purge::PurgeReport;
+pub use read::{ListFilter, MemoryPage, Sort};
 pub use sweep::SweepReport;
 
 pub use echo_core::MemoryActor as Actor;

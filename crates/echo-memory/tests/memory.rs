@@ -1041,3 +1041,103 @@ async fn failing_neighbours_degrade_to_words_and_say_why() {
     let ids: Vec<&str> = found.iter().map(|r| r.memory.id.as_str()).collect();
     assert_eq!(ids, [written.memory.id.as_str()]);
 }
+
+#[tokio::test]
+async fn listing_pages_filters_and_sorts_on_the_server() {
+    let w = world().await;
+    for i in 0..25 {
+        let mut m = fact(
+            &format!("Note number {i:02} about 50% of_things"),
+            None,
+            None,
+            Source::Manual,
+        );
+        m.importance = Some(f64::from(i) / 100.0);
+        w.memory
+            .remember(m, WriteOptions::plain(Actor::User))
+            .await
+            .expect("remember");
+    }
+    w.memory
+        .remember(
+            fact("The user owns a red bicycle", None, None, Source::Manual),
+            WriteOptions::plain(Actor::User),
+        )
+        .await
+        .expect("remember");
+
+    let page = w
+        .memory
+        .page(&ListFilter {
+            limit: Some(10),
+            offset: 20,
+            ..ListFilter::default()
+        })
+        .await
+        .expect("page");
+    assert_eq!(page.total, 26, "the total counts every match, not the page");
+    assert_eq!(page.items.len(), 6, "the last page holds what is left");
+
+    // Plain text, with LIKE's wildcards taken literally.
+    let bike = w
+        .memory
+        .page(&ListFilter {
+            text: Some("RED bicycle".into()),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("text");
+    assert_eq!(bike.total, 1);
+    let percent = w
+        .memory
+        .page(&ListFilter {
+            text: Some("50%".into()),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("percent");
+    assert_eq!(percent.total, 25, "% is a character here, not a wildcard");
+    let underscore = w
+        .memory
+        .page(&ListFilter {
+            text: Some("of_t".into()),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("underscore");
+    assert_eq!(underscore.total, 25);
+    let nothing = w
+        .memory
+        .page(&ListFilter {
+            text: Some("o_t".into()),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("no wildcard");
+    assert_eq!(nothing.total, 0, "_ matches only an underscore");
+
+    let by_importance = w
+        .memory
+        .list(&ListFilter {
+            sort: echo_memory::Sort::Importance,
+            limit: Some(3),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("sorted");
+    let importance: Vec<f64> = by_importance.iter().map(|m| m.importance).collect();
+    assert!(
+        importance.windows(2).all(|p| p[0] >= p[1]),
+        "highest first: {importance:?}"
+    );
+
+    let conflicted = w
+        .memory
+        .page(&ListFilter {
+            in_conflict: Some(true),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("conflicts");
+    assert_eq!(conflicted.total, 0, "no open conflict yet");
+}

@@ -2,8 +2,8 @@
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
-use echo_agent::Api;
 use echo_agent::wire::{ConflictId, Memory, MemoryId, MemoryStatus as Status, MemoryTier as Tier};
+use echo_agent::{Api, DELETE_ALL_CONFIRMATION, ListFilter};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -17,7 +17,16 @@ pub enum MemoryCommand {
         /// active, superseded, archived or deleted.
         #[arg(long)]
         status: Option<String>,
-        /// Print JSON.
+        /// Only memories whose text contains this.
+        #[arg(long)]
+        text: Option<String>,
+        /// Memories to skip (paging).
+        #[arg(long, default_value_t = 0)]
+        offset: u32,
+        /// Memories to show (at most 1000).
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        /// Print JSON (the memories of the page).
         #[arg(long)]
         json: bool,
     },
@@ -74,10 +83,24 @@ pub enum MemoryCommand {
         /// Memory id.
         id: MemoryId,
     },
-    /// Delete a memory (from prompts, search, vectors and the review queue).
+    /// Forget a memory: out of prompts, search, vectors and the review queue, but restorable
+    /// (`delete` removes it for good).
     Forget {
         /// Memory id.
         id: MemoryId,
+    },
+    /// Delete memories for good, each with the older versions it replaced, its history and
+    /// its conflicts; nothing of them stays on disk. Not reversible. Asks first unless --yes.
+    Delete {
+        /// Memory ids.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        ids: Vec<MemoryId>,
+        /// Every memory.
+        #[arg(long)]
+        all: bool,
+        /// Do not ask (needed when stdin is not a terminal).
+        #[arg(long)]
+        yes: bool,
     },
     /// Bring back an archived, superseded or deleted memory.
     Restore {
@@ -195,19 +218,37 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
         MemoryCommand::List {
             tier,
             status,
+            text,
+            offset,
+            limit,
             json: as_json,
         } => {
-            let list = api
-                .memory_list(parse_tier(tier)?, parse_status(status)?)
+            let page = api
+                .memory_list(&ListFilter {
+                    tier: parse_tier(tier)?,
+                    status: parse_status(status)?,
+                    text,
+                    offset,
+                    limit: Some(limit),
+                    ..ListFilter::default()
+                })
                 .await?;
             if as_json {
-                return json(&list);
+                return json(&page.items);
             }
-            if list.is_empty() {
+            if page.items.is_empty() {
                 writeln!(out, "no memories")?;
             }
-            for m in &list {
+            for m in &page.items {
                 writeln!(out, "{}", line(m))?;
+            }
+            let shown = u64::from(offset) + page.items.len() as u64;
+            if shown < page.total {
+                writeln!(
+                    out,
+                    "({shown} of {}; --offset {shown} for more)",
+                    page.total
+                )?;
             }
         }
         MemoryCommand::Search {
@@ -317,6 +358,25 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             writeln!(out, "{}", line(&api.memory_pin(&id, false).await?))?
         }
         MemoryCommand::Forget { id } => writeln!(out, "{}", line(&api.memory_forget(&id).await?))?,
+        MemoryCommand::Delete { ids, all, yes } => {
+            let question = if all {
+                "Delete every memory for good?".to_string()
+            } else {
+                format!("Delete {} memory(ies) for good?", ids.len())
+            };
+            let answer = if all { DELETE_ALL_CONFIRMATION } else { "yes" };
+            if !yes && !confirmed(&question, answer)? {
+                anyhow::bail!("nothing deleted");
+            }
+            let report = if all {
+                api.memory_delete_all(DELETE_ALL_CONFIRMATION).await?
+            } else {
+                api.memory_delete(&ids).await?
+            };
+            for id in &report.deleted {
+                writeln!(out, "deleted {id}")?;
+            }
+        }
         MemoryCommand::Restore { id } => {
             writeln!(out, "{}", line(&api.memory_restore(&id).await?))?
         }
@@ -389,4 +449,17 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Asks on the terminal; the person must type `answer`. Without a terminal nobody can be
+/// asked, which is an error telling them about `--yes`.
+fn confirmed(question: &str, answer: &str) -> anyhow::Result<bool> {
+    use std::io::{BufRead, IsTerminal};
+    if !std::io::stdin().is_terminal() {
+        anyhow::bail!("not deleting without --yes: nobody can be asked (stdin is not a terminal)");
+    }
+    eprint!("{question} Type {answer:?} to confirm: ");
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(line.trim() == answer)
 }

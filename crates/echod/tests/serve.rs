@@ -840,4 +840,39 @@ fn memory_operations_are_gateway_routes_with_typed_queries_and_bodies() {
     // The CLI sees what the gateway wrote.
     let listed = w.json(&["memory", "list", "--json"]);
     assert!(listed.to_string().contains("genmaicha"), "{listed}");
+
+    // Listing is paged on the server: a page, the total, text and boolean filters.
+    s.post(
+        "/api/memory",
+        &json!({ "content": "The user cycles to work" }),
+    );
+    let (status, body) = s.get("/api/memory?limit=1&offset=0&sort=created");
+    assert_eq!(status, 200, "{body}");
+    let page = json_of(&body);
+    assert_eq!(
+        (
+            page["items"].as_array().map(Vec::len),
+            page["total"].as_u64()
+        ),
+        (Some(1), Some(2)),
+        "{page}"
+    );
+    let (_, body) = s.get("/api/memory?text=CYCLES&in_conflict=false");
+    assert_eq!(json_of(&body)["total"], 1, "{body}");
+    assert_eq!(s.get("/api/memory?limit=ten").0, 400);
+
+    // Deleting for good: refused without the typed confirmation, then everything goes.
+    let (status, body) = s.post("/api/memory/delete", &json!({ "ids": [id] }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body)["deleted"], json!([id]), "{body}");
+    assert_eq!(s.get(&format!("/api/memory/{id}")).0, 404);
+    let (status, body) = s.post("/api/memory/delete_all", &json!({ "confirm": "yes" }));
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = s.post(
+        "/api/memory/delete_all",
+        &json!({ "confirm": "delete all memories" }),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = s.get("/api/memory");
+    assert_eq!(json_of(&body)["total"], 0, "{body}");
 }

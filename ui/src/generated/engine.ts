@@ -696,6 +696,18 @@ export type MemoryConflicts = {
  */
 all?: boolean, };
 
+export type MemoryDelete = { 
+/**
+ * The memories.
+ */
+ids: Array<MemoryId>, };
+
+export type MemoryDeleteAll = { 
+/**
+ * The typed confirmation.
+ */
+confirm: string, };
+
 export type MemoryDetail = { 
 /**
  * The memory that superseded it, if any.
@@ -885,9 +897,39 @@ export type MemoryList = {
  */
 tier?: MemoryTier, 
 /**
- * Only this status.
+ * Only this status (default: every status but deleted).
  */
-status?: MemoryStatus, };
+status?: MemoryStatus, 
+/**
+ * Only memories whose text contains this.
+ */
+text?: string, 
+/**
+ * Only memories in an open conflict (`true`) or in none (`false`).
+ */
+in_conflict?: boolean, 
+/**
+ * The order (default: newest first).
+ */
+sort?: MemorySort, 
+/**
+ * Rows to skip (default 0).
+ */
+offset?: number, 
+/**
+ * Page size (default 100, at most 1000).
+ */
+limit?: number, };
+
+export type MemoryPage = { 
+/**
+ * The memories of this page.
+ */
+items: Array<Memory>, 
+/**
+ * How many memories match the filter (every page).
+ */
+total: number, };
 
 export type MemoryPin = { 
 /**
@@ -932,6 +974,8 @@ export type MemoryShow = {
  * The memory.
  */
 id: MemoryId, };
+
+export type MemorySort = "created" | "updated" | "last_used" | "importance";
 
 export type MemorySource = "user_stated" | "consolidated" | "inferred" | "manual";
 
@@ -1036,6 +1080,12 @@ env_overrides: Array<string>,
  * settings page keeps no copy of the engine's defaults).
  */
 kinds: Array<ProviderKindInfo>, };
+
+export type PurgeReport = { 
+/**
+ * Every memory removed: the ones asked for and the older versions they superseded.
+ */
+deleted: Array<string>, };
 
 export type Recalled = { 
 /**
@@ -1680,7 +1730,7 @@ export interface Operations {
   desktop_settings: { request: DesktopSettings; response: DesktopSettingsView };
   traces: { request: ListTraces; response: Array<TurnRecord> };
   trace: { request: GetTrace; response: Trace };
-  memory_list: { request: MemoryList; response: Array<Memory> };
+  memory_list: { request: MemoryList; response: MemoryPage };
   memory_search: { request: MemorySearch; response: Array<Recalled> };
   memory_show: { request: MemoryShow; response: MemoryDetail };
   memory_add: { request: MemoryAdd; response: WriteOutcome };
@@ -1691,6 +1741,8 @@ export interface Operations {
   memory_undo: { request: MemoryUndo; response: Array<Memory> };
   memory_conflicts: { request: MemoryConflicts; response: Array<Conflict> };
   memory_resolve: { request: MemoryResolve; response: Conflict };
+  memory_delete: { request: MemoryDelete; response: PurgeReport };
+  memory_delete_all: { request: MemoryDeleteAll; response: PurgeReport };
   memory_sweep: { request: MemorySweep; response: SweepReport };
   memory_reindex: { request: MemoryReindex; response: FlushReport };
 }
@@ -1737,6 +1789,8 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   memory_undo: { method: 'POST', path: '/api/memory/{id}/undo' },
   memory_conflicts: { method: 'GET', path: '/api/memory/conflicts' },
   memory_resolve: { method: 'POST', path: '/api/memory/conflicts/{conflict_id}' },
+  memory_delete: { method: 'POST', path: '/api/memory/delete' },
+  memory_delete_all: { method: 'POST', path: '/api/memory/delete_all' },
   memory_sweep: { method: 'POST', path: '/api/memory/sweep' },
   memory_reindex: { method: 'POST', path: '/api/memory/reindex' },
 };

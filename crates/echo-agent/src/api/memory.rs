@@ -7,8 +7,9 @@ use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use echo_core::{ConflictId, MemoryId};
 use echo_memory::{
-    Actor, Conflict, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError, NewMemory,
-    RecallOptions, Recalled, Source, Status, SweepReport, Tier, WriteOptions, WriteOutcome,
+    Actor, Conflict, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError, MemoryPage,
+    NewMemory, PurgeReport, RecallOptions, Recalled, Source, Status, SweepReport, Tier,
+    WriteOptions, WriteOutcome,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -17,6 +18,12 @@ use std::path::Path;
 pub const EXPORT_FORMAT: &str = "echo-desk-memory";
 /// Version of the export format.
 pub const EXPORT_VERSION: u32 = 1;
+/// Memories in one page of `memory_list` unless the caller asks for another size.
+const DEFAULT_PAGE: u32 = 100;
+/// The largest page `memory_list` returns: a front end pages, it never loads everything.
+const MAX_PAGE: u32 = 1_000;
+/// What a person types to delete every memory (`memory_delete_all`).
+pub const DELETE_ALL_CONFIRMATION: &str = "delete all memories";
 
 /// A memory with everything needed to judge it: history and open conflicts.
 #[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
@@ -67,19 +74,12 @@ fn mem_err(e: MemoryError) -> ApiError {
 
 impl Api {
     /// Memories by tier and status (default: all but deleted), newest first.
-    pub async fn memory_list(
-        &self,
-        tier: Option<Tier>,
-        status: Option<Status>,
-    ) -> Result<Vec<Memory>, ApiError> {
-        self.memory()
-            .list(&ListFilter {
-                tier,
-                status,
-                limit: None,
-            })
-            .await
-            .map_err(mem_err)
+    pub async fn memory_list(&self, filter: &ListFilter) -> Result<MemoryPage, ApiError> {
+        let filter = ListFilter {
+            limit: Some(filter.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)),
+            ..filter.clone()
+        };
+        self.memory().page(&filter).await.map_err(mem_err)
     }
 
     /// Searches every memory that is not deleted (archived and superseded included, marked by
@@ -111,17 +111,7 @@ impl Api {
             Some(other) => store.get(other).await.map_err(mem_err)?,
             None => None,
         };
-        let supersedes = store
-            .list(&ListFilter {
-                tier: None,
-                status: Some(Status::Superseded),
-                limit: None,
-            })
-            .await
-            .map_err(mem_err)?
-            .into_iter()
-            .filter(|m| m.superseded_by.as_deref() == Some(id))
-            .collect();
+        let supersedes = store.superseded_by(id).await.map_err(mem_err)?;
         let history = store.history(id).await.map_err(mem_err)?;
         let conflicts = store
             .conflicts(false)
@@ -206,6 +196,34 @@ impl Api {
         Ok(m)
     }
 
+    /// Deletes memories for good: each with the older versions it superseded, its history
+    /// and conflicts, from SQLite (free pages zeroed, the log truncated) and the vector index.
+    pub async fn memory_delete(&self, ids: &[MemoryId]) -> Result<PurgeReport, ApiError> {
+        if ids.is_empty() {
+            return Err(ApiError::InvalidInput {
+                what: "ids",
+                message: "name at least one memory to delete".into(),
+            });
+        }
+        let ids: Vec<&str> = ids.iter().map(MemoryId::as_str).collect();
+        let report = self.memory().purge(&ids).await.map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(report)
+    }
+
+    /// Deletes every memory for good; `confirm` must be [`DELETE_ALL_CONFIRMATION`].
+    pub async fn memory_delete_all(&self, confirm: &str) -> Result<PurgeReport, ApiError> {
+        if confirm.trim() != DELETE_ALL_CONFIRMATION {
+            return Err(ApiError::InvalidInput {
+                what: "confirm",
+                message: format!("type {DELETE_ALL_CONFIRMATION:?} to delete every memory"),
+            });
+        }
+        let report = self.memory().purge_all().await.map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(report)
+    }
+
     /// Undoes the last change that touched a memory (every memory that change touched).
     pub async fn memory_undo(&self, id: &MemoryId) -> Result<Vec<Memory>, ApiError> {
         let id = id.as_str();
@@ -254,7 +272,11 @@ impl Api {
 
     /// Writes every memory that is not deleted to a versioned JSON Lines file.
     pub async fn memory_export(&self, path: &Path) -> Result<usize, ApiError> {
-        let memories = self.memory_list(None, None).await?;
+        let memories = self
+            .memory()
+            .list(&ListFilter::default())
+            .await
+            .map_err(mem_err)?;
         let header = ExportHeader {
             format: EXPORT_FORMAT.into(),
             version: EXPORT_VERSION,

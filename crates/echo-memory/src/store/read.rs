@@ -6,18 +6,98 @@ use crate::error::{Db, MemoryError};
 use crate::forgetting::effective_importance;
 use crate::model::{Memory, Source, Status, Tier};
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-/// What `list` returns.
+/// How a listing is ordered; each puts the largest or newest first.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[ts(rename = "MemorySort")]
+#[schema(as = MemorySort)]
+pub enum Sort {
+    /// Newest first.
+    #[default]
+    Created,
+    /// Most recently changed first.
+    Updated,
+    /// Most recently injected first; never-used ones last.
+    LastUsed,
+    /// Highest stored importance first.
+    Importance,
+}
+
+/// Which memories `list` returns, in what order, and which page of them.
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
     /// Only this tier.
     pub tier: Option<Tier>,
     /// Only this status (default: every status but `deleted`).
     pub status: Option<Status>,
-    /// At most this many (newest first).
+    /// Only memories whose text contains this (case-insensitive for ASCII letters).
+    pub text: Option<String>,
+    /// Only memories in an open conflict (`true`) or in none (`false`).
+    pub in_conflict: Option<bool>,
+    /// The order.
+    pub sort: Sort,
+    /// Rows to skip.
+    pub offset: u32,
+    /// At most this many.
     pub limit: Option<u32>,
+}
+
+/// One page of a listing and how many match in all.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct MemoryPage {
+    /// The memories of this page.
+    pub items: Vec<Memory>,
+    /// How many memories match the filter (every page).
+    #[ts(type = "number")]
+    pub total: u64,
+}
+
+/// `filter`'s WHERE clause (after `WHERE 1 = 1`) and its bound values, in order.
+fn where_clause(filter: &ListFilter) -> (String, Vec<String>) {
+    let mut q = String::new();
+    let mut binds = Vec::new();
+    if let Some(t) = filter.tier {
+        q.push_str(" AND tier = ?");
+        binds.push(t.as_str().to_string());
+    }
+    match filter.status {
+        Some(s) => {
+            q.push_str(" AND status = ?");
+            binds.push(s.as_str().to_string());
+        }
+        None => q.push_str(" AND status != 'deleted'"),
+    }
+    if let Some(text) = filter
+        .text
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        q.push_str(" AND content LIKE ? ESCAPE '\\'");
+        let escaped = text
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        binds.push(format!("%{escaped}%"));
+    }
+    if let Some(in_conflict) = filter.in_conflict {
+        q.push_str(if in_conflict {
+            " AND id IN "
+        } else {
+            " AND id NOT IN "
+        });
+        q.push_str(
+            "(SELECT memory_a FROM memory_conflicts WHERE status = 'open' \
+             UNION SELECT memory_b FROM memory_conflicts WHERE status = 'open')",
+        );
+    }
+    (q, binds)
 }
 
 impl MemoryStore {
@@ -39,29 +119,57 @@ impl MemoryStore {
         })
     }
 
-    /// Memories by tier and status, newest first.
+    /// Memories matching `filter`, in its order, from its offset.
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<Memory>, MemoryError> {
-        let mut q = format!("SELECT {COLUMNS} FROM memories WHERE 1 = 1");
-        if filter.tier.is_some() {
-            q.push_str(" AND tier = ?");
-        }
-        match filter.status {
-            Some(_) => q.push_str(" AND status = ?"),
-            None => q.push_str(" AND status != 'deleted'"),
-        }
-        q.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
+        let (clause, binds) = where_clause(filter);
+        let order = match filter.sort {
+            Sort::Created => "created_at DESC",
+            Sort::Updated => "updated_at DESC",
+            Sort::LastUsed => "last_accessed IS NULL, last_accessed DESC",
+            Sort::Importance => "importance DESC",
+        };
+        let q = format!(
+            "SELECT {COLUMNS} FROM memories WHERE 1 = 1{clause} ORDER BY {order}, id DESC LIMIT ? OFFSET ?"
+        );
         let mut query = sqlx::query(sql(q));
-        if let Some(t) = filter.tier {
-            query = query.bind(t.as_str());
-        }
-        if let Some(s) = filter.status {
-            query = query.bind(s.as_str());
+        for b in &binds {
+            query = query.bind(b);
         }
         let rows = query
             .bind(filter.limit.map_or(i64::MAX, i64::from))
+            .bind(i64::from(filter.offset))
             .fetch_all(&self.pool)
             .await
             .db("listing memories")?;
+        let now = Utc::now();
+        rows.iter().map(|r| self.read(r, now)).collect()
+    }
+
+    /// One page of memories matching `filter`, with the count of all that match.
+    pub async fn page(&self, filter: &ListFilter) -> Result<MemoryPage, MemoryError> {
+        let (clause, binds) = where_clause(filter);
+        let mut count = sqlx::query_scalar::<_, i64>(sql(format!(
+            "SELECT COUNT(*) FROM memories WHERE 1 = 1{clause}"
+        )));
+        for b in &binds {
+            count = count.bind(b);
+        }
+        let total = count.fetch_one(&self.pool).await.db("counting memories")?;
+        Ok(MemoryPage {
+            items: self.list(filter).await?,
+            total: total.max(0) as u64,
+        })
+    }
+
+    /// The memories `id` superseded directly (its older versions), newest first.
+    pub async fn superseded_by(&self, id: &str) -> Result<Vec<Memory>, MemoryError> {
+        let rows = sqlx::query(sql(format!(
+            "SELECT {COLUMNS} FROM memories WHERE superseded_by = ? ORDER BY created_at DESC"
+        )))
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await
+        .db("reading superseded versions")?;
         let now = Utc::now();
         rows.iter().map(|r| self.read(r, now)).collect()
     }

@@ -1,0 +1,117 @@
+//! Deletion that deletes: `echod memory delete` removes a memory, the older versions it
+//! superseded and its history from everything on disk. The test writes a unique canary
+//! string, checks it can be found in the data directory, deletes, and scans every file byte
+//! for byte again.
+
+mod common;
+
+use common::World;
+use serde_json::json;
+use std::path::Path;
+
+/// Files under `dir` (recursively) whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a data directory folder") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                // A file the scan cannot read could hide the canary: that fails the test.
+                let bytes = std::fs::read(&path)
+                    .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
+                if bytes.windows(needle.len()).any(|w| w == needle) {
+                    hits.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    hits
+}
+
+fn memory_id(added: &serde_json::Value) -> String {
+    added["memory"]["id"]
+        .as_str()
+        .expect("memory id")
+        .to_string()
+}
+
+#[test]
+fn a_deleted_memory_with_its_versions_and_history_is_gone_from_every_file() {
+    let w = World::new(json!({"steps": []}));
+    let canary = "canary-q7zx-umbrella-4411";
+    let first = memory_id(&w.json(&[
+        "memory",
+        "add",
+        "--slot",
+        "pet",
+        "--json",
+        &format!("My pet's name is {canary}-one"),
+    ]));
+    // The same slot: the newer memory supersedes the first.
+    let second = memory_id(&w.json(&[
+        "memory",
+        "add",
+        "--slot",
+        "pet",
+        "--json",
+        &format!("My pet's name is {canary}-two"),
+    ]));
+    assert_ne!(first, second);
+    // An edit leaves the old text in the history.
+    w.ok(&[
+        "memory",
+        "edit",
+        &second,
+        &format!("My pet's name is {canary}-three"),
+    ]);
+    let other = memory_id(&w.json(&["memory", "add", "--json", "The user likes green tea"]));
+    assert_eq!(
+        w.json(&["memory", "show", &first, "--json"])["status"],
+        "superseded"
+    );
+    let before = files_containing(w.home.path(), canary.as_bytes());
+    assert!(
+        !before.is_empty(),
+        "the scan finds the canary while the memory exists"
+    );
+
+    // Nobody can be asked (stdin is not a terminal): nothing happens without --yes.
+    let refused = w.run(&["memory", "delete", &second]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--yes"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    w.ok(&["memory", "show", &second, "--json"]);
+
+    let out = w.ok(&["memory", "delete", &second, "--yes"]);
+    assert!(out.contains(&format!("deleted {second}")), "{out}");
+    assert!(
+        out.contains(&format!("deleted {first}")),
+        "the superseded version goes with it: {out}"
+    );
+    for id in [&first, &second] {
+        assert!(
+            !w.run(&["memory", "show", id]).status.success(),
+            "{id} is gone"
+        );
+    }
+    assert_eq!(
+        w.json(&["memory", "show", &other, "--json"])["content"],
+        "The user likes green tea",
+        "other memories stay"
+    );
+    let after = files_containing(w.home.path(), canary.as_bytes());
+    assert!(after.is_empty(), "the canary is still on disk in {after:?}");
+
+    // Everything, with the typed confirmation the API asks for.
+    let out = w.ok(&["memory", "delete", "--all", "--yes"]);
+    assert!(out.contains(&format!("deleted {other}")), "{out}");
+    let left = w.json(&["memory", "list", "--json"]);
+    assert_eq!(left, json!([]), "no memory is left");
+    assert!(files_containing(w.home.path(), b"green tea").is_empty());
+}
