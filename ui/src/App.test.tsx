@@ -46,6 +46,8 @@ function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMe
     provider: () => providerView,
     detect_ollama: () => null,
     bootstrap_files: () => [],
+    memory_list: () => ({ items: [], total: 0 }),
+    memory_conflicts: () => [],
   });
   transport.sendTurn = (_s, input, onEvent, options) => {
     sent.push(`${input} ${options?.replaceFrom ?? '-'}`);
@@ -127,6 +129,19 @@ describe('App views', () => {
     expect(nav('nav-settings').getAttribute('aria-pressed')).toBe('true');
     await act(async () => nav('nav-chat').click());
     expect(container.querySelector('.composer textarea')).not.toBeNull();
+    act(() => root.unmount());
+  });
+
+  it('switches to the memory page from the header', async () => {
+    const { container, root } = setup('en');
+    const nav = (c: string) => container.querySelector(`.topbar button.${c}`) as HTMLButtonElement;
+    expect([...container.querySelectorAll('.topbar .view-switch button')].map((b) => b.textContent)).toEqual(['Chat', 'Memory', 'Settings']);
+    await act(async () => nav('nav-memory').click());
+    expect(nav('nav-memory').getAttribute('aria-pressed')).toBe('true');
+    expect(container.querySelector('.composer')).toBeNull();
+    expect(container.querySelector('.memory h2')?.textContent).toBe('What the assistant remembers');
+    await act(async () => nav('nav-chat').click());
+    expect(container.querySelector('.memory')).toBeNull();
     act(() => root.unmount());
   });
 });

@@ -1,5 +1,5 @@
-// The page: header (Chat/Settings, theme, language), session list, chat and composer or the
-// settings view, approval dialog. In the desktop app it also opens the sessions quick ask
+// The page: header (Chat/Memory/Settings, theme, language), session list, chat and composer,
+// the memory page or the settings view, approval dialog. In the desktop app it also opens the sessions quick ask
 // hands over.
 
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
@@ -9,6 +9,7 @@ import { applyTheme, nextTheme, type ThemeChoice } from './theme';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ChatView } from './components/ChatView';
 import { Composer } from './components/Composer';
+import { MemoryView } from './components/memory/MemoryView';
 import { SessionList } from './components/SessionList';
 import { SettingsView } from './components/SettingsView';
 import type { Transport } from './transport';
@@ -25,7 +26,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [theme, setTheme] = useState<ThemeChoice>(initialTheme);
-  const [view, setView] = useState<'chat' | 'settings'>('chat');
+  const [view, setView] = useState<'chat' | 'memory' | 'settings'>('chat');
   const t = useMemo(() => translator(locale), [locale]);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
@@ -58,6 +59,14 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
                 onClick={() => setView('chat')}
               >
                 {t('nav.chat')}
+              </button>
+              <button
+                type="button"
+                className="nav-memory"
+                aria-pressed={view === 'memory'}
+                onClick={() => setView('memory')}
+              >
+                {t('nav.memory')}
               </button>
               <button
                 type="button"
@@ -117,6 +126,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
           )}
           {view === 'settings' ? (
             <SettingsView transport={transport} session={state.selected} />
+          ) : view === 'memory' ? (
+            <MemoryView transport={transport} />
           ) : (
             <>
               <ChatView

@@ -1,0 +1,90 @@
+// The filters bar: tier, status, text (applied a moment after typing stops), in a conflict or
+// not, and the order. Every change starts the list over from its first page.
+
+import { useEffect, useState } from 'react';
+import { useT } from '../../i18n';
+import {
+  CONFLICT_FILTERS,
+  type MemoryFilters as Filters,
+  SORTS,
+  STATUSES,
+  TIERS,
+} from '../../memory/memoryStore';
+import { oneOf } from '../../settings/store';
+
+/** How long typing must pause before the text filter is applied (ms). */
+const TEXT_DELAY = 300;
+
+interface Props {
+  filters: Filters;
+  onChange: (change: Partial<Filters>) => void;
+}
+
+export function MemoryFilters({ filters, onChange }: Props) {
+  const t = useT();
+  const [text, setText] = useState(filters.text);
+  useEffect(() => {
+    if (text === filters.text) return;
+    const timer = setTimeout(() => onChange({ text }), TEXT_DELAY);
+    return () => clearTimeout(timer);
+  }, [text, filters.text, onChange]);
+
+  return (
+    <form
+      className="memory-filters"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (text !== filters.text) onChange({ text });
+      }}
+    >
+      <label>
+        <span>{t('memory.filter.text')}</span>
+        <input
+          name="text"
+          type="search"
+          value={text}
+          placeholder={t('memory.filter.textPlaceholder')}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </label>
+      <label>
+        <span>{t('memory.filter.tier')}</span>
+        <select name="tier" value={filters.tier} onChange={(e) => onChange({ tier: oneOf(TIERS, e.target.value) ?? '' })}>
+          <option value="">{t('memory.filter.any')}</option>
+          {TIERS.map((x) => <option key={x} value={x}>{t(`memory.tier.${x}`)}</option>)}
+        </select>
+      </label>
+      <label>
+        <span>{t('memory.filter.status')}</span>
+        <select name="status" value={filters.status} onChange={(e) => onChange({ status: oneOf(STATUSES, e.target.value) ?? '' })}>
+          <option value="">{t('memory.filter.anyStatus')}</option>
+          {STATUSES.map((x) => <option key={x} value={x}>{t(`memory.status.${x}`)}</option>)}
+        </select>
+      </label>
+      <label>
+        <span>{t('memory.filter.conflict')}</span>
+        <select
+          name="in_conflict"
+          value={filters.inConflict}
+          onChange={(e) => onChange({ inConflict: oneOf(CONFLICT_FILTERS, e.target.value) ?? 'any' })}
+        >
+          {CONFLICT_FILTERS.map((x) => <option key={x} value={x}>{t(`memory.conflict.${x}`)}</option>)}
+        </select>
+      </label>
+      <label>
+        <span>{t('memory.filter.sort')}</span>
+        <select
+          name="sort"
+          value={filters.sort}
+          onChange={(e) => {
+            const sort = oneOf(SORTS, e.target.value);
+            if (sort) onChange({ sort });
+          }}
+        >
+          {SORTS.map((x) => <option key={x} value={x}>{t(`memory.sort.${x}`)}</option>)}
+        </select>
+      </label>
+    </form>
+  );
+}

@@ -1,0 +1,127 @@
+// @vitest-environment jsdom
+// The memory page in jsdom against an in-memory engine: rows show and the next page is asked
+// for near the end of the loaded ones; a row opens its detail; Delete asks first (saying it
+// cannot be undone) and only then calls memory_delete; the selection deletes in bulk; delete
+// all waits for the typed phrase; the conflicts queue settles a conflict.
+
+import { act } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { conflict, memoryEngine } from '../../memory/testFakes';
+import { byTestId, cleanup, fill, flush, mount } from '../settings/testing';
+import { MemoryView } from './MemoryView';
+
+afterEach(cleanup);
+
+const all = (root: ParentNode, id: string) => [...root.querySelectorAll(`[data-testid="${id}"]`)] as HTMLElement[];
+const click = async (el: Element | null | undefined) => {
+  await act(async () => (el as HTMLElement).click());
+  await flush();
+};
+
+describe('MemoryView', () => {
+  it('shows rows, opens a detail and deletes it after confirmation', async () => {
+    const engine = memoryEngine(250);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    const rows = all(container, 'memory-row');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(100);
+    expect(rows[0]?.textContent).toContain('Memory number 0');
+    expect(byTestId(container, 'memory-count')?.textContent).toBe('100 of 250 shown');
+
+    await click(rows[1]?.querySelector('.memory-open'));
+    const detail = byTestId<HTMLElement>(container, 'memory-detail');
+    expect(detail?.getAttribute('data-memory-id')).toBe('m-0001');
+    expect(byTestId(container, 'memory-detail-content')?.textContent).toBe('Memory number 1');
+    expect(detail?.textContent).toContain('30 days');
+    expect(byTestId(container, 'memory-history')?.textContent).toContain('created by you');
+
+    await click(byTestId(container, 'memory-delete'));
+    const dialog = byTestId<HTMLElement>(container, 'memory-confirm');
+    expect(dialog?.textContent).toContain('cannot be undone');
+    expect(dialog?.textContent).toContain('unlike Forget');
+    expect(engine.sent('memory_delete')).toEqual([]);
+    await click(byTestId(container, 'memory-confirm-delete'));
+    expect(engine.sent('memory_delete')).toEqual([{ ids: ['m-0001'] }]);
+    expect(byTestId(container, 'memory-confirm')).toBeNull();
+    expect(byTestId(container, 'memory-detail')).toBeNull();
+    expect(byTestId(container, 'memory-deleted')?.textContent).toContain('Deleted 1 memories for good.');
+    expect(all(container, 'memory-row').map((r) => r.dataset.memoryId).slice(0, 2)).toEqual(['m-0000', 'm-0002']);
+    act(() => root.unmount());
+  });
+
+  it('asks for the next page at offset 100 when scrolled near the end of the loaded rows', async () => {
+    const engine = memoryEngine(250);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    expect(engine.sent('memory_list')).toHaveLength(1);
+    const list = byTestId<HTMLElement>(container, 'memory-list') as HTMLElement;
+    await act(async () => {
+      list.scrollTop = 58 * 90;
+      list.dispatchEvent(new Event('scroll'));
+    });
+    await flush();
+    expect(engine.sent('memory_list').map((r) => (r as { offset: number }).offset)).toEqual([0, 100]);
+    expect(byTestId(container, 'memory-count')?.textContent).toBe('200 of 250 shown');
+    act(() => root.unmount());
+  });
+
+  it('edits and pins the open memory', async () => {
+    const engine = memoryEngine(3);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    await click(all(container, 'memory-row')[2]?.querySelector('.memory-open'));
+    await click(byTestId(container, 'memory-edit'));
+    act(() => fill(byTestId<HTMLTextAreaElement>(container, 'memory-edit-input') as HTMLTextAreaElement, 'I live in Lisbon'));
+    await click(byTestId(container, 'memory-edit-save'));
+    expect(engine.sent('memory_edit')).toEqual([{ id: 'm-0002', content: 'I live in Lisbon' }]);
+    expect(byTestId(container, 'memory-detail-content')?.textContent).toBe('I live in Lisbon');
+    expect(all(container, 'memory-row')[2]?.textContent).toContain('I live in Lisbon');
+    await click(byTestId(container, 'memory-pin'));
+    expect(engine.sent('memory_pin')).toEqual([{ id: 'm-0002', pinned: true }]);
+    expect(byTestId(container, 'memory-pin')?.textContent).toBe('Unpin');
+    act(() => root.unmount());
+  });
+
+  it('deletes the selected rows in bulk, and everything only with the typed phrase', async () => {
+    const engine = memoryEngine(5);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    const boxes = all(container, 'memory-row').map((r) => r.querySelector('input[type="checkbox"]'));
+    await click(boxes[0]);
+    await click(boxes[3]);
+    await click(byTestId(container, 'memory-delete-selected'));
+    expect(byTestId(container, 'memory-confirm')?.textContent).toContain('Delete 2 memories');
+    await click(byTestId(container, 'memory-confirm-cancel'));
+    expect(engine.sent('memory_delete')).toEqual([]);
+    await click(byTestId(container, 'memory-delete-selected'));
+    await click(byTestId(container, 'memory-confirm-delete'));
+    expect(engine.sent('memory_delete')).toEqual([{ ids: ['m-0000', 'm-0003'] }]);
+
+    await click(byTestId(container, 'memory-delete-all'));
+    const confirm = byTestId<HTMLButtonElement>(container, 'memory-confirm-delete');
+    expect(confirm?.disabled).toBe(true);
+    act(() => fill(byTestId<HTMLInputElement>(container, 'memory-confirm-input') as HTMLInputElement, 'delete all memories'));
+    expect(byTestId<HTMLButtonElement>(container, 'memory-confirm-delete')?.disabled).toBe(false);
+    await click(byTestId(container, 'memory-confirm-delete'));
+    expect(engine.sent('memory_delete_all')).toEqual([{ confirm: 'delete all memories' }]);
+    expect(byTestId(container, 'memory-empty')?.textContent).toBe('No memories match.');
+    act(() => root.unmount());
+  });
+
+  it('reviews a conflict and keeps one side', async () => {
+    const engine = memoryEngine(2, [conflict('c1', 'm-0000', 'm-0001')]);
+    const { container, root } = mount(<MemoryView transport={engine} />, 'zh-CN');
+    await flush();
+    const tab = byTestId(container, 'memory-tab-conflicts');
+    expect(tab?.textContent).toBe('待审冲突（1）');
+    await click(tab);
+    const item = byTestId<HTMLElement>(container, 'conflict');
+    expect(item?.textContent).toContain('Memory number 0');
+    expect(item?.textContent).toContain('Memory number 1');
+    await click(byTestId(container, 'conflict-keep-b'));
+    expect(engine.sent('memory_resolve')).toEqual([{ conflict_id: 'c1', keep: 'm-0001' }]);
+    expect(byTestId(container, 'conflicts-empty')?.textContent).toBe('没有未解决的冲突。');
+    act(() => root.unmount());
+  });
+});

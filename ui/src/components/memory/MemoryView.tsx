@@ -1,0 +1,154 @@
+// The memory page: "what does the assistant know about me, and how do I fix or remove it".
+// Two tabs: the memories (filters, add form, bulk selection, the virtual list and the open
+// memory's detail) and the queue of conflicts to review. State and calls live in `MemoryStore`.
+
+import { useCallback, useState } from 'react';
+import { useT } from '../../i18n';
+import { type MemoryFilters as Filters, MemoryStore } from '../../memory/memoryStore';
+import type { SettingsTransport } from '../../settings/store';
+import { LoadState } from '../settings/LoadState';
+import { ConflictQueue } from './ConflictQueue';
+import { DeleteDialog } from './DeleteDialog';
+import { MemoryAddForm } from './MemoryAddForm';
+import { MemoryDetail } from './MemoryDetail';
+import { MemoryFilters } from './MemoryFilters';
+import { MemoryList } from './MemoryList';
+import { useMemoryStore } from './useMemoryStore';
+
+type Tab = 'list' | 'conflicts';
+
+export function MemoryView({ transport }: { transport: SettingsTransport }) {
+  const t = useT();
+  const [state, store] = useMemoryStore(() => new MemoryStore(transport));
+  const [tab, setTab] = useState<Tab>('list');
+  const { items, total, loading, loadError, selected, detail, detailError, openId, pending, busy, actionError, deleted, conflicts } = state;
+  const onFilter = useCallback((change: Partial<Filters>) => void store.setFilters(change), [store]);
+  const onLoadMore = useCallback(() => void store.loadMore(), [store]);
+  const open = (id: string) => {
+    setTab('list');
+    void store.open(id);
+  };
+  const tabButton = (id: Tab, label: string) => (
+    <button type="button" role="tab" aria-selected={tab === id} data-testid={`memory-tab-${id}`} onClick={() => setTab(id)}>
+      {label}
+    </button>
+  );
+
+  return (
+    <div className="memory">
+      <div className="memory-head">
+        <div>
+          <h2>{t('memory.heading')}</h2>
+          <p className="help">{t('memory.help')}</p>
+        </div>
+        <div className="memory-tabs" role="tablist">
+          {tabButton('list', t('memory.tab.list'))}
+          {tabButton('conflicts', t('memory.tab.conflicts', { count: conflicts?.length ?? 0 }))}
+        </div>
+      </div>
+      {actionError && !pending && (
+        <div className="banner error" role="alert" data-testid="memory-error">
+          <span>{t('memory.failed', { message: actionError })}</span>
+          <button type="button" onClick={() => store.dismissError()}>{t('error.dismiss')}</button>
+        </div>
+      )}
+      {deleted !== null && (
+        <div className="banner notice" role="status" data-testid="memory-deleted">
+          <span>{t('memory.deletedCount', { count: deleted })}</span>
+          <button type="button" onClick={() => store.dismissError()}>{t('error.dismiss')}</button>
+        </div>
+      )}
+      {tab === 'conflicts' ? (
+        <ConflictQueue
+          conflicts={conflicts}
+          memories={state.conflictMemories}
+          error={state.conflictsError}
+          busy={busy}
+          onResolve={(id, keep) => void store.resolve(id, keep)}
+          onOpen={open}
+        />
+      ) : (
+        <>
+          <MemoryFilters filters={state.filters} onChange={onFilter} />
+          <MemoryAddForm draft={state.draft} busy={busy} onChange={(c) => store.editDraft(c)} onAdd={() => void store.add()} />
+          <div className="memory-bulk">
+            <input
+              type="checkbox"
+              aria-label={t('memory.selectAll')}
+              title={t('memory.selectAll')}
+              checked={items.length > 0 && items.every((m) => selected.includes(m.id))}
+              onChange={() => store.toggleAllLoaded()}
+            />
+            <span className="muted" data-testid="memory-count">
+              {total === undefined ? '' : t('memory.count', { loaded: items.length, total })}
+            </span>
+            {selected.length > 0 && (
+              <>
+                <span>{t('memory.selected', { count: selected.length })}</span>
+                <button type="button" onClick={() => store.clearSelection()}>{t('memory.clearSelection')}</button>
+                <button type="button" className="danger" data-testid="memory-delete-selected" onClick={() => store.requestDelete()}>
+                  {t('memory.deleteSelected')}
+                </button>
+              </>
+            )}
+            <button type="button" className="danger memory-delete-all" data-testid="memory-delete-all" onClick={() => store.requestDeleteAll()}>
+              {t('memory.deleteAll')}
+            </button>
+          </div>
+          <div className="memory-body">
+            <div className="memory-list-pane">
+              {(loadError || total === undefined) && <LoadState loaded={total !== undefined} error={loadError} />}
+              {total === 0 && <p className="muted memory-empty" data-testid="memory-empty">{t('memory.empty')}</p>}
+              <MemoryList
+                items={items}
+                hasMore={total !== undefined && items.length < total}
+                loading={loading}
+                selected={selected}
+                openId={openId}
+                onLoadMore={onLoadMore}
+                onToggle={(id) => store.toggleSelected(id)}
+                onOpen={(id) => void store.open(id)}
+              />
+            </div>
+            <div className="memory-detail-pane">
+              {openId === null && <p className="muted">{t('memory.pickOne')}</p>}
+              {openId !== null && detailError && (
+                <p className="banner error" role="alert">{t('settings.loadFailed', { message: detailError })}</p>
+              )}
+              {openId !== null && !detail && !detailError && <p className="muted">{t('memory.detail.loading')}</p>}
+              {detail && (
+                <MemoryDetail
+                  detail={detail}
+                  editing={state.editing}
+                  busy={busy}
+                  onStartEdit={() => store.startEdit()}
+                  onEditText={(text) => store.editText(text)}
+                  onSaveEdit={() => void store.saveEdit()}
+                  onCancelEdit={() => store.cancelEdit()}
+                  onPin={(pinned) => void store.setPinned(pinned)}
+                  onForget={() => void store.forget()}
+                  onRestore={() => void store.restore()}
+                  onUndo={() => void store.undo()}
+                  onDelete={() => store.requestDelete([detail.id])}
+                  onFollow={(id) => void store.follow(id)}
+                  onClose={() => store.close()}
+                />
+              )}
+            </div>
+          </div>
+        </>
+      )}
+      {pending && (
+        <DeleteDialog
+          pending={pending}
+          canConfirm={store.canConfirm()}
+          busy={busy}
+          error={actionError}
+          onType={(text) => store.typeConfirmation(text)}
+          onConfirm={() => void store.confirmDelete()}
+          onCancel={() => store.cancelDelete()}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,394 @@
+// The memory page's state: what the assistant remembers (filtered and sorted on the server,
+// loaded a page at a time as the person scrolls), the selection for bulk deletion, the open
+// memory's detail, the actions on it, the confirmation steps before anything is deleted for
+// good, and the queue of open conflicts to review. No React here; components read it through
+// `useSyncExternalStore` (see `components/settings/useSettingsStore.ts`).
+
+import type {
+  Conflict,
+  Memory,
+  MemoryDetail,
+  MemoryList,
+  MemorySort,
+  MemoryStatus,
+  MemoryTier,
+} from '../generated/engine';
+import { SettingsStore, type SettingsTransport, describe } from '../settings/store';
+
+/** Rows asked for at a time. */
+export const PAGE_SIZE = 100;
+
+/** What `memory_delete_all` requires, typed by the person exactly (the engine checks it too). */
+export const DELETE_ALL_PHRASE = 'delete all memories';
+
+/** The filter values, in the order the selects offer them (the variants of the wire types). */
+export const TIERS: readonly MemoryTier[] = ['working', 'episodic', 'semantic', 'archival'];
+export const STATUSES: readonly MemoryStatus[] = ['active', 'superseded', 'archived', 'deleted'];
+export const SORTS: readonly MemorySort[] = ['created', 'updated', 'last_used', 'importance'];
+export const CONFLICT_FILTERS = ['any', 'yes', 'no'] as const;
+export type ConflictFilter = (typeof CONFLICT_FILTERS)[number];
+
+/** The filters bar as set; empty means "any". */
+export interface MemoryFilters {
+  tier: MemoryTier | '';
+  status: MemoryStatus | '';
+  text: string;
+  inConflict: ConflictFilter;
+  sort: MemorySort;
+}
+
+export const DEFAULT_FILTERS: MemoryFilters = { tier: '', status: '', text: '', inConflict: 'any', sort: 'created' };
+
+/** The `memory_list` request for the filters and a page. */
+export function listRequest(f: MemoryFilters, offset: number, limit = PAGE_SIZE): MemoryList {
+  const text = f.text.trim();
+  return {
+    ...(f.tier ? { tier: f.tier } : {}),
+    ...(f.status ? { status: f.status } : {}),
+    ...(text ? { text } : {}),
+    ...(f.inConflict === 'any' ? {} : { in_conflict: f.inConflict === 'yes' }),
+    sort: f.sort,
+    offset,
+    limit,
+  };
+}
+
+/** The add form as typed. */
+export interface MemoryDraft {
+  content: string;
+  slot: string;
+  pinned: boolean;
+}
+
+/** A deletion waiting for the person's confirmation. */
+export type PendingDelete = { kind: 'ids'; ids: string[] } | { kind: 'all'; typed: string };
+
+export interface MemoryState {
+  filters: MemoryFilters;
+  /** The rows loaded so far, in the server's order. */
+  items: Memory[];
+  /** How many match the filters; undefined before the first page arrives. */
+  total: number | undefined;
+  /** A page is on its way. */
+  loading: boolean;
+  loadError: string | null;
+  /** Ids ticked for bulk deletion. */
+  selected: string[];
+  /** The open memory's id, and its detail once read. */
+  openId: string | null;
+  detail: MemoryDetail | null;
+  detailError: string | null;
+  /** The detail's content being edited, or null. */
+  editing: string | null;
+  draft: MemoryDraft;
+  /** A deletion waiting for confirmation. */
+  pending: PendingDelete | null;
+  /** How many memories the last deletion removed (older versions included). */
+  deleted: number | null;
+  /** The engine's refusal of the last action. */
+  actionError: string | null;
+  busy: boolean;
+  /** Open conflicts, and the memories on their sides as read. */
+  conflicts: Conflict[] | undefined;
+  conflictMemories: Record<string, Memory>;
+  conflictsError: string | null;
+}
+
+export class MemoryStore extends SettingsStore<MemoryState> {
+  private readonly transport: SettingsTransport;
+  /** Bumped when the list starts over, so a page for older filters is dropped. */
+  private generation = 0;
+
+  constructor(transport: SettingsTransport) {
+    super({
+      filters: DEFAULT_FILTERS,
+      items: [],
+      total: undefined,
+      loading: false,
+      loadError: null,
+      selected: [],
+      openId: null,
+      detail: null,
+      detailError: null,
+      editing: null,
+      draft: { content: '', slot: '', pinned: false },
+      pending: null,
+      deleted: null,
+      actionError: null,
+      busy: false,
+      conflicts: undefined,
+      conflictMemories: {},
+      conflictsError: null,
+    });
+    this.transport = transport;
+  }
+
+  /** The first page and the open conflicts. */
+  async load(): Promise<void> {
+    await Promise.all([this.reload(), this.loadConflicts()]);
+  }
+
+  /** Starts the list over from its first page (after a filter change or a deletion). */
+  async reload(): Promise<void> {
+    this.generation += 1;
+    this.set({ items: [], total: undefined, loading: false, loadError: null });
+    await this.loadMore();
+  }
+
+  /** Whether rows past the loaded ones match. */
+  hasMore(): boolean {
+    const { items, total } = this.getState();
+    return total === undefined || items.length < total;
+  }
+
+  /** Asks for the next page (offset: the rows loaded so far) and appends it; one at a time. */
+  async loadMore(): Promise<void> {
+    const { loading, items, filters, loadError } = this.getState();
+    if (loading || !this.hasMore() || (loadError && items.length > 0)) return;
+    const generation = this.generation;
+    this.set({ loading: true });
+    try {
+      const page = await this.transport.call('memory_list', listRequest(filters, items.length));
+      if (generation !== this.generation) return;
+      const known = new Set(this.getState().items.map((m) => m.id));
+      this.set({
+        items: [...this.getState().items, ...page.items.filter((m) => !known.has(m.id))],
+        total: page.total,
+        loadError: null,
+      });
+    } catch (e) {
+      if (generation === this.generation) this.set({ loadError: describe(e) });
+    } finally {
+      if (generation === this.generation) this.set({ loading: false });
+    }
+  }
+
+  /** Changes filters or sort; paging starts over and the selection is cleared. */
+  async setFilters(change: Partial<MemoryFilters>): Promise<void> {
+    this.set({ filters: { ...this.getState().filters, ...change }, selected: [] });
+    await this.reload();
+  }
+
+  toggleSelected(id: string): void {
+    const { selected } = this.getState();
+    this.set({ selected: selected.includes(id) ? selected.filter((s) => s !== id) : [...selected, id] });
+  }
+
+  /** Ticks every loaded row, or clears the selection when all are ticked. */
+  toggleAllLoaded(): void {
+    const { items, selected } = this.getState();
+    const all = items.length > 0 && items.every((m) => selected.includes(m.id));
+    this.set({ selected: all ? [] : items.map((m) => m.id) });
+  }
+
+  clearSelection(): void {
+    this.set({ selected: [] });
+  }
+
+  /** Opens a memory: reads its detail (chain, history, conflicts). */
+  async open(id: string): Promise<void> {
+    this.set({ openId: id, detail: null, detailError: null, editing: null, actionError: null });
+    await this.refreshDetail();
+  }
+
+  close(): void {
+    this.set({ openId: null, detail: null, detailError: null, editing: null });
+  }
+
+  private async refreshDetail(): Promise<void> {
+    const id = this.getState().openId;
+    if (id === null) return;
+    try {
+      const detail = await this.transport.call('memory_show', { id });
+      if (this.getState().openId === id) this.set({ detail, detailError: null });
+    } catch (e) {
+      if (this.getState().openId === id) this.set({ detailError: describe(e) });
+    }
+  }
+
+  /** Replaces loaded rows by the engine's newer copies. */
+  private patch(changed: Memory[]): void {
+    const byId = new Map(changed.map((m) => [m.id, m]));
+    this.set({ items: this.getState().items.map((m) => byId.get(m.id) ?? m) });
+  }
+
+  /** Runs one action on the open memory; on success patches the rows and reads the detail again. */
+  private async act(run: () => Promise<Memory[]>): Promise<boolean> {
+    this.set({ busy: true, actionError: null, deleted: null });
+    try {
+      this.patch(await run());
+      await this.refreshDetail();
+      return true;
+    } catch (e) {
+      this.set({ actionError: describe(e) });
+      return false;
+    } finally {
+      this.set({ busy: false });
+    }
+  }
+
+  startEdit(): void {
+    const { detail } = this.getState();
+    if (detail) this.set({ editing: detail.content });
+  }
+
+  editText(text: string): void {
+    this.set({ editing: text });
+  }
+
+  cancelEdit(): void {
+    this.set({ editing: null });
+  }
+
+  /** Saves the edited content; the edit form stays open when the engine refuses it. */
+  async saveEdit(): Promise<void> {
+    const { openId: id, editing } = this.getState();
+    if (id === null || editing === null) return;
+    const content = editing.trim();
+    if (await this.act(async () => [await this.transport.call('memory_edit', { id, content })])) {
+      this.set({ editing: null });
+    }
+  }
+
+  async setPinned(pinned: boolean): Promise<void> {
+    const id = this.getState().openId;
+    if (id !== null) await this.act(async () => [await this.transport.call('memory_pin', { id, pinned })]);
+  }
+
+  /** Takes the open memory out of prompts and search (reversible with `restore`). */
+  async forget(): Promise<void> {
+    const id = this.getState().openId;
+    if (id !== null) await this.act(async () => [await this.transport.call('memory_forget', { id })]);
+  }
+
+  async restore(): Promise<void> {
+    const id = this.getState().openId;
+    if (id !== null) await this.act(async () => [await this.transport.call('memory_restore', { id })]);
+  }
+
+  /** Undoes the open memory's last change. */
+  async undo(): Promise<void> {
+    const id = this.getState().openId;
+    if (id !== null) await this.act(() => this.transport.call('memory_undo', { id }));
+  }
+
+  /** Opens another memory of the chain (a link in the detail). */
+  async follow(id: string): Promise<void> {
+    await this.open(id);
+  }
+
+  editDraft(change: Partial<MemoryDraft>): void {
+    this.set({ draft: { ...this.getState().draft, ...change } });
+  }
+
+  /** Adds the typed memory, then starts the list over and opens what the engine kept. */
+  async add(): Promise<void> {
+    const { draft } = this.getState();
+    const content = draft.content.trim();
+    if (!content) return;
+    this.set({ busy: true, actionError: null, deleted: null });
+    try {
+      const outcome = await this.transport.call('memory_add', {
+        content,
+        ...(draft.slot.trim() ? { slot: draft.slot.trim() } : {}),
+        ...(draft.pinned ? { pinned: true } : {}),
+      });
+      this.set({ draft: { content: '', slot: '', pinned: false } });
+      await Promise.all([this.reload(), this.open(outcome.memory.id), this.loadConflicts()]);
+    } catch (e) {
+      this.set({ actionError: describe(e) });
+    } finally {
+      this.set({ busy: false });
+    }
+  }
+
+  /** Asks to delete the ticked memories (or the open one when none is ticked); nothing is sent yet. */
+  requestDelete(ids?: string[]): void {
+    const { selected, openId } = this.getState();
+    const chosen = ids ?? (selected.length > 0 ? selected : openId !== null ? [openId] : []);
+    if (chosen.length > 0) this.set({ pending: { kind: 'ids', ids: [...chosen] }, actionError: null });
+  }
+
+  /** Asks to delete everything; it goes through only once the phrase is typed. */
+  requestDeleteAll(): void {
+    this.set({ pending: { kind: 'all', typed: '' }, actionError: null });
+  }
+
+  typeConfirmation(typed: string): void {
+    const { pending } = this.getState();
+    if (pending?.kind === 'all') this.set({ pending: { kind: 'all', typed } });
+  }
+
+  cancelDelete(): void {
+    this.set({ pending: null });
+  }
+
+  /** Whether the pending deletion may be confirmed (delete all: the phrase typed exactly). */
+  canConfirm(): boolean {
+    const { pending } = this.getState();
+    return pending !== null && (pending.kind === 'ids' || pending.typed === DELETE_ALL_PHRASE);
+  }
+
+  /** Carries out the confirmed deletion, for good, then starts the list over. */
+  async confirmDelete(): Promise<void> {
+    const { pending, openId } = this.getState();
+    if (pending === null || !this.canConfirm()) return;
+    this.set({ busy: true, actionError: null });
+    try {
+      const report =
+        pending.kind === 'ids'
+          ? await this.transport.call('memory_delete', { ids: pending.ids })
+          : await this.transport.call('memory_delete_all', { confirm: pending.typed });
+      const gone = new Set(report.deleted);
+      this.set({
+        pending: null,
+        deleted: report.deleted.length,
+        selected: this.getState().selected.filter((id) => !gone.has(id)),
+      });
+      if (pending.kind === 'all' || (openId !== null && gone.has(openId))) this.close();
+      await Promise.all([this.reload(), this.loadConflicts(), this.refreshDetail()]);
+    } catch (e) {
+      this.set({ actionError: describe(e) });
+    } finally {
+      this.set({ busy: false });
+    }
+  }
+
+  /** Reads the open conflicts and the memories on both sides of each. */
+  async loadConflicts(): Promise<void> {
+    try {
+      const conflicts = (await this.transport.call('memory_conflicts', {})).filter((c) => c.status === 'open');
+      const known = this.getState().conflictMemories;
+      const missing = [...new Set(conflicts.flatMap((c) => [c.memory_a, c.memory_b]))].filter((id) => !(id in known));
+      const read = await Promise.all(
+        missing.map((id) => this.transport.call('memory_show', { id }).then((d): Memory => d, () => null)),
+      );
+      const conflictMemories = { ...this.getState().conflictMemories };
+      for (const m of read) if (m) conflictMemories[m.id] = m;
+      this.set({ conflicts, conflictMemories, conflictsError: null });
+    } catch (e) {
+      this.set({ conflictsError: describe(e) });
+    }
+  }
+
+  /** Settles a conflict: keep one side (`keep` its id) or both (`null`). */
+  async resolve(conflictId: string, keep: string | null): Promise<void> {
+    this.set({ busy: true, actionError: null });
+    try {
+      await this.transport.call('memory_resolve', { conflict_id: conflictId, keep });
+      this.set({
+        conflicts: this.getState().conflicts?.filter((c) => c.id !== conflictId),
+        conflictMemories: {},
+      });
+      await Promise.all([this.loadConflicts(), this.reload(), this.refreshDetail()]);
+    } catch (e) {
+      this.set({ actionError: describe(e) });
+    } finally {
+      this.set({ busy: false });
+    }
+  }
+
+  dismissError(): void {
+    this.set({ actionError: null, deleted: null });
+  }
+}
