@@ -92,12 +92,12 @@ describe('MemoryStore detail and actions', () => {
     expect(store.getState().detail?.pinned).toBe(true);
 
     await store.forget();
-    expect(store.getState().items[2]?.status).toBe('archived');
+    expect(store.getState().items[2]?.status).toBe('deleted');
     await store.restore();
     expect(store.getState().detail?.status).toBe('active');
     await store.undo();
     expect(engine.sent('memory_undo')).toEqual([{ id: 'm-0002' }]);
-    expect(store.getState().detail?.history.map((h) => h.action)).toEqual(['created', 'edited', 'pinned', 'archived', 'restored', 'undo']);
+    expect(store.getState().detail?.history.map((h) => h.action)).toEqual(['created', 'edited', 'pinned', 'deleted', 'restored', 'undo']);
   });
 
   it('keeps the edit open and shows the refusal', async () => {

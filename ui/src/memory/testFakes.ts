@@ -89,7 +89,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
     },
     memory_edit: ({ id, content }) => change(id, { content }, 'edited'),
     memory_pin: ({ id, pinned }) => change(id, { pinned }, pinned ? 'pinned' : 'unpinned'),
-    memory_forget: ({ id }) => change(id, { status: 'archived' }, 'archived'),
+    memory_forget: ({ id }) => change(id, { status: 'deleted' }, 'deleted'),
     memory_restore: ({ id }) => change(id, { status: 'active' }, 'restored'),
     memory_undo: ({ id }) => [change(id, { status: 'active' }, 'undo')],
     memory_delete: ({ ids }) => {

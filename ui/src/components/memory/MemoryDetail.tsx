@@ -1,6 +1,8 @@
 // One memory in full: its content (editable in place), where it came from and how sure the
 // assistant is, how it fades (half-life), the chain of versions both ways (links), its history
-// with Undo for the last change, and the actions: Pin/Unpin, Forget/Restore, Delete (for good).
+// with Undo for the last change, and the actions: Pin/Unpin, Forget (the engine's `deleted`
+// status: a tombstone kept with its history, out of prompts and search), Restore (of a
+// forgotten, archived or superseded memory), Delete (for good).
 
 import type { Memory, MemoryDetail as Detail } from '../../generated/engine';
 import { useT } from '../../i18n';
@@ -36,7 +38,6 @@ export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
   const t = useT();
   const none = t('memory.detail.none');
   const openConflicts = d.conflicts.filter((c) => c.status === 'open').length;
-  const forgotten = d.status === 'archived' || d.status === 'deleted';
   const facts: [string, React.ReactNode][] = [
     [t('memory.detail.status'), t(`memory.status.${d.status}`)],
     [t('memory.detail.tier'), t(`memory.tier.${d.tier}`)],
@@ -93,9 +94,10 @@ export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
         <button type="button" data-testid="memory-pin" disabled={busy} onClick={() => on.onPin(!d.pinned)}>
           {d.pinned ? t('memory.unpin') : t('memory.pin')}
         </button>
-        {forgotten ? (
+        {d.status !== 'active' && (
           <button type="button" data-testid="memory-restore" disabled={busy} onClick={on.onRestore}>{t('memory.restore')}</button>
-        ) : (
+        )}
+        {d.status !== 'deleted' && (
           <button type="button" data-testid="memory-forget" title={t('memory.forgetHelp')} disabled={busy} onClick={on.onForget}>
             {t('memory.forget')}
           </button>

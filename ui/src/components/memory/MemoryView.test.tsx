@@ -66,7 +66,7 @@ describe('MemoryView', () => {
     act(() => root.unmount());
   });
 
-  it('edits and pins the open memory', async () => {
+  it('edits, pins, forgets and restores the open memory', async () => {
     const engine = memoryEngine(3);
     const { container, root } = mount(<MemoryView transport={engine} />);
     await flush();
@@ -80,6 +80,13 @@ describe('MemoryView', () => {
     await click(byTestId(container, 'memory-pin'));
     expect(engine.sent('memory_pin')).toEqual([{ id: 'm-0002', pinned: true }]);
     expect(byTestId(container, 'memory-pin')?.textContent).toBe('Unpin');
+    await click(byTestId(container, 'memory-forget'));
+    expect(engine.sent('memory_forget')).toEqual([{ id: 'm-0002' }]);
+    expect(all(container, 'memory-row')[2]?.textContent).toContain('forgotten');
+    expect(byTestId(container, 'memory-forget')).toBeNull();
+    await click(byTestId(container, 'memory-restore'));
+    expect(engine.sent('memory_restore')).toEqual([{ id: 'm-0002' }]);
+    expect(byTestId(container, 'memory-detail')?.textContent).toContain('active');
     act(() => root.unmount());
   });
 
