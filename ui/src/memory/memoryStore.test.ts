@@ -205,3 +205,27 @@ describe('MemoryStore conflicts', () => {
     expect(store.getState().conflicts).toEqual([]);
   });
 });
+
+describe('MemoryStore search by meaning', () => {
+  it('asks memory_search and keeps its ranking; a blank query ends the search', async () => {
+    const engine = memoryEngine(3);
+    engine.handlers.memory_search = ({ query }) =>
+      engine.memories().slice(0, 2).reverse().map((memory, i) => ({ memory, score: 1 / (i + 1), bm25_rank: i + 1, vector_rank: null }))
+        .filter(() => query === 'tea');
+    const store = new MemoryStore(engine);
+    await store.searchByMeaning('  tea ');
+    expect(engine.sent('memory_search')).toEqual([{ query: 'tea', k: 50 }]);
+    expect(store.getState().search?.results?.map((r) => r.memory.id)).toEqual(['m-0001', 'm-0000']);
+    await store.searchByMeaning(' ');
+    expect(store.getState().search).toBeNull();
+    expect(engine.sent('memory_search')).toHaveLength(1);
+  });
+
+  it('shows a failed search as text', async () => {
+    const engine = memoryEngine(1);
+    engine.handlers.memory_search = () => Promise.reject(new TransportError('memory', 'the embedder is not configured', 500));
+    const store = new MemoryStore(engine);
+    await store.searchByMeaning('tea');
+    expect(store.getState().search).toEqual({ query: 'tea', results: [], error: 'the embedder is not configured' });
+  });
+});

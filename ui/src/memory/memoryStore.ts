@@ -12,8 +12,12 @@ import type {
   MemorySort,
   MemoryStatus,
   MemoryTier,
+  Recalled,
 } from '../generated/engine';
 import { SettingsStore, type SettingsTransport, describe } from '../settings/store';
+
+/** How many memories a search by meaning asks for. */
+export const SEARCH_SIZE = 50;
 
 /** Rows asked for at a time. */
 export const PAGE_SIZE = 100;
@@ -92,6 +96,8 @@ export interface MemoryState {
   conflicts: Conflict[] | undefined;
   conflictMemories: Record<string, Memory>;
   conflictsError: string | null;
+  /** A search by meaning (memory_search): its query and the engine's ranking, or null. */
+  search: { query: string; results: Recalled[] | undefined; error: string | null } | null;
 }
 
 export class MemoryStore extends SettingsStore<MemoryState> {
@@ -119,6 +125,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
       conflicts: undefined,
       conflictMemories: {},
       conflictsError: null,
+      search: null,
     });
     this.transport = transport;
   }
@@ -386,6 +393,27 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     } finally {
       this.set({ busy: false });
     }
+  }
+
+  /** Searches by meaning (the engine's hybrid recall, best first); a blank query ends the search. */
+  async searchByMeaning(query: string): Promise<void> {
+    const q = query.trim();
+    if (!q) {
+      this.endSearch();
+      return;
+    }
+    this.set({ search: { query: q, results: undefined, error: null } });
+    try {
+      const results = await this.transport.call('memory_search', { query: q, k: SEARCH_SIZE });
+      if (this.getState().search?.query === q) this.set({ search: { query: q, results, error: null } });
+    } catch (e) {
+      if (this.getState().search?.query === q) this.set({ search: { query: q, results: [], error: describe(e) } });
+    }
+  }
+
+  /** Back to the filtered list. */
+  endSearch(): void {
+    this.set({ search: null });
   }
 
   dismissError(): void {

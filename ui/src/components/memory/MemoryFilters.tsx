@@ -1,5 +1,6 @@
 // The filters bar: tier, status, text (applied a moment after typing stops), in a conflict or
-// not, and the order. Every change starts the list over from its first page.
+// not, and the order. Every change starts the list over from its first page. The text can
+// also be searched by meaning (the engine's recall) instead.
 
 import { useEffect, useState } from 'react';
 import { useT } from '../../i18n';
@@ -18,9 +19,11 @@ const TEXT_DELAY = 300;
 interface Props {
   filters: Filters;
   onChange: (change: Partial<Filters>) => void;
+  /** Searches the typed text by meaning instead of filtering by it. */
+  onSearch: (text: string) => void;
 }
 
-export function MemoryFilters({ filters, onChange }: Props) {
+export function MemoryFilters({ filters, onChange, onSearch }: Props) {
   const t = useT();
   const [text, setText] = useState(filters.text);
   useEffect(() => {
@@ -48,6 +51,9 @@ export function MemoryFilters({ filters, onChange }: Props) {
           onChange={(e) => setText(e.target.value)}
         />
       </label>
+      <button type="button" data-testid="memory-search" disabled={text.trim() === ''} title={t('memory.search.help')} onClick={() => onSearch(text)}>
+        {t('memory.search.run')}
+      </button>
       <label>
         <span>{t('memory.filter.tier')}</span>
         <select name="tier" value={filters.tier} onChange={(e) => onChange({ tier: oneOf(TIERS, e.target.value) ?? '' })}>

@@ -131,4 +131,23 @@ describe('MemoryView', () => {
     expect(byTestId(container, 'conflicts-empty')?.textContent).toBe('没有未解决的冲突。');
     act(() => root.unmount());
   });
+
+  it('searches the typed text by meaning, opens a result, and goes back to the list', async () => {
+    const engine = memoryEngine(5);
+    engine.handlers.memory_search = () => [{ memory: engine.memories()[3]!, score: 0.5, bm25_rank: 1, vector_rank: 2 }];
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    act(() => fill(container.querySelector('.memory-filters input[name="text"]') as HTMLInputElement, 'where I live'));
+    await click(byTestId(container, 'memory-search'));
+    expect(engine.sent('memory_search')).toEqual([{ query: 'where I live', k: 50 }]);
+    const rows = all(container, 'memory-search-row');
+    expect(rows.map((r) => r.dataset.memoryId)).toEqual(['m-0003']);
+    expect(rows[0]?.textContent).toContain('score 0.500');
+    await click(rows[0]?.querySelector('.memory-open'));
+    expect(byTestId(container, 'memory-detail')?.getAttribute('data-memory-id')).toBe('m-0003');
+    await click(byTestId(container, 'memory-search-end'));
+    expect(byTestId(container, 'memory-search-results')).toBeNull();
+    expect(byTestId(container, 'memory-list')).not.toBeNull();
+    act(() => root.unmount());
+  });
 });

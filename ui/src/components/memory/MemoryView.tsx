@@ -13,6 +13,7 @@ import { MemoryAddForm } from './MemoryAddForm';
 import { MemoryDetail } from './MemoryDetail';
 import { MemoryFilters } from './MemoryFilters';
 import { MemoryList } from './MemoryList';
+import { SearchResults } from './SearchResults';
 import { useMemoryStore } from './useMemoryStore';
 
 type Tab = 'list' | 'conflicts';
@@ -69,7 +70,7 @@ export function MemoryView({ transport }: { transport: SettingsTransport }) {
         />
       ) : (
         <>
-          <MemoryFilters filters={state.filters} onChange={onFilter} />
+          <MemoryFilters filters={state.filters} onChange={onFilter} onSearch={(text) => void store.searchByMeaning(text)} />
           <MemoryAddForm draft={state.draft} busy={busy} onChange={(c) => store.editDraft(c)} onAdd={() => void store.add()} />
           <div className="memory-bulk">
             <input
@@ -97,18 +98,31 @@ export function MemoryView({ transport }: { transport: SettingsTransport }) {
           </div>
           <div className="memory-body">
             <div className="memory-list-pane">
-              {(loadError || total === undefined) && <LoadState loaded={total !== undefined} error={loadError} />}
-              {total === 0 && <p className="muted memory-empty" data-testid="memory-empty">{t('memory.empty')}</p>}
-              <MemoryList
-                items={items}
-                hasMore={total !== undefined && items.length < total}
-                loading={loading}
-                selected={selected}
-                openId={openId}
-                onLoadMore={onLoadMore}
-                onToggle={(id) => store.toggleSelected(id)}
-                onOpen={(id) => void store.open(id)}
-              />
+              {state.search ? (
+                <SearchResults
+                  query={state.search.query}
+                  results={state.search.results}
+                  error={state.search.error}
+                  openId={openId}
+                  onOpen={(id) => void store.open(id)}
+                  onEnd={() => store.endSearch()}
+                />
+              ) : (
+                <>
+                  {(loadError || total === undefined) && <LoadState loaded={total !== undefined} error={loadError} />}
+                  {total === 0 && <p className="muted memory-empty" data-testid="memory-empty">{t('memory.empty')}</p>}
+                  <MemoryList
+                    items={items}
+                    hasMore={total !== undefined && items.length < total}
+                    loading={loading}
+                    selected={selected}
+                    openId={openId}
+                    onLoadMore={onLoadMore}
+                    onToggle={(id) => store.toggleSelected(id)}
+                    onOpen={(id) => void store.open(id)}
+                  />
+                </>
+              )}
             </div>
             <div className="memory-detail-pane">
               {openId === null && <p className="muted">{t('memory.pickOne')}</p>}
