@@ -97,7 +97,8 @@ enum Command {
         /// Port (default: a free one, printed at start).
         #[arg(long)]
         port: Option<u16>,
-        /// Directory of the built UI (`ui/dist`) to serve at `/`.
+        /// Serve the UI from this directory instead of the one built into echod (`ui/dist`
+        /// when echod was built).
         #[arg(long, value_name = "DIR")]
         ui: Option<PathBuf>,
     },

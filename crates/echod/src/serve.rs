@@ -37,6 +37,31 @@ struct AppState {
 }
 
 /// Runs the server until Ctrl-C; with `ui`, also serves the built UI from that directory.
+/// The web UI built into the binary: `ui/dist` as it was when echod was compiled (read from
+/// that folder at run time in debug builds). Empty when the UI was not built first.
+#[derive(rust_embed::RustEmbed)]
+#[folder = "../../ui/dist"]
+#[allow_missing = true]
+struct BuiltUi;
+
+/// A file of the built-in UI; any other path gets `index.html` (client-side routes).
+async fn built_ui(uri: axum::http::Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    let file = BuiltUi::get(path).or_else(|| BuiltUi::get("index.html"));
+    match file {
+        Some(file) => (
+            [(axum::http::header::CONTENT_TYPE, file.metadata.mimetype().to_string())],
+            file.data,
+        )
+            .into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            "this echod was built without the web UI: run `npm ci && npm run build`, then rebuild echod (or pass --ui DIR)",
+        )
+            .into_response(),
+    }
+}
+
 pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()> {
     if let Some(dir) = &ui {
         anyhow::ensure!(
@@ -55,24 +80,24 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
         token: token.into(),
         port: addr.port(),
     };
-    let mut app = router(state.clone());
-    if let Some(dir) = &ui {
-        // Everything that is not /api is the single-page UI; the guard still checks Host
-        // and Origin, but the page itself needs no token (it reads it from the fragment).
-        let files = tower_http::services::ServeDir::new(dir)
-            .fallback(tower_http::services::ServeFile::new(dir.join("index.html")));
-        app = app.fallback_service(
-            Router::new()
-                .fallback_service(files)
-                .layer(middleware::from_fn_with_state(state.clone(), guard)),
-        );
-    }
+    // Everything that is not /api is the single-page UI; the guard still checks Host and
+    // Origin, but the page itself needs no token (it reads it from the fragment).
+    let page = match &ui {
+        Some(dir) => Router::new().fallback_service(
+            tower_http::services::ServeDir::new(dir)
+                .fallback(tower_http::services::ServeFile::new(dir.join("index.html"))),
+        ),
+        None => Router::new().fallback(built_ui),
+    };
+    let app = router(state.clone())
+        .fallback_service(page.layer(middleware::from_fn_with_state(state.clone(), guard)));
+    let has_ui = ui.is_some() || BuiltUi::get("index.html").is_some();
     // One write, and a launcher that stops reading after the first line does not stop us.
     let mut banner = format!(
         "echod serve listening on http://{addr}\ntoken: {}\nopenapi: http://{addr}/api/openapi.json\n",
         token_path.display()
     );
-    if ui.is_some() {
+    if has_ui {
         // The token travels in the fragment, which browsers never send to a server.
         banner.push_str(&format!("open: http://{addr}/#token={}\n", state.token));
     }

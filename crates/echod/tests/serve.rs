@@ -457,6 +457,34 @@ fn the_built_ui_is_served_without_a_token_but_only_to_this_host() {
 }
 
 #[test]
+fn without_a_flag_serve_serves_the_ui_built_into_echod() {
+    let w = World::new(json!({ "steps": [] }));
+    let s = Server::start(&w);
+    let host = s.host();
+    let (status, body) = s.raw("GET", "/", &[("Host", &host)], None);
+    let dist = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist/index.html");
+    // The README's test command builds the UI before the Rust tests; a debug echod reads
+    // ui/dist from disk, a release one carries it inside.
+    match std::fs::read_to_string(&dist) {
+        Ok(index) => {
+            assert_eq!((status, body.as_str()), (200, index.as_str()));
+            let (status, page) = s.raw("GET", "/memory/some-id", &[("Host", &host)], None);
+            assert_eq!(
+                (status, page.as_str()),
+                (200, index.as_str()),
+                "client-side routes"
+            );
+            let evil = format!("evil.example:{}", s.port);
+            assert_eq!(s.raw("GET", "/", &[("Host", &evil)], None).0, 403);
+        }
+        Err(_) => {
+            assert_eq!(status, 404, "{body}");
+            assert!(body.contains("npm run build"), "{body}");
+        }
+    }
+}
+
+#[test]
 fn sessions_are_renamed_and_deleted_with_their_history() {
     let w = World::new(json!({ "steps": [{ "text": "hello" }, { "text": "again" }] }));
     w.ok(&["ask", "--session", "first", "hi"]);
