@@ -4,7 +4,8 @@
 // renaming and deleting a session, regenerate and edit-and-resend, standing instructions
 // (USER.md edited in Settings reaches the model's system message; restore the default),
 // provider settings (test connection, save with the key in the keychain, reload) and the MCP
-// server editor. Exits non-zero on any failure
+// server editor, and the memory page (add, open, edit, undo, delete for good). Exits non-zero
+// on any failure
 // and always stops what it started. Run it inside scripts/with-desktop-session.sh (for the
 // keychain).
 
@@ -539,8 +540,42 @@ async function main() {
   }, token);
   if (running.length !== 0) fail(`MCP servers still running after removal: ${JSON.stringify(running)}`);
 
+  // 12. The memory page: add a memory in the form, open it, edit it, undo the edit, then
+  // delete it for good (confirmed) and check the engine no longer has it.
+  console.log('e2e: memory page');
+  await page.click('.topbar button.nav-memory');
+  await until(page, 'the memory page', () => document.querySelector('[data-testid="memory-add-content"]'));
+  await page.fill('[data-testid="memory-add-content"]', 'The user keeps bees on the roof');
+  await page.click('[data-testid="memory-add"]');
+  await until(page, 'the new row', () =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].some((r) => r.textContent.includes('keeps bees')));
+  const memoryId = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].find((r) => r.textContent.includes('keeps bees'))?.dataset.memoryId);
+  if (!memoryId) fail('the memory row has no id');
+  await page.click(`[data-testid="memory-row"][data-memory-id="${memoryId}"] .memory-open`);
+  await until(page, 'the detail', () =>
+    document.querySelector('[data-testid="memory-detail-content"]')?.textContent === 'The user keeps bees on the roof');
+  await page.click('[data-testid="memory-edit"]');
+  await page.fill('[data-testid="memory-edit-input"]', 'The user keeps wasps on the roof');
+  await page.click('[data-testid="memory-edit-save"]');
+  await until(page, 'the edited text', () =>
+    document.querySelector('[data-testid="memory-detail-content"]')?.textContent === 'The user keeps wasps on the roof');
+  await page.click('[data-testid="memory-undo"]');
+  await until(page, 'the undone edit', () =>
+    document.querySelector('[data-testid="memory-detail-content"]')?.textContent === 'The user keeps bees on the roof');
+  await shot(page, 'memory');
+  await page.click('[data-testid="memory-delete"]');
+  await until(page, 'the confirmation', () => document.querySelector('[data-testid="memory-confirm-delete"]'));
+  await page.click('[data-testid="memory-confirm-delete"]');
+  await until(page, 'the row to go', (id) => !document.querySelector(`[data-testid="memory-row"][data-memory-id="${id}"]`), memoryId);
+  const gone = await page.evaluate(async ([t, id]) => {
+    const r = await fetch(`/api/memory/${id}`, { headers: { Authorization: `Bearer ${t}` } });
+    return r.status;
+  }, [token, memoryId]);
+  if (gone !== 404) fail(`the deleted memory still answers ${gone}`);
+
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 11 passed, 0 failed');
+  console.log('e2e: 12 passed, 0 failed');
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
