@@ -40,7 +40,7 @@ pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
     let quit = MenuItem::with_id(app, "quit", text.quit, true, None::<&str>)?;
     let separator = PredefinedMenuItem::separator(app)?;
     let menu = Menu::with_items(app, &[&toggle, &quick, &separator, &quit])?;
-    let icon = tauri::image::Image::from_bytes(include_bytes!("../icons/tray.png"))?;
+    let icon = tauri::image::Image::from_bytes(include_bytes!("../../icons/tray.png"))?;
     TrayIconBuilder::with_id("main")
         .icon(icon)
         .tooltip("Echo Desk")

@@ -308,6 +308,27 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "return (document.querySelector('[data-testid=shortcut-error]')?.textContent ?? '').includes('Ctrl+NoSuchKey')",
     )
     .await;
+
+    // The memory page in the real window: a memory added in its form comes back through the
+    // IPC commands (memory_add, then the server-paged memory_list) as a row.
+    click(&client, ".topbar button.nav-memory", "the Memory button").await;
+    let content = client
+        .wait()
+        .at_most(STEP)
+        .for_element(Locator::Css("[data-testid=memory-add-content]"))
+        .await
+        .expect("the memory form");
+    content
+        .send_keys("The user waters the ferns on Sundays")
+        .await
+        .expect("type a memory");
+    click(&client, "[data-testid=memory-add]", "Add").await;
+    until(
+        &client,
+        "the new memory row",
+        "return [...document.querySelectorAll('[data-testid=memory-row]')].some((r) => r.textContent.includes('waters the ferns'))",
+    )
+    .await;
     click(&client, ".topbar button.nav-chat", "the Chat button").await;
 
     // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on
