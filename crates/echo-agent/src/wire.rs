@@ -253,6 +253,20 @@ wire! {
         /// The memory to keep; null keeps both.
         keep: Option<MemoryId>,
     }
+    /// Forgets (reversibly) every memory learned in a session, as one change.
+    MemoryForgetSession {
+        /// The session's name.
+        session: String,
+    }
+    /// Sets or clears the date after which a memory no longer holds.
+    MemorySetExpiry {
+        /// The memory.
+        id: MemoryId,
+        /// `YYYY-MM-DD` or RFC 3339; absent or null clears it.
+        #[serde(default)]
+        #[ts(optional)]
+        valid_until: Option<String>,
+    }
     /// Deletes memories for good, each with the older versions it superseded, its history
     /// and its conflicts; not reversible (`memory_forget` is).
     MemoryDelete {

@@ -1141,3 +1141,65 @@ async fn listing_pages_filters_and_sorts_on_the_server() {
         .expect("conflicts");
     assert_eq!(conflicted.total, 0, "no open conflict yet");
 }
+
+#[tokio::test]
+async fn forgetting_a_session_is_one_change_and_one_undo_brings_it_all_back() {
+    let w = world().await;
+    let mut ids = Vec::new();
+    for (text, session) in [
+        ("The user is learning the oud", Some("s-music")),
+        ("The user practises scales at dawn", Some("s-music")),
+        ("The user lives in Porto", Some("s-other")),
+        ("The user likes figs", None),
+    ] {
+        let mut m = fact(text, None, None, Source::UserStated);
+        m.source_session_id = session.map(String::from);
+        let written = w
+            .memory
+            .remember(m, WriteOptions::plain(Actor::Extraction))
+            .await
+            .expect("remember");
+        ids.push(written.memory.id);
+    }
+    let forgotten = w
+        .memory
+        .forget_learned_in("s-music", Actor::User)
+        .await
+        .expect("forget the session");
+    let mut gone: Vec<String> = forgotten.iter().map(|m| m.id.clone()).collect();
+    gone.sort();
+    let mut want = vec![ids[0].clone(), ids[1].clone()];
+    want.sort();
+    assert_eq!(gone, want, "only what was learned in that session");
+    for id in &ids[2..] {
+        assert_eq!(
+            w.memory.require(id).await.expect("kept").status,
+            Status::Active
+        );
+    }
+    // One undo on either brings both back.
+    w.memory.undo(&ids[1], Actor::User).await.expect("undo");
+    for id in &ids[..2] {
+        assert_eq!(
+            w.memory.require(id).await.expect("back").status,
+            Status::Active
+        );
+    }
+
+    // An expiry is set and cleared through the history.
+    let until = Utc::now() + Duration::days(3);
+    let m = w
+        .memory
+        .set_expiry(&ids[3], Some(until), Actor::User)
+        .await
+        .expect("expiry");
+    assert!(m.valid_until.is_some());
+    let m = w
+        .memory
+        .set_expiry(&ids[3], None, Actor::User)
+        .await
+        .expect("clear");
+    assert_eq!(m.valid_until, None);
+    let history = w.memory.history(&ids[3]).await.expect("history");
+    assert_eq!(history.len(), 3, "created, expiry set, expiry cleared");
+}

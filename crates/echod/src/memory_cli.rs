@@ -89,6 +89,22 @@ pub enum MemoryCommand {
         /// Memory id.
         id: MemoryId,
     },
+    /// Forget every memory learned in a session (one change: `undo` on any brings all back).
+    ForgetSession {
+        /// The session's name.
+        session: String,
+    },
+    /// Set the date after which a memory no longer holds, or clear it.
+    Expire {
+        /// Memory id.
+        id: MemoryId,
+        /// YYYY-MM-DD or RFC 3339.
+        #[arg(long, required_unless_present = "clear", conflicts_with = "clear")]
+        until: Option<String>,
+        /// Remove the expiry.
+        #[arg(long)]
+        clear: bool,
+    },
     /// Delete memories for good, each with the older versions it replaced, its history and
     /// its conflicts; nothing of them stays on disk. Not reversible. Asks first unless --yes.
     Delete {
@@ -358,6 +374,24 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             writeln!(out, "{}", line(&api.memory_pin(&id, false).await?))?
         }
         MemoryCommand::Forget { id } => writeln!(out, "{}", line(&api.memory_forget(&id).await?))?,
+        MemoryCommand::ForgetSession { session } => {
+            let forgotten = api.memory_forget_session(&session).await?;
+            if forgotten.is_empty() {
+                writeln!(out, "nothing was learned in {session:?}")?;
+            }
+            for m in &forgotten {
+                writeln!(out, "{}", line(m))?;
+            }
+        }
+        MemoryCommand::Expire {
+            id,
+            until,
+            clear: _,
+        } => writeln!(
+            out,
+            "{}",
+            line(&api.memory_set_expiry(&id, until.as_deref()).await?)
+        )?,
         MemoryCommand::Delete { ids, all, yes } => {
             let question = if all {
                 "Delete every memory for good?".to_string()

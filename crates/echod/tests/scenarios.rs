@@ -1439,3 +1439,33 @@ fn snapshot_of_one_turn_events_and_requests() {
     text.push('\n');
     expect_test::expect_file!["snapshots/turn_requests.json"].assert_eq(&text);
 }
+
+#[test]
+fn memory_cli_sets_and_clears_an_expiry_and_forgets_what_a_session_taught() {
+    let w = World::new(json!({"steps": [{ "text": "noted" }]}));
+    let added = w.json(&["memory", "add", "--json", "The user is in Kyoto this week"]);
+    let id = added["memory"]["id"].as_str().expect("id").to_string();
+    w.ok(&["memory", "expire", &id, "--until", "2031-05-01"]);
+    let shown = w.json(&["memory", "show", &id, "--json"]);
+    assert!(
+        shown["valid_until"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("2031-05-0")),
+        "{shown}"
+    );
+    let bad = w.run(&["memory", "expire", &id, "--until", "next tuesday"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a date"));
+    w.ok(&["memory", "expire", &id, "--clear"]);
+    assert!(w.json(&["memory", "show", &id, "--json"])["valid_until"].is_null());
+
+    // A session that taught nothing: nothing to forget; an unknown one is an error.
+    w.ok(&["ask", "--session", "chat", "hello"]);
+    let out = w.ok(&["memory", "forget-session", "chat"]);
+    assert!(out.contains("nothing was learned"), "{out}");
+    assert!(
+        !w.run(&["memory", "forget-session", "no-such-session"])
+            .status
+            .success()
+    );
+}

@@ -889,6 +889,12 @@ export type MemoryForget = {
  */
 id: MemoryId, };
 
+export type MemoryForgetSession = { 
+/**
+ * The session's name.
+ */
+session: string, };
+
 export type MemoryId = string;
 
 export type MemoryList = { 
@@ -968,6 +974,16 @@ query: string,
  * At most this many (default 10).
  */
 k?: number, };
+
+export type MemorySetExpiry = { 
+/**
+ * The memory.
+ */
+id: MemoryId, 
+/**
+ * `YYYY-MM-DD` or RFC 3339; absent or null clears it.
+ */
+valid_until?: string, };
 
 export type MemoryShow = { 
 /**
@@ -1741,6 +1757,8 @@ export interface Operations {
   memory_undo: { request: MemoryUndo; response: Array<Memory> };
   memory_conflicts: { request: MemoryConflicts; response: Array<Conflict> };
   memory_resolve: { request: MemoryResolve; response: Conflict };
+  memory_forget_session: { request: MemoryForgetSession; response: Array<Memory> };
+  memory_set_expiry: { request: MemorySetExpiry; response: Memory };
   memory_delete: { request: MemoryDelete; response: PurgeReport };
   memory_delete_all: { request: MemoryDeleteAll; response: PurgeReport };
   memory_sweep: { request: MemorySweep; response: SweepReport };
@@ -1789,6 +1807,8 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   memory_undo: { method: 'POST', path: '/api/memory/{id}/undo' },
   memory_conflicts: { method: 'GET', path: '/api/memory/conflicts' },
   memory_resolve: { method: 'POST', path: '/api/memory/conflicts/{conflict_id}' },
+  memory_forget_session: { method: 'POST', path: '/api/sessions/{session}/forget_memories' },
+  memory_set_expiry: { method: 'PUT', path: '/api/memory/{id}/expiry' },
   memory_delete: { method: 'POST', path: '/api/memory/delete' },
   memory_delete_all: { method: 'POST', path: '/api/memory/delete_all' },
   memory_sweep: { method: 'POST', path: '/api/memory/sweep' },

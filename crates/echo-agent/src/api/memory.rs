@@ -184,6 +184,43 @@ impl Api {
         Ok(m)
     }
 
+    /// Forgets every memory learned in a session (by its name), as one change that one undo
+    /// reverts.
+    pub async fn memory_forget_session(&self, session: &str) -> Result<Vec<Memory>, ApiError> {
+        let id = self.session_id(session).await?;
+        let forgotten = self
+            .memory()
+            .forget_learned_in(id.as_str(), Actor::User)
+            .await
+            .map_err(mem_err)?;
+        self.flush_vectors().await;
+        Ok(forgotten)
+    }
+
+    /// Sets the date after which a memory no longer holds (`YYYY-MM-DD` or RFC 3339), or
+    /// clears it with `None`.
+    pub async fn memory_set_expiry(
+        &self,
+        id: &MemoryId,
+        valid_until: Option<&str>,
+    ) -> Result<Memory, ApiError> {
+        let until = match valid_until {
+            Some(text) => {
+                Some(
+                    echo_memory::parse_time(text).ok_or_else(|| ApiError::InvalidInput {
+                        what: "valid_until",
+                        message: format!("{text:?} is not a date (YYYY-MM-DD or RFC 3339)"),
+                    })?,
+                )
+            }
+            None => None,
+        };
+        self.memory()
+            .set_expiry(id.as_str(), until, Actor::User)
+            .await
+            .map_err(mem_err)
+    }
+
     /// Restores an archived, superseded or deleted memory.
     pub async fn memory_restore(&self, id: &MemoryId) -> Result<Memory, ApiError> {
         let id = id.as_str();

@@ -44,7 +44,7 @@ impl Api {
         }
     }
 
-    async fn session_id(&self, name: &str) -> Result<SessionId, ApiError> {
+    pub(super) async fn session_id(&self, name: &str) -> Result<SessionId, ApiError> {
         self.inner
             .store
             .session_by_name(name)

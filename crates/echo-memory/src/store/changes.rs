@@ -1,10 +1,13 @@
-//! Changes to an existing memory by the person or a tool: edit, pin, forget (delete) and
-//! restore.
+//! Changes to an existing memory by the person or a tool: edit, pin, expiry, forget (one
+//! memory or all learned in a session) and restore.
 
 use super::{Actor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
 use crate::model::{Memory, Source, Status, Tier};
+use chrono::{DateTime, Utc};
 use echo_core::MemoryAction;
+use echo_core::time::to_rfc3339;
+use sqlx::{Sqlite, Transaction};
 
 impl MemoryStore {
     /// Replaces a memory's text (the person's edit: the memory becomes `manual`, the
@@ -68,16 +71,84 @@ impl MemoryStore {
     /// The row stays as a tombstone with its history, so the deletion itself can be undone.
     pub async fn forget(&self, id: &str, actor: Actor) -> Result<Memory, MemoryError> {
         let mut tx = self.begin().await?;
+        let after = self.forget_tx(&mut tx, &new_change_id(), id, actor).await?;
+        self.invalidate_snapshots_tx(&mut tx).await?;
+        tx.commit().await.db("deleting a memory")?;
+        Ok(after)
+    }
+
+    /// Forgets every memory learned in `session_id` (its source session) as one change, so
+    /// one undo of any of them brings them all back. Returns what it forgot.
+    pub async fn forget_learned_in(
+        &self,
+        session_id: &str,
+        actor: Actor,
+    ) -> Result<Vec<Memory>, MemoryError> {
+        let mut tx = self.begin().await?;
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM memories WHERE source_session_id = ? AND status != 'deleted' ORDER BY created_at",
+        )
+        .bind(session_id)
+        .fetch_all(&mut *tx)
+        .await
+        .db("finding a session's memories")?;
+        let change = new_change_id();
+        let mut forgotten = Vec::with_capacity(ids.len());
+        for id in &ids {
+            forgotten.push(self.forget_tx(&mut tx, &change, id, actor).await?);
+        }
+        self.invalidate_snapshots_tx(&mut tx).await?;
+        tx.commit().await.db("forgetting a session's memories")?;
+        Ok(forgotten)
+    }
+
+    /// Sets (or, with `None`, clears) the date after which a memory no longer holds; the
+    /// sweep archives it then.
+    pub async fn set_expiry(
+        &self,
+        id: &str,
+        valid_until: Option<DateTime<Utc>>,
+        actor: Actor,
+    ) -> Result<Memory, MemoryError> {
+        let mut tx = self.begin().await?;
         let before = self.require_tx(&mut tx, id).await?;
+        let mut after = before.clone();
+        after.valid_until = valid_until.map(to_rfc3339);
+        let reason = match &after.valid_until {
+            Some(until) => format!("valid until {until}"),
+            None => "no expiry".to_string(),
+        };
+        self.update_tx(
+            &mut tx,
+            &new_change_id(),
+            &before,
+            &mut after,
+            MemoryAction::Edited,
+            actor,
+            Some(&reason),
+        )
+        .await?;
+        tx.commit().await.db("setting an expiry")?;
+        Ok(after)
+    }
+
+    /// [`MemoryStore::forget`] inside a transaction, as part of `change`.
+    async fn forget_tx(
+        &self,
+        tx: &mut Transaction<'_, Sqlite>,
+        change: &str,
+        id: &str,
+        actor: Actor,
+    ) -> Result<Memory, MemoryError> {
+        let before = self.require_tx(tx, id).await?;
         if before.status == Status::Deleted {
             return Ok(before);
         }
         let mut after = before.clone();
         after.status = Status::Deleted;
-        let change = new_change_id();
         self.update_tx(
-            &mut tx,
-            &change,
+            tx,
+            change,
             &before,
             &mut after,
             MemoryAction::Deleted,
@@ -93,7 +164,7 @@ impl MemoryStore {
         .bind(now_text())
         .bind(id)
         .bind(id)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await
         .db("closing conflicts of a deleted memory")?;
         tracing::debug!(
@@ -101,8 +172,6 @@ impl MemoryStore {
             conflicts = closed.rows_affected(),
             "closed conflicts of a deleted memory"
         );
-        self.invalidate_snapshots_tx(&mut tx).await?;
-        tx.commit().await.db("deleting a memory")?;
         Ok(after)
     }
 
