@@ -113,6 +113,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
           }}
           onRename={(name, newName) => store.rename(name, newName)}
           onDelete={(name) => store.remove(name)}
+          onForgetMemories={(name) => store.forgetMemories(name)}
         />
         <main className="main">
           {!hasToken && <p className="banner error">{t('error.noToken')}</p>}

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChatStore, canEdit, pendingApproval, quickSessionName, regenerateTarget, withStoredIds } from './chatStore';
 import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './generated/engine';
+import { memory } from './memory/testFakes';
 import { FakeEngine } from './testing/fakeEngine';
 import { TransportError, type TurnOptions } from './transport';
 
@@ -230,6 +231,28 @@ describe('ChatStore', () => {
     expect(store.getState()).toMatchObject({ selected: null, messages: [], sessions: [] });
     await expect(store.remove('zzz')).rejects.toMatchObject({ code: 'not_found' });
     expect(transport.calls).toEqual(['delete c', 'delete b', 'delete a', 'delete zzz']);
+  });
+
+  it('forgets the memories learned in a session by its name, keeping the session, and counts them', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [{ id: '1', name: 'a' }] as SessionSummary[];
+    transport.stored = { a: [] };
+    transport.handlers.memory_forget_session = ({ session }) => {
+      if (session !== 'a') throw new TransportError('not_found', `no session ${session}`, 404);
+      return [];
+    };
+    const store = new ChatStore(transport);
+    await store.init();
+    expect(await store.forgetMemories('a')).toBe(0);
+    transport.handlers.memory_forget_session = () => [memory(1), memory(2)];
+    expect(await store.forgetMemories('a')).toBe(2);
+    expect(transport.requests.filter((r) => r.op === 'memory_forget_session').map((r) => r.request)).toEqual([
+      { session: 'a' },
+      { session: 'a' },
+    ]);
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['a']);
+    transport.handlers.memory_forget_session = () => Promise.reject(new TransportError('not_found', 'no session zzz', 404));
+    await expect(store.forgetMemories('zzz')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('regenerates the last answer: drops it and its question at once, resends with replace_from', async () => {

@@ -205,6 +205,15 @@ export class ChatStore {
   }
 
   /**
+   * Forgets (reversibly, as one change) every memory learned in a session; resolves with how
+   * many were forgotten. Rejects with the transport's error.
+   */
+  async forgetMemories(name: string): Promise<number> {
+    const forgotten = await this.transport.call('memory_forget_session', { session: name });
+    return forgotten.length;
+  }
+
+  /**
    * Opens a session another window asked for (quick ask handing a conversation over):
    * reloads the list first, since the session may be new to it.
    */

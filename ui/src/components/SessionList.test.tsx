@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 // The sidebar in jsdom: the search box filters by name or title regardless of case; Rename
 // edits inline (Enter saves, Esc cancels, the server's refusal is shown); Delete asks
-// "Delete? Yes / No" inline before it deletes.
+// "Delete? Yes / No" inline before it deletes; Forget memories asks inline (saying it can be
+// undone from the memory page) before it forgets, then says how many were forgotten.
 
 import { act, useState } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -31,7 +32,7 @@ const initial = [
 ];
 
 /** The list with its own session state, as the store would keep it. */
-function Harness({ calls }: { calls: string[] }) {
+function Harness({ calls, forget }: { calls: string[]; forget?: (name: string) => Promise<number> }) {
   const [sessions, setSessions] = useState(initial);
   return (
     <SessionList
@@ -50,6 +51,10 @@ function Harness({ calls }: { calls: string[] }) {
       onDelete={async (name) => {
         calls.push(`delete ${name}`);
         setSessions((all) => all.filter((s) => s.name !== name));
+      }}
+      onForgetMemories={async (name) => {
+        calls.push(`forget ${name}`);
+        return forget ? forget(name) : 3;
       }}
     />
   );
@@ -70,7 +75,7 @@ async function flush() {
   });
 }
 
-function mount(locale: 'en' | 'zh-CN' = 'en') {
+function mount(locale: 'en' | 'zh-CN' = 'en', forget?: (name: string) => Promise<number>) {
   const calls: string[] = [];
   const container = document.createElement('div');
   document.body.append(container);
@@ -78,7 +83,7 @@ function mount(locale: 'en' | 'zh-CN' = 'en') {
   act(() =>
     root.render(
       <I18nContext.Provider value={translator(locale)}>
-        <Harness calls={calls} />
+        <Harness calls={calls} forget={forget} />
       </I18nContext.Provider>,
     ),
   );
@@ -160,6 +165,40 @@ describe('SessionList', () => {
     expect(calls).toEqual(['delete taken']);
     expect(row('taken')).toBeNull();
     expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto']);
+  });
+
+  it('forgets the memories of a session only after the inline confirmation, and says how many', async () => {
+    const { calls, row, click, titles } = mount();
+    const button = row('holiday').querySelector('[data-testid="session-forget-memories"]');
+    expect(button?.textContent).toBe('Forget memories');
+    click(button);
+    const confirm = row('holiday').querySelector('.session-forget-confirm');
+    expect(confirm?.textContent).toContain('Forget everything learned from this conversation?');
+    expect(confirm?.textContent).toContain('undo it from the Memory page');
+    // Not the delete confirmation (the e2e waits for `.session-confirm` after Delete).
+    expect(row('holiday').querySelector('.session-confirm')).toBeNull();
+    click(row('holiday').querySelector('[data-testid="session-forget-memories-no"]'));
+    expect(row('holiday').querySelector('.session-forget-confirm')).toBeNull();
+    expect(calls).toEqual([]);
+
+    click(row('holiday').querySelector('[data-testid="session-forget-memories"]'));
+    click(row('holiday').querySelector('[data-testid="session-forget-memories-yes"]'));
+    await flush();
+    expect(calls).toEqual(['forget holiday']);
+    expect(row('holiday').querySelector('.session-forget-confirm')).toBeNull();
+    expect(row('holiday').querySelector('[role="status"]')?.textContent).toBe('Forgot 3 memories (undo from the Memory page).');
+    expect(row('holiday').querySelector('.session-error')).toBeNull();
+    // The session itself stays.
+    expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto', 'taken']);
+  });
+
+  it('shows the refusal to forget a session\'s memories next to it', async () => {
+    const { row, click } = mount('en', () => Promise.reject(new TransportError('not_found', 'no session holiday', 404)));
+    click(row('holiday').querySelector('[data-testid="session-forget-memories"]'));
+    click(row('holiday').querySelector('[data-testid="session-forget-memories-yes"]'));
+    await flush();
+    expect(row('holiday').querySelector('.session-error')?.textContent).toBe('no session holiday');
+    expect(row('holiday').querySelector('[role="status"]')).toBeNull();
   });
 
   it('speaks Chinese in zh-CN', () => {

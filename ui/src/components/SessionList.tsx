@@ -1,5 +1,7 @@
 // The sidebar: a "new session" button, a search box and the sessions, most recent first,
-// each with Rename (inline) and Delete (confirmed inline) actions.
+// each with Rename (inline), Delete (confirmed inline) and Forget memories (confirmed inline:
+// forgets every memory learned in that conversation, as one change that Undo on the memory
+// page brings back) actions.
 
 import { useState } from 'react';
 import { useT } from '../i18n';
@@ -15,12 +17,18 @@ interface Props {
   onRename: (name: string, newName: string) => Promise<void>;
   /** Deletes a session; rejects with a readable error (shown next to the session). */
   onDelete: (name: string) => Promise<void>;
+  /**
+   * Forgets every memory learned in a session (reversibly); resolves with how many were
+   * forgotten, rejects with a readable error (shown next to the session).
+   */
+  onForgetMemories: (name: string) => Promise<number>;
 }
 
 /** What one row is doing besides being listed. */
 type Mode =
   | { kind: 'rename'; name: string; value: string }
-  | { kind: 'confirmDelete'; name: string };
+  | { kind: 'confirmDelete'; name: string }
+  | { kind: 'confirmForget'; name: string };
 
 /** The sessions whose name or title contains `query` (case-insensitive). */
 export function filterSessions(sessions: SessionSummary[], query: string): SessionSummary[] {
@@ -35,18 +43,21 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export function SessionList({ sessions, selected, disabled, onSelect, onNew, onRename, onDelete }: Props) {
+export function SessionList({ sessions, selected, disabled, onSelect, onNew, onRename, onDelete, onForgetMemories }: Props) {
   const t = useT();
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState<Mode | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ name: string; message: string } | null>(null);
+  /** How many memories the last "forget memories" took away, and from which session. */
+  const [forgotten, setForgotten] = useState<{ name: string; count: number } | null>(null);
   const listed = selected && !sessions.some((s) => s.name === selected);
   const shown = filterSessions(sessions, query);
 
   const start = (next: Mode | null) => {
     setMode(next);
     setError(null);
+    setForgotten(null);
   };
 
   const saveRename = async (name: string, value: string) => {
@@ -71,6 +82,20 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
     try {
       await onDelete(name);
       start(null);
+    } catch (e) {
+      setMode(null);
+      setError({ name, message: describe(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirmForget = async (name: string) => {
+    setBusy(true);
+    try {
+      const count = await onForgetMemories(name);
+      start(null);
+      setForgotten({ name, count });
     } catch (e) {
       setMode(null);
       setError({ name, message: describe(e) });
@@ -105,7 +130,9 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
         {shown.map((s) => {
           const renaming = mode?.kind === 'rename' && mode.name === s.name ? mode : null;
           const confirming = mode?.kind === 'confirmDelete' && mode.name === s.name;
+          const forgetting = mode?.kind === 'confirmForget' && mode.name === s.name;
           const rowError = error?.name === s.name ? error.message : null;
+          const rowForgotten = forgotten?.name === s.name ? forgotten.count : null;
           return (
             <li key={s.id} className="session-row" data-row={s.name}>
               {renaming ? (
@@ -153,6 +180,28 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
                     {t('sessions.no')}
                   </button>
                 </div>
+              ) : forgetting ? (
+                <div className="session-actions session-forget-confirm" role="group" aria-label={t('sessions.forgetMemories')}>
+                  <span>{t('sessions.forgetConfirm')}</span>
+                  <button
+                    type="button"
+                    className="session-forget-yes danger"
+                    data-testid="session-forget-memories-yes"
+                    disabled={busy}
+                    onClick={() => void confirmForget(s.name)}
+                  >
+                    {t('sessions.forgetYes')}
+                  </button>
+                  <button
+                    type="button"
+                    className="session-forget-no"
+                    data-testid="session-forget-memories-no"
+                    disabled={busy}
+                    onClick={() => start(null)}
+                  >
+                    {t('sessions.no')}
+                  </button>
+                </div>
               ) : (
                 !renaming && (
                   <div className="session-actions">
@@ -172,8 +221,23 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
                     >
                       {t('sessions.delete')}
                     </button>
+                    <button
+                      type="button"
+                      className="session-forget-button"
+                      data-testid="session-forget-memories"
+                      title={t('sessions.forgetMemoriesHelp')}
+                      disabled={disabled || busy}
+                      onClick={() => start({ kind: 'confirmForget', name: s.name })}
+                    >
+                      {t('sessions.forgetMemories')}
+                    </button>
                   </div>
                 )
+              )}
+              {rowForgotten !== null && (
+                <p className="session-notice" role="status" data-testid="session-forget-memories-notice">
+                  {t('sessions.forgotten', { count: rowForgotten })}
+                </p>
               )}
               {rowError && (
                 <p className="session-error" role="alert">

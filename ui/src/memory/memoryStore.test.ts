@@ -100,6 +100,31 @@ describe('MemoryStore detail and actions', () => {
     expect(store.getState().detail?.history.map((h) => h.action)).toEqual(['created', 'edited', 'pinned', 'deleted', 'restored', 'undo']);
   });
 
+  it('sets the expiry to a date and clears it, patching the row and the detail', async () => {
+    const engine = memoryEngine(3);
+    const store = new MemoryStore(engine);
+    await store.reload();
+    await store.open('m-0001');
+    await store.setExpiry('2027-01-31');
+    expect(engine.sent('memory_set_expiry')).toEqual([{ id: 'm-0001', valid_until: '2027-01-31' }]);
+    expect(store.getState().detail?.valid_until).toBe('2027-01-31');
+    expect(store.getState().items[1]?.valid_until).toBe('2027-01-31');
+    await store.setExpiry(null);
+    expect(engine.sent('memory_set_expiry').at(-1)).toEqual({ id: 'm-0001' });
+    expect(store.getState().detail?.valid_until).toBeNull();
+    expect(store.getState().items[1]?.valid_until).toBeNull();
+  });
+
+  it('shows the refusal of an expiry', async () => {
+    const engine = memoryEngine(2);
+    engine.handlers.memory_set_expiry = () => Promise.reject(new TransportError('invalid_input', 'valid_until: not a date', 400));
+    const store = new MemoryStore(engine);
+    await store.open('m-0001');
+    await store.setExpiry('soon');
+    expect(store.getState().actionError).toBe('valid_until: not a date');
+    expect(store.getState().detail?.valid_until).toBeNull();
+  });
+
   it('keeps the edit open and shows the refusal', async () => {
     const engine = memoryEngine(2);
     engine.handlers.memory_edit = () => Promise.reject(new TransportError('invalid_input', 'content: it is empty', 400));

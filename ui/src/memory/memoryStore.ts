@@ -273,6 +273,20 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     if (id !== null) await this.act(async () => [await this.transport.call('memory_restore', { id })]);
   }
 
+  /**
+   * Sets when the open memory stops applying (`YYYY-MM-DD` or RFC 3339), or clears it with
+   * null or a blank date (the request then leaves `valid_until` out, which the engine reads as
+   * "no expiry").
+   */
+  async setExpiry(validUntil: string | null): Promise<void> {
+    const id = this.getState().openId;
+    if (id === null) return;
+    const date = validUntil?.trim() ?? '';
+    await this.act(async () => [
+      await this.transport.call('memory_set_expiry', date ? { id, valid_until: date } : { id }),
+    ]);
+  }
+
   /** Undoes the open memory's last change. */
   async undo(): Promise<void> {
     const id = this.getState().openId;

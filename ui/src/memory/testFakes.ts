@@ -91,6 +91,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
     memory_pin: ({ id, pinned }) => change(id, { pinned }, pinned ? 'pinned' : 'unpinned'),
     memory_forget: ({ id }) => change(id, { status: 'deleted' }, 'deleted'),
     memory_restore: ({ id }) => change(id, { status: 'active' }, 'restored'),
+    memory_set_expiry: ({ id, valid_until }) => change(id, { valid_until: valid_until ?? null }, 'edited'),
     memory_undo: ({ id }) => [change(id, { status: 'active' }, 'undo')],
     memory_delete: ({ ids }) => {
       memories = memories.filter((m) => !ids.includes(m.id));

@@ -2,8 +2,10 @@
 // assistant is, how it fades (half-life), the chain of versions both ways (links), its history
 // with Undo for the last change, and the actions: Pin/Unpin, Forget (the engine's `deleted`
 // status: a tombstone kept with its history, out of prompts and search), Restore (of a
-// forgotten, archived or superseded memory), Delete (for good).
+// forgotten, archived or superseded memory), Delete (for good), and its expiry: the date it
+// stops applying (`valid_until`), set with a date input or cleared.
 
+import { useState } from 'react';
 import type { Memory, MemoryDetail as Detail } from '../../generated/engine';
 import { useT } from '../../i18n';
 import { percent, when } from './format';
@@ -22,6 +24,8 @@ interface Props {
   onRestore: () => void;
   onUndo: () => void;
   onDelete: () => void;
+  /** Sets the expiry to a `YYYY-MM-DD` date, or clears it with null. */
+  onSetExpiry: (date: string | null) => void;
   onFollow: (id: string) => void;
   onClose: () => void;
 }
@@ -34,8 +38,18 @@ function ChainLink({ memory, onFollow }: { memory: Memory; onFollow: (id: string
   );
 }
 
+/** The `YYYY-MM-DD` a date input shows for a stored expiry (a date or an RFC 3339 time). */
+export function expiryDate(validUntil: string | null): string {
+  if (!validUntil) return '';
+  const m = /^\d{4}-\d{2}-\d{2}/.exec(validUntil);
+  return m ? m[0] : '';
+}
+
 export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
   const t = useT();
+  // The date being picked; the view remounts this pane when the stored expiry changes, so it
+  // starts from the stored value.
+  const [expiry, setExpiry] = useState(() => expiryDate(d.valid_until));
   const none = t('memory.detail.none');
   const openConflicts = d.conflicts.filter((c) => c.status === 'open').length;
   const facts: [string, React.ReactNode][] = [
@@ -46,7 +60,6 @@ export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
     [t('memory.detail.source'), t(`memory.source.${d.source}`)],
     [t('memory.detail.confidence'), percent(d.confidence)],
     [t('memory.detail.pinned'), d.pinned ? t('memory.detail.yes') : t('memory.detail.no')],
-    [t('memory.detail.validUntil'), d.valid_until ? when(d.valid_until) : none],
     [t('memory.detail.created'), when(d.created_at)],
     [t('memory.detail.lastUsed'), d.last_accessed ? when(d.last_accessed) : t('memory.detail.never')],
     [t('memory.detail.useCount'), String(d.access_count)],
@@ -106,6 +119,36 @@ export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
           {t('memory.delete')}
         </button>
       </div>
+      <form
+        className="memory-expiry"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (expiry) on.onSetExpiry(expiry);
+        }}
+      >
+        <span className="muted">{t('memory.detail.validUntil')}:</span>{' '}
+        <span data-testid="memory-expiry-value">{d.valid_until ? expiryDate(d.valid_until) || d.valid_until : t('memory.expiry.none')}</span>
+        <input
+          type="date"
+          data-testid="memory-expiry-input"
+          aria-label={t('memory.expiry.input')}
+          value={expiry}
+          disabled={busy}
+          onChange={(e) => setExpiry(e.target.value)}
+        />
+        <button type="submit" data-testid="memory-expiry-set" disabled={busy || expiry === ''}>
+          {t('memory.expiry.set')}
+        </button>
+        <button
+          type="button"
+          data-testid="memory-expiry-clear"
+          title={t('memory.expiry.clearHelp')}
+          disabled={busy || !d.valid_until}
+          onClick={() => on.onSetExpiry(null)}
+        >
+          {t('memory.expiry.clear')}
+        </button>
+      </form>
       <dl className="memory-facts">
         {facts.map(([label, value]) => (
           <div key={label}>

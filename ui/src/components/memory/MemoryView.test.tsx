@@ -90,6 +90,43 @@ describe('MemoryView', () => {
     act(() => root.unmount());
   });
 
+  it('sets and clears the open memory\'s expiry', async () => {
+    const engine = memoryEngine(3);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    await click(all(container, 'memory-row')[1]?.querySelector('.memory-open'));
+    expect(byTestId(container, 'memory-expiry-value')?.textContent).toBe('never');
+    expect(byTestId<HTMLButtonElement>(container, 'memory-expiry-set')?.disabled).toBe(true);
+    expect(byTestId<HTMLButtonElement>(container, 'memory-expiry-clear')?.disabled).toBe(true);
+
+    act(() => fill(byTestId<HTMLInputElement>(container, 'memory-expiry-input') as HTMLInputElement, '2027-03-15'));
+    await click(byTestId(container, 'memory-expiry-set'));
+    expect(engine.sent('memory_set_expiry')).toEqual([{ id: 'm-0001', valid_until: '2027-03-15' }]);
+    expect(byTestId(container, 'memory-expiry-value')?.textContent).toBe('2027-03-15');
+    expect(byTestId<HTMLInputElement>(container, 'memory-expiry-input')?.value).toBe('2027-03-15');
+    expect(byTestId<HTMLButtonElement>(container, 'memory-expiry-clear')?.disabled).toBe(false);
+
+    await click(byTestId(container, 'memory-expiry-clear'));
+    expect(engine.sent('memory_set_expiry')).toEqual([{ id: 'm-0001', valid_until: '2027-03-15' }, { id: 'm-0001' }]);
+    expect(byTestId(container, 'memory-expiry-value')?.textContent).toBe('never');
+    expect(byTestId<HTMLInputElement>(container, 'memory-expiry-input')?.value).toBe('');
+    act(() => root.unmount());
+  });
+
+  it('shows an RFC 3339 expiry as its date', async () => {
+    const engine = memoryEngine(2);
+    engine.handlers.memory_set_expiry = ({ id }) => ({ ...engine.memories().find((m) => m.id === id)!, valid_until: '2027-05-01T00:00:00Z' });
+    const show = engine.handlers.memory_show!;
+    engine.handlers.memory_show = async (r) => ({ ...(await show(r)), valid_until: '2027-05-01T00:00:00Z' });
+    const { container, root } = mount(<MemoryView transport={engine} />, 'zh-CN');
+    await flush();
+    await click(all(container, 'memory-row')[0]?.querySelector('.memory-open'));
+    expect(byTestId(container, 'memory-expiry-value')?.textContent).toBe('2027-05-01');
+    expect(byTestId<HTMLInputElement>(container, 'memory-expiry-input')?.value).toBe('2027-05-01');
+    expect(byTestId(container, 'memory-expiry-clear')?.textContent).toBe('清除到期');
+    act(() => root.unmount());
+  });
+
   it('deletes the selected rows in bulk, and everything only with the typed phrase', async () => {
     const engine = memoryEngine(5);
     const { container, root } = mount(<MemoryView transport={engine} />);

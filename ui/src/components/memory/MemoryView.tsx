@@ -132,6 +132,7 @@ export function MemoryView({ transport }: { transport: SettingsTransport }) {
               {openId !== null && !detail && !detailError && <p className="muted">{t('memory.detail.loading')}</p>}
               {detail && (
                 <MemoryDetail
+                  key={`${detail.id} ${detail.valid_until ?? ''}`}
                   detail={detail}
                   editing={state.editing}
                   busy={busy}
@@ -144,6 +145,7 @@ export function MemoryView({ transport }: { transport: SettingsTransport }) {
                   onRestore={() => void store.restore()}
                   onUndo={() => void store.undo()}
                   onDelete={() => store.requestDelete([detail.id])}
+                  onSetExpiry={(date) => void store.setExpiry(date)}
                   onFollow={(id) => void store.follow(id)}
                   onClose={() => store.close()}
                 />
