@@ -170,6 +170,10 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         in_conflict: Option<bool>,
+        /// Only memories that expire within this many days.
+        #[serde(default)]
+        #[ts(optional)]
+        expiring_within_days: Option<u32>,
         /// The order (default: newest first).
         #[serde(default)]
         #[ts(optional)]

@@ -1203,3 +1203,48 @@ async fn forgetting_a_session_is_one_change_and_one_undo_brings_it_all_back() {
     let history = w.memory.history(&ids[3]).await.expect("history");
     assert_eq!(history.len(), 3, "created, expiry set, expiry cleared");
 }
+
+#[tokio::test]
+async fn expiring_soon_lists_what_the_next_sweeps_will_archive() {
+    let w = world().await;
+    let mut soon = fact(
+        "The user is in Oslo until Friday",
+        None,
+        None,
+        Source::UserStated,
+    );
+    soon.valid_until = Some(echo_core::time::to_rfc3339(Utc::now() + Duration::days(2)));
+    let mut later = fact(
+        "The user's lease runs until next year",
+        None,
+        None,
+        Source::UserStated,
+    );
+    later.valid_until = Some(echo_core::time::to_rfc3339(
+        Utc::now() + Duration::days(200),
+    ));
+    let soon = w
+        .memory
+        .remember(soon, WriteOptions::plain(Actor::User))
+        .await
+        .expect("soon");
+    for m in [
+        later,
+        fact("The user likes rye bread", None, None, Source::UserStated),
+    ] {
+        w.memory
+            .remember(m, WriteOptions::plain(Actor::User))
+            .await
+            .expect("remember");
+    }
+    let page = w
+        .memory
+        .page(&ListFilter {
+            expiring_within_days: Some(7),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("expiring");
+    let ids: Vec<&str> = page.items.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, vec![soon.memory.id.as_str()]);
+}

@@ -915,6 +915,10 @@ text?: string,
  */
 in_conflict?: boolean, 
 /**
+ * Only memories that expire within this many days.
+ */
+expiring_within_days?: number, 
+/**
  * The order (default: newest first).
  */
 sort?: MemorySort, 

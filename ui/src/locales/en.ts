@@ -241,6 +241,7 @@ export const en = {
   'memory.filter.sort': 'Sort by',
   'memory.filter.any': 'Any',
   'memory.filter.anyStatus': 'Any but forgotten',
+  'memory.filter.expiring': 'Expiring within {days} days',
   'memory.conflict.any': 'Any',
   'memory.conflict.yes': 'In a conflict',
   'memory.conflict.no': 'In none',

@@ -243,6 +243,7 @@ export const zhCN: Record<MessageKey, string> = {
   'memory.filter.sort': '排序',
   'memory.filter.any': '全部',
   'memory.filter.anyStatus': '除已遗忘外全部',
+  'memory.filter.expiring': '{days} 天内到期',
   'memory.conflict.any': '全部',
   'memory.conflict.yes': '有冲突',
   'memory.conflict.no': '无冲突',

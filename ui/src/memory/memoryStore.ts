@@ -28,6 +28,10 @@ export const DELETE_ALL_PHRASE = 'delete all memories';
 /** The filter values, in the order the selects offer them (the variants of the wire types). */
 export const TIERS: readonly MemoryTier[] = ['working', 'episodic', 'semantic', 'archival'];
 export const STATUSES: readonly MemoryStatus[] = ['active', 'superseded', 'archived', 'deleted'];
+/** The status filter's extra choice: active memories whose expiry falls within this many days. */
+export const EXPIRING = 'expiring';
+export const EXPIRING_DAYS = 7;
+export const STATUS_FILTERS: readonly (MemoryStatus | typeof EXPIRING)[] = [...STATUSES, EXPIRING];
 export const SORTS: readonly MemorySort[] = ['created', 'updated', 'last_used', 'importance'];
 export const CONFLICT_FILTERS = ['any', 'yes', 'no'] as const;
 export type ConflictFilter = (typeof CONFLICT_FILTERS)[number];
@@ -35,7 +39,7 @@ export type ConflictFilter = (typeof CONFLICT_FILTERS)[number];
 /** The filters bar as set; empty means "any". */
 export interface MemoryFilters {
   tier: MemoryTier | '';
-  status: MemoryStatus | '';
+  status: MemoryStatus | typeof EXPIRING | '';
   text: string;
   inConflict: ConflictFilter;
   sort: MemorySort;
@@ -48,7 +52,11 @@ export function listRequest(f: MemoryFilters, offset: number, limit = PAGE_SIZE)
   const text = f.text.trim();
   return {
     ...(f.tier ? { tier: f.tier } : {}),
-    ...(f.status ? { status: f.status } : {}),
+    ...(f.status === EXPIRING
+      ? { status: 'active' as const, expiring_within_days: EXPIRING_DAYS }
+      : f.status
+        ? { status: f.status }
+        : {}),
     ...(text ? { text } : {}),
     ...(f.inConflict === 'any' ? {} : { in_conflict: f.inConflict === 'yes' }),
     sort: f.sort,

@@ -6,6 +6,7 @@ use crate::error::{Db, MemoryError};
 use crate::forgetting::effective_importance;
 use crate::model::{Memory, Source, Status, Tier};
 use chrono::{DateTime, Utc};
+use echo_core::time::to_rfc3339;
 use serde::{Deserialize, Serialize};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
@@ -40,6 +41,9 @@ pub struct ListFilter {
     pub text: Option<String>,
     /// Only memories in an open conflict (`true`) or in none (`false`).
     pub in_conflict: Option<bool>,
+    /// Only memories whose `valid_until` falls within this many days from now (or has passed
+    /// without a sweep yet): what the next sweeps will archive as expired.
+    pub expiring_within_days: Option<u32>,
     /// The order.
     pub sort: Sort,
     /// Rows to skip.
@@ -96,6 +100,13 @@ fn where_clause(filter: &ListFilter) -> (String, Vec<String>) {
             "(SELECT memory_a FROM memory_conflicts WHERE status = 'open' \
              UNION SELECT memory_b FROM memory_conflicts WHERE status = 'open')",
         );
+    }
+    if let Some(days) = filter.expiring_within_days {
+        // Stored times are RFC 3339 in UTC with one format (`to_rfc3339`), so they compare as text.
+        q.push_str(" AND valid_until IS NOT NULL AND valid_until <= ?");
+        binds.push(to_rfc3339(
+            Utc::now() + chrono::Duration::days(i64::from(days)),
+        ));
     }
     (q, binds)
 }

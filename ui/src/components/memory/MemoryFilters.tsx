@@ -6,8 +6,11 @@ import { useEffect, useState } from 'react';
 import { useT } from '../../i18n';
 import {
   CONFLICT_FILTERS,
+  EXPIRING,
+  EXPIRING_DAYS,
   type MemoryFilters as Filters,
   SORTS,
+  STATUS_FILTERS,
   STATUSES,
   TIERS,
 } from '../../memory/memoryStore';
@@ -63,9 +66,10 @@ export function MemoryFilters({ filters, onChange, onSearch }: Props) {
       </label>
       <label>
         <span>{t('memory.filter.status')}</span>
-        <select name="status" value={filters.status} onChange={(e) => onChange({ status: oneOf(STATUSES, e.target.value) ?? '' })}>
+        <select name="status" value={filters.status} onChange={(e) => onChange({ status: oneOf(STATUS_FILTERS, e.target.value) ?? '' })}>
           <option value="">{t('memory.filter.anyStatus')}</option>
           {STATUSES.map((x) => <option key={x} value={x}>{t(`memory.status.${x}`)}</option>)}
+          <option value={EXPIRING}>{t('memory.filter.expiring', { days: EXPIRING_DAYS })}</option>
         </select>
       </label>
       <label>
