@@ -4,7 +4,7 @@
 //! `/api/openapi.json`; the repository keeps a copy (`openapi.json`) that a test keeps fresh.
 
 use crate::error::ErrorBody;
-use crate::operations::{HttpMethod, Operation, OperationVisitor, Schema, visit_operations};
+use crate::operations::{Operation, OperationVisitor, Schema, visit_operations};
 use crate::wire::{EventEnvelope, SendTurn};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -192,17 +192,11 @@ impl OperationVisitor for Document {
         responses.insert(response.0.into(), response.1);
         responses.insert("default".into(), error_response());
         operation.insert("responses".into(), Value::Object(responses));
-        let method = match O::METHOD {
-            HttpMethod::Get => "get",
-            HttpMethod::Post => "post",
-            HttpMethod::Put => "put",
-            HttpMethod::Patch => "patch",
-            HttpMethod::Delete => "delete",
-        };
         let item = self
             .paths
             .entry(O::PATH.to_string())
             .or_insert_with(|| json!({}));
-        item[method] = Value::Object(operation);
+        // OpenAPI names path-item operations in lower case.
+        item[O::METHOD.as_str().to_ascii_lowercase()] = Value::Object(operation);
     }
 }

@@ -7,7 +7,7 @@
 
 use echo_agent::ErrorBody;
 use echo_agent::wire::{EventEnvelope, SendTurn, ShortcutStatus, TurnEvent};
-use echo_agent::{HttpMethod, Operation, OperationVisitor, visit_operations};
+use echo_agent::{Operation, OperationVisitor, visit_operations};
 use std::any::TypeId;
 use std::collections::{BTreeMap, HashSet};
 use ts_rs::{Config, TS, TypeVisitor};
@@ -57,13 +57,7 @@ impl OperationVisitor for Operations<'_> {
             <O as TS>::name(cfg),
             <O::Response as TS>::name(cfg)
         ));
-        let method = match O::METHOD {
-            HttpMethod::Get => "GET",
-            HttpMethod::Post => "POST",
-            HttpMethod::Put => "PUT",
-            HttpMethod::Patch => "PATCH",
-            HttpMethod::Delete => "DELETE",
-        };
+        let method = O::METHOD.as_str();
         self.routes.push(format!(
             "  {}: {{ method: '{method}', path: '{}' }},",
             O::NAME,
