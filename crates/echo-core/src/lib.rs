@@ -21,6 +21,6 @@ pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
 pub use vocab::{
     ConflictStatus, DecidedBy, Decision, EntryPoint, MemoryAction, MemoryActor, MemorySource,
-    MemoryStatus, MemoryTier, MessageStatus, Risk, SpanLevel, SpanStatus, TurnErrorCode,
-    TurnStatus,
+    MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, Risk, SpanLevel, SpanStatus,
+    TurnErrorCode, TurnStatus,
 };

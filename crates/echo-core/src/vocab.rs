@@ -319,6 +319,20 @@ closed_enum!(
     }
 );
 
+closed_enum!(
+    /// The conflict judge's reading of two memories.
+    MemoryVerdict as MemoryVerdict = "MemoryVerdict" {
+        /// Same information.
+        Duplicate = "duplicate",
+        /// The new one updates the old one (the world changed).
+        Update = "update",
+        /// They cannot both be true.
+        Contradiction = "contradiction",
+        /// About different things.
+        Unrelated = "unrelated",
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,51 +26,7 @@ use serde::{Deserialize, Serialize};
 /// Longest memory text, in characters.
 pub const MAX_CONTENT_CHARS: usize = 2000;
 
-/// The judge's reading of two memories.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    ts_rs::TS,
-    utoipa::ToSchema,
-    sqlx::Type,
-)]
-#[serde(rename_all = "snake_case")]
-#[sqlx(rename_all = "snake_case")]
-#[ts(rename = "MemoryVerdict")]
-#[schema(as = MemoryVerdict)]
-pub enum Verdict {
-    /// Same information.
-    Duplicate,
-    /// The new one updates the old one (the world changed).
-    Update,
-    /// They cannot both be true.
-    Contradiction,
-    /// About different things.
-    Unrelated,
-}
-
-impl Verdict {
-    /// The stored and wire spelling (the same as its serde form).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Duplicate => "duplicate",
-            Verdict::Update => "update",
-            Verdict::Contradiction => "contradiction",
-            Verdict::Unrelated => "unrelated",
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use echo_core::MemoryVerdict as Verdict;
 
 /// A verdict with the judge's reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
