@@ -5,11 +5,31 @@
 //! left in free pages or old log frames. The vector index (ids and vectors, no text) drops
 //! the rows when the queued `delete` operations are flushed.
 
-use super::{MemoryStore, now_text};
+use super::{MemoryStore, now_text, sql};
 use crate::error::{Db, MemoryError};
 use serde::Serialize;
 use sqlx::Row;
 use std::collections::BTreeSet;
+
+/// Ids per statement: well under SQLite's bound-parameter limit, even when a statement
+/// names the chunk twice or binds two values per id.
+const CHUNK: usize = 400;
+
+/// `?, ?, …` for `n` ids.
+fn placeholders(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+/// Binds every id of `ids` to a scalar query, in order.
+fn bind_all<'q, T>(
+    mut query: sqlx::query::QueryScalar<'q, sqlx::Sqlite, T, sqlx::sqlite::SqliteArguments>,
+    ids: &'q [impl AsRef<str> + Sync],
+) -> sqlx::query::QueryScalar<'q, sqlx::Sqlite, T, sqlx::sqlite::SqliteArguments> {
+    for id in ids {
+        query = query.bind(id.as_ref());
+    }
+    query
+}
 
 /// What a purge removed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
@@ -25,59 +45,89 @@ impl MemoryStore {
     pub async fn purge(&self, ids: &[&str]) -> Result<PurgeReport, MemoryError> {
         let mut tx = self.begin().await?;
         let mut doomed = BTreeSet::new();
-        for &id in ids {
-            let exists = sqlx::query("SELECT 1 FROM memories WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await
-                .db("finding a memory to delete")?;
-            if exists.is_none() {
+        // Statements name at most CHUNK ids (SQLite limits bound parameters), so deleting
+        // every memory is a few hundred statements, not several per memory.
+        for chunk in ids.chunks(CHUNK) {
+            let found: Vec<String> = bind_all(
+                sqlx::query_scalar(sql(format!(
+                    "SELECT id FROM memories WHERE id IN ({})",
+                    placeholders(chunk.len())
+                ))),
+                chunk,
+            )
+            .fetch_all(&mut *tx)
+            .await
+            .db("finding memories to delete")?;
+            if let Some(missing) = chunk.iter().find(|id| !found.iter().any(|f| f == *id)) {
                 return Err(MemoryError::NotFound {
                     what: "memory",
-                    id: id.into(),
+                    id: (*missing).into(),
                 });
             }
-            doomed.insert(id.to_string());
+            doomed.extend(found);
         }
         // The older versions: memories superseded by a doomed one, transitively.
         let mut frontier: Vec<String> = doomed.iter().cloned().collect();
-        while let Some(id) = frontier.pop() {
-            let older = sqlx::query("SELECT id FROM memories WHERE superseded_by = ?")
-                .bind(&id)
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for chunk in frontier.chunks(CHUNK) {
+                let older: Vec<String> = bind_all(
+                    sqlx::query_scalar(sql(format!(
+                        "SELECT id FROM memories WHERE superseded_by IN ({})",
+                        placeholders(chunk.len())
+                    ))),
+                    chunk,
+                )
                 .fetch_all(&mut *tx)
                 .await
                 .db("finding superseded versions")?;
-            for row in older {
-                let older: String = row.get(0);
-                if doomed.insert(older.clone()) {
-                    frontier.push(older);
-                }
+                next.extend(older.into_iter().filter(|id| doomed.insert(id.clone())));
             }
+            frontier = next;
         }
-        for id in &doomed {
-            for (sql, what) in [
+        let all: Vec<String> = doomed.into_iter().collect();
+        let now = now_text();
+        for chunk in all.chunks(CHUNK) {
+            let p = placeholders(chunk.len());
+            for (q, what) in [
                 (
-                    "DELETE FROM memory_history WHERE memory_id = ?",
+                    format!("DELETE FROM memory_history WHERE memory_id IN ({p})"),
                     "deleting memory history",
                 ),
                 (
-                    "DELETE FROM memory_conflicts WHERE memory_a = ?1 OR memory_b = ?1",
+                    format!(
+                        "DELETE FROM memory_conflicts WHERE memory_a IN ({p}) OR memory_b IN ({p})"
+                    ),
                     "deleting conflicts",
                 ),
-                ("DELETE FROM memories WHERE id = ?", "deleting a memory"),
+                (
+                    format!("DELETE FROM memories WHERE id IN ({p})"),
+                    "deleting memories",
+                ),
             ] {
-                sqlx::query(sql).bind(id).execute(&mut *tx).await.db(what)?;
+                // The conflicts statement names the chunk twice; the others once.
+                let times = q.matches(" IN (").count();
+                let mut query = sqlx::query(sql(q));
+                for _ in 0..times {
+                    for id in chunk {
+                        query = query.bind(id);
+                    }
+                }
+                query.execute(&mut *tx).await.db(what)?;
             }
-            // The vector index drops the row when the outbox is flushed.
-            sqlx::query(
-                "INSERT INTO memory_outbox (memory_id, op, enqueued_at) VALUES (?, 'delete', ?)
-                 ON CONFLICT(memory_id) DO UPDATE SET op = 'delete', enqueued_at = excluded.enqueued_at",
-            )
-            .bind(id)
-            .bind(now_text())
-            .execute(&mut *tx)
-            .await
-            .db("queueing a vector delete")?;
+            // The vector index drops the rows when the outbox is flushed.
+            let rows = vec!["(?, 'delete', ?)"; chunk.len()].join(", ");
+            let mut queue = sqlx::query(sql(format!(
+                "INSERT INTO memory_outbox (memory_id, op, enqueued_at) VALUES {rows}
+                 ON CONFLICT(memory_id) DO UPDATE SET op = 'delete', enqueued_at = excluded.enqueued_at"
+            )));
+            for id in chunk {
+                queue = queue.bind(id).bind(&now);
+            }
+            queue
+                .execute(&mut *tx)
+                .await
+                .db("queueing vector deletes")?;
         }
         // Snapshots hold ids only, but a session's snapshot must not name a memory that is gone.
         sqlx::query("DELETE FROM memory_snapshots")
@@ -86,9 +136,7 @@ impl MemoryStore {
             .db("invalidating memory snapshots")?;
         tx.commit().await.db("deleting memories")?;
         self.truncate_log().await;
-        Ok(PurgeReport {
-            deleted: doomed.into_iter().collect(),
-        })
+        Ok(PurgeReport { deleted: all })
     }
 
     /// Removes every memory (see [`MemoryStore::purge`]).
