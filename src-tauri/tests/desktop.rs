@@ -442,7 +442,10 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
 
     // The stopped turn is saved as interrupted with its partial answer; the first completed.
     let store = Store::open_in(home.path()).await.expect("store");
-    let turns = store.list_turns(10).await.expect("turns");
+    let turns = store
+        .list_turns(&echo_core::store::TurnFilter::default(), 10)
+        .await
+        .expect("turns");
     let mut statuses: Vec<&str> = turns.iter().map(|t| t.status.as_str()).collect();
     statuses.sort();
     assert_eq!(

@@ -61,6 +61,11 @@ impl Api {
         })
     }
 
+    /// The tools the engine offers (a replay swaps them for recorded ones).
+    pub(crate) fn tool_registry(&self) -> &echo_tools::ToolRegistry {
+        &self.inner.tools
+    }
+
     /// `[desktop]` as saved.
     pub(crate) fn inner_desktop(&self) -> echo_core::config::DesktopConfig {
         self.inner

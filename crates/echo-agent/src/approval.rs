@@ -7,7 +7,7 @@ use crate::events::TurnEvents;
 use crate::pipeline::context::ContextStage;
 use echo_core::TurnEvent;
 use echo_core::config::ToolsConfig;
-use echo_core::trace::{CallRecord, Level, Span, SpanStatus};
+use echo_core::trace::{CallRecord, Level, Span, SpanKind, SpanStatus};
 use echo_gate::{
     AuditLog, DecidedBy, Decision, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook,
     RuleScope, Verdict, suggest_pattern,
@@ -234,8 +234,13 @@ impl Gate {
             suggested_pattern: pattern.clone(),
             timeout_secs: timeout.as_secs(),
         });
-        let mut span = scope.span.child(Level::Call, "approval").await;
+        let mut span = scope
+            .span
+            .child_of(SpanKind::Approval, Level::Call, "approval")
+            .await;
         span.attr("request_id", request_id.clone());
+        span.attr("tool", call.name.clone());
+        span.attr("question", prepared.action.detail.clone());
         span.attr("reason", verdict.reason.clone());
 
         // The explanation streams beside the question and stops when it is answered.
@@ -323,6 +328,9 @@ impl Gate {
         };
         span.attr("decision", v.decision.as_str());
         span.attr("decided_by", v.by.as_str());
+        if let Some(rule) = &v.rule_id {
+            span.attr("rule_id", rule.clone());
+        }
         span.finish(SpanStatus::Ok).await;
         self.resolved(scope, &request_id, prepared, &v);
         v
@@ -388,13 +396,16 @@ impl Gate {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
         let result = tokio::time::timeout(limit, llm.chat(&request, stop, &mut on_event)).await;
-        let mut child = span.child(Level::Call, "approval_explain").await;
+        let mut child = span
+            .child_of(SpanKind::Model, Level::Call, "approval_explain")
+            .await;
         match result {
             Ok(Ok(response)) => {
                 for a in &response.attempts {
                     child
                         .record_call(CallRecord {
                             name: "model_request",
+                            kind: SpanKind::Model,
                             model: Some(&a.model),
                             started_at: a.started_at,
                             duration: a.duration,

@@ -3,7 +3,7 @@
 //! Each is traced as a node of its turn.
 
 use echo_core::TurnId;
-use echo_core::trace::{Span, SpanStatus, Tracer};
+use echo_core::trace::{Span, SpanKind, SpanStatus, Tracer};
 use std::future::Future;
 use std::time::Duration;
 use tokio_util::task::TaskTracker;
@@ -18,14 +18,15 @@ pub(crate) struct Background {
 }
 
 impl Background {
-    /// Runs `job` in the background under a node span `background:<name>` of the turn's trace.
-    /// The job gets the span (to record calls and attributes); its error is logged and traced.
+    /// Runs `job` in the background under a node span `background:<name>` (of `kind`) of the
+    /// turn's trace. The job gets the span (to record calls and attributes); its error is
+    /// logged and traced.
     pub(crate) fn spawn<F, Fut>(
         &self,
         tracer: Tracer,
         turn: TurnId,
         root_span: String,
-        name: &'static str,
+        (kind, name): (SpanKind, &'static str),
         job: F,
     ) where
         F: FnOnce(Span) -> Fut + Send + 'static,
@@ -33,7 +34,7 @@ impl Background {
     {
         self.tasks.spawn(async move {
             let span = tracer
-                .start_detached(&turn, &root_span, &format!("background:{name}"))
+                .start_detached(&turn, &root_span, kind, &format!("background:{name}"))
                 .await;
             let (mut span, result) = job(span).await;
             match result {

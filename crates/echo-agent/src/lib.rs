@@ -19,6 +19,7 @@ mod operations;
 mod pipeline;
 mod prompt_snapshots;
 mod prompts;
+pub mod replay;
 mod think;
 mod tool_output;
 pub mod wire;
@@ -31,6 +32,7 @@ pub use api::{
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
 pub use echo_core::config::{Config, Overrides, ProcessEnv};
+pub use echo_core::store::TurnFilter;
 pub use echo_memory::{ListFilter, parse_time};
 pub use error::{ApiError, ErrorBody, ErrorCode, ErrorDetail};
 pub use events::EventHandler;

@@ -7,7 +7,7 @@
 use crate::pipeline::context::{ContextStage, MemoryBlocks};
 use async_trait::async_trait;
 use chrono::Utc;
-use echo_core::trace::{CallRecord, Span};
+use echo_core::trace::{CallRecord, Span, SpanKind};
 use echo_core::{Message, ToolSpec};
 use echo_llm::{Attempt, ChatRequest, LlmClient, ToolChoice};
 use echo_memory::{
@@ -195,6 +195,7 @@ pub(crate) async fn record_attempts(span: &Span, name: &str, attempts: &[Attempt
     for a in attempts {
         span.record_call(CallRecord {
             name,
+            kind: SpanKind::Model,
             model: Some(&a.model),
             started_at: a.started_at,
             duration: a.duration,

@@ -10,6 +10,7 @@ use crate::error::ApiError;
 #[allow(clippy::wildcard_imports)]
 use crate::wire::*;
 use echo_core::ApprovalId;
+use echo_core::store::TurnFilter;
 use echo_memory::ListFilter;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

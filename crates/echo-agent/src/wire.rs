@@ -18,14 +18,20 @@ pub use crate::api::{ImportReport, MemoryDetail};
 pub use crate::api::{KeySource, Trace};
 pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
+pub use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
 pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
 pub use echo_core::event::RecalledMemory;
-pub use echo_core::store::{SessionSummary, SpanRecord, StoredMessage, TurnRecord};
+pub use echo_core::store::{
+    CapturedRequest, CapturedResponse, ModelCall, SessionSummary, SpanRecord, StoredMessage,
+    TurnRecord,
+};
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Decision, EntryPoint, MessageStatus, Risk, SpanStatus,
+    ConflictStatus, DecidedBy, Decision, EntryPoint, MessageStatus, Risk, SpanKind, SpanStatus,
     TurnErrorCode, TurnStatus,
 };
-pub use echo_core::{EVENT_PROTOCOL_VERSION, EventEnvelope, Role, ToolCall, TurnEvent, Usage};
+pub use echo_core::{
+    EVENT_PROTOCOL_VERSION, EventEnvelope, Message, Role, ToolCall, ToolSpec, TurnEvent, Usage,
+};
 pub use echo_gate::{AuditEntry, Rule, RuleScope};
 pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
 pub use echo_memory::{
@@ -142,13 +148,53 @@ wire! {
     DesktopSettings {}
     /// The most recent turns, newest first.
     ListTraces {
-        /// At most this many (default 50).
+        /// At most this many (default 50, at most 1000).
         #[serde(default)]
         #[ts(optional)]
         limit: Option<u32>,
+        /// Only this session (its name).
+        #[serde(default)]
+        #[ts(optional)]
+        session: Option<String>,
+        /// Only turns with this status.
+        #[serde(default)]
+        #[ts(optional)]
+        status: Option<TurnStatus>,
+        /// Only degraded (`true`) or only clean (`false`) turns.
+        #[serde(default)]
+        #[ts(optional)]
+        degraded: Option<bool>,
+        /// Only turns this model answered.
+        #[serde(default)]
+        #[ts(optional)]
+        model: Option<String>,
+        /// Only turns that asked (`true`) or did not ask (`false`) for approval.
+        #[serde(default)]
+        #[ts(optional)]
+        has_approvals: Option<bool>,
+        /// Accepted at or after this time (RFC 3339).
+        #[serde(default)]
+        #[ts(optional)]
+        since: Option<String>,
+        /// Accepted before this time (RFC 3339).
+        #[serde(default)]
+        #[ts(optional)]
+        until: Option<String>,
     }
     /// One turn's record and spans.
     GetTrace {
+        /// The turn.
+        turn_id: TurnId,
+    }
+    /// What one model call of a turn sent and received.
+    TraceCall {
+        /// The turn.
+        turn_id: TurnId,
+        /// The call span.
+        span_id: String,
+    }
+    /// A turn as a replayable regression case (`echod replay`).
+    TraceCase {
         /// The turn.
         turn_id: TurnId,
     }

@@ -67,7 +67,9 @@ impl OperationVisitor for Operations<'_> {
 }
 
 fn generated() -> String {
-    let cfg = Config::default();
+    // 64-bit integers (counts, tokens, versions) arrive as JSON numbers, which `JSON.parse`
+    // gives as `number`, never `bigint`; every value the engine sends fits in 2^53.
+    let cfg = Config::default().with_large_int("number");
     let mut ops = Operations {
         types: Types {
             cfg: &cfg,

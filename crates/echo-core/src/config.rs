@@ -543,6 +543,26 @@ impl Default for PlannerConfig {
     }
 }
 
+/// Traces (`[trace]`): whether each model call's exact request and response are kept beside
+/// its span, and for how long the sweep keeps them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    /// Keep what was sent to and received from the model (on by default; spans are always kept).
+    pub capture: bool,
+    /// Days a captured request/response is kept; the sweep removes older ones (0 = keep none).
+    pub retention_days: u32,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        Self {
+            capture: true,
+            retention_days: 30,
+        }
+    }
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -563,6 +583,8 @@ pub struct Config {
     pub routing: RoutingConfig,
     /// The optional planner.
     pub planner: PlannerConfig,
+    /// Traces: request/response capture and its retention.
+    pub trace: TraceConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,

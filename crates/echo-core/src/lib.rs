@@ -21,6 +21,6 @@ pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
 pub use vocab::{
     ConflictStatus, DecidedBy, Decision, EntryPoint, MemoryAction, MemoryActor, MemorySource,
-    MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, Risk, SpanLevel, SpanStatus,
+    MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, Risk, SpanKind, SpanLevel, SpanStatus,
     TurnErrorCode, TurnStatus,
 };

@@ -54,7 +54,7 @@ pub struct ToolCall {
 }
 
 /// One message in a conversation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -62,12 +62,15 @@ pub struct Message {
     pub content: String,
     /// Tool calls requested by an assistant message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<ToolCall>>")]
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub tool_call_id: Option<String>,
     /// For a tool message: the tool's name (Anthropic and some OpenAI servers want it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub name: Option<String>,
 }
 
@@ -107,13 +110,14 @@ impl Message {
 }
 
 /// A tool definition as offered to the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ToolSpec {
     /// Tool name.
     pub name: String,
     /// What the tool does, for the model.
     pub description: String,
     /// JSON schema of the arguments object.
+    #[ts(type = "unknown")]
     pub parameters: serde_json::Value,
 }
 

@@ -5,8 +5,8 @@
 //! SQLite's lock (with a busy timeout), so several processes can share one data directory.
 //!
 //! This file holds the [`Store`] handle and its opening; each table's operations are further
-//! `impl Store` blocks beside it: `sessions.rs`, `turns.rs`, `messages.rs`, `spans.rs`, and
-//! the history archive in `archive.rs`.
+//! `impl Store` blocks beside it: `sessions.rs`, `turns.rs`, `messages.rs`, `spans.rs` (with the captured model calls in
+//! `captures.rs`), and the history archive in `archive.rs`.
 
 use crate::error::StoreError;
 use sqlx::sqlite::{
@@ -16,17 +16,21 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod archive;
+mod captures;
 mod history_cache;
 mod messages;
 mod sessions;
 mod spans;
 mod turns;
 pub use archive::{ArchiveHit, CompressionState, HistorySummary, NewCompression};
+pub use captures::{
+    CapturePrune, CapturedRequest, CapturedResponse, ModelCall, REDACTED, Redactor,
+};
 pub use messages::StoredMessage;
 use messages::stored_message;
 pub use sessions::SessionSummary;
 pub use spans::SpanRecord;
-pub use turns::{StartOutcome, TurnRecord};
+pub use turns::{StartOutcome, TurnFilter, TurnRecord};
 
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "echo.db";

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use std::time::{Duration, Instant};
 
 pub use crate::vocab::SpanLevel as Level;
-pub use crate::vocab::SpanStatus;
+pub use crate::vocab::{SpanKind, SpanStatus};
 
 /// Creates spans for turns.
 #[derive(Clone, Debug)]
@@ -29,17 +29,30 @@ impl Tracer {
 
     /// Starts the root span of a turn's trace (the trace id is the turn id).
     pub async fn start_turn(&self, turn: &TurnId, name: &str) -> Span {
-        Span::start(self.store.clone(), turn.as_str(), None, Level::Turn, name).await
+        Span::start(
+            self.store.clone(),
+            turn.as_str(),
+            None,
+            (SpanKind::Stage, Level::Turn),
+            name,
+        )
+        .await
     }
 
     /// Starts a node span for work that happens after the turn ended (a background job),
     /// attached to the turn's root span.
-    pub async fn start_detached(&self, turn: &TurnId, parent: &str, name: &str) -> Span {
+    pub async fn start_detached(
+        &self,
+        turn: &TurnId,
+        parent: &str,
+        kind: SpanKind,
+        name: &str,
+    ) -> Span {
         Span::start(
             self.store.clone(),
             turn.as_str(),
             Some(parent.to_string()),
-            Level::Node,
+            (kind, Level::Node),
             name,
         )
         .await
@@ -60,7 +73,7 @@ impl Span {
         store: Store,
         turn: &str,
         parent: Option<String>,
-        level: Level,
+        (kind, level): (SpanKind, Level),
         name: &str,
     ) -> Span {
         let record = SpanRecord {
@@ -68,6 +81,7 @@ impl Span {
             turn_id: turn.to_string(),
             parent_id: parent,
             level,
+            kind,
             name: name.to_string(),
             started_at: to_rfc3339(Utc::now()),
             duration_ms: None,
@@ -96,25 +110,42 @@ impl Span {
         &self.record.id
     }
 
-    /// Starts a child span.
+    /// The turn (trace) it belongs to.
+    pub fn turn_id(&self) -> &str {
+        &self.record.turn_id
+    }
+
+    /// The store it writes to.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Starts a child span of a stage (context, an iteration, a tool batch, ...).
     pub async fn child(&self, level: Level, name: &str) -> Span {
+        self.child_of(SpanKind::Stage, level, name).await
+    }
+
+    /// Starts a child span of the given kind.
+    pub async fn child_of(&self, kind: SpanKind, level: Level, name: &str) -> Span {
         Span::start(
             self.store.clone(),
             &self.record.turn_id,
             Some(self.record.id.clone()),
-            level,
+            (kind, level),
             name,
         )
         .await
     }
 
-    /// Records a child call span that already happened (e.g. one HTTP attempt of a model call).
-    pub async fn record_call(&self, call: CallRecord<'_>) {
+    /// Records a child call span that already happened (e.g. one HTTP attempt of a model call)
+    /// and returns its id.
+    pub async fn record_call(&self, call: CallRecord<'_>) -> String {
         let record = SpanRecord {
             id: SpanId::new().to_string(),
             turn_id: self.record.turn_id.clone(),
             parent_id: Some(self.record.id.clone()),
             level: Level::Call,
+            kind: call.kind,
             name: call.name.to_string(),
             started_at: to_rfc3339(call.started_at),
             duration_ms: Some(call.duration.as_secs_f64() * 1000.0),
@@ -134,6 +165,7 @@ impl Span {
         if let Err(e) = self.store.insert_span(&record).await {
             tracing::warn!(error = %e, span = call.name, "cannot write trace span");
         }
+        record.id
     }
 
     /// Sets the model.
@@ -215,6 +247,8 @@ impl Drop for Span {
 pub struct CallRecord<'a> {
     /// Span name, e.g. `model_request`.
     pub name: &'a str,
+    /// What it covers (a model request, most often).
+    pub kind: SpanKind,
     /// Model, if a model call.
     pub model: Option<&'a str>,
     /// When it started.

@@ -320,6 +320,27 @@ closed_enum!(
 );
 
 closed_enum!(
+    /// What a trace span covers, for the trace viewer's colours and links.
+    SpanKind as SpanKind = "SpanKind" {
+        /// A stage of the turn: the turn itself, context, an inference iteration, a tool
+        /// batch, the response.
+        Stage = "stage",
+        /// One model request (HTTP attempt).
+        Model = "model",
+        /// One tool execution.
+        Tool = "tool",
+        /// Waiting for an approval answer.
+        Approval = "approval",
+        /// Reading memories for the turn (recall and the snapshot).
+        MemoryRead = "memory_read",
+        /// Writing memories (extraction, consolidation).
+        MemoryWrite = "memory_write",
+        /// Other work after the turn ended (e.g. the session title).
+        Background = "background",
+    }
+);
+
+closed_enum!(
     /// The conflict judge's reading of two memories.
     MemoryVerdict as MemoryVerdict = "MemoryVerdict" {
         /// Same information.

@@ -2,6 +2,7 @@
 //! assembled answer, and the record of every HTTP attempt.
 
 use crate::error::LlmError;
+use echo_core::store::{CapturedRequest, CapturedResponse};
 use echo_core::{Message, ToolCall, ToolSpec, Usage};
 use std::fmt;
 use std::time::Duration;
@@ -21,6 +22,35 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// Whether and which tool the model must call.
     pub tool_choice: ToolChoice,
+}
+
+impl ChatRequest {
+    /// The request as a trace keeps it (everything that is sent except headers).
+    pub fn captured(&self) -> CapturedRequest {
+        CapturedRequest {
+            messages: self.messages.clone(),
+            tools: self.tools.clone(),
+            max_tokens: self.max_tokens,
+            temperature: self.temperature,
+            tool_choice: match &self.tool_choice {
+                ToolChoice::Auto => "auto".into(),
+                ToolChoice::Required(tool) => tool.clone(),
+            },
+        }
+    }
+}
+
+impl ChatResponse {
+    /// The answer as a trace keeps it.
+    pub fn captured(&self) -> CapturedResponse {
+        CapturedResponse {
+            text: self.text.clone(),
+            reasoning: self.reasoning.clone(),
+            tool_calls: self.tool_calls.clone(),
+            usage: self.usage,
+            finish_reason: self.finish_reason.clone(),
+        }
+    }
 }
 
 /// Whether the model may, must or must not call tools.

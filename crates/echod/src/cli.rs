@@ -4,7 +4,7 @@ use crate::print;
 use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use echo_agent::wire::{EntryPoint, TurnId, TurnStatus};
+use echo_agent::wire::{EntryPoint, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_agent::{Config, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
@@ -82,10 +82,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Turn traces.
+    /// Turn traces: list, show, what a model call sent, export a turn as a replay case.
     Trace {
         #[command(subcommand)]
-        command: TraceCommand,
+        command: crate::trace_cli::TraceCommand,
+    },
+    /// Re-run a case exported by `trace export` through the engine, the model's replies and
+    /// the tools' results served from the recording; exit 1 when the new run diverges.
+    Replay {
+        /// The case file.
+        file: PathBuf,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Approval rules: which tool calls run without asking, ask, or are refused.
     Rules {
@@ -198,27 +207,6 @@ enum SessionsCommand {
     },
 }
 
-#[derive(Debug, Subcommand)]
-enum TraceCommand {
-    /// List recent turns.
-    List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-        /// How many turns.
-        #[arg(long, default_value_t = 50)]
-        limit: u32,
-    },
-    /// Show one turn's spans.
-    Show {
-        /// Turn id.
-        turn_id: TurnId,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
 /// Runs the parsed command.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let g = cli.global;
@@ -229,6 +217,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         model: g.model,
         fallback_models: g.fallback_models,
     };
+    if let Command::Replay { file, json } = &cli.command {
+        return crate::trace_cli::replay(file, *json).await;
+    }
     let config = Config::load(&overrides, &ProcessEnv)?;
     let api = Api::open(config).await.context("cannot open the engine")?;
     let code = match cli.command {
@@ -265,18 +256,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print::history(&api.history(&session).await?, json)?;
             ExitCode::SUCCESS
         }
-        Command::Trace {
-            command: TraceCommand::List { json, limit },
-        } => {
-            print::traces(&api.traces(limit).await?, json)?;
+        Command::Trace { command } => {
+            crate::trace_cli::trace(&api, command).await?;
             ExitCode::SUCCESS
         }
-        Command::Trace {
-            command: TraceCommand::Show { turn_id, json },
-        } => {
-            print::trace(&api.trace(&turn_id).await?, json)?;
-            ExitCode::SUCCESS
-        }
+        // Handled before the engine opens (a replay needs none of the data directory).
+        Command::Replay { file, json } => crate::trace_cli::replay(&file, json).await?,
         Command::Rules { command } => {
             crate::tools_cli::rules(&api, command).await?;
             ExitCode::SUCCESS

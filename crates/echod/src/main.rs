@@ -8,6 +8,7 @@ mod print;
 mod provider_cli;
 mod serve;
 mod tools_cli;
+mod trace_cli;
 
 use clap::Parser;
 use std::process::ExitCode;

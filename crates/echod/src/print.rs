@@ -178,9 +178,11 @@ pub fn traces(turns: &[TurnRecord], as_json: bool) -> anyhow::Result<()> {
     for t in turns {
         writeln!(
             out,
-            "{}  {:<11} {:<16} {:<20} {:>6}/{:<6} {}",
+            "{}  {:<11}{}{} {:<16} {:<20} {:>6}/{:<6} {}",
             t.id,
             t.status,
+            if t.degraded { " degraded" } else { "" },
+            if t.approvals > 0 { " asked" } else { "" },
             clip(&t.session_name, 16),
             t.model.as_deref().unwrap_or("-"),
             t.input_tokens,
@@ -199,10 +201,15 @@ pub fn trace(trace: &Trace, as_json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "turn {} · {} · session {}",
-        trace.turn_id, trace.status, trace.session
+        "turn {} · {} · session {} · {} · {}/{} tokens",
+        trace.turn.id,
+        trace.turn.status,
+        trace.turn.session_name,
+        trace.turn.entry_point,
+        trace.turn.input_tokens,
+        trace.turn.output_tokens
     )?;
-    if let Some(e) = &trace.error {
+    if let Some(e) = &trace.turn.error {
         writeln!(out, "error: {e}")?;
     }
     let depth = |span: &echo_agent::wire::SpanRecord| -> usize {
@@ -223,9 +230,10 @@ pub fn trace(trace: &Trace, as_json: bool) -> anyhow::Result<()> {
     };
     for span in &trace.spans {
         let mut line = format!(
-            "{}{} [{}] {}",
+            "{}{} ({}) [{}] {}",
             "  ".repeat(depth(span)),
             span.name,
+            span.kind,
             span.status,
             span.duration_ms
                 .map(|d| format!("{d:.1} ms"))

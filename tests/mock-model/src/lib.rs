@@ -11,6 +11,10 @@
 #![deny(missing_docs)]
 
 mod http_client;
+/// The server itself, for running it in process (`echod replay`): [`server::router`] plays a
+/// [`server::Script`].
+#[allow(missing_docs)]
+pub mod server;
 
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Read, Write};

@@ -2,7 +2,7 @@
 //! script, binds a loopback port, prints `mock-model listening on http://ADDR` and serves
 //! until SIGTERM/SIGINT, or until stdin closes with `--exit-on-stdin-eof`.
 
-mod server;
+use echo_mock_model::server;
 
 use std::io::{Read, Write};
 use std::net::IpAddr;

@@ -116,6 +116,82 @@ export type CancelTurn = {
  */
 turn_id: TurnId, };
 
+export type CapturedRequest = { 
+/**
+ * The messages, system messages included, in order.
+ */
+messages: Array<Message>, 
+/**
+ * The tools offered.
+ */
+tools: Array<ToolSpec>, 
+/**
+ * Upper bound on answer tokens (0 = the server's default).
+ */
+max_tokens: number, 
+/**
+ * Sampling temperature; the server's default when `None`.
+ */
+temperature: number | null, 
+/**
+ * `auto`, `none` or the name of the tool the model had to call.
+ */
+tool_choice: string, };
+
+export type CapturedResponse = { 
+/**
+ * The text as streamed (with any `<think>` block).
+ */
+text: string, 
+/**
+ * Reasoning sent on its own channel.
+ */
+reasoning: string, 
+/**
+ * Tool calls, in order.
+ */
+tool_calls: Array<ToolCall>, 
+/**
+ * Token usage.
+ */
+usage: Usage, 
+/**
+ * Why generation stopped, as the server named it.
+ */
+finish_reason: string | null, };
+
+export type CaseMemory = { 
+/**
+ * Its text.
+ */
+content: string, 
+/**
+ * Its slot.
+ */
+slot: string | null, 
+/**
+ * Whether it was pinned.
+ */
+pinned: boolean, };
+
+export type CaseToolCall = { 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * Arguments as the model wrote them (JSON text).
+ */
+arguments: string, 
+/**
+ * What the tool returned to the model.
+ */
+result: string, 
+/**
+ * How it failed, if it did (`denied`, `timeout`, ...).
+ */
+error_kind: string | null, };
+
 export type Conflict = { 
 /**
  * Id.
@@ -429,7 +505,7 @@ export type HistoryEntry = {
 /**
  * Row id.
  */
-id: bigint, 
+id: number, 
 /**
  * Rows of one change share this id.
  */
@@ -477,9 +553,37 @@ export type ListSessions = Record<symbol, never>;
 
 export type ListTraces = { 
 /**
- * At most this many (default 50).
+ * At most this many (default 50, at most 1000).
  */
-limit?: number, };
+limit?: number, 
+/**
+ * Only this session (its name).
+ */
+session?: string, 
+/**
+ * Only turns with this status.
+ */
+status?: TurnStatus, 
+/**
+ * Only degraded (`true`) or only clean (`false`) turns.
+ */
+degraded?: boolean, 
+/**
+ * Only turns this model answered.
+ */
+model?: string, 
+/**
+ * Only turns that asked (`true`) or did not ask (`false`) for approval.
+ */
+has_approvals?: boolean, 
+/**
+ * Accepted at or after this time (RFC 3339).
+ */
+since?: string, 
+/**
+ * Accepted before this time (RFC 3339).
+ */
+until?: string, };
 
 export type McpConfig = Record<symbol, never>;
 
@@ -601,7 +705,7 @@ pinned: boolean,
 /**
  * Times injected into a prompt.
  */
-access_count: bigint, 
+access_count: number, 
 /**
  * Last injection.
  */
@@ -645,7 +749,7 @@ archived_from: MemoryTier | null,
 /**
  * Incremented on every change.
  */
-version: bigint, 
+version: number, 
 /**
  * `global` or `session:<id>`.
  */
@@ -776,7 +880,7 @@ pinned: boolean,
 /**
  * Times injected into a prompt.
  */
-access_count: bigint, 
+access_count: number, 
 /**
  * Last injection.
  */
@@ -820,7 +924,7 @@ archived_from: MemoryTier | null,
 /**
  * Incremented on every change.
  */
-version: bigint, 
+version: number, 
 /**
  * `global` or `session:<id>`.
  */
@@ -1013,9 +1117,53 @@ id: MemoryId, };
 
 export type MemoryVerdict = "duplicate" | "update" | "contradiction" | "unrelated";
 
+export type Message = { 
+/**
+ * Who said it.
+ */
+role: Role, 
+/**
+ * Text content (may be empty for an assistant message that only calls tools).
+ */
+content: string, 
+/**
+ * Tool calls requested by an assistant message.
+ */
+tool_calls?: Array<ToolCall>, 
+/**
+ * For a tool message: the call it answers.
+ */
+tool_call_id?: string, 
+/**
+ * For a tool message: the tool's name (Anthropic and some OpenAI servers want it).
+ */
+name?: string, };
+
 export type MessageId = string;
 
 export type MessageStatus = "complete" | "partial";
+
+export type ModelCall = { 
+/**
+ * The call span it belongs to.
+ */
+span_id: string, 
+/**
+ * The model asked.
+ */
+model: string, 
+/**
+ * What was sent.
+ */
+request: CapturedRequest, 
+/**
+ * What came back; `None` when the attempt failed.
+ */
+response: CapturedResponse | null, 
+/**
+ * Why the attempt failed.
+ */
+error: string | null, };
 
 export type OllamaInfo = { 
 /**
@@ -1159,6 +1307,48 @@ name: string,
  */
 new_name: string, };
 
+export type ReplayCase = { 
+/**
+ * [`CASE_FORMAT`].
+ */
+format: number, 
+/**
+ * The turn it was exported from.
+ */
+turn_id: string, 
+/**
+ * When that turn was accepted.
+ */
+created_at: string, 
+/**
+ * The user's message.
+ */
+input: string, 
+/**
+ * `[agent] max_iterations` in force.
+ */
+max_iterations: number, 
+/**
+ * The tools the model was offered (their definitions, as sent).
+ */
+tools_offered: Array<ToolSpec>, 
+/**
+ * The memories injected into the request.
+ */
+memories: Array<CaseMemory>, 
+/**
+ * The main loop's model replies, in order.
+ */
+replies: Array<CapturedResponse>, 
+/**
+ * Every tool call of the turn, in order, with what it returned.
+ */
+tool_calls: Array<CaseToolCall>, 
+/**
+ * The final answer as saved.
+ */
+final_text: string, };
+
 export type Risk = "read_only" | "write" | "exec" | "network" | "dangerous";
 
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -1284,6 +1474,8 @@ registered: boolean,
  */
 error: string | null, };
 
+export type SpanKind = "stage" | "model" | "tool" | "approval" | "memory_read" | "memory_write" | "background";
+
 export type SpanLevel = "turn" | "node" | "call";
 
 export type SpanRecord = { 
@@ -1303,6 +1495,11 @@ parent_id: string | null,
  * `turn`, `node` or `call`.
  */
 level: SpanLevel, 
+/**
+ * What it covers: a stage, a model request, a tool, an approval wait, memory read/write,
+ * background work.
+ */
+kind: SpanKind, 
 /**
  * What the span covers, e.g. `context`, `inference#1`, `model_request`, `tool:read_file`.
  */
@@ -1326,11 +1523,11 @@ model: string | null,
 /**
  * Prompt tokens.
  */
-tokens_in: bigint | null, 
+tokens_in: number | null, 
 /**
  * Completion tokens.
  */
-tokens_out: bigint | null, 
+tokens_out: number | null, 
 /**
  * Whether something degraded in this span.
  */
@@ -1434,35 +1631,45 @@ name: string,
  */
 arguments: string, };
 
+export type ToolSpec = { 
+/**
+ * Tool name.
+ */
+name: string, 
+/**
+ * What the tool does, for the model.
+ */
+description: string, 
+/**
+ * JSON schema of the arguments object.
+ */
+parameters: unknown, };
+
 export type Trace = { 
 /**
- * Turn id.
+ * The turn: session, status, input, entry point, model, tokens, times.
  */
-turn_id: string, 
+turn: TurnRecord, 
 /**
- * Session name.
- */
-session: string, 
-/**
- * Turn status.
- */
-status: TurnStatus, 
-/**
- * The user's input.
- */
-input: string, 
-/**
- * Model that answered.
- */
-model: string | null, 
-/**
- * Error, if any.
- */
-error: string | null, 
-/**
- * Spans in start order.
+ * Spans in start order (parents before children on ties).
  */
 spans: Array<SpanRecord>, };
+
+export type TraceCall = { 
+/**
+ * The turn.
+ */
+turn_id: TurnId, 
+/**
+ * The call span.
+ */
+span_id: string, };
+
+export type TraceCase = { 
+/**
+ * The turn.
+ */
+turn_id: TurnId, };
 
 export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config";
 
@@ -1679,11 +1886,11 @@ error: string | null,
 /**
  * Prompt tokens of all model calls.
  */
-input_tokens: bigint, 
+input_tokens: number, 
 /**
  * Completion tokens of all model calls.
  */
-output_tokens: bigint, 
+output_tokens: number, 
 /**
  * When it was accepted.
  */
@@ -1695,7 +1902,15 @@ started_at: string | null,
 /**
  * When it ended.
  */
-finished_at: string | null, };
+finished_at: string | null, 
+/**
+ * Whether any of its spans degraded (a retry, a fallback model, a trimmed context, ...).
+ */
+degraded: boolean, 
+/**
+ * How many approval questions it asked the person.
+ */
+approvals: number, };
 
 export type TurnStatus = "accepted" | "running" | "completed" | "failed" | "interrupted";
 
@@ -1750,6 +1965,8 @@ export interface Operations {
   desktop_settings: { request: DesktopSettings; response: DesktopSettingsView };
   traces: { request: ListTraces; response: Array<TurnRecord> };
   trace: { request: GetTrace; response: Trace };
+  trace_call: { request: TraceCall; response: ModelCall };
+  trace_case: { request: TraceCase; response: ReplayCase };
   memory_list: { request: MemoryList; response: MemoryPage };
   memory_search: { request: MemorySearch; response: Array<Recalled> };
   memory_show: { request: MemoryShow; response: MemoryDetail };
@@ -1800,6 +2017,8 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   desktop_settings: { method: 'GET', path: '/api/settings/desktop' },
   traces: { method: 'GET', path: '/api/traces' },
   trace: { method: 'GET', path: '/api/traces/{turn_id}' },
+  trace_call: { method: 'GET', path: '/api/traces/{turn_id}/calls/{span_id}' },
+  trace_case: { method: 'GET', path: '/api/traces/{turn_id}/case' },
   memory_list: { method: 'GET', path: '/api/memory' },
   memory_search: { method: 'GET', path: '/api/memory/search' },
   memory_show: { method: 'GET', path: '/api/memory/{id}' },

@@ -22,7 +22,7 @@ export function memory(n: number, change: Partial<Memory> = {}): Memory {
     importance: 0.5,
     effective_importance: 0.5,
     pinned: false,
-    access_count: 0n,
+    access_count: 0,
     last_accessed: null,
     stability: 30,
     created_at: '2026-11-01T10:00:00Z',
@@ -33,7 +33,7 @@ export function memory(n: number, change: Partial<Memory> = {}): Memory {
     superseded_by: null,
     invalid_at: null,
     archived_from: null,
-    version: 1n,
+    version: 1,
     scope: 'global',
     source_session_id: null,
     source_turn_id: null,
@@ -49,7 +49,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
   const history = new Map<string, HistoryEntry[]>();
   const record = (m: Memory, action: HistoryEntry['action']) => {
     const list = history.get(m.id) ?? [];
-    list.push({ id: BigInt(list.length + 1), change_id: `c-${list.length}`, memory_id: m.id, action, actor: 'user', reason: null, before: null, after: null, at: '2026-11-02T09:00:00Z' });
+    list.push({ id: list.length + 1, change_id: `c-${list.length}`, memory_id: m.id, action, actor: 'user', reason: null, before: null, after: null, at: '2026-11-02T09:00:00Z' });
     history.set(m.id, list);
   };
   for (const m of memories) record(m, 'created');

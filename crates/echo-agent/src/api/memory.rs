@@ -61,7 +61,7 @@ pub struct ImportReport {
     pub skipped_inactive: usize,
 }
 
-fn mem_err(e: MemoryError) -> ApiError {
+pub(super) fn mem_err(e: MemoryError) -> ApiError {
     match e {
         MemoryError::NotFound { what, id } => ApiError::NotFound { what, id },
         MemoryError::Invalid { field, message } => ApiError::InvalidInput {
@@ -244,7 +244,7 @@ impl Api {
         }
         let ids: Vec<&str> = ids.iter().map(MemoryId::as_str).collect();
         let report = self.memory().purge(&ids).await.map_err(mem_err)?;
-        self.flush_vectors().await;
+        self.after_purge(&report).await?;
         Ok(report)
     }
 
@@ -257,8 +257,16 @@ impl Api {
             });
         }
         let report = self.memory().purge_all().await.map_err(mem_err)?;
-        self.flush_vectors().await;
+        self.after_purge(&report).await?;
         Ok(report)
+    }
+
+    /// The copies a purge leaves elsewhere: the vector index's rows, and the memories' text in
+    /// traces (captured requests that injected them, tool results that showed them).
+    async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
+        self.flush_vectors().await;
+        self.inner.store.scrub_traces(&report.contents).await?;
+        Ok(())
     }
 
     /// Undoes the last change that touched a memory (every memory that change touched).

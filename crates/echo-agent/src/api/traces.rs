@@ -1,56 +1,174 @@
-//! Traces: the recent turns and one turn's spans.
+//! Traces: the turns (filtered), one turn's spans, what a model call sent and received, and a
+//! turn exported as a replayable regression case.
 
 use super::Api;
 use crate::error::ApiError;
-use echo_core::TurnId;
-use echo_core::store::{SpanRecord, TurnRecord, TurnStatus};
+use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
+use echo_core::store::{ModelCall, SpanRecord, TurnFilter, TurnRecord};
+use echo_core::{Role, SessionId, SpanKind, TurnId};
 use serde::Serialize;
 
 /// A turn's trace: the turn record and its spans.
 #[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Trace {
-    /// Turn id.
-    pub turn_id: String,
-    /// Session name.
-    pub session: String,
-    /// Turn status.
-    pub status: TurnStatus,
-    /// The user's input.
-    pub input: String,
-    /// Model that answered.
-    pub model: Option<String>,
-    /// Error, if any.
-    pub error: Option<String>,
-    /// Spans in start order.
+    /// The turn: session, status, input, entry point, model, tokens, times.
+    pub turn: TurnRecord,
+    /// Spans in start order (parents before children on ties).
     pub spans: Vec<SpanRecord>,
 }
 
 impl Api {
-    /// The most recent turns, newest first.
-    pub async fn traces(&self, limit: u32) -> Result<Vec<TurnRecord>, ApiError> {
-        Ok(self.inner.store.list_turns(limit).await?)
+    /// The most recent turns that pass `filter`, newest first.
+    pub async fn traces(
+        &self,
+        filter: &TurnFilter,
+        limit: u32,
+    ) -> Result<Vec<TurnRecord>, ApiError> {
+        for (what, value) in [("since", &filter.since), ("until", &filter.until)] {
+            if let Some(v) = value
+                && chrono::DateTime::parse_from_rfc3339(v).is_err()
+            {
+                return Err(ApiError::InvalidInput {
+                    what,
+                    message: format!("{v:?} is not an RFC 3339 time (e.g. 2026-12-03T10:00:00Z)"),
+                });
+            }
+        }
+        Ok(self
+            .inner
+            .store
+            .list_turns(filter, limit.clamp(1, 1000))
+            .await?)
     }
 
     /// One turn's trace.
     pub async fn trace(&self, turn_id: &TurnId) -> Result<Trace, ApiError> {
-        let turn_id = turn_id.as_str();
+        let turn = self.turn_record(turn_id).await?;
+        let spans = self.inner.store.spans(turn_id.as_str()).await?;
+        Ok(Trace { turn, spans })
+    }
+
+    /// What one model call of a turn sent and received. Not found when the span is not a
+    /// captured model call of that turn (capture was off, or retention removed it).
+    pub async fn trace_call(&self, turn_id: &TurnId, span_id: &str) -> Result<ModelCall, ApiError> {
         let store = &self.inner.store;
-        let turn = store
-            .turn(turn_id)
+        let not_found = || ApiError::NotFound {
+            what: "captured model call",
+            id: span_id.into(),
+        };
+        let spans = store.spans(turn_id.as_str()).await?;
+        if !spans.iter().any(|s| s.id == span_id) {
+            return Err(not_found());
+        }
+        store.model_call(span_id).await?.ok_or_else(not_found)
+    }
+
+    /// A turn as a self-contained regression case (`echod replay` runs it): the input, the
+    /// memories that were injected, the main loop's recorded model replies in order, and the
+    /// tool trajectory with results.
+    pub async fn trace_case(&self, turn_id: &TurnId) -> Result<ReplayCase, ApiError> {
+        let store = &self.inner.store;
+        let turn = self.turn_record(turn_id).await?;
+        let spans = store.spans(turn_id.as_str()).await?;
+        let calls = store.model_calls(turn_id.as_str()).await?;
+        let parent_name = |span_id: &str| {
+            let parent = spans
+                .iter()
+                .find(|s| s.id == span_id)?
+                .parent_id
+                .as_deref()?;
+            spans
+                .iter()
+                .find(|s| s.id == parent)
+                .map(|s| s.name.as_str())
+        };
+        // The main loop's calls sit under `inference#N` nodes (extraction, approval
+        // explanations and summaries are not part of the turn's trajectory).
+        let main: Vec<&ModelCall> = calls
+            .iter()
+            .filter(|c| parent_name(&c.span_id).is_some_and(|n| n.starts_with("inference#")))
+            .collect();
+        let Some(first) = main.first() else {
+            return Err(ApiError::InvalidInput {
+                what: "turn_id",
+                message: format!(
+                    "turn {turn_id} has no captured model calls (trace capture was off, or \
+                     `[trace] retention_days` removed them), so it cannot be exported as a case"
+                ),
+            });
+        };
+        let replies = main.iter().filter_map(|c| c.response.clone()).collect();
+        let tools_offered = first.request.tools.clone();
+
+        let mut memory_ids = Vec::new();
+        for span in spans.iter().filter(|s| s.kind == SpanKind::MemoryRead) {
+            if let Some(ids) = span.attrs.get("memory_ids").and_then(|v| v.as_array()) {
+                memory_ids.extend(ids.iter().filter_map(|v| v.as_str().map(String::from)));
+            }
+        }
+        let memories = self
+            .memory()
+            .get_many(&memory_ids)
+            .await
+            .map_err(super::memory::mem_err)?
+            .into_iter()
+            .map(|m| CaseMemory {
+                content: m.content,
+                slot: m.slot,
+                pinned: m.pinned,
+            })
+            .collect();
+
+        let tool_calls = spans
+            .iter()
+            .filter(|s| s.kind == SpanKind::Tool)
+            .map(|s| {
+                let text = |key: &str| s.attrs.get(key).and_then(|v| v.as_str()).map(String::from);
+                CaseToolCall {
+                    name: s.name.strip_prefix("tool:").unwrap_or(&s.name).to_string(),
+                    arguments: text("arguments").unwrap_or_default(),
+                    result: text("result").unwrap_or_default(),
+                    error_kind: text("error_kind"),
+                }
+            })
+            .collect();
+
+        let session = SessionId::from_string(turn.session_id.clone());
+        let final_text = store
+            .history(&session)
+            .await?
+            .into_iter()
+            .rev()
+            .find(|m| {
+                m.turn_id.as_deref() == Some(turn_id.as_str())
+                    && m.role == Role::Assistant
+                    && m.tool_calls.is_empty()
+            })
+            .map(|m| m.content)
+            .unwrap_or_default();
+
+        Ok(ReplayCase {
+            format: crate::replay::CASE_FORMAT,
+            turn_id: turn.id,
+            created_at: turn.created_at,
+            input: turn.input,
+            max_iterations: self.inner.config.agent.max_iterations,
+            tools_offered,
+            memories,
+            replies,
+            tool_calls,
+            final_text,
+        })
+    }
+
+    async fn turn_record(&self, turn_id: &TurnId) -> Result<TurnRecord, ApiError> {
+        self.inner
+            .store
+            .turn(turn_id.as_str())
             .await?
             .ok_or_else(|| ApiError::NotFound {
                 what: "turn",
-                id: turn_id.into(),
-            })?;
-        let spans = store.spans(turn_id).await?;
-        Ok(Trace {
-            turn_id: turn.id,
-            session: turn.session_name,
-            status: turn.status,
-            input: turn.input,
-            model: turn.model,
-            error: turn.error,
-            spans,
-        })
+                id: turn_id.as_str().into(),
+            })
     }
 }

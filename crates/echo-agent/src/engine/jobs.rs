@@ -5,7 +5,7 @@ use super::Engine;
 use crate::background::title_of;
 use crate::memory::{self, TurnFacts};
 use crate::pipeline::context::ContextStage;
-use echo_core::trace::SpanStatus;
+use echo_core::trace::{SpanKind, SpanStatus};
 use echo_core::{MessageId, SessionId, TurnId};
 use echo_memory::SemanticIndex;
 use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
@@ -42,7 +42,12 @@ impl Engine {
         }
         let mut span = self
             .tracer
-            .start_detached(&turn, &root_span, "background:consolidate")
+            .start_detached(
+                &turn,
+                &root_span,
+                SpanKind::MemoryWrite,
+                "background:consolidate",
+            )
             .await;
         let semantic = self.semantic().await;
         let neighbours = semantic.map(|s| s as &dyn echo_memory::Neighbours);
@@ -63,6 +68,7 @@ impl Engine {
         .await;
         match result {
             Ok(report) => {
+                span.attr("memory_ids", report.facts.created.clone());
                 if let Ok(v) = serde_json::to_value(&report) {
                     span.attr("report", v);
                 }
@@ -205,7 +211,7 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
             tracer.clone(),
             job.turn.clone(),
             job.root_span.clone(),
-            "session_title",
+            (SpanKind::Background, "session_title"),
             move |span| async move {
                 let result = store
                     .set_session_title_if_empty(&session, &title)
@@ -230,7 +236,7 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
             tracer,
             turn,
             root,
-            "extract_memories",
+            (SpanKind::MemoryWrite, "extract_memories"),
             move |mut span| async move {
                 let semantic = inner.semantic().await;
                 let facts = TurnFacts {
@@ -266,6 +272,7 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
                 }
                 match result {
                     Ok(report) => {
+                        span.attr("memory_ids", report.created.clone());
                         if let Ok(value) = serde_json::to_value(&report) {
                             span.attr("report", value);
                         }

@@ -16,6 +16,9 @@ pub struct SpanRecord {
     pub parent_id: Option<String>,
     /// `turn`, `node` or `call`.
     pub level: crate::vocab::SpanLevel,
+    /// What it covers: a stage, a model request, a tool, an approval wait, memory read/write,
+    /// background work.
+    pub kind: crate::vocab::SpanKind,
     /// What the span covers, e.g. `context`, `inference#1`, `model_request`, `tool:read_file`.
     pub name: String,
     /// Start time.
@@ -45,14 +48,16 @@ impl Store {
     /// Writes a span when it starts.
     pub async fn insert_span(&self, span: &SpanRecord) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO spans (id, turn_id, parent_id, level, name, started_at, duration_ms, status,
-                                model, tokens_in, tokens_out, degraded, degraded_reason, error, attrs)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO spans (id, turn_id, parent_id, level, kind, name, started_at, duration_ms,
+                                status, model, tokens_in, tokens_out, degraded, degraded_reason,
+                                error, attrs)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&span.id)
         .bind(&span.turn_id)
         .bind(&span.parent_id)
         .bind(span.level)
+        .bind(span.kind)
         .bind(&span.name)
         .bind(&span.started_at)
         .bind(span.duration_ms)
@@ -96,7 +101,7 @@ impl Store {
     /// Every span of a turn, in start order (parents before children on ties).
     pub async fn spans(&self, turn: &str) -> Result<Vec<SpanRecord>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, turn_id, parent_id, level, name, started_at, duration_ms, status, model,
+            "SELECT id, turn_id, parent_id, level, kind, name, started_at, duration_ms, status, model,
                     tokens_in, tokens_out, degraded, degraded_reason, error, attrs
              FROM spans WHERE turn_id = ? ORDER BY started_at, rowid",
         )
@@ -119,6 +124,7 @@ impl Store {
                     turn_id: r.get("turn_id"),
                     parent_id: r.get("parent_id"),
                     level: r.get("level"),
+                    kind: r.get("kind"),
                     name: r.get("name"),
                     started_at: r.get("started_at"),
                     duration_ms: r.get("duration_ms"),

@@ -42,6 +42,29 @@ pub struct TurnRecord {
     pub started_at: Option<String>,
     /// When it ended.
     pub finished_at: Option<String>,
+    /// Whether any of its spans degraded (a retry, a fallback model, a trimmed context, ...).
+    pub degraded: bool,
+    /// How many approval questions it asked the person.
+    pub approvals: i64,
+}
+
+/// Which turns [`Store::list_turns`] returns; every field narrows, `None` does not.
+#[derive(Clone, Debug, Default)]
+pub struct TurnFilter {
+    /// Session name.
+    pub session: Option<String>,
+    /// Status.
+    pub status: Option<TurnStatus>,
+    /// Only degraded (`true`) or only clean (`false`) turns.
+    pub degraded: Option<bool>,
+    /// Model that answered.
+    pub model: Option<String>,
+    /// Only turns that asked (`true`) or did not ask (`false`) for approval.
+    pub has_approvals: Option<bool>,
+    /// Accepted at or after (RFC 3339).
+    pub since: Option<String>,
+    /// Accepted before (RFC 3339).
+    pub until: Option<String>,
 }
 
 /// Result of trying to start a turn.
@@ -248,9 +271,56 @@ impl Store {
             .during("reading a turn")
     }
 
-    /// The most recent turns, newest first.
-    pub async fn list_turns(&self, limit: u32) -> Result<Vec<TurnRecord>, StoreError> {
-        sqlx::query_as::<_, TurnRecord>(format_turn_query("ORDER BY t.created_at DESC LIMIT ?"))
+    /// The most recent turns that pass `filter`, newest first.
+    pub async fn list_turns(
+        &self,
+        filter: &TurnFilter,
+        limit: u32,
+    ) -> Result<Vec<TurnRecord>, StoreError> {
+        let mut clauses = Vec::new();
+        let mut texts = Vec::new();
+        if let Some(session) = &filter.session {
+            clauses.push("s.name = ?");
+            texts.push(session.clone());
+        }
+        if let Some(status) = filter.status {
+            clauses.push("t.status = ?");
+            texts.push(status.as_str().to_string());
+        }
+        if let Some(model) = &filter.model {
+            clauses.push("t.model = ?");
+            texts.push(model.clone());
+        }
+        if let Some(since) = &filter.since {
+            clauses.push("t.created_at >= ?");
+            texts.push(since.clone());
+        }
+        if let Some(until) = &filter.until {
+            clauses.push("t.created_at < ?");
+            texts.push(until.clone());
+        }
+        match filter.degraded {
+            Some(true) => clauses.push(DEGRADED),
+            Some(false) => clauses.push(NOT_DEGRADED),
+            None => {}
+        }
+        match filter.has_approvals {
+            Some(true) => clauses.push(APPROVALS_ASKED),
+            Some(false) => clauses.push(NO_APPROVALS_ASKED),
+            None => {}
+        }
+        let mut tail = String::new();
+        if !clauses.is_empty() {
+            tail.push_str("WHERE ");
+            tail.push_str(&clauses.join(" AND "));
+        }
+        tail.push_str(" ORDER BY t.created_at DESC LIMIT ?");
+        let sql = format_turn_query(&tail);
+        let mut query = sqlx::query_as::<_, TurnRecord>(sql);
+        for text in texts {
+            query = query.bind(text);
+        }
+        query
             .bind(limit)
             .fetch_all(&self.pool)
             .await
@@ -258,11 +328,23 @@ impl Store {
     }
 }
 
+const DEGRADED: &str =
+    "EXISTS (SELECT 1 FROM spans sp WHERE sp.turn_id = t.id AND sp.degraded = 1)";
+const NOT_DEGRADED: &str =
+    "NOT EXISTS (SELECT 1 FROM spans sp WHERE sp.turn_id = t.id AND sp.degraded = 1)";
+const APPROVALS_ASKED: &str =
+    "EXISTS (SELECT 1 FROM spans sp WHERE sp.turn_id = t.id AND sp.kind = 'approval')";
+const NO_APPROVALS_ASKED: &str =
+    "NOT EXISTS (SELECT 1 FROM spans sp WHERE sp.turn_id = t.id AND sp.kind = 'approval')";
+
 fn format_turn_query(tail: &str) -> sqlx::AssertSqlSafe<String> {
     sqlx::AssertSqlSafe(format!(
         "SELECT t.id, t.session_id, s.name AS session_name, t.status, t.input, t.entry_point,
                 t.model, t.error_code, t.error, t.input_tokens, t.output_tokens, t.created_at,
-                t.started_at, t.finished_at
+                t.started_at, t.finished_at,
+                {DEGRADED} AS degraded,
+                (SELECT COUNT(*) FROM spans sp WHERE sp.turn_id = t.id AND sp.kind = 'approval')
+                    AS approvals
          FROM turns t JOIN sessions s ON s.id = t.session_id {tail}"
     ))
 }

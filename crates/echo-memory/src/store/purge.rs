@@ -36,6 +36,10 @@ fn bind_all<'q, T>(
 pub struct PurgeReport {
     /// Every memory removed: the ones asked for and the older versions they superseded.
     pub deleted: Vec<String>,
+    /// Their texts, so the caller can scrub copies kept elsewhere (captured model requests);
+    /// never sent or serialised.
+    #[serde(skip)]
+    pub contents: Vec<String>,
 }
 
 impl MemoryStore {
@@ -87,8 +91,19 @@ impl MemoryStore {
         }
         let all: Vec<String> = doomed.into_iter().collect();
         let now = now_text();
+        let mut contents = Vec::new();
         for chunk in all.chunks(CHUNK) {
             let p = placeholders(chunk.len());
+            let texts: Vec<String> = bind_all(
+                sqlx::query_scalar(sql(format!(
+                    "SELECT content FROM memories WHERE id IN ({p})"
+                ))),
+                chunk,
+            )
+            .fetch_all(&mut *tx)
+            .await
+            .db("reading memories to delete")?;
+            contents.extend(texts);
             for (q, what) in [
                 (
                     format!("DELETE FROM memory_history WHERE memory_id IN ({p})"),
@@ -136,7 +151,10 @@ impl MemoryStore {
             .db("invalidating memory snapshots")?;
         tx.commit().await.db("deleting memories")?;
         self.truncate_log().await;
-        Ok(PurgeReport { deleted: all })
+        Ok(PurgeReport {
+            deleted: all,
+            contents,
+        })
     }
 
     /// Removes every memory (see [`MemoryStore::purge`]).

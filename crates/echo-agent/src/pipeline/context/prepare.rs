@@ -17,7 +17,7 @@ use crate::tool_output::worth_cutting;
 use echo_core::config::TaskType;
 use echo_core::event::RecalledMemory;
 use echo_core::trace::Level;
-use echo_core::trace::{Span, SpanStatus};
+use echo_core::trace::{Span, SpanKind, SpanStatus};
 use echo_core::{Role, TurnErrorCode};
 use echo_core::{SessionId, TurnEvent, TurnId, Usage};
 use echo_llm::ChatRequest;
@@ -376,7 +376,28 @@ async fn memory_blocks(
         .semantic()
         .await
         .map(|s| s as &dyn echo_memory::Neighbours);
-    match memory::blocks_for_turn(&inner.memory, session.as_str(), input, neighbours).await {
+    let mut span = node
+        .child_of(SpanKind::MemoryRead, Level::Call, "memory_recall")
+        .await;
+    let found = memory::blocks_for_turn(&inner.memory, session.as_str(), input, neighbours).await;
+    match &found {
+        Ok((blocks, info)) => {
+            let ids: Vec<String> = blocks
+                .snapshot
+                .iter()
+                .chain(&blocks.recalled)
+                .map(|m| m.id.clone())
+                .collect();
+            span.attr("memory_ids", ids);
+            span.attr("semantic", info.used_vectors);
+            span.finish(SpanStatus::Ok).await;
+        }
+        Err(e) => {
+            span.set_error(&e.to_string());
+            span.finish(SpanStatus::Error).await;
+        }
+    }
+    match found {
         Ok((blocks, info)) => {
             node.attr("memory_snapshot", blocks.snapshot.len());
             node.attr(

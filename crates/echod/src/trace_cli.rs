@@ -1,0 +1,165 @@
+//! `echod trace …` and `echod replay`: turns and their spans, what a model call sent and
+//! received, a turn exported as a regression case, and that case replayed.
+
+use crate::print;
+use anyhow::Context;
+use clap::Subcommand;
+use echo_agent::replay::{self, ReplayCase};
+use echo_agent::wire::{TurnId, TurnStatus};
+use echo_agent::{Api, TurnFilter};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// List recent turns, newest first.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many turns.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Only this session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Only this status (accepted, running, completed, failed, interrupted).
+        #[arg(long, value_parser = parse_status)]
+        status: Option<TurnStatus>,
+        /// Only degraded turns.
+        #[arg(long)]
+        degraded: bool,
+        /// Only turns this model answered.
+        #[arg(long)]
+        model: Option<String>,
+        /// Only turns that asked for approval.
+        #[arg(long)]
+        asked: bool,
+        /// Only turns accepted at or after this time (RFC 3339).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only turns accepted before this time (RFC 3339).
+        #[arg(long)]
+        until: Option<String>,
+    },
+    /// Show one turn's spans.
+    Show {
+        /// Turn id.
+        turn_id: TurnId,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What one model call sent and received (JSON).
+    Call {
+        /// Turn id.
+        turn_id: TurnId,
+        /// The model call's span id (from `trace show --json`).
+        span_id: String,
+    },
+    /// Write a turn as a self-contained regression case for `echod replay`.
+    Export {
+        /// Turn id.
+        turn_id: TurnId,
+        /// The case file to write.
+        file: PathBuf,
+    },
+}
+
+fn parse_status(text: &str) -> Result<TurnStatus, String> {
+    TurnStatus::parse(text).ok_or_else(|| format!("expected one of {}", TurnStatus::expected()))
+}
+
+/// Runs a `trace` subcommand.
+pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
+    match command {
+        TraceCommand::List {
+            json,
+            limit,
+            session,
+            status,
+            degraded,
+            model,
+            asked,
+            since,
+            until,
+        } => {
+            let filter = TurnFilter {
+                session,
+                status,
+                degraded: degraded.then_some(true),
+                model,
+                has_approvals: asked.then_some(true),
+                since,
+                until,
+            };
+            print::traces(&api.traces(&filter, limit).await?, json)?;
+        }
+        TraceCommand::Show { turn_id, json } => {
+            print::trace(&api.trace(&turn_id).await?, json)?;
+        }
+        TraceCommand::Call { turn_id, span_id } => {
+            print::json(&api.trace_call(&turn_id, &span_id).await?)?;
+        }
+        TraceCommand::Export { turn_id, file } => {
+            let case = api.trace_case(&turn_id).await?;
+            let text = serde_json::to_string_pretty(&case)?;
+            std::fs::write(&file, text + "\n")
+                .with_context(|| format!("cannot write {}", file.display()))?;
+            println!(
+                "wrote {} ({} model replies, {} tool calls)",
+                file.display(),
+                case.replies.len(),
+                case.tool_calls.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `echod replay FILE`: plays the case's recorded replies from a local mock model on
+/// loopback and runs the turn in a scratch data directory; exit 1 on divergence.
+pub async fn replay(file: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let case: ReplayCase = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a replay case", file.display()))?;
+    let script =
+        echo_mock_model::server::Script::from_json_str(&replay::mock_script(&case).to_string())
+            .map_err(anyhow::Error::msg)
+            .context("the case's replies do not make a mock script")?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .context("cannot bind a loopback port for the replay model")?;
+    let address = listener.local_addr()?;
+    let server = tokio::spawn(async move {
+        axum::serve(listener, echo_mock_model::server::router(script)).await
+    });
+    let home = tempfile::tempdir().context("cannot create a scratch data directory")?;
+    let report = replay::replay(&case, &format!("http://{address}/v1"), home.path()).await;
+    server.abort();
+    let report = report?;
+
+    if as_json {
+        print::json(&report)?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "replayed turn {}: {} of {} recorded tool calls made",
+            report.turn_id,
+            report.replayed_calls.len(),
+            report.recorded_calls
+        )?;
+        match &report.divergence {
+            None => writeln!(out, "same trajectory and final text")?,
+            Some(d) => writeln!(out, "DIVERGED: {d}")?,
+        }
+    }
+    Ok(if report.divergence.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
