@@ -352,6 +352,37 @@ describe('ChatStore', () => {
   });
 });
 
+describe('ChatStore.openAt', () => {
+  it('opens a session another page names, new to the list, and marks the message asked for', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [{ name: 'a' }] as SessionSummary[];
+    transport.stored.a = [];
+    const store = new ChatStore(transport);
+    await store.init();
+    transport.sessions = [{ name: 'a' }, { name: 'trip' }] as SessionSummary[];
+    transport.stored.trip = [
+      { ...storedMessage('u1', 'user', 'I am vegetarian'), turn_id: 't1' },
+      { ...storedMessage('a1', 'assistant', 'Noted.'), turn_id: 't1' },
+    ];
+    await store.openAt('trip', 'u1');
+    expect(store.getState().sessions.map((s) => s.name)).toEqual(['a', 'trip']);
+    expect(store.getState()).toMatchObject({ selected: 'trip', highlight: { messageId: 'u1', key: 'u1' } });
+    await store.openAt('trip', 'a1');
+    expect(store.getState().highlight).toEqual({ messageId: 'a1', key: 'a1' });
+    store.clearHighlight();
+    expect(store.getState().highlight).toBeNull();
+
+    // The message was replaced since (regenerate, edit): nothing to mark, and the view says so.
+    await store.openAt('trip', 'gone');
+    expect(store.getState().highlight).toEqual({ messageId: 'gone', key: null });
+    // Another session, or the plain session, clears the mark.
+    await store.select('a');
+    expect(store.getState().highlight).toBeNull();
+    await store.openAt('trip');
+    expect(store.getState()).toMatchObject({ selected: 'trip', highlight: null });
+  });
+});
+
 function storedMessage(id: string, role: 'user' | 'assistant', content: string): StoredMessage {
   return { id, session_id: 's', turn_id: 't', seq: 0, role, content, reasoning: null, tool_calls: [], tool_call_id: null, name: null, status: 'complete', created_at: '' };
 }

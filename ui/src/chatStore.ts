@@ -9,6 +9,7 @@ import {
   type ChatMessage,
   failTurn,
   fromHistory,
+  keyForStored,
   newTurn,
   reduceTurn,
   type UserView,
@@ -27,6 +28,11 @@ export interface ChatState {
   answered: string | null;
   /** A failure not tied to one message (listing sessions, answering an approval, …). */
   error: string | null;
+  /**
+   * A stored message to bring into view and mark (where a memory was learned): the key of the
+   * chat message showing it, or null when the conversation no longer has it.
+   */
+  highlight: { messageId: string; key: string | null } | null;
 }
 
 const SELECTED_KEY = 'echo-desk-session';
@@ -105,6 +111,7 @@ export class ChatStore {
     running: null,
     answered: null,
     error: null,
+    highlight: null,
   };
   private readonly listeners = new Set<() => void>();
   private readonly transport: Transport;
@@ -155,7 +162,7 @@ export class ChatStore {
   async select(name: string): Promise<void> {
     if (this.state.running) return;
     this.storage?.setItem(SELECTED_KEY, name);
-    this.set({ selected: name, messages: [], loadingHistory: true });
+    this.set({ selected: name, messages: [], loadingHistory: true, highlight: null });
     try {
       const stored = await this.transport.call('history', { session: name });
       if (this.state.selected === name) this.set({ messages: fromHistory(stored) });
@@ -223,18 +230,36 @@ export class ChatStore {
     await this.select(name);
   }
 
+  /**
+   * Opens a session from another page (a trace's session, where a memory was learned), at one
+   * of its stored messages when `messageId` is given: the chat brings it into view and marks
+   * it. Reloads the list first when the session is new to it. Not while a turn runs.
+   */
+  async openAt(name: string, messageId: string | null = null): Promise<void> {
+    if (this.state.running) return;
+    if (!this.state.sessions.some((s) => s.name === name)) await this.refreshSessions();
+    await this.select(name);
+    if (messageId === null || this.state.selected !== name) return;
+    this.set({ highlight: { messageId, key: keyForStored(this.state.messages, messageId) } });
+  }
+
+  /** The highlighted message has been seen. */
+  clearHighlight(): void {
+    if (this.state.highlight) this.set({ highlight: null });
+  }
+
   /** Starts an empty session; the engine creates it with the first message. */
   newSession(now: Date = new Date()): void {
     if (this.state.running) return;
     const name = (this.options.sessionName ?? newSessionName)(now);
     this.storage?.setItem(SELECTED_KEY, name);
-    this.set({ selected: name, messages: [], loadingHistory: false });
+    this.set({ selected: name, messages: [], loadingHistory: false, highlight: null });
   }
 
   /** Leaves the selected session: the next message starts a new one. */
   clear(): void {
     if (this.state.running) return;
-    this.set({ selected: null, messages: [], loadingHistory: false, answered: null });
+    this.set({ selected: null, messages: [], loadingHistory: false, answered: null, highlight: null });
   }
 
   /** Sends a message in the selected session (a new one if none is selected). */

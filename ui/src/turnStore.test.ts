@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope, StoredMessage, TurnEvent, TurnStatus } from './generated/engine';
-import { type AssistantView, failTurn, fromHistory, newTurn, reduceTurn } from './turnStore';
+import { type AssistantView, failTurn, fromHistory, keyForStored, newTurn, reduceTurn } from './turnStore';
 
 /** Wraps events in envelopes of turn `t1` and folds them into a fresh assistant message. */
 function run(events: TurnEvent[]): AssistantView {
@@ -175,5 +175,23 @@ describe('fromHistory', () => {
       tools: [{ callId: 'c1', name: 'shell', args: '{"command":"touch a"}', result: 'exit 0' }],
     });
     expect(view[3]).toMatchObject({ text: 'half', status: 'interrupted' });
+  });
+});
+
+describe('keyForStored', () => {
+  it('finds the chat message showing a stored message: a question itself, an answer or tool result in its turn', () => {
+    const view = fromHistory([
+      stored({ id: 'm1', role: 'user', content: 'make a file', turn_id: 't1' }),
+      stored({ id: 'm2', role: 'assistant', content: '', turn_id: 't1', tool_calls: [{ id: 'c1', name: 'shell', arguments: '{}' }] }),
+      stored({ id: 'm3', role: 'tool', content: 'exit 0', turn_id: 't1', tool_call_id: 'c1', name: 'shell' }),
+      stored({ id: 'm4', role: 'assistant', content: 'made it', turn_id: 't1' }),
+      stored({ id: 'm5', role: 'user', content: 'thanks', turn_id: 't2' }),
+    ]);
+    expect(keyForStored(view, 'm1')).toBe('m1');
+    expect(keyForStored(view, 'm2')).toBe('m2');
+    expect(keyForStored(view, 'm3')).toBe('m2');
+    expect(keyForStored(view, 'm4')).toBe('m2');
+    expect(keyForStored(view, 'm5')).toBe('m5');
+    expect(keyForStored(view, 'replaced-long-ago')).toBeNull();
   });
 });

@@ -47,6 +47,8 @@ export interface AssistantView {
   degradations: { reason: string; detail: string }[];
   error: { code: string; message: string } | null;
   status: TurnStatus;
+  /** The stored messages it shows (from history: the turn's answers and tool results). */
+  storedIds?: string[];
 }
 
 /** A user's message. */
@@ -201,6 +203,7 @@ export function fromHistory(stored: StoredMessage[]): ChatMessage[] {
       out.push(current);
     }
     const turn: AssistantView = current;
+    turn.storedIds = [...(turn.storedIds ?? []), m.id];
     if (m.role === 'tool') {
       turn.tools = updateTool(turn.tools, m.tool_call_id ?? m.id, m.name ?? '', () => ({
         result: m.content,
@@ -215,4 +218,14 @@ export function fromHistory(stored: StoredMessage[]): ChatMessage[] {
     if (m.status === 'partial') turn.status = 'interrupted';
   }
   return out;
+}
+
+/**
+ * The key of the chat message that shows a stored message: a user message is keyed by its
+ * own id, an answer or a tool result belongs to its turn's assistant message. Null when the
+ * conversation does not show it (replaced by regenerate or edit, a system message, deleted).
+ */
+export function keyForStored(messages: readonly ChatMessage[], id: string): string | null {
+  const shown = messages.find((m) => m.key === id || (m.role === 'user' ? m.id === id : m.storedIds?.includes(id)));
+  return shown?.key ?? null;
 }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../transport';
 import { DELETE_ALL_PHRASE, MemoryStore, PAGE_SIZE, listRequest, DEFAULT_FILTERS } from './memoryStore';
+import { ConflictBadge } from './conflictBadge';
 import { conflict, memoryEngine } from './testFakes';
 
 describe('MemoryStore paging', () => {
@@ -232,6 +233,21 @@ describe('MemoryStore conflicts', () => {
     await store.resolve('c2', null);
     expect(engine.sent('memory_resolve').at(-1)).toEqual({ conflict_id: 'c2', keep: null });
     expect(store.getState().conflicts).toEqual([]);
+  });
+
+  it('tells the Memory button\'s count the moment a conflict is settled, before the queue is read again', async () => {
+    const engine = memoryEngine(4, [conflict('c1', 'm-0000', 'm-0001'), conflict('c2', 'm-0002', 'm-0003')]);
+    const badge = new ConflictBadge(engine);
+    const store = new MemoryStore(engine, badge);
+    await store.load();
+    expect(badge.getState().open).toBe(2);
+    // The queue is read again after the resolve; hold that answer back.
+    engine.handlers.memory_conflicts = () => new Promise(() => {});
+    const counts: number[] = [];
+    badge.subscribe(() => counts.push(badge.getState().open));
+    void store.resolve('c1', 'm-0000');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(counts).toEqual([1]);
   });
 });
 

@@ -15,6 +15,7 @@ import type {
   Recalled,
 } from '../generated/engine';
 import { SettingsStore, type SettingsTransport, describe } from '../settings/store';
+import type { ConflictBadge } from './conflictBadge';
 
 /** How many memories a search by meaning asks for. */
 export const SEARCH_SIZE = 50;
@@ -110,10 +111,12 @@ export interface MemoryState {
 
 export class MemoryStore extends SettingsStore<MemoryState> {
   private readonly transport: SettingsTransport;
+  /** The Memory button's count of open conflicts, told of every change to the queue. */
+  private readonly badge: ConflictBadge | undefined;
   /** Bumped when the list starts over, so a page for older filters is dropped. */
   private generation = 0;
 
-  constructor(transport: SettingsTransport) {
+  constructor(transport: SettingsTransport, badge?: ConflictBadge) {
     super({
       filters: DEFAULT_FILTERS,
       items: [],
@@ -136,6 +139,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
       search: null,
     });
     this.transport = transport;
+    this.badge = badge;
   }
 
   /** The first page and the open conflicts. */
@@ -395,6 +399,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
       const conflictMemories = { ...this.getState().conflictMemories };
       for (const m of read) if (m) conflictMemories[m.id] = m;
       this.set({ conflicts, conflictMemories, conflictsError: null });
+      this.badge?.report(conflicts.length);
     } catch (e) {
       this.set({ conflictsError: describe(e) });
     }
@@ -405,10 +410,9 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     this.set({ busy: true, actionError: null });
     try {
       await this.transport.call('memory_resolve', { conflict_id: conflictId, keep });
-      this.set({
-        conflicts: this.getState().conflicts?.filter((c) => c.id !== conflictId),
-        conflictMemories: {},
-      });
+      const conflicts = this.getState().conflicts?.filter((c) => c.id !== conflictId);
+      this.set({ conflicts, conflictMemories: {} });
+      if (conflicts) this.badge?.report(conflicts.length);
       await Promise.all([this.loadConflicts(), this.reload(), this.refreshDetail()]);
     } catch (e) {
       this.set({ actionError: describe(e) });
