@@ -1,10 +1,14 @@
-// The page: header (Chat/Memory/Settings, theme, language), session list, chat and composer,
-// the memory page or the settings view, approval dialog. In the desktop app it also opens the sessions quick ask
-// hands over.
+// The page: header (Chat/Memory/Traces/Settings — Memory with the number of conflicts to
+// review — theme, language), session list, chat and composer, the memory page, the trace page
+// or the settings view, approval dialog. Pages open each other through `Navigation` (a turn's
+// trace, a memory) and the chat store (a conversation, at a message). In the desktop app it
+// also opens the sessions quick ask hands over.
 
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type ChatStore, pendingApproval, regenerateTarget } from './chatStore';
 import { I18nContext, LOCALE_KEY, LOCALES, type Locale, translator } from './i18n';
+import { ConflictBadge } from './memory/conflictBadge';
+import { Navigation, type View } from './navigation';
 import { applyTheme, nextTheme, type ThemeChoice } from './theme';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ChatView } from './components/ChatView';
@@ -12,6 +16,7 @@ import { Composer } from './components/Composer';
 import { MemoryView } from './components/memory/MemoryView';
 import { SessionList } from './components/SessionList';
 import { SettingsView } from './components/SettingsView';
+import { TraceView } from './components/trace/TraceView';
 import type { Transport } from './transport';
 
 interface Props {
@@ -26,7 +31,27 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [theme, setTheme] = useState<ThemeChoice>(initialTheme);
-  const [view, setView] = useState<'chat' | 'memory' | 'settings'>('chat');
+  const [nav] = useState(() => new Navigation());
+  const route = useSyncExternalStore(nav.subscribe, nav.getState);
+  const view = route.view;
+  const setView = (v: View) => nav.show(v);
+  const [badge] = useState(() => new ConflictBadge(transport));
+  const conflicts = useSyncExternalStore(badge.subscribe, badge.getState).open;
+  useEffect(() => {
+    void badge.load();
+    return () => badge.dispose();
+  }, [badge]);
+  // Extraction after a turn can open conflicts: read the count again when a turn ends.
+  const running = state.running !== null;
+  const wasRunning = useRef(running);
+  useEffect(() => {
+    if (wasRunning.current && !running) badge.refreshAfterTurn();
+    wasRunning.current = running;
+  }, [running, badge]);
+  const openChat = (session: string, messageId: string | null = null) => {
+    nav.show('chat');
+    void store.openAt(session, messageId);
+  };
   const t = useMemo(() => translator(locale), [locale]);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
@@ -36,10 +61,10 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
   useEffect(
     () =>
       transport.desktop?.onOpenSession((name) => {
-        setView('chat');
+        nav.show('chat');
         void store.open(name);
       }),
-    [transport, store],
+    [transport, store, nav],
   );
   const approval = pendingApproval(state);
   const idle = state.running === null;
@@ -67,6 +92,19 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
                 onClick={() => setView('memory')}
               >
                 {t('nav.memory')}
+                {conflicts > 0 && (
+                  <span className="nav-badge" data-testid="nav-conflicts-badge" title={t('nav.conflictsBadge', { count: conflicts })}>
+                    {conflicts}
+                  </span>
+                )}
+              </button>
+              <button
+                type="button"
+                className="nav-traces"
+                aria-pressed={view === 'traces'}
+                onClick={() => setView('traces')}
+              >
+                {t('nav.traces')}
               </button>
               <button
                 type="button"
@@ -125,10 +163,26 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
               </button>
             </div>
           )}
+          {view === 'chat' && state.highlight && state.highlight.key === null && (
+            <div className="banner notice" role="status" data-testid="chat-source-missing">
+              <span>{t('chat.sourceMissing')}</span>
+              <button type="button" onClick={() => store.clearHighlight()}>
+                {t('error.dismiss')}
+              </button>
+            </div>
+          )}
           {view === 'settings' ? (
             <SettingsView transport={transport} session={state.selected} />
           ) : view === 'memory' ? (
-            <MemoryView transport={transport} />
+            <MemoryView transport={transport} badge={badge} memoryId={route.memoryId} onOpenChat={openChat} />
+          ) : view === 'traces' ? (
+            <TraceView
+              transport={transport}
+              turnId={route.turnId}
+              sessions={state.sessions.map((s) => s.name)}
+              onOpenChat={(session) => openChat(session)}
+              onOpenMemory={(id) => nav.openMemory(id)}
+            />
           ) : (
             <>
               <ChatView
@@ -136,6 +190,9 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
                 loading={state.loadingHistory}
                 onRegenerate={regenerateTarget(state) ? () => void store.regenerate() : undefined}
                 onEdit={idle ? (key, text) => void store.editAndResend(key, text) : undefined}
+                onShowTrace={(turnId) => nav.openTrace(turnId)}
+                highlight={state.highlight?.key ?? null}
+                onHighlightSeen={() => store.clearHighlight()}
               />
               <Composer
                 running={state.running !== null}

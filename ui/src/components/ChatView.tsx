@@ -1,16 +1,21 @@
 // The conversation: messages in order, virtualised (only the rows near the viewport are in
 // the page, each measured as it renders, so long histories stay smooth), kept scrolled to
 // the newest while it grows unless the reader has scrolled up. Regenerate and Edit and
-// resend are offered when the page passes their handlers (not while a turn runs).
+// resend are offered when the page passes their handlers (not while a turn runs), and so is
+// "Show trace" on answers whose turn is known. A highlighted message (where a memory was
+// learned) is scrolled into view and marked for a few seconds.
 
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useT } from '../i18n';
 import type { ChatMessage } from '../turnStore';
 import { Message } from './Message';
 
 /** How close to the end (px) still counts as "at the end" for sticking to it. */
 const STICK_SLACK = 48;
+
+/** How long a highlighted message stays marked (ms). */
+export const HIGHLIGHT_MS = 5000;
 
 /**
  * The scroll element's size; an element not laid out (jsdom, a hidden view) reports 0, which
@@ -29,9 +34,15 @@ interface Props {
   onRegenerate?: () => void;
   /** Sends an edited user message in place of the one with `key`; offered when given. */
   onEdit?: (key: string, text: string) => void;
+  /** Opens an answer's trace; offered on answers whose turn id is known, when given. */
+  onShowTrace?: (turnId: string) => void;
+  /** The key of a message to bring into view and mark. */
+  highlight?: string | null;
+  /** Called when the mark has been shown long enough. */
+  onHighlightSeen?: () => void;
 }
 
-export function ChatView({ messages, loading, onRegenerate, onEdit }: Props) {
+export function ChatView({ messages, loading, onRegenerate, onEdit, onShowTrace, highlight, onHighlightSeen }: Props) {
   const t = useT();
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
@@ -60,6 +71,23 @@ export function ChatView({ messages, loading, onRegenerate, onEdit }: Props) {
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   }, [messages, total]);
 
+  // A highlighted message: scroll to it (and stop following the end), then unmark it later.
+  const highlightIndex = highlight ? messages.findIndex((m) => m.key === highlight) : -1;
+  useLayoutEffect(() => {
+    if (highlightIndex < 0) return;
+    stick.current = false;
+    virtualizer.scrollToIndex(highlightIndex, { align: 'center' });
+  }, [highlightIndex, virtualizer]);
+  const seen = useRef(onHighlightSeen);
+  useLayoutEffect(() => {
+    seen.current = onHighlightSeen;
+  });
+  useEffect(() => {
+    if (!highlight) return;
+    const timer = setTimeout(() => seen.current?.(), HIGHLIGHT_MS);
+    return () => clearTimeout(timer);
+  }, [highlight]);
+
   const onScroll = () => {
     const el = scroller.current;
     if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_SLACK;
@@ -76,10 +104,14 @@ export function ChatView({ messages, loading, onRegenerate, onEdit }: Props) {
           const m = messages[item.index];
           if (!m) return null;
           const draft = editingKey === m.key ? editing?.draft : undefined;
+          const marked = highlight === m.key;
+          const turnId = m.role === 'assistant' ? m.turnId : undefined;
           return (
             <div
               key={item.key}
-              className="chat-row"
+              className={marked ? 'chat-row highlighted' : 'chat-row'}
+              data-testid={marked ? 'message-highlighted' : undefined}
+              data-key={m.key}
               data-index={item.index}
               ref={virtualizer.measureElement}
               style={{ transform: `translateY(${item.start}px)` }}
@@ -87,6 +119,7 @@ export function ChatView({ messages, loading, onRegenerate, onEdit }: Props) {
               <Message
                 m={m}
                 onRegenerate={onRegenerate && item.index === last && m.role === 'assistant' ? onRegenerate : undefined}
+                onShowTrace={onShowTrace && turnId ? () => onShowTrace(turnId) : undefined}
                 onEdit={
                   onEdit && m.role === 'user' && m.id !== undefined
                     ? () => setEditing({ key: m.key, draft: m.text })

@@ -1,6 +1,7 @@
 // One chat message: the user's text, or an assistant answer with its reasoning, tool calls,
-// degradations, error and status. The chat adds Regenerate to the last answer and Edit to
-// the user's messages (edited inline: Send or Cancel); quick ask shows messages without them.
+// degradations, error and status. The chat adds Regenerate to the last answer, "Show trace"
+// to answers whose turn is known, and Edit to the user's messages (edited inline: Send or
+// Cancel); quick ask shows messages without them.
 
 import type { KeyboardEvent } from 'react';
 import { useT } from '../i18n';
@@ -8,7 +9,7 @@ import type { AssistantView, ChatMessage, UserView } from '../turnStore';
 import { Markdown } from './Markdown';
 import { ToolCall } from './ToolCall';
 
-function Assistant({ m, onRegenerate }: { m: AssistantView; onRegenerate?: () => void }) {
+function Assistant({ m, onRegenerate, onShowTrace }: { m: AssistantView; onRegenerate?: () => void; onShowTrace?: () => void }) {
   const t = useT();
   const waiting = m.status === 'running' && m.text === '' && m.tools.length === 0;
   return (
@@ -39,11 +40,18 @@ function Assistant({ m, onRegenerate }: { m: AssistantView; onRegenerate?: () =>
           {t('status.error', { code: m.error.code, message: m.error.message })}
         </p>
       )}
-      {onRegenerate && (
+      {(onRegenerate || onShowTrace) && (
         <div className="message-actions">
-          <button type="button" className="regenerate" data-testid="regenerate" onClick={onRegenerate}>
-            {t('chat.regenerate')}
-          </button>
+          {onShowTrace && (
+            <button type="button" className="link show-trace" data-testid="show-trace" title={t('chat.showTraceHelp')} onClick={onShowTrace}>
+              {t('chat.showTrace')}
+            </button>
+          )}
+          {onRegenerate && (
+            <button type="button" className="regenerate" data-testid="regenerate" onClick={onRegenerate}>
+              {t('chat.regenerate')}
+            </button>
+          )}
         </div>
       )}
     </article>
@@ -120,13 +128,15 @@ interface Props {
   m: ChatMessage;
   /** Offers Regenerate (on an answer). */
   onRegenerate?: () => void;
+  /** Offers "Show trace" (on an answer). */
+  onShowTrace?: () => void;
   /** Offers Edit (on a user message). */
   onEdit?: () => void;
   /** The inline editor, while this user message is being edited. */
   editing?: EditState;
 }
 
-export function Message({ m, onRegenerate, onEdit, editing }: Props) {
-  if (m.role === 'assistant') return <Assistant m={m} onRegenerate={onRegenerate} />;
+export function Message({ m, onRegenerate, onShowTrace, onEdit, editing }: Props) {
+  if (m.role === 'assistant') return <Assistant m={m} onRegenerate={onRegenerate} onShowTrace={onShowTrace} />;
   return <User m={m} onEdit={onEdit} editing={editing} />;
 }

@@ -3,12 +3,17 @@
 // with Undo for the last change, and the actions: Pin/Unpin, Forget (the engine's `deleted`
 // status: a tombstone kept with its history, out of prompts and search), Restore (of a
 // forgotten, archived or superseded memory), Delete (for good), and its expiry: the date it
-// stops applying (`valid_until`), set with a date input or cleared.
+// stops applying (`valid_until`), set with a date input or cleared. "Show where it was
+// learned" opens the conversation at the message it came from, or says it is gone.
 
 import { useState } from 'react';
 import type { Memory, MemoryDetail as Detail } from '../../generated/engine';
 import { useT } from '../../i18n';
+import { hasProvenance } from '../../memory/provenance';
 import { percent, when } from './format';
+
+/** Looking for where the open memory was learned, or what came of it. */
+export type SourceLookup = { state: 'looking' } | { state: 'gone' } | { state: 'error'; message: string };
 
 interface Props {
   detail: Detail;
@@ -28,6 +33,9 @@ interface Props {
   onSetExpiry: (date: string | null) => void;
   onFollow: (id: string) => void;
   onClose: () => void;
+  /** Opens the conversation it was learned in; offered when given and the memory records it. */
+  onShowSource?: () => void;
+  source?: SourceLookup | null;
 }
 
 function ChainLink({ memory, onFollow }: { memory: Memory; onFollow: (id: string) => void }) {
@@ -45,7 +53,7 @@ export function expiryDate(validUntil: string | null): string {
   return m ? m[0] : '';
 }
 
-export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
+export function MemoryDetail({ detail: d, editing, busy, source, ...on }: Props) {
   const t = useT();
   // The date being picked; the view remounts this pane when the stored expiry changes, so it
   // starts from the stored value.
@@ -157,6 +165,24 @@ export function MemoryDetail({ detail: d, editing, busy, ...on }: Props) {
           </div>
         ))}
       </dl>
+      {on.onShowSource && hasProvenance(d) && (
+        <p className="memory-provenance">
+          <button
+            type="button"
+            className="link"
+            data-testid="memory-provenance"
+            title={t('memory.provenanceHelp')}
+            disabled={source?.state === 'looking'}
+            onClick={on.onShowSource}
+          >
+            {t('memory.provenance')}
+          </button>
+          {source?.state === 'gone' && <span className="muted" data-testid="memory-provenance-gone">{t('memory.provenanceGone')}</span>}
+          {source?.state === 'error' && (
+            <span className="turn-error" role="alert">{t('memory.provenanceFailed', { message: source.message })}</span>
+          )}
+        </p>
+      )}
       {d.superseded_by_memory && (
         <p className="memory-chain">
           <span className="muted">{t('memory.detail.supersededBy')}: </span>

@@ -1,16 +1,22 @@
 // The memory page: "what does the assistant know about me, and how do I fix or remove it".
 // Two tabs: the memories (filters, add form, bulk selection, the virtual list and the open
-// memory's detail) and the queue of conflicts to review. State and calls live in `MemoryStore`.
+// memory's detail) and the queue of conflicts to review. State and calls live in `MemoryStore`;
+// the Memory button's conflict count (`ConflictBadge`) is told of every change to the queue.
+// Other pages open a memory here (`memoryId`); a memory opens the conversation it was learned
+// in (`onOpenChat`).
 
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
+import type { Memory } from '../../generated/engine';
 import { useT } from '../../i18n';
+import type { ConflictBadge } from '../../memory/conflictBadge';
 import { type MemoryFilters as Filters, MemoryStore } from '../../memory/memoryStore';
-import type { SettingsTransport } from '../../settings/store';
+import { findSource } from '../../memory/provenance';
+import { type SettingsTransport, describe } from '../../settings/store';
 import { LoadState } from '../settings/LoadState';
 import { ConflictQueue } from './ConflictQueue';
 import { DeleteDialog } from './DeleteDialog';
 import { MemoryAddForm } from './MemoryAddForm';
-import { MemoryDetail } from './MemoryDetail';
+import { MemoryDetail, type SourceLookup } from './MemoryDetail';
 import { MemoryFilters } from './MemoryFilters';
 import { MemoryList } from './MemoryList';
 import { SearchResults } from './SearchResults';
@@ -18,10 +24,42 @@ import { useMemoryStore } from './useMemoryStore';
 
 type Tab = 'list' | 'conflicts';
 
-export function MemoryView({ transport }: { transport: SettingsTransport }) {
+interface Props {
+  transport: SettingsTransport;
+  /** The Memory button's count of open conflicts. */
+  badge?: ConflictBadge;
+  /** A memory to open (a link on another page). */
+  memoryId?: string | null;
+  /** Opens a conversation, at a message when given (where a memory was learned). */
+  onOpenChat?: (session: string, messageId: string | null) => void;
+}
+
+export function MemoryView({ transport, badge, memoryId, onOpenChat }: Props) {
   const t = useT();
-  const [state, store] = useMemoryStore(() => new MemoryStore(transport));
+  const [state, store] = useMemoryStore(() => new MemoryStore(transport, badge));
   const [tab, setTab] = useState<Tab>('list');
+  const [source, setSource] = useState<{ id: string; lookup: SourceLookup } | null>(null);
+  useEffect(() => {
+    if (memoryId) {
+      setTab('list');
+      void store.open(memoryId);
+    }
+  }, [memoryId, store]);
+  const showSource = async (m: Memory) => {
+    if (!onOpenChat) return;
+    setSource({ id: m.id, lookup: { state: 'looking' } });
+    try {
+      const found = await findSource(transport, m);
+      if (found) {
+        setSource(null);
+        onOpenChat(found.session, found.messageId);
+      } else {
+        setSource({ id: m.id, lookup: { state: 'gone' } });
+      }
+    } catch (e) {
+      setSource({ id: m.id, lookup: { state: 'error', message: describe(e) } });
+    }
+  };
   const { items, total, loading, loadError, selected, detail, detailError, openId, pending, busy, actionError, deleted, conflicts } = state;
   const onFilter = useCallback((change: Partial<Filters>) => void store.setFilters(change), [store]);
   const onLoadMore = useCallback(() => void store.loadMore(), [store]);
@@ -148,6 +186,8 @@ export function MemoryView({ transport }: { transport: SettingsTransport }) {
                   onSetExpiry={(date) => void store.setExpiry(date)}
                   onFollow={(id) => void store.follow(id)}
                   onClose={() => store.close()}
+                  onShowSource={onOpenChat ? () => void showSource(detail) : undefined}
+                  source={source?.id === detail.id ? source.lookup : null}
                 />
               )}
             </div>
