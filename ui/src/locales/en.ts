@@ -471,6 +471,7 @@ export const en = {
   'trace.tool.errorKind': 'Error kind',
   'trace.approval.tool': 'Tool',
   'trace.approval.question': 'Question',
+  'trace.approval.reason': 'Why it asked',
   'trace.approval.decision': 'Decision',
   'trace.approval.decidedBy': 'Decided by',
   'trace.approval.rule': 'Rule',

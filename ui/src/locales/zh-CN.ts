@@ -473,6 +473,7 @@ export const zhCN: Record<MessageKey, string> = {
   'trace.tool.errorKind': '错误类型',
   'trace.approval.tool': '工具',
   'trace.approval.question': '问题',
+  'trace.approval.reason': '询问原因',
   'trace.approval.decision': '决定',
   'trace.approval.decidedBy': '决定者',
   'trace.approval.rule': '规则',

@@ -74,7 +74,7 @@ export function toolTurnSpans(turn = 't-1'): SpanRecord[] {
     s('tools1', 'root', 960, 800, { name: 'tools#1' }),
     s('appr', 'tools1', 965, 600, {
       level: 'call', kind: 'approval', name: 'approval',
-      attrs: { tool: 'read_file', reason: 'read_file reads outside the workspace', decision: 'allow', decided_by: 'user', wait_ms: 590 },
+      attrs: { tool: 'read_file', question: 'read_file ../notes.txt', reason: 'read_file reads outside the workspace', decision: 'allow', decided_by: 'user', request_id: 'r-1' },
     }),
     s('tool', 'tools1', 1570, 180, {
       level: 'call', kind: 'tool', name: 'tool:read_file',

@@ -98,6 +98,8 @@ describe('TraceStore trace and spans', () => {
       span('root', null, 0, 100),
       span('off', 'root', 0, 50, { level: 'call', kind: 'model', attrs: { captured: false } }),
       span('pruned', 'root', 50, 50, { level: 'call', kind: 'model', attrs: {} }),
+      // Background calls (extraction, the judge) are stored with `null` attributes.
+      span('judge', 'root', 100, 50, { level: 'call', kind: 'model', attrs: null as unknown as Record<string, unknown> }),
     ]);
     const store = new TraceStore(engine);
     await store.open('t-1');
@@ -106,6 +108,8 @@ describe('TraceStore trace and spans', () => {
     await store.select('pruned');
     expect(engine.sent('trace_call')).toEqual([{ turn_id: 't-1', span_id: 'pruned' }]);
     expect(store.getState().calls.pruned).toEqual({ state: 'missing' });
+    await store.select('judge');
+    expect(store.getState().calls.judge).toEqual({ state: 'missing' });
 
     engine.handlers.trace_call = () => Promise.reject(new TransportError('network', 'cannot reach the engine'));
     await store.loadCall('pruned');

@@ -64,9 +64,12 @@ export type CallState =
   | { state: 'missing' }
   | { state: 'error'; message: string };
 
-/** Whether a span is a model call whose request and response may have been captured. */
+/**
+ * Whether a span is a model call whose request and response may have been captured (the
+ * engine stores `attrs` as `null` for calls recorded without any).
+ */
 export function mayHaveCapture(span: SpanRecord): boolean {
-  return span.kind === 'model' && span.attrs.captured !== false;
+  return span.kind === 'model' && (span.attrs ?? {}).captured !== false;
 }
 
 /** Whether the trace is still changing: the turn runs, or spans run shortly after it ended. */

@@ -15,7 +15,7 @@ import { reasons } from './Waterfall';
 const SHOWN: Record<string, readonly string[]> = {
   model: ['captured'],
   tool: ['arguments', 'result', 'risk', 'error_kind'],
-  approval: ['tool', 'reason', 'decision', 'decided_by', 'rule_id', 'wait_ms'],
+  approval: ['tool', 'question', 'reason', 'decision', 'decided_by', 'rule_id', 'wait_ms'],
   memory_read: ['memory_ids'],
   memory_write: ['memory_ids'],
 };
@@ -56,20 +56,30 @@ function ToolPane({ attrs }: { attrs: Record<string, unknown> }) {
   );
 }
 
-function ApprovalPane({ attrs }: { attrs: Record<string, unknown> }) {
+/** The question asked (the exact action), why, what was decided, by whom, and how long it waited. */
+function ApprovalPane({ attrs, durationMs }: { attrs: Record<string, unknown>; durationMs: number | null }) {
+  const t = useT();
   const facts: Facts = [];
   const add = (label: MessageKey, value: string | undefined) => {
     if (value !== undefined && value !== '') facts.push([label, value]);
   };
   add('trace.approval.tool', text(attrs, 'tool'));
-  add('trace.approval.question', text(attrs, 'reason'));
+  add('trace.approval.reason', text(attrs, 'reason'));
   add('trace.approval.decision', text(attrs, 'decision'));
   add('trace.approval.decidedBy', text(attrs, 'decided_by'));
   add('trace.approval.rule', text(attrs, 'rule_id'));
-  const wait = num(attrs, 'wait_ms');
+  // The wait is the span itself unless the engine recorded it apart.
+  const wait = num(attrs, 'wait_ms') ?? durationMs ?? undefined;
   if (wait !== undefined) add('trace.approval.wait', formatMs(wait));
+  const question = text(attrs, 'question');
   return (
     <div className="span-kind-pane" data-testid="approval-pane">
+      {question && (
+        <>
+          <h4>{t('trace.approval.question')}</h4>
+          <pre data-testid="approval-question">{question}</pre>
+        </>
+      )}
       <FactList facts={facts} />
     </div>
   );
@@ -141,7 +151,7 @@ export function SpanDetail({ span: s, turnStart, call, onRetryCall, onOpenMemory
       {s.error && <p className="turn-error" data-testid="span-error">{t('trace.span.error')}: {s.error}</p>}
       {kind === 'model' && <ModelCallPane state={attrs.captured === false ? undefined : call} onRetry={onRetryCall} />}
       {kind === 'tool' && <ToolPane attrs={attrs} />}
-      {kind === 'approval' && <ApprovalPane attrs={attrs} />}
+      {kind === 'approval' && <ApprovalPane attrs={attrs} durationMs={s.duration_ms} />}
       {(kind === 'memory_read' || kind === 'memory_write') && <MemoryPane attrs={attrs} onOpenMemory={onOpenMemory} />}
       {rest.length > 0 && (
         <>

@@ -111,7 +111,8 @@ describe('TraceView', () => {
     expect(approval).toContain('read_file reads outside the workspace');
     expect(approval).toContain('allow');
     expect(approval).toContain('user');
-    expect(approval).toContain('590 ms');
+    expect(approval).toContain('600 ms');
+    expect(byTestId(container, 'approval-question')?.textContent).toBe('read_file ../notes.txt');
 
     await click(row(container, 'recall'));
     const links = all(container, 'span-memory-link');
@@ -125,6 +126,7 @@ describe('TraceView', () => {
     const engine = traceEngine(turns, () => [
       span('root', null, 0, 500),
       span('inf1', 'root', 0, 400, { status: 'error', error: 'HTTP 500 from the model', degraded: true, degraded_reason: 'retry,fallback_model' }),
+      span('judge', 'root', 450, 50, { level: 'call', kind: 'model', name: 'judge_memory_conflict', attrs: null as unknown as Record<string, unknown> }),
     ]);
     const chats: string[] = [];
     const { container, root } = mount(<TraceView transport={engine} turnId="t-2" onOpenChat={(s) => chats.push(s)} />);
@@ -135,6 +137,10 @@ describe('TraceView', () => {
     expect(failed.querySelector('[data-testid="span-degraded"]')?.textContent).toBe('⚠ retry, fallback model');
     await click(failed);
     expect(byTestId(container, 'span-error')?.textContent).toContain('HTTP 500 from the model');
+    // A call stored without attributes and without a capture: said so, no broken pane.
+    await click(row(container, 'judge'));
+    expect(byTestId(container, 'call-not-captured')).not.toBeNull();
+    expect(byTestId(container, 'span-attrs')).toBeNull();
     await click(byTestId(container, 'trace-session'));
     expect(chats).toEqual(['travel plans']);
     act(() => root.unmount());
