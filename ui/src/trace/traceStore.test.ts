@@ -149,6 +149,21 @@ describe('TraceStore trace and spans', () => {
     store.dispose();
   });
 
+  it('starts no polling for an answer that arrives after the page has gone', async () => {
+    vi.useFakeTimers();
+    const engine = traceEngine([]);
+    let answer: () => void = () => {};
+    engine.handlers.trace = ({ turn_id }) =>
+      new Promise((ok) => (answer = () => ok({ turn: turnRecord(turn_id, { status: 'running', finished_at: null }), spans: [] })));
+    const store = new TraceStore(engine);
+    const opening = store.open('t-9');
+    store.dispose();
+    answer();
+    await opening;
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(engine.sent('trace')).toHaveLength(1);
+  });
+
   it('follows background spans only shortly after the turn ended', () => {
     const trace = { turn: turnRecord('t-1', { finished_at: at(2400) }), spans: [span('root', null, 0, 2400), span('bg', 'root', 2500, null)] };
     expect(isLive(trace, T0 + 5000)).toBe(true);

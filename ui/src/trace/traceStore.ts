@@ -129,6 +129,8 @@ export class TraceStore extends SettingsStore<TraceState> {
   private readonly now: () => number;
   private listGeneration = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** False once disposed: an answer arriving later starts no more polling. */
+  private active = true;
 
   constructor(transport: SettingsTransport, options: TraceStoreOptions = {}) {
     super({
@@ -152,6 +154,7 @@ export class TraceStore extends SettingsStore<TraceState> {
 
   /** The list (and the open turn again, when one is open). */
   async load(): Promise<void> {
+    this.active = true;
     await Promise.all([this.list(), this.getState().openId ? this.refreshTrace() : Promise.resolve()]);
   }
 
@@ -200,7 +203,7 @@ export class TraceStore extends SettingsStore<TraceState> {
       if (this.getState().openId !== id) return;
       this.set({ trace, traceError: null });
       this.stopPolling();
-      if (isLive(trace, this.now())) this.timer = setTimeout(() => void this.refreshTrace(), POLL_MS);
+      if (this.active && isLive(trace, this.now())) this.timer = setTimeout(() => void this.refreshTrace(), POLL_MS);
     } catch (e) {
       if (this.getState().openId === id) this.set({ traceError: describe(e) });
     }
@@ -260,6 +263,7 @@ export class TraceStore extends SettingsStore<TraceState> {
   }
 
   dispose(): void {
+    this.active = false;
     this.stopPolling();
   }
 }

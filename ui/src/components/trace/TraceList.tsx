@@ -37,7 +37,6 @@ export function TraceList({ turns, openId, onOpen }: Props) {
               className={`trace-row status-${turn.status}${turn.id === openId ? ' current' : ''}`}
               data-testid="trace-row"
               data-turn-id={turn.id}
-              aria-selected={turn.id === openId}
               onClick={() => onOpen(turn.id)}
             >
               <td className="trace-time">
