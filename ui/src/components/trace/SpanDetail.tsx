@@ -4,6 +4,7 @@
 // memories a recall read or extraction wrote (links to the memory page) — and any other
 // recorded field as a key/value table.
 
+import { useEffect, useRef } from 'react';
 import type { SpanRecord } from '../../generated/engine';
 import { type MessageKey, useT } from '../../i18n';
 import type { CallState } from '../../trace/traceStore';
@@ -143,9 +144,14 @@ export function SpanDetail({ span: s, turnStart, call, onRetryCall, onOpenMemory
   if (s.degraded) facts.push(['trace.span.degraded', <span key="g" className="span-degraded">{reasons(s.degraded_reason) || '—'}</span>]);
   const shown = SHOWN[kind] ?? [];
   const rest = Object.entries(attrs).filter(([k]) => !shown.includes(k));
+  // The detail sits below the waterfall: bring it into view when a span is picked.
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    section.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [s.id]);
 
   return (
-    <section className={`span-detail kind-${kind}`} data-testid="span-detail" data-span-id={s.id} data-kind={kind}>
+    <section ref={section} className={`span-detail kind-${kind}`} data-testid="span-detail" data-span-id={s.id} data-kind={kind}>
       <h3>{t('trace.span.heading')}</h3>
       <FactList facts={facts} />
       {s.error && <p className="turn-error" data-testid="span-error">{t('trace.span.error')}: {s.error}</p>}
