@@ -139,6 +139,18 @@ impl Engine {
                 }
             });
         }
+        // Captured model calls older than `[trace] retention_days` go at start and daily.
+        prune_captures(&store, config.trace.retention_days, chrono::Utc::now()).await;
+        {
+            let store = store.clone();
+            let days = config.trace.retention_days;
+            spawn_service(&services, &shutdown, "trace retention", async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+                    prune_captures(&store, days, chrono::Utc::now()).await;
+                }
+            });
+        }
         let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
         let semantic: SharedSemantic = Arc::new(tokio::sync::OnceCell::new());
         let tools = Arc::new(ToolRegistry::with_limits(echo_tools::Limits {
@@ -307,6 +319,31 @@ impl Engine {
     pub(crate) fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(session.to_string()).or_default().clone()
+    }
+}
+
+/// Removes captured model calls made more than `days` days before `now` (logged, never
+/// fatal: the captures are a convenience of the trace viewer).
+pub(crate) async fn prune_captures(
+    store: &echo_core::Store,
+    days: u32,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<echo_core::store::CapturePrune> {
+    match store.prune_captures(days, now).await {
+        Ok(report) => {
+            if report.calls > 0 {
+                tracing::info!(
+                    calls = report.calls,
+                    blobs = report.blobs,
+                    "pruned captured model calls"
+                );
+            }
+            Some(report)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "pruning captured model calls failed");
+            None
+        }
     }
 }
 

@@ -115,3 +115,49 @@ fn a_deleted_memory_with_its_versions_and_history_is_gone_from_every_file() {
     assert_eq!(left, json!([]), "no memory is left");
     assert!(files_containing(w.home.path(), b"green tea").is_empty());
 }
+
+#[test]
+fn a_deleted_memory_leaves_no_copy_in_captured_model_requests_or_tool_results() {
+    // The turn is given the memory (recall puts it into the request, which the trace keeps)
+    // and the model also looks it up with the memory tool (whose result the trace keeps).
+    let canary = "canary-locker-9c2v-pelican";
+    let w = World::new(json!({"steps": [
+        {"tool_calls": [{"id": "call_1", "name": "memory_recall",
+                         "arguments": "{\"query\": \"locker code gym\"}"}]},
+        {"text": "Your locker code is in your notes."}
+    ]}));
+    let id = memory_id(&w.json(&[
+        "memory",
+        "add",
+        "--pin",
+        "--json",
+        &format!("The user's gym locker code is {canary}"),
+    ]));
+    w.ok(&["ask", "--session", "s1", "what is my gym locker code?"]);
+    let turn_id = w.turns()[0]["id"].as_str().expect("turn id").to_string();
+    let trace = w.trace(&turn_id);
+    let first_call = trace["spans"]
+        .as_array()
+        .expect("spans")
+        .iter()
+        .find(|s| s["kind"] == "model")
+        .expect("a model span")["id"]
+        .as_str()
+        .expect("span id")
+        .to_string();
+    let captured = w
+        .json(&["trace", "call", &turn_id, &first_call])
+        .to_string();
+    assert!(
+        captured.contains(canary),
+        "the request that injected the memory is captured: {captured}"
+    );
+
+    w.ok(&["memory", "delete", &id, "--yes"]);
+    let after = files_containing(w.home.path(), canary.as_bytes());
+    assert!(after.is_empty(), "the canary is still on disk in {after:?}");
+    let captured = w
+        .json(&["trace", "call", &turn_id, &first_call])
+        .to_string();
+    assert!(captured.contains("[deleted memory]"), "{captured}");
+}

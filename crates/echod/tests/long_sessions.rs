@@ -293,7 +293,7 @@ fn a_failed_summary_degrades_to_trimming_and_the_turns_still_answer() {
         .iter()
         .map(|t| w.trace(t["id"].as_str().expect("id")))
         .collect();
-    assert!(traces.iter().all(|t| t["status"] == "completed"));
+    assert!(traces.iter().all(|t| t["turn"]["status"] == "completed"));
     let failed = traces
         .iter()
         .flat_map(|t| spans_named(t, "compress"))
@@ -448,7 +448,7 @@ fn the_planner_appends_a_plan_and_its_failure_is_only_traced() {
         "{}",
         planner[0]
     );
-    assert_eq!(trace["status"], "completed");
+    assert_eq!(trace["turn"]["status"], "completed");
 }
 
 #[test]

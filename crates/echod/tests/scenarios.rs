@@ -96,7 +96,7 @@ fn multi_turn_with_a_tool_round_trip_and_history_across_processes() {
     // The trace has the Turn → Node → Call shape with real timings.
     let turn_id = history[0]["turn_id"].as_str().expect("turn id");
     let trace = w.trace(turn_id);
-    assert_eq!(trace["status"], "completed");
+    assert_eq!(trace["turn"]["status"], "completed");
     let spans = trace["spans"].as_array().expect("spans");
     let root = spans
         .iter()
@@ -217,7 +217,7 @@ fn bad_tool_calls_get_error_results_and_the_turn_goes_on() {
         3,
         "{statuses:?}"
     );
-    assert_eq!(trace["status"], "completed");
+    assert_eq!(trace["turn"]["status"], "completed");
 }
 
 #[test]

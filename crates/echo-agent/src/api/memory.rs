@@ -261,11 +261,12 @@ impl Api {
         Ok(report)
     }
 
-    /// The copies a purge leaves elsewhere: the vector index's rows, and the memories' text in
-    /// traces (captured requests that injected them, tool results that showed them).
+    /// The copies a purge leaves elsewhere: the vector index's rows, and the memories' text
+    /// that tools and traces copied (tool results that showed them, captured requests that
+    /// injected them).
     async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
         self.flush_vectors().await;
-        self.inner.store.scrub_traces(&report.contents).await?;
+        self.inner.store.scrub_copies(&report.contents).await?;
         Ok(())
     }
 

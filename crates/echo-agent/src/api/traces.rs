@@ -4,7 +4,7 @@
 use super::Api;
 use crate::error::ApiError;
 use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
-use echo_core::store::{ModelCall, SpanRecord, TurnFilter, TurnRecord};
+use echo_core::store::{CapturePrune, ModelCall, SpanRecord, TurnFilter, TurnRecord};
 use echo_core::{Role, SessionId, SpanKind, TurnId};
 use serde::Serialize;
 
@@ -159,6 +159,17 @@ impl Api {
             tool_calls,
             final_text,
         })
+    }
+
+    /// Applies `[trace] retention_days` now (or as of `now`): removes older captured model
+    /// calls and the messages only they referred to. Spans stay.
+    pub async fn trace_prune(
+        &self,
+        now: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> Result<CapturePrune, ApiError> {
+        let days = self.inner.config.trace.retention_days;
+        let now = now.unwrap_or_else(chrono::Utc::now);
+        Ok(self.inner.store.prune_captures(days, now).await?)
     }
 
     async fn turn_record(&self, turn_id: &TurnId) -> Result<TurnRecord, ApiError> {

@@ -322,12 +322,17 @@ impl Store {
         Ok(out)
     }
 
-    /// Removes captured calls made before `before` (RFC 3339), then the blobs no remaining call
-    /// refers to.
-    pub async fn prune_captures(&self, before: &str) -> Result<CapturePrune, StoreError> {
+    /// Applies a retention of `days` days as of `now`: removes captured calls made before
+    /// `now - days`, then the blobs no remaining call refers to.
+    pub async fn prune_captures(
+        &self,
+        days: u32,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<CapturePrune, StoreError> {
+        let before = crate::time::to_rfc3339(now - chrono::Duration::days(i64::from(days)));
         let mut tx = self.pool.begin().await.during("pruning captured calls")?;
         let calls = sqlx::query("DELETE FROM model_calls WHERE created_at < ?")
-            .bind(before)
+            .bind(&before)
             .execute(&mut *tx)
             .await
             .during("pruning captured calls")?
@@ -349,11 +354,13 @@ impl Store {
         Ok(CapturePrune { calls, blobs })
     }
 
-    /// Replaces every copy of `texts` (deleted memories) in what traces keep: captured
-    /// requests and responses and span attributes (tool arguments and results). The text is
-    /// matched as written and as it appears inside JSON (escaped once, or twice inside a tool
-    /// call's argument string). Returns how many rows changed.
-    pub async fn scrub_traces(&self, texts: &[String]) -> Result<u64, StoreError> {
+    /// Replaces every copy of `texts` (deleted memories) that tools and traces made: tool
+    /// results in the conversation (e.g. `memory_recall` showing it), captured requests and
+    /// responses, and span attributes (tool arguments and results). What the person and the
+    /// assistant wrote in the conversation stays (deleting the session removes that). The
+    /// text is matched as written and as it appears inside JSON (escaped once, or twice
+    /// inside a tool call's argument string). Returns how many rows changed.
+    pub async fn scrub_copies(&self, texts: &[String]) -> Result<u64, StoreError> {
         let mut forms = Vec::new();
         for text in texts.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
             let mut form = text.to_string();
@@ -373,7 +380,18 @@ impl Store {
         let mut changed = 0;
         let mut tx = self.pool.begin().await.during("scrubbing traces")?;
         for form in &forms {
+            // The cached histories of the sessions touched must be read again.
+            sqlx::query(
+                "UPDATE sessions SET history_version = history_version + 1 WHERE id IN
+                     (SELECT session_id FROM messages WHERE role = 'tool' AND instr(content, ?1) > 0)",
+            )
+            .bind(form)
+            .execute(&mut *tx)
+            .await
+            .during("scrubbing tool results")?;
             for sql in [
+                "UPDATE messages SET content = replace(content, ?1, ?2)
+                 WHERE role = 'tool' AND instr(content, ?1) > 0",
                 "UPDATE trace_blobs SET body = replace(body, ?1, ?2) WHERE instr(body, ?1) > 0",
                 "UPDATE model_calls SET response = replace(response, ?1, ?2)
                  WHERE instr(response, ?1) > 0",

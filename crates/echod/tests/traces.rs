@@ -1,0 +1,317 @@
+//! The trace viewer's engine side, through the real `echod` and the scripted mock model:
+//! what each model call sent and received is kept (the key redacted, compactly), spans say
+//! what they cover, turns filter, retention applies, capture can be switched off, a turn
+//! exports as a case that `echod replay` runs again — and reports where an edited case
+//! diverges. The shipped cases in `tests/cases/` replay clean.
+
+mod common;
+
+use common::World;
+use serde_json::{Value, json};
+use std::path::Path;
+
+const KEY: &str = "sk-canary-trace-7f3Kq9Lm2Xw";
+
+fn notes(dir: &Path) -> String {
+    let path = dir.join("notes.txt");
+    std::fs::write(&path, "the launch code is 4242\n").expect("write notes");
+    path.to_str().expect("utf8 path").to_string()
+}
+
+fn tool_script(path: &str) -> Value {
+    json!({"steps": [
+        {"tool_calls": [{"id": "call_1", "name": "read_file",
+                         "arguments": json!({"path": path}).to_string()}]},
+        {"text": "The launch code is 4242."}
+    ]})
+}
+
+fn spans_of<'a>(trace: &'a Value, kind: &str) -> Vec<&'a Value> {
+    trace["spans"]
+        .as_array()
+        .expect("spans")
+        .iter()
+        .filter(|s| s["kind"] == kind)
+        .collect()
+}
+
+#[test]
+fn each_model_call_keeps_its_request_and_response_with_the_key_redacted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = notes(dir.path());
+    let mut script = tool_script(&path);
+    script["api_key"] = json!(KEY);
+    let w = World::new(script);
+    let out = w
+        .command(&[
+            "ask",
+            "--session",
+            "s1",
+            &format!("what is in notes.txt? (my key is {KEY})"),
+        ])
+        .env("ECHO_LLM_API_KEY", KEY)
+        .output()
+        .expect("run echod");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let turns = w.turns();
+    let turn_id = turns[0]["id"].as_str().expect("id");
+    assert_eq!(turns[0]["approvals"], 0);
+    assert_eq!(turns[0]["degraded"], false);
+    let trace = w.trace(turn_id);
+    assert_eq!(trace["turn"]["id"], turn_id);
+
+    // Spans say what they cover.
+    let models = spans_of(&trace, "model");
+    assert_eq!(models.len(), 2, "{trace}");
+    assert!(models.iter().all(|s| s["attrs"]["captured"] == true));
+    let tools = spans_of(&trace, "tool");
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "tool:read_file");
+    assert!(
+        tools[0]["attrs"]["result"]
+            .as_str()
+            .is_some_and(|r| r.contains("4242"))
+    );
+    assert_eq!(spans_of(&trace, "memory_read").len(), 1);
+    assert!(
+        spans_of(&trace, "stage")
+            .iter()
+            .any(|s| s["name"] == "context")
+    );
+
+    // The first call: the request as sent, the user's text with the key redacted.
+    let first = w.json(&[
+        "trace",
+        "call",
+        turn_id,
+        models[0]["id"].as_str().expect("id"),
+    ]);
+    let messages = first["request"]["messages"].as_array().expect("messages");
+    assert_eq!(messages[0]["role"], "system");
+    let user = messages.last().expect("user message");
+    assert_eq!(user["role"], "user");
+    let text = user["content"].as_str().expect("user text");
+    assert!(
+        text.ends_with("what is in notes.txt? (my key is [redacted])"),
+        "{text}"
+    );
+    assert!(
+        first["request"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .any(|t| t["name"] == "read_file")
+    );
+    assert_eq!(first["response"]["tool_calls"][0]["name"], "read_file");
+    // The second call sent the tool result back and got the answer.
+    let second = w.json(&[
+        "trace",
+        "call",
+        turn_id,
+        models[1]["id"].as_str().expect("id"),
+    ]);
+    let sent = second["request"]["messages"].as_array().expect("messages");
+    assert!(
+        sent.iter()
+            .any(|m| m["role"] == "tool"
+                && m["content"].as_str().is_some_and(|c| c.contains("4242")))
+    );
+    assert_eq!(second["response"]["text"], "The launch code is 4242.");
+
+    // The key is in no capture (the user's own message keeps it in the chat history).
+    for call in [&first, &second] {
+        assert!(!call.to_string().contains(KEY), "{call}");
+    }
+
+    // A span that is not a captured model call of this turn is a clear error.
+    let out = w.run(&[
+        "trace",
+        "call",
+        turn_id,
+        tools[0]["id"].as_str().expect("id"),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("captured model call not found"));
+}
+
+#[test]
+fn capture_off_keeps_the_spans_but_no_request_or_response() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = World::with_config(
+        tool_script(&notes(dir.path())),
+        "[trace]\ncapture = false\n",
+    );
+    w.ok(&["ask", "--session", "s1", "what is in notes.txt?"]);
+    let turn_id = w.turns()[0]["id"].as_str().expect("id").to_string();
+    let trace = w.trace(&turn_id);
+    let models = spans_of(&trace, "model");
+    assert_eq!(models.len(), 2);
+    assert!(models.iter().all(|s| s["attrs"]["captured"] == false));
+    let out = w.run(&[
+        "trace",
+        "call",
+        &turn_id,
+        models[0]["id"].as_str().expect("id"),
+    ]);
+    assert!(!out.status.success());
+    let out = w.run(&["trace", "export", &turn_id, "case.json"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no captured model calls"));
+}
+
+#[test]
+fn retention_removes_old_captures_when_the_engine_starts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = World::with_config(
+        tool_script(&notes(dir.path())),
+        "[trace]\nretention_days = 0\n",
+    );
+    w.ok(&["ask", "--session", "s1", "what is in notes.txt?"]);
+    // The next process applies the retention at start: with 0 days, every capture made
+    // before that moment goes; the spans stay.
+    let turn_id = w.turns()[0]["id"].as_str().expect("id").to_string();
+    let trace = w.trace(&turn_id);
+    let models = spans_of(&trace, "model");
+    assert_eq!(models.len(), 2);
+    let out = w.run(&[
+        "trace",
+        "call",
+        &turn_id,
+        models[0]["id"].as_str().expect("id"),
+    ]);
+    assert!(!out.status.success(), "the capture outlived its retention");
+}
+
+#[test]
+fn turns_filter_by_session_status_and_model() {
+    let w = World::new(json!({"steps": [
+        {"text": "one"},
+        {"text": "two"},
+        {"status": 400, "error_message": "bad request"}
+    ]}));
+    w.ok(&["ask", "--session", "alpha", "first"]);
+    w.ok(&["ask", "--session", "beta", "second"]);
+    assert!(
+        !w.run(&["ask", "--session", "beta", "third"])
+            .status
+            .success()
+    );
+
+    let list = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["trace", "list", "--json"];
+        all.extend_from_slice(args);
+        w.json(&all)
+            .as_array()
+            .expect("turns")
+            .iter()
+            .map(|t| t["input"].as_str().expect("input").to_string())
+            .collect()
+    };
+    assert_eq!(list(&[]), ["third", "second", "first"]);
+    assert_eq!(list(&["--session", "beta"]), ["third", "second"]);
+    assert_eq!(list(&["--status", "failed"]), ["third"]);
+    assert_eq!(
+        list(&["--status", "completed", "--session", "alpha"]),
+        ["first"]
+    );
+    assert_eq!(
+        list(&["--model", "primary", "--status", "completed"]),
+        ["second", "first"]
+    );
+    assert!(list(&["--since", "2999-01-01T00:00:00Z"]).is_empty());
+    assert_eq!(list(&["--until", "2999-01-01T00:00:00Z"]).len(), 3);
+    let bad = w.run(&["trace", "list", "--since", "yesterday"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("RFC 3339"));
+    let bad = w.run(&["trace", "list", "--status", "done"]);
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn an_exported_turn_replays_clean_and_an_edited_case_diverges() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let w = World::new(tool_script(&notes(dir.path())));
+    w.ok(&["ask", "--session", "s1", "what is in notes.txt?"]);
+    let turn_id = w.turns()[0]["id"].as_str().expect("id").to_string();
+    let case_path = w.home.path().join("case.json");
+    let case_file = case_path.to_str().expect("utf8");
+    w.ok(&["trace", "export", &turn_id, case_file]);
+    let case: Value =
+        serde_json::from_str(&std::fs::read_to_string(&case_path).expect("case")).expect("json");
+    assert_eq!(case["input"], "what is in notes.txt?");
+    assert_eq!(case["replies"].as_array().expect("replies").len(), 2);
+    assert_eq!(case["tool_calls"][0]["name"], "read_file");
+    assert!(
+        case["tool_calls"][0]["result"]
+            .as_str()
+            .is_some_and(|r| r.contains("4242"))
+    );
+    assert_eq!(case["final_text"], "The launch code is 4242.");
+
+    // The notes file is gone: the replay must answer read_file from the recording.
+    std::fs::remove_file(dir.path().join("notes.txt")).expect("remove notes");
+    let report = w.json(&["replay", case_file, "--json"]);
+    assert_eq!(report["divergence"], Value::Null, "{report}");
+    assert_eq!(report["replayed_calls"][0]["name"], "read_file");
+    assert_eq!(report["final_text"], "The launch code is 4242.");
+
+    // A case edited to expect another tool fails, naming the first difference.
+    let mut edited = case.clone();
+    edited["tool_calls"][0]["name"] = json!("list_dir");
+    std::fs::write(&case_path, edited.to_string()).expect("write edited case");
+    let out = w.run(&["replay", case_file]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("DIVERGED: tool call #1: expected list_dir, got read_file"),
+        "{text}"
+    );
+    // Other arguments, and another final text, diverge too.
+    let mut edited = case.clone();
+    edited["tool_calls"][0]["arguments"] = json!("{\"path\": \"/elsewhere.txt\"}");
+    std::fs::write(&case_path, edited.to_string()).expect("write edited case");
+    let report = w.run(&["replay", case_file, "--json"]);
+    assert_eq!(report.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&report.stdout).expect("report json");
+    assert_eq!(report["divergence"]["kind"], "different_arguments");
+    let mut edited = case;
+    edited["final_text"] = json!("Something else.");
+    std::fs::write(&case_path, edited.to_string()).expect("write edited case");
+    let report: Value =
+        serde_json::from_slice(&w.run(&["replay", case_file, "--json"]).stdout).expect("json");
+    assert_eq!(report["divergence"]["kind"], "different_final_text");
+
+    // Not a case: a clear error, exit 2 or 1, never a panic.
+    std::fs::write(&case_path, "{\"format\": 1}").expect("write");
+    let out = w.run(&["replay", case_file]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a replay case"));
+}
+
+#[test]
+fn the_shipped_cases_replay_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 3, "tests/cases holds {} cases", cases.len());
+    let w = World::new(json!({"steps": []}));
+    for case in &cases {
+        let out = w.run(&["replay", case.to_str().expect("utf8"), "--json"]);
+        assert!(
+            out.status.success(),
+            "{} diverged: {}{}",
+            case.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
