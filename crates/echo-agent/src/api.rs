@@ -15,7 +15,7 @@ pub use memory::{
 };
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 pub use tools::RuleRequest;
-pub use traces::Trace;
+pub use traces::{Trace, TraceSettings};
 pub use turns::{TurnOutcome, TurnRequest};
 
 use crate::approval::Gate;

@@ -65,6 +65,8 @@ pub(crate) struct Engine {
     pub(crate) semantic: SharedSemantic,
     /// `[desktop]` as saved (changed through [`Api::save_quick_ask_shortcut`]).
     pub(crate) desktop: Mutex<echo_core::config::DesktopConfig>,
+    /// `[trace]` as saved (the settings page changes it while the engine runs).
+    pub(crate) trace: Arc<Mutex<echo_core::config::TraceConfig>>,
     /// Long-lived tasks (the scheduled memory sweep, the search index warm-up).
     services: TaskTracker,
     /// Cancelled by [`Engine::close`]; stops every service.
@@ -140,13 +142,18 @@ impl Engine {
             });
         }
         // Captured model calls older than `[trace] retention_days` go at start and daily.
+        let trace = Arc::new(Mutex::new(config.trace.clone()));
         prune_captures(&store, config.trace.retention_days, chrono::Utc::now()).await;
         {
             let store = store.clone();
-            let days = config.trace.retention_days;
+            let trace = trace.clone();
             spawn_service(&services, &shutdown, "trace retention", async move {
                 loop {
                     tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+                    let days = trace
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .retention_days;
                     prune_captures(&store, days, chrono::Utc::now()).await;
                 }
             });
@@ -233,6 +240,7 @@ impl Engine {
             mcp_change: tokio::sync::Mutex::new(()),
             mcp_options,
             desktop: Mutex::new(config.desktop.clone()),
+            trace,
             background: Background::default(),
             session_locks: Mutex::new(HashMap::new()),
             running: Mutex::new(HashMap::new()),
@@ -306,6 +314,14 @@ impl Engine {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .manager
+            .clone()
+    }
+
+    /// `[trace]` in force.
+    pub(crate) fn trace_config(&self) -> echo_core::config::TraceConfig {
+        self.trace
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 

@@ -50,7 +50,7 @@ pub(crate) async fn run(
         context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
 
     // InferenceStage
-    let redactor = inner.config.trace.capture.then(|| {
+    let redactor = inner.trace_config().capture.then(|| {
         let models = inner.models();
         echo_core::store::Redactor::new(models.config.api_key.iter())
     });

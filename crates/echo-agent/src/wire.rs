@@ -15,7 +15,7 @@ pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
 pub use crate::api::{ImportReport, MemoryDetail};
-pub use crate::api::{KeySource, Trace};
+pub use crate::api::{KeySource, Trace, TraceSettings};
 pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
 pub use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
@@ -192,6 +192,15 @@ wire! {
         turn_id: TurnId,
         /// The call span.
         span_id: String,
+    }
+    /// `[trace]`: request/response capture and its retention.
+    GetTraceSettings {}
+    /// Saves `[trace]`.
+    UpdateTraceSettings {
+        /// Keep each model call's request and response.
+        capture: bool,
+        /// Days to keep them (0-3650).
+        retention_days: u32,
     }
     /// A turn as a replayable regression case (`echod replay`).
     TraceCase {

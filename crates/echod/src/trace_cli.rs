@@ -58,6 +58,15 @@ pub enum TraceCommand {
         /// The model call's span id (from `trace show --json`).
         span_id: String,
     },
+    /// Show or change `[trace]`: whether model calls are captured and for how long (JSON).
+    Settings {
+        /// Keep each model call's request and response (`true`/`false`).
+        #[arg(long)]
+        capture: Option<bool>,
+        /// Days to keep them.
+        #[arg(long)]
+        retention_days: Option<u32>,
+    },
     /// Write a turn as a self-contained regression case for `echod replay`.
     Export {
         /// Turn id.
@@ -101,6 +110,21 @@ pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
         }
         TraceCommand::Call { turn_id, span_id } => {
             print::json(&api.trace_call(&turn_id, &span_id).await?)?;
+        }
+        TraceCommand::Settings {
+            capture,
+            retention_days,
+        } => {
+            let now = api.trace_settings();
+            let settings = if capture.is_some() || retention_days.is_some() {
+                api.update_trace_settings(
+                    capture.unwrap_or(now.capture),
+                    retention_days.unwrap_or(now.retention_days),
+                )?
+            } else {
+                now
+            };
+            print::json(&settings)?;
         }
         TraceCommand::Export { turn_id, file } => {
             let case = api.trace_case(&turn_id).await?;

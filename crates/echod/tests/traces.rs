@@ -165,6 +165,55 @@ fn capture_off_keeps_the_spans_but_no_request_or_response() {
 }
 
 #[test]
+fn capture_switched_off_in_the_settings_applies_to_the_next_turn_and_is_saved() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = notes(dir.path());
+    let mut script = tool_script(&path);
+    script["steps"]
+        .as_array_mut()
+        .expect("steps")
+        .push(json!({"text": "again"}));
+    let w = World::new(script);
+    assert_eq!(
+        w.json(&["trace", "settings"]),
+        json!({"capture": true, "retention_days": 30})
+    );
+    w.ok(&["ask", "--session", "s1", "what is in notes.txt?"]);
+    assert_eq!(
+        w.json(&[
+            "trace",
+            "settings",
+            "--capture",
+            "false",
+            "--retention-days",
+            "7"
+        ]),
+        json!({"capture": false, "retention_days": 7})
+    );
+    let config = std::fs::read_to_string(w.home.path().join("config.toml")).expect("config");
+    assert!(
+        config.contains("[trace]") && config.contains("capture = false"),
+        "{config}"
+    );
+    w.ok(&["ask", "--session", "s1", "and now?"]);
+    let turns = w.turns();
+    let captured = |turn: &Value| -> Vec<Value> {
+        spans_of(&w.trace(turn["id"].as_str().expect("id")), "model")
+            .iter()
+            .map(|s| s["attrs"]["captured"].clone())
+            .collect()
+    };
+    assert_eq!(
+        captured(&turns[0]),
+        [json!(false)],
+        "the turn after the change"
+    );
+    assert_eq!(captured(&turns[1]), [json!(true), json!(true)]);
+    let bad = w.run(&["trace", "settings", "--retention-days", "99999"]);
+    assert!(!bad.status.success());
+}
+
+#[test]
 fn retention_removes_old_captures_when_the_engine_starts() {
     let dir = tempfile::tempdir().expect("tempdir");
     let w = World::with_config(

@@ -495,6 +495,8 @@ export type GetTrace = {
  */
 turn_id: TurnId, };
 
+export type GetTraceSettings = Record<symbol, never>;
+
 export type History = { 
 /**
  * Session name.
@@ -1671,6 +1673,16 @@ export type TraceCase = {
  */
 turn_id: TurnId, };
 
+export type TraceSettings = { 
+/**
+ * Whether each model call's request and response are kept.
+ */
+capture: boolean, 
+/**
+ * Days they are kept (0: removed at the next sweep).
+ */
+retention_days: number, };
+
 export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config";
 
 export type TurnEvent = { "type": "turn_started", 
@@ -1916,6 +1928,16 @@ export type TurnStatus = "accepted" | "running" | "completed" | "failed" | "inte
 
 export type UpdateProvider = ProviderUpdate;
 
+export type UpdateTraceSettings = { 
+/**
+ * Keep each model call's request and response.
+ */
+capture: boolean, 
+/**
+ * Days to keep them (0-3650).
+ */
+retention_days: number, };
+
 export type Usage = { 
 /**
  * Prompt tokens.
@@ -1963,6 +1985,8 @@ export interface Operations {
   bootstrap_files: { request: BootstrapFiles; response: Array<BootstrapFile> };
   save_bootstrap_file: { request: SaveBootstrapFile; response: BootstrapFile };
   desktop_settings: { request: DesktopSettings; response: DesktopSettingsView };
+  trace_settings: { request: GetTraceSettings; response: TraceSettings };
+  update_trace_settings: { request: UpdateTraceSettings; response: TraceSettings };
   traces: { request: ListTraces; response: Array<TurnRecord> };
   trace: { request: GetTrace; response: Trace };
   trace_call: { request: TraceCall; response: ModelCall };
@@ -2015,6 +2039,8 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   bootstrap_files: { method: 'GET', path: '/api/settings/bootstrap' },
   save_bootstrap_file: { method: 'PUT', path: '/api/settings/bootstrap/{name}' },
   desktop_settings: { method: 'GET', path: '/api/settings/desktop' },
+  trace_settings: { method: 'GET', path: '/api/settings/trace' },
+  update_trace_settings: { method: 'PUT', path: '/api/settings/trace' },
   traces: { method: 'GET', path: '/api/traces' },
   trace: { method: 'GET', path: '/api/traces/{turn_id}' },
   trace_call: { method: 'GET', path: '/api/traces/{turn_id}/calls/{span_id}' },

@@ -17,7 +17,58 @@ pub struct Trace {
     pub spans: Vec<SpanRecord>,
 }
 
+/// `[trace]` as the settings page shows and edits it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct TraceSettings {
+    /// Whether each model call's request and response are kept.
+    pub capture: bool,
+    /// Days they are kept (0: removed at the next sweep).
+    pub retention_days: u32,
+}
+
+/// Longest retention the settings accept (ten years).
+const MAX_RETENTION_DAYS: u32 = 3650;
+
 impl Api {
+    /// `[trace]` in force.
+    pub fn trace_settings(&self) -> TraceSettings {
+        let t = self.inner.trace_config();
+        TraceSettings {
+            capture: t.capture,
+            retention_days: t.retention_days,
+        }
+    }
+
+    /// Saves `[trace]` to `config.toml`; the next model call and the next sweep use it.
+    pub fn update_trace_settings(
+        &self,
+        capture: bool,
+        retention_days: u32,
+    ) -> Result<TraceSettings, ApiError> {
+        if retention_days > MAX_RETENTION_DAYS {
+            return Err(ApiError::InvalidInput {
+                what: "retention_days",
+                message: format!("at most {MAX_RETENTION_DAYS} days"),
+            });
+        }
+        echo_core::config::edit::save_trace_settings(
+            &self.inner.config.home,
+            capture,
+            retention_days,
+        )?;
+        let mut t = self
+            .inner
+            .trace
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        t.capture = capture;
+        t.retention_days = retention_days;
+        Ok(TraceSettings {
+            capture,
+            retention_days,
+        })
+    }
+
     /// The most recent turns that pass `filter`, newest first.
     pub async fn traces(
         &self,
@@ -167,7 +218,7 @@ impl Api {
         &self,
         now: Option<chrono::DateTime<chrono::Utc>>,
     ) -> Result<CapturePrune, ApiError> {
-        let days = self.inner.config.trace.retention_days;
+        let days = self.inner.trace_config().retention_days;
         let now = now.unwrap_or_else(chrono::Utc::now);
         Ok(self.inner.store.prune_captures(days, now).await?)
     }

@@ -119,6 +119,25 @@ pub fn save_quick_ask_shortcut(home: &Path, shortcut: &str) -> Result<(), Config
     )
 }
 
+/// Saves `[trace] capture` and `retention_days`.
+pub fn save_trace_settings(
+    home: &Path,
+    capture: bool,
+    retention_days: u32,
+) -> Result<(), ConfigError> {
+    save_keys(
+        home,
+        "trace",
+        vec![
+            ("capture", toml_edit::value(capture)),
+            (
+                "retention_days",
+                toml_edit::value(i64::from(retention_days)),
+            ),
+        ],
+    )
+}
+
 /// Replaces the `[[tools.mcp]]` servers with `servers` (unset fields left out), keeping the
 /// rest of the file.
 pub fn save_mcp_servers(home: &Path, servers: &[McpServerConfig]) -> Result<(), ConfigError> {
