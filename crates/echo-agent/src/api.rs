@@ -4,15 +4,15 @@
 //! through [`crate::pipeline`].
 
 mod memory;
+mod memory_io;
 mod sessions;
 mod settings;
 mod tools;
 mod traces;
 mod turns;
 
-pub use memory::{
-    DELETE_ALL_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryDetail,
-};
+pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
+pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 pub use tools::RuleRequest;
 pub use traces::{Trace, TraceSettings};

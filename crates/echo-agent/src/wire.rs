@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
-pub use crate::api::{ImportReport, MemoryDetail};
+pub use crate::api::{ImportReport, MemoryDetail, MemoryExport};
 pub use crate::api::{KeySource, Trace, TraceSettings};
 pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
@@ -35,9 +35,10 @@ pub use echo_core::{
 pub use echo_gate::{AuditEntry, Rule, RuleScope};
 pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
 pub use echo_memory::{
-    Conflict, Effect as MemoryEffect, FlushReport, HistoryEntry, Memory, MemoryPage, PurgeReport,
-    Recalled, Sort as MemorySort, Source as MemorySource, Status as MemoryStatus, SweepReport,
-    Tier as MemoryTier, Verdict as MemoryVerdict, WriteOutcome,
+    Conflict, Effect as MemoryEffect, Fading, FadingPoint, FlushReport, HistoryEntry, Memory,
+    MemoryPage, MemoryStats, PurgeReport, Recalled, Sort as MemorySort, Source as MemorySource,
+    Status as MemoryStatus, SweepReport, Tier as MemoryTier, TierStatusCount,
+    Verdict as MemoryVerdict, WriteOutcome,
 };
 
 /// The answer of an operation that returns nothing (HTTP 204, `null` over IPC).
@@ -192,6 +193,20 @@ wire! {
         turn_id: TurnId,
         /// The call span.
         span_id: String,
+    }
+    /// A memory's fading: effective importance over time, uses, threshold, expiry.
+    MemoryFading {
+        /// Memory id.
+        id: MemoryId,
+    }
+    /// Counts by tier and status, open conflicts, what the next sweep would archive.
+    MemoryStatsRequest {}
+    /// Every memory that is not deleted, as an export file's text (to download).
+    MemoryExportFile {}
+    /// Adds the memories of an export file's text (an upload) through the write path.
+    MemoryImportFile {
+        /// The file's text (versioned JSON Lines).
+        text: String,
     }
     /// `[trace]`: request/response capture and its retention.
     GetTraceSettings {}

@@ -8,8 +8,122 @@
 //! below `archive_below` the sweep archives the memory. Pinned memories never decay.
 
 use crate::model::{Memory, Source, Tier};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 use echo_core::config::MemoryConfig;
+use echo_core::time::to_rfc3339;
+use serde::Serialize;
+
+/// Points on a [`Fading`] curve.
+const CURVE_POINTS: usize = 48;
+/// The projection reaches at least this far past now, and at most [`MAX_HORIZON_DAYS`].
+const MIN_HORIZON_DAYS: f64 = 7.0;
+const MAX_HORIZON_DAYS: f64 = 365.0;
+
+/// One memory's fading, as the memory page draws it: effective importance from its last use
+/// (or creation) to a projection beyond now, computed by [`effective_importance`] itself, so
+/// the page never re-implements the formula.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct Fading {
+    /// The memory.
+    pub memory_id: String,
+    /// As of when.
+    pub now: String,
+    /// Pinned memories do not decay.
+    pub pinned: bool,
+    /// Importance before decay.
+    pub importance: f64,
+    /// Current half-life in days (it grows with each use).
+    pub half_life_days: f64,
+    /// Effective importance now.
+    pub effective_now: f64,
+    /// Below this the sweep archives it.
+    pub archive_below: f64,
+    /// When it was last used in a prompt (or created, when never).
+    pub last_touch: Option<String>,
+    /// When it stops being valid.
+    pub valid_until: Option<String>,
+    /// When the sweep will archive it unless it is used again: when it fades below the
+    /// threshold or expires, whichever comes first; `None` when neither will happen (pinned
+    /// without expiry, or a tier that does not fade).
+    pub archives_at: Option<String>,
+    /// `faded` or `expired`, with `archives_at`.
+    pub archive_reason: Option<String>,
+    /// The curve, oldest first.
+    pub points: Vec<FadingPoint>,
+    /// When it was used in prompts (from the traces), oldest first.
+    pub uses: Vec<String>,
+}
+
+/// A point of a [`Fading`] curve.
+#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct FadingPoint {
+    /// When.
+    pub at: String,
+    /// Effective importance then.
+    pub effective: f64,
+}
+
+/// The fading curve of `memory` as of `now` (see [`Fading`]); `uses` are left empty for the
+/// caller to fill.
+pub fn fading(memory: &Memory, now: DateTime<Utc>, archive_below: f64) -> Fading {
+    let touch = memory.last_touch();
+    let fades = matches!(memory.tier, Tier::Semantic | Tier::Episodic);
+    let expires = memory
+        .valid_until
+        .as_deref()
+        .and_then(crate::model::parse_time)
+        .filter(|_| fades);
+    // Effective importance falls below the threshold at touch + h·log2(importance/threshold).
+    let faded_at = match touch {
+        Some(t) if fades && !memory.pinned && archive_below > 0.0 && memory.stability > 0.0 => {
+            let days = if memory.importance <= archive_below {
+                0.0
+            } else {
+                memory.stability * (memory.importance / archive_below).log2()
+            };
+            Some(t + Duration::milliseconds((days * 86_400_000.0) as i64))
+        }
+        _ => None,
+    };
+    let (archives_at, archive_reason) = match (faded_at, expires) {
+        (Some(f), Some(e)) if e <= f => (Some(e), Some("expired")),
+        (Some(f), _) => (Some(f), Some("faded")),
+        (None, Some(e)) => (Some(e), Some("expired")),
+        (None, None) => (None, None),
+    };
+    let start = touch.unwrap_or(now).min(now);
+    let wanted = archives_at.map_or(0.0, |a| (a - now).num_seconds() as f64 / 86_400.0 * 1.1);
+    let horizon = wanted
+        .max(memory.stability.max(0.0) * 2.0)
+        .clamp(MIN_HORIZON_DAYS, MAX_HORIZON_DAYS);
+    let end = now + Duration::milliseconds((horizon * 86_400_000.0) as i64);
+    let span = (end - start).num_milliseconds().max(1) as f64;
+    let points = (0..CURVE_POINTS)
+        .map(|i| {
+            let at = start
+                + Duration::milliseconds((span * i as f64 / (CURVE_POINTS - 1) as f64) as i64);
+            FadingPoint {
+                at: to_rfc3339(at),
+                effective: effective_importance(memory, at),
+            }
+        })
+        .collect();
+    Fading {
+        memory_id: memory.id.clone(),
+        now: to_rfc3339(now),
+        pinned: memory.pinned,
+        importance: memory.importance,
+        half_life_days: memory.stability,
+        effective_now: effective_importance(memory, now),
+        archive_below,
+        last_touch: touch.map(to_rfc3339),
+        valid_until: memory.valid_until.clone(),
+        archives_at: archives_at.map(to_rfc3339),
+        archive_reason: archive_reason.map(String::from),
+        points,
+        uses: Vec::new(),
+    }
+}
 
 /// Retention after `elapsed_days` with half-life `half_life_days`, in 0..=1.
 pub fn retention(elapsed_days: f64, half_life_days: f64) -> f64 {
@@ -73,6 +187,81 @@ pub fn reinforced_half_life(current: f64, config: &MemoryConfig) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_curve_is_the_formula_and_crosses_the_threshold_when_it_says() {
+        let now = chrono::Utc::now();
+        let created = now - chrono::Duration::days(10);
+        let memory = Memory {
+            id: "m".into(),
+            tier: Tier::Semantic,
+            kind: "fact".into(),
+            subject: "user".into(),
+            slot: None,
+            content: "likes tea".into(),
+            value: None,
+            source: Source::Manual,
+            confidence: 1.0,
+            importance: 0.8,
+            effective_importance: 0.8,
+            pinned: false,
+            access_count: 0,
+            last_accessed: None,
+            stability: 10.0,
+            created_at: to_rfc3339(created),
+            updated_at: to_rfc3339(created),
+            valid_from: None,
+            valid_until: None,
+            status: crate::model::Status::Active,
+            superseded_by: None,
+            invalid_at: None,
+            archived_from: None,
+            version: 1,
+            scope: "global".into(),
+            source_session_id: None,
+            source_turn_id: None,
+            source_message_id: None,
+            evidence: None,
+            context: None,
+        };
+        let f = fading(&memory, now, 0.1);
+        assert!(
+            (f.effective_now - 0.4).abs() < 1e-3,
+            "one half-life: {}",
+            f.effective_now
+        );
+        for p in &f.points {
+            let at = crate::model::parse_time(&p.at).expect("time");
+            assert!((p.effective - effective_importance(&memory, at)).abs() < 1e-12);
+        }
+        // 0.8 → 0.1 takes log2(8) = 3 half-lives from creation: 30 days, 20 from now.
+        let at = crate::model::parse_time(f.archives_at.as_deref().expect("archives")).expect("t");
+        assert!(((at - now).num_hours() - 20 * 24).abs() <= 1, "{at}");
+        assert_eq!(f.archive_reason.as_deref(), Some("faded"));
+        assert!(crate::model::parse_time(&f.points.last().expect("p").at).expect("t") > at);
+
+        // An earlier expiry wins; a pinned memory only expires; working memory never lapses.
+        let expiring = Memory {
+            valid_until: Some(to_rfc3339(now + chrono::Duration::days(3))),
+            ..memory.clone()
+        };
+        assert_eq!(
+            fading(&expiring, now, 0.1).archive_reason.as_deref(),
+            Some("expired")
+        );
+        let pinned = Memory {
+            pinned: true,
+            ..memory.clone()
+        };
+        let f = fading(&pinned, now, 0.1);
+        assert_eq!(f.archives_at, None);
+        assert!(f.points.iter().all(|p| (p.effective - 0.8).abs() < 1e-12));
+        let working = Memory {
+            tier: Tier::Working,
+            ..memory
+        };
+        assert_eq!(fading(&working, now, 0.1).archives_at, None);
+    }
+
     use super::*;
 
     #[test]

@@ -43,12 +43,13 @@ mod write;
 pub use echo_embed;
 pub use echo_vector;
 pub use error::{BoxError, JudgeError, MemoryError, NeighboursError};
+pub use forgetting::{Fading, FadingPoint};
 pub use model::{Memory, NewMemory, Source, Status, Tier, parse_time};
 pub use retrieve::{RecallInfo, RecallOptions, Recalled};
 pub use semantic::{FlushReport, SemanticIndex};
 pub use store::{
-    Actor, Conflict, HistoryEntry, ListFilter, MemoryPage, MemoryStore, PurgeReport, Sort,
-    SweepReport,
+    Actor, Conflict, HistoryEntry, ListFilter, MemoryPage, MemoryStats, MemoryStore, PurgeReport,
+    Sort, SweepReport, TierStatusCount,
 };
 pub use write::{
     ConflictJudge, Effect, Judgement, MAX_CONTENT_CHARS, Neighbours, Verdict, WriteOptions,

@@ -28,11 +28,13 @@ mod purge;
 mod read;
 mod rows;
 mod snapshots;
+mod stats;
 mod sweep;
 pub use conflicts::Conflict;
 pub use history::HistoryEntry;
 pub use purge::PurgeReport;
 pub use read::{ListFilter, MemoryPage, Sort};
+pub use stats::{MemoryStats, TierStatusCount};
 pub use sweep::SweepReport;
 
 pub use echo_core::MemoryActor as Actor;

@@ -904,3 +904,77 @@ fn memory_operations_are_gateway_routes_with_typed_queries_and_bodies() {
     let (_, body) = s.get("/api/memory");
     assert_eq!(json_of(&body)["total"], 0, "{body}");
 }
+
+#[test]
+fn fading_counts_and_export_import_are_gateway_routes() {
+    // One turn gives the model the memory (recall), so the fading curve shows a use.
+    let w = World::new(json!({ "steps": [{ "text": "Genmaicha it is." }] }));
+    let s = Server::start(&w);
+    let (_, body) = s.post(
+        "/api/memory",
+        &json!({ "content": "My favourite tea is genmaicha" }),
+    );
+    let id = json_of(&body)["memory"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    w.ok(&["ask", "--session", "tea", "which tea is my favourite?"]);
+
+    let (status, body) = s.get(&format!("/api/memory/{id}/fading"));
+    assert_eq!(status, 200, "{body}");
+    let fading = json_of(&body);
+    assert_eq!(fading["memory_id"], id.as_str());
+    let points = fading["points"].as_array().expect("points");
+    assert!(points.len() > 10, "{fading}");
+    let first = points[0]["effective"].as_f64().expect("effective");
+    let last = points.last().expect("a point")["effective"]
+        .as_f64()
+        .expect("effective");
+    assert!(last < first, "an unpinned memory fades: {first} → {last}");
+    assert_eq!(fading["archive_reason"], "faded", "{fading}");
+    assert_eq!(fading["uses"].as_array().map(Vec::len), Some(1), "{fading}");
+    assert_eq!(s.get("/api/memory/no-such-memory/fading").0, 404);
+
+    let (status, body) = s.get("/api/memory/stats");
+    assert_eq!(status, 200, "{body}");
+    let stats = json_of(&body);
+    assert!(
+        stats["counts"]
+            .as_array()
+            .expect("counts")
+            .iter()
+            .any(|c| c["tier"] == "semantic" && c["status"] == "active" && c["count"] == 1),
+        "{stats}"
+    );
+    assert_eq!(stats["open_conflicts"], 0);
+    assert_eq!(
+        (stats["will_expire"].as_u64(), stats["will_fade"].as_u64()),
+        (Some(0), Some(0))
+    );
+
+    // Export as text, delete everything, import the text back.
+    let (status, body) = s.get("/api/memory/export");
+    assert_eq!(status, 200, "{body}");
+    let export = json_of(&body);
+    assert_eq!(export["count"], 1);
+    assert!(
+        export["file_name"]
+            .as_str()
+            .is_some_and(|n| n.ends_with(".jsonl"))
+    );
+    let text = export["text"].as_str().expect("text").to_string();
+    assert!(text.contains("genmaicha"));
+    s.post(
+        "/api/memory/delete_all",
+        &json!({ "confirm": "delete all memories" }),
+    );
+    let (status, body) = s.post("/api/memory/import", &json!({ "text": text }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body)["created"], 1, "{body}");
+    let (_, body) = s.get("/api/memory?text=genmaicha");
+    assert_eq!(json_of(&body)["total"], 1, "{body}");
+    // A bad upload names the problem and writes nothing.
+    let (status, body) = s.post("/api/memory/import", &json!({ "text": "not an export" }));
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("line 1"), "{body}");
+}

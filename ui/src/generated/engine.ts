@@ -477,6 +477,72 @@ usage: Usage,
  */
 trace_id: string, });
 
+export type Fading = { 
+/**
+ * The memory.
+ */
+memory_id: string, 
+/**
+ * As of when.
+ */
+now: string, 
+/**
+ * Pinned memories do not decay.
+ */
+pinned: boolean, 
+/**
+ * Importance before decay.
+ */
+importance: number, 
+/**
+ * Current half-life in days (it grows with each use).
+ */
+half_life_days: number, 
+/**
+ * Effective importance now.
+ */
+effective_now: number, 
+/**
+ * Below this the sweep archives it.
+ */
+archive_below: number, 
+/**
+ * When it was last used in a prompt (or created, when never).
+ */
+last_touch: string | null, 
+/**
+ * When it stops being valid.
+ */
+valid_until: string | null, 
+/**
+ * When the sweep will archive it unless it is used again: when it fades below the
+ * threshold or expires, whichever comes first; `None` when neither will happen (pinned
+ * without expiry, or a tier that does not fade).
+ */
+archives_at: string | null, 
+/**
+ * `faded` or `expired`, with `archives_at`.
+ */
+archive_reason: string | null, 
+/**
+ * The curve, oldest first.
+ */
+points: Array<FadingPoint>, 
+/**
+ * When it was used in prompts (from the traces), oldest first.
+ */
+uses: Array<string>, };
+
+export type FadingPoint = { 
+/**
+ * When.
+ */
+at: string, 
+/**
+ * Effective importance then.
+ */
+effective: number, };
+
 export type FlushReport = { 
 /**
  * Vectors written.
@@ -540,6 +606,20 @@ after: unknown,
  * When.
  */
 at: string, };
+
+export type ImportReport = { 
+/**
+ * Memories written (new).
+ */
+created: number, 
+/**
+ * Memories that matched one already there (reinforced instead).
+ */
+duplicates: number, 
+/**
+ * Lines skipped because the memory was not active in the export (superseded, archived, deleted).
+ */
+skipped_inactive: number, };
 
 export type KeySource = "environment" | "keychain" | "none";
 
@@ -989,6 +1069,28 @@ conflict_id: string,
  */
 with: string, };
 
+export type MemoryExport = { 
+/**
+ * `echo-desk-memories-YYYY-MM-DD.jsonl`.
+ */
+file_name: string, 
+/**
+ * Memories in it.
+ */
+count: number, 
+/**
+ * The JSON Lines text: a header line, then one memory per line.
+ */
+text: string, };
+
+export type MemoryExportFile = Record<symbol, never>;
+
+export type MemoryFading = { 
+/**
+ * Memory id.
+ */
+id: MemoryId, };
+
 export type MemoryForget = { 
 /**
  * The memory.
@@ -1002,6 +1104,12 @@ export type MemoryForgetSession = {
 session: string, };
 
 export type MemoryId = string;
+
+export type MemoryImportFile = { 
+/**
+ * The file's text (versioned JSON Lines).
+ */
+text: string, };
 
 export type MemoryList = { 
 /**
@@ -1104,6 +1212,34 @@ id: MemoryId, };
 export type MemorySort = "created" | "updated" | "last_used" | "importance";
 
 export type MemorySource = "user_stated" | "consolidated" | "inferred" | "manual";
+
+export type MemoryStats = { 
+/**
+ * As of when.
+ */
+now: string, 
+/**
+ * Memories by tier and status (deleted ones are gone, not counted).
+ */
+counts: Array<TierStatusCount>, 
+/**
+ * Conflicts waiting for the person.
+ */
+open_conflicts: number, 
+/**
+ * Active memories the next sweep would archive because they expired.
+ */
+will_expire: number, 
+/**
+ * Active memories the next sweep would archive because they faded.
+ */
+will_fade: number, 
+/**
+ * When the last sweep ran.
+ */
+last_sweep: string | null, };
+
+export type MemoryStatsRequest = Record<symbol, never>;
 
 export type MemoryStatus = "active" | "superseded" | "archived" | "deleted";
 
@@ -1619,6 +1755,20 @@ faded: Array<string>, };
 
 export type TestProvider = ProviderUpdate;
 
+export type TierStatusCount = { 
+/**
+ * Tier.
+ */
+tier: MemoryTier, 
+/**
+ * Status.
+ */
+status: MemoryStatus, 
+/**
+ * How many.
+ */
+count: number, };
+
 export type ToolCall = { 
 /**
  * Provider-assigned call id; a tool result refers to it.
@@ -2006,6 +2156,10 @@ export interface Operations {
   memory_set_expiry: { request: MemorySetExpiry; response: Memory };
   memory_delete: { request: MemoryDelete; response: PurgeReport };
   memory_delete_all: { request: MemoryDeleteAll; response: PurgeReport };
+  memory_fading: { request: MemoryFading; response: Fading };
+  memory_stats: { request: MemoryStatsRequest; response: MemoryStats };
+  memory_export: { request: MemoryExportFile; response: MemoryExport };
+  memory_import: { request: MemoryImportFile; response: ImportReport };
   memory_sweep: { request: MemorySweep; response: SweepReport };
   memory_reindex: { request: MemoryReindex; response: FlushReport };
 }
@@ -2060,6 +2214,10 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   memory_set_expiry: { method: 'PUT', path: '/api/memory/{id}/expiry' },
   memory_delete: { method: 'POST', path: '/api/memory/delete' },
   memory_delete_all: { method: 'POST', path: '/api/memory/delete_all' },
+  memory_fading: { method: 'GET', path: '/api/memory/{id}/fading' },
+  memory_stats: { method: 'GET', path: '/api/memory/stats' },
+  memory_export: { method: 'GET', path: '/api/memory/export' },
+  memory_import: { method: 'POST', path: '/api/memory/import' },
   memory_sweep: { method: 'POST', path: '/api/memory/sweep' },
   memory_reindex: { method: 'POST', path: '/api/memory/reindex' },
 };

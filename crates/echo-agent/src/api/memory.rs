@@ -7,17 +7,12 @@ use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use echo_core::{ConflictId, MemoryId};
 use echo_memory::{
-    Actor, Conflict, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError, MemoryPage,
-    NewMemory, PurgeReport, RecallOptions, Recalled, Source, Status, SweepReport, Tier,
+    Actor, Conflict, Fading, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError,
+    MemoryPage, MemoryStats, NewMemory, PurgeReport, RecallOptions, Recalled, Source, SweepReport,
     WriteOptions, WriteOutcome,
 };
-use serde::{Deserialize, Serialize};
-use std::path::Path;
+use serde::Serialize;
 
-/// Format tag of the first line of an export file.
-pub const EXPORT_FORMAT: &str = "echo-desk-memory";
-/// Version of the export format.
-pub const EXPORT_VERSION: u32 = 1;
 /// Memories in one page of `memory_list` unless the caller asks for another size.
 const DEFAULT_PAGE: u32 = 100;
 /// The largest page `memory_list` returns: a front end pages, it never loads everything.
@@ -39,26 +34,6 @@ pub struct MemoryDetail {
     pub history: Vec<HistoryEntry>,
     /// Conflicts it is part of.
     pub conflicts: Vec<Conflict>,
-}
-
-/// The header line of an export file.
-#[derive(Debug, Serialize, Deserialize)]
-struct ExportHeader {
-    format: String,
-    version: u32,
-    exported_at: String,
-    count: usize,
-}
-
-/// What an import did.
-#[derive(Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ImportReport {
-    /// Memories written (new).
-    pub created: usize,
-    /// Memories that matched one already there (reinforced instead).
-    pub duplicates: usize,
-    /// Lines skipped because the memory was not active in the export (superseded, archived, deleted).
-    pub skipped_inactive: usize,
 }
 
 pub(super) fn mem_err(e: MemoryError) -> ApiError {
@@ -295,6 +270,31 @@ impl Api {
             .map_err(mem_err)
     }
 
+    /// A memory's fading curve (the engine's own formula), with its uses in prompts.
+    pub async fn memory_fading(&self, id: &MemoryId) -> Result<Fading, ApiError> {
+        let memory = self
+            .memory()
+            .get(id.as_str())
+            .await
+            .map_err(mem_err)?
+            .ok_or_else(|| ApiError::NotFound {
+                what: "memory",
+                id: id.as_str().into(),
+            })?;
+        let mut fading = echo_memory::forgetting::fading(
+            &memory,
+            Utc::now(),
+            self.config().memory.archive_below,
+        );
+        fading.uses = self.inner.store.memory_uses(id.as_str(), 200).await?;
+        Ok(fading)
+    }
+
+    /// Counts by tier and status, open conflicts, and what the next sweep would archive.
+    pub async fn memory_stats(&self) -> Result<MemoryStats, ApiError> {
+        self.memory().stats(Utc::now()).await.map_err(mem_err)
+    }
+
     /// Archives what expired or faded as of `now` (default: the current time).
     pub async fn memory_sweep(&self, now: Option<DateTime<Utc>>) -> Result<SweepReport, ApiError> {
         self.memory()
@@ -315,132 +315,4 @@ impl Api {
         })?;
         index.reindex(self.memory()).await.map_err(mem_err)
     }
-
-    /// Writes every memory that is not deleted to a versioned JSON Lines file.
-    pub async fn memory_export(&self, path: &Path) -> Result<usize, ApiError> {
-        let memories = self
-            .memory()
-            .list(&ListFilter::default())
-            .await
-            .map_err(mem_err)?;
-        let header = ExportHeader {
-            format: EXPORT_FORMAT.into(),
-            version: EXPORT_VERSION,
-            exported_at: echo_core::time::now_rfc3339(),
-            count: memories.len(),
-        };
-        let mut out = serde_json::to_string(&header).map_err(|e| file_err(path, e.to_string()))?;
-        out.push('\n');
-        for m in &memories {
-            out.push_str(&serde_json::to_string(m).map_err(|e| file_err(path, e.to_string()))?);
-            out.push('\n');
-        }
-        let tmp = path.with_extension("partial");
-        std::fs::write(&tmp, out).map_err(|e| file_err(path, e.to_string()))?;
-        std::fs::rename(&tmp, path).map_err(|e| file_err(path, e.to_string()))?;
-        Ok(memories.len())
-    }
-
-    /// Reads an export file and adds its active memories through the write path. Every line is
-    /// checked first: if any line is bad, nothing is written and the error names the line.
-    pub async fn memory_import(&self, path: &Path) -> Result<ImportReport, ApiError> {
-        let text = std::fs::read_to_string(path).map_err(|e| file_err(path, e.to_string()))?;
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (_, first) = lines
-            .next()
-            .ok_or_else(|| file_err(path, "the file is empty".into()))?;
-        let header: ExportHeader = serde_json::from_str(first).map_err(|e| {
-            file_err(
-                path,
-                format!("line 1: not an Echo Desk memory export header ({e})"),
-            )
-        })?;
-        if header.format != EXPORT_FORMAT || header.version != EXPORT_VERSION {
-            return Err(file_err(
-                path,
-                format!(
-                    "line 1: format {:?} version {} is not {EXPORT_FORMAT:?} version {EXPORT_VERSION}",
-                    header.format, header.version
-                ),
-            ));
-        }
-        let store = self.memory();
-        let mut drafts = Vec::new();
-        let mut report = ImportReport::default();
-        let mut problems = Vec::new();
-        for (i, line) in lines {
-            let m: Memory = match serde_json::from_str(line) {
-                Ok(m) => m,
-                Err(e) => {
-                    problems.push(format!("line {}: {e}", i + 1));
-                    continue;
-                }
-            };
-            if m.status != Status::Active {
-                report.skipped_inactive += 1;
-                continue;
-            }
-            let draft = NewMemory {
-                tier: Some(if m.tier == Tier::Archival {
-                    Tier::Semantic
-                } else {
-                    m.tier
-                }),
-                kind: Some(m.kind),
-                subject: Some(m.subject),
-                slot: m.slot,
-                content: m.content,
-                value: m.value,
-                source: Some(m.source),
-                confidence: Some(m.confidence),
-                importance: Some(m.importance),
-                pinned: m.pinned,
-                valid_from: m.valid_from,
-                valid_until: m.valid_until,
-                scope: Some(m.scope),
-                source_session_id: m.source_session_id,
-                source_turn_id: m.source_turn_id,
-                source_message_id: m.source_message_id,
-                evidence: m.evidence,
-                context: m.context,
-            };
-            match store.prepare(draft.clone()) {
-                Ok(_) => drafts.push(draft),
-                Err(e) => problems.push(format!("line {}: {e}", i + 1)),
-            }
-        }
-        if !problems.is_empty() {
-            return Err(file_err(
-                path,
-                format!("nothing imported; {}", problems.join("; ")),
-            ));
-        }
-        for draft in drafts {
-            let outcome = store
-                .remember(draft, WriteOptions::plain(Actor::Import))
-                .await
-                .map_err(mem_err)?;
-            if outcome
-                .effects
-                .iter()
-                .any(|e| matches!(e, echo_memory::Effect::Duplicate { .. }))
-            {
-                report.duplicates += 1;
-            } else {
-                report.created += 1;
-            }
-        }
-        self.flush_vectors().await;
-        Ok(report)
-    }
-}
-
-fn file_err(path: &Path, message: String) -> ApiError {
-    ApiError::Memory(MemoryError::File {
-        path: path.display().to_string(),
-        message,
-    })
 }

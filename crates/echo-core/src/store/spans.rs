@@ -140,4 +140,25 @@ impl Store {
             })
             .collect()
     }
+
+    /// When a memory was given to the model: the start of each `memory_read` span that lists
+    /// it, oldest first (at most the latest `limit`).
+    pub async fn memory_uses(
+        &self,
+        memory_id: &str,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        let quoted = format!("\"{memory_id}\"");
+        let mut at: Vec<String> = sqlx::query_scalar(
+            "SELECT started_at FROM spans WHERE kind = 'memory_read' AND instr(attrs, ?) > 0
+             ORDER BY started_at DESC LIMIT ?",
+        )
+        .bind(quoted)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .during("reading memory uses")?;
+        at.reverse();
+        Ok(at)
+    }
 }

@@ -1,0 +1,208 @@
+//! Memory export and import: the versioned JSON Lines format, as a file (`echod memory
+//! export|import`) or as text a front end downloads and uploads.
+
+use super::memory::mem_err;
+use crate::api::Api;
+use crate::error::ApiError;
+use echo_memory::{Actor, ListFilter, Memory, MemoryError, NewMemory, Status, Tier, WriteOptions};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Format tag of the first line of an export file.
+pub const EXPORT_FORMAT: &str = "echo-desk-memory";
+/// Version of the export format.
+pub const EXPORT_VERSION: u32 = 1;
+
+/// An export as text, with the file name to offer for it.
+#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct MemoryExport {
+    /// `echo-desk-memories-YYYY-MM-DD.jsonl`.
+    pub file_name: String,
+    /// Memories in it.
+    pub count: usize,
+    /// The JSON Lines text: a header line, then one memory per line.
+    pub text: String,
+}
+
+/// The header line of an export file.
+#[derive(Debug, Serialize, Deserialize)]
+struct ExportHeader {
+    format: String,
+    version: u32,
+    exported_at: String,
+    count: usize,
+}
+
+/// What an import did.
+#[derive(Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct ImportReport {
+    /// Memories written (new).
+    pub created: usize,
+    /// Memories that matched one already there (reinforced instead).
+    pub duplicates: usize,
+    /// Lines skipped because the memory was not active in the export (superseded, archived, deleted).
+    pub skipped_inactive: usize,
+}
+
+impl Api {
+    /// Writes every memory that is not deleted to a versioned JSON Lines file.
+    pub async fn memory_export(&self, path: &Path) -> Result<usize, ApiError> {
+        let export = self.memory_export_text().await?;
+        let tmp = path.with_extension("partial");
+        std::fs::write(&tmp, export.text).map_err(|e| file_err(&path.display(), e.to_string()))?;
+        std::fs::rename(&tmp, path).map_err(|e| file_err(&path.display(), e.to_string()))?;
+        Ok(export.count)
+    }
+
+    /// Every memory that is not deleted as the text of a versioned JSON Lines export, for a
+    /// front end to offer as a download.
+    pub async fn memory_export_text(&self) -> Result<MemoryExport, ApiError> {
+        let memories = self
+            .memory()
+            .list(&ListFilter::default())
+            .await
+            .map_err(mem_err)?;
+        let exported_at = echo_core::time::now_rfc3339();
+        let header = ExportHeader {
+            format: EXPORT_FORMAT.into(),
+            version: EXPORT_VERSION,
+            exported_at: exported_at.clone(),
+            count: memories.len(),
+        };
+        let json = |e: serde_json::Error| file_err("the export", e.to_string());
+        let mut text = serde_json::to_string(&header).map_err(json)?;
+        text.push('\n');
+        for m in &memories {
+            text.push_str(&serde_json::to_string(m).map_err(json)?);
+            text.push('\n');
+        }
+        Ok(MemoryExport {
+            file_name: format!("echo-desk-memories-{}.jsonl", &exported_at[..10]),
+            count: memories.len(),
+            text,
+        })
+    }
+
+    /// Reads an export file and adds its active memories through the write path (see
+    /// [`Api::memory_import_text`]).
+    pub async fn memory_import(&self, path: &Path) -> Result<ImportReport, ApiError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| file_err(&path.display(), e.to_string()))?;
+        let origin = path.display().to_string();
+        self.import_lines(&text, &|message| file_err(&origin, message))
+            .await
+    }
+
+    /// Adds the active memories of an export's text (an uploaded file) through the write
+    /// path. Every line is checked first: if any line is bad, nothing is written and the
+    /// error names the line.
+    pub async fn memory_import_text(&self, text: &str) -> Result<ImportReport, ApiError> {
+        // A bad upload is bad input (400), not a failure of the store.
+        self.import_lines(text, &|message| ApiError::InvalidInput {
+            what: "text",
+            message,
+        })
+        .await
+    }
+
+    /// Imports the lines of `text`; `problem` turns what is wrong with it into the error.
+    async fn import_lines(
+        &self,
+        text: &str,
+        problem: &(dyn Fn(String) -> ApiError + Sync),
+    ) -> Result<ImportReport, ApiError> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (_, first) = lines
+            .next()
+            .ok_or_else(|| problem("the file is empty".into()))?;
+        let header: ExportHeader = serde_json::from_str(first).map_err(|e| {
+            problem(format!(
+                "line 1: not an Echo Desk memory export header ({e})"
+            ))
+        })?;
+        if header.format != EXPORT_FORMAT || header.version != EXPORT_VERSION {
+            return Err(problem(format!(
+                "line 1: format {:?} version {} is not {EXPORT_FORMAT:?} version {EXPORT_VERSION}",
+                header.format, header.version
+            )));
+        }
+        let store = self.memory();
+        let mut drafts = Vec::new();
+        let mut report = ImportReport::default();
+        let mut problems = Vec::new();
+        for (i, line) in lines {
+            let m: Memory = match serde_json::from_str(line) {
+                Ok(m) => m,
+                Err(e) => {
+                    problems.push(format!("line {}: {e}", i + 1));
+                    continue;
+                }
+            };
+            if m.status != Status::Active {
+                report.skipped_inactive += 1;
+                continue;
+            }
+            let draft = NewMemory {
+                tier: Some(if m.tier == Tier::Archival {
+                    Tier::Semantic
+                } else {
+                    m.tier
+                }),
+                kind: Some(m.kind),
+                subject: Some(m.subject),
+                slot: m.slot,
+                content: m.content,
+                value: m.value,
+                source: Some(m.source),
+                confidence: Some(m.confidence),
+                importance: Some(m.importance),
+                pinned: m.pinned,
+                valid_from: m.valid_from,
+                valid_until: m.valid_until,
+                scope: Some(m.scope),
+                source_session_id: m.source_session_id,
+                source_turn_id: m.source_turn_id,
+                source_message_id: m.source_message_id,
+                evidence: m.evidence,
+                context: m.context,
+            };
+            match store.prepare(draft.clone()) {
+                Ok(_) => drafts.push(draft),
+                Err(e) => problems.push(format!("line {}: {e}", i + 1)),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problem(format!(
+                "nothing imported; {}",
+                problems.join("; ")
+            )));
+        }
+        for draft in drafts {
+            let outcome = store
+                .remember(draft, WriteOptions::plain(Actor::Import))
+                .await
+                .map_err(mem_err)?;
+            if outcome
+                .effects
+                .iter()
+                .any(|e| matches!(e, echo_memory::Effect::Duplicate { .. }))
+            {
+                report.duplicates += 1;
+            } else {
+                report.created += 1;
+            }
+        }
+        self.flush_vectors().await;
+        Ok(report)
+    }
+}
+
+fn file_err(origin: &(impl std::fmt::Display + ?Sized), message: String) -> ApiError {
+    ApiError::Memory(MemoryError::File {
+        path: origin.to_string(),
+        message,
+    })
+}
