@@ -6,7 +6,7 @@
 import { useMemo } from 'react';
 import type { SpanKind, SpanRecord } from '../../generated/engine';
 import { useT } from '../../i18n';
-import { layout } from '../../trace/waterfall';
+import { layout, type WaterfallRow } from '../../trace/waterfall';
 import { formatMs } from './format';
 
 export const SPAN_KINDS: readonly SpanKind[] = ['stage', 'model', 'tool', 'approval', 'memory_read', 'memory_write', 'background'];
@@ -20,6 +20,22 @@ interface Props {
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
+
+/**
+ * Where a bar's duration goes: after the bar while there is room, else before it, else (a bar
+ * that fills the axis) inside it.
+ */
+function place(r: WaterfallRow): 'after' | 'before' | 'inside' {
+  if (r.offset + r.width <= 0.85) return 'after';
+  return r.offset >= 0.15 ? 'before' : 'inside';
+}
+
+function labelStyle(r: WaterfallRow): React.CSSProperties {
+  const where = place(r);
+  if (where === 'after') return { left: pct(r.offset + r.width) };
+  if (where === 'before') return { right: pct(1 - r.offset) };
+  return { left: pct(r.offset) };
+}
 
 /** The degradation reasons as words: `retry,fallback_model` → `retry, fallback model`. */
 export function reasons(reason: string | null): string {
@@ -105,7 +121,7 @@ export function Waterfall({ spans, now, selected, onSelect }: Props) {
                 <span className="waterfall-track">
                   {w.turnEnd !== null && <span className="turn-end" style={{ left: pct(w.turnEnd) }} />}
                   <span className={`span-bar${r.open ? ' open' : ''}`} style={{ left: pct(r.offset), width: pct(r.width) }} />
-                  <span className="span-time" style={r.offset > 0.75 ? { right: pct(1 - r.offset) } : { left: pct(r.offset + r.width) }}>
+                  <span className={`span-time${place(r) === 'inside' ? ' inside' : ''}`} style={labelStyle(r)}>
                     {duration}
                   </span>
                 </span>
