@@ -4,10 +4,12 @@
 // renaming and deleting a session, regenerate and edit-and-resend, standing instructions
 // (USER.md edited in Settings reaches the model's system message; restore the default),
 // provider settings (test connection, save with the key in the keychain, reload) and the MCP
-// server editor, and the memory page (add, open, edit, undo, delete for good). Exits non-zero
-// on any failure
-// and always stops what it started. Run it inside scripts/with-desktop-session.sh (for the
-// keychain).
+// server editor, and the memory page (add, open, edit, undo, delete for good); then, against a
+// second `echod serve` with memory extraction on: the trace page (a tool turn's waterfall, span
+// durations, the exact request sent to the model, export as a case), "Show trace" from an
+// answer, a memory's "Show where it was learned" and the conflict badge on the Memory button.
+// Exits non-zero on any failure and always stops what it started. Run it inside
+// scripts/with-desktop-session.sh (for the keychain).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,6 +121,38 @@ const SCRIPT = {
     { model: 'primary', text: 'Noted, Lin: metric units from now on.' },
     // 10. provider settings: the connection test and the turn after saving use this model
     { model: 'settings-model', times: 5, text: 'OK from the saved settings.' },
+    // 13. traces and memory links, on the second server (its own models): a shell call that
+    // takes a moment (so its spans last), the answer, then a statement that extraction turns
+    // into two contradicting memories of the same turn, which the judge leaves as a conflict.
+    {
+      model: 'trace-primary',
+      delay_ms: 80,
+      tool_calls: [{ id: 't1', name: 'shell', arguments: '{"command": "sleep 0.1 && echo sunny"}' }],
+    },
+    { model: 'trace-primary', text: 'It is sunny.' },
+    { model: 'trace-primary', text: 'Noted: vegetarian, and fond of steak.' },
+    { model: 'extractor', when_tool: 'extract_memories', tool_calls: [{ id: 'x1', name: 'extract_memories', arguments: '{"memories": []}' }] },
+    {
+      model: 'extractor',
+      when_tool: 'extract_memories',
+      tool_calls: [{
+        id: 'x2',
+        name: 'extract_memories',
+        arguments: JSON.stringify({
+          memories: [
+            { kind: 'preference', subject: 'user', slot: 'diet', content: 'The user is vegetarian.', value: 'vegetarian', source: 'user_stated', confidence: 0.8, valid_until: null, evidence: 'I am vegetarian', scope: 'long_term' },
+            { kind: 'preference', subject: 'user', slot: 'diet', content: 'The user loves steak.', value: 'eats steak', source: 'user_stated', confidence: 0.8, valid_until: null, evidence: 'I love a good steak', scope: 'long_term' },
+          ],
+        }),
+      }],
+    },
+    {
+      model: 'extractor',
+      when_tool: 'judge_memory_conflict',
+      tool_calls: [{ id: 'j1', name: 'judge_memory_conflict', arguments: '{"verdict": "contradiction", "explanation": "A vegetarian does not eat steak."}' }],
+    },
+    { model: 'extractor', when_tool: 'extract_memories', times: 20, tool_calls: [{ id: 'x3', name: 'extract_memories', arguments: '{"memories": []}' }] },
+    { model: 'extractor', when_tool: 'judge_memory_conflict', times: 20, tool_calls: [{ id: 'j2', name: 'judge_memory_conflict', arguments: '{"verdict": "unrelated", "explanation": "Different things."}' }] },
   ],
 };
 
@@ -575,7 +609,147 @@ async function main() {
   if (gone !== 404) fail(`the deleted memory still answers ${gone}`);
 
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
-  console.log('e2e: 12 passed, 0 failed');
+
+  // 13. Traces and the links between pages, against a second server with memory extraction
+  // on (its own home, models and page, so nothing above changes).
+  await tracesAndLinks({ tmp, mockUrl });
+  console.log('e2e: 13 passed, 0 failed');
+}
+
+/** The duration shown in the span detail, in ms ("840 ms", "2.4 s"); NaN when unreadable. */
+function shownMs(text) {
+  const m = /^([\d.]+) (ms|s)$/.exec(text?.trim() ?? '');
+  return m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : Number.NaN;
+}
+
+async function tracesAndLinks({ tmp, mockUrl }) {
+  console.log('e2e: traces and memory links (second server)');
+  const home = join(tmp, 'home-traces');
+  const work = join(tmp, 'work-traces');
+  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
+  writeFileSync(
+    join(home, 'config.toml'),
+    '[memory]\nextraction = true\nextraction_model = "extractor"\nembedder = "none"\n[tools]\nexplain_approvals = false\n[llm.retry]\nmax_retries = 0\n',
+  );
+  const env = {
+    ...process.env,
+    ECHO_DESK_HOME: home,
+    ECHO_LLM_KIND: 'openai',
+    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
+    ECHO_LLM_MODEL: 'trace-primary',
+  };
+  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
+  const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the second echod serve');
+  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  const page = await browser.newPage({ acceptDownloads: true });
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${origin}/#token=${token}`);
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+  const lastAssistant = (text) => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes(text);
+  };
+
+  // A turn that calls a tool (after an approval).
+  const question = 'Check the weather with a shell command';
+  await send(page, question);
+  await until(page, 'the approval dialog', () => document.querySelector('[role="dialog"] .approval-detail')?.textContent.includes('echo sunny'));
+  await page.click('[role="dialog"] button:has-text("Allow once")');
+  await until(page, 'the answer after the tool call', lastAssistant, 'It is sunny.');
+  const session = await page.evaluate(() => document.querySelector('.session.current[data-session]')?.dataset.session);
+  if (!session) fail('no current session on the second server');
+
+  // "Show trace" on the answer lands on its turn.
+  await until(page, 'Show trace on the answer', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    return m[m.length - 1]?.querySelector('[data-testid="show-trace"]');
+  });
+  const links = await page.$$('.message.assistant [data-testid="show-trace"]');
+  await links[links.length - 1].click();
+  await until(page, 'the trace of the answer', () =>
+    document.querySelector('.topbar button.nav-traces')?.getAttribute('aria-pressed') === 'true'
+    && document.querySelector('[data-testid="turn-summary"]')?.dataset.turnId);
+  const shownTurn = await page.evaluate(() => document.querySelector('[data-testid="turn-summary"]').dataset.turnId);
+
+  // Traces from the header: the newest turn that used a tool, its waterfall and spans.
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  await page.click('.topbar button.nav-traces');
+  await until(page, 'the turn list', () => document.querySelectorAll('[data-testid="trace-row"]').length > 0);
+  const rows = await page.$$eval('[data-testid="trace-row"]', (rs) => rs.map((r) => r.dataset.turnId));
+  let toolTurn = null;
+  for (const id of rows) {
+    await page.click(`[data-testid="trace-row"][data-turn-id="${id}"] .trace-open`);
+    await until(page, 'the waterfall of the opened turn', (t) =>
+      document.querySelector('[data-testid="turn-summary"]')?.dataset.turnId === t
+      && document.querySelectorAll('[data-testid="span-row"]').length > 0, id);
+    if (await page.$('[data-testid="span-row"][data-kind="tool"]')) {
+      toolTurn = id;
+      break;
+    }
+  }
+  if (toolTurn !== shownTurn) fail(`the newest turn with a tool is ${toolTurn}, Show trace opened ${shownTurn}`);
+  if (!(await page.$('[data-testid="span-row"][data-kind="model"]'))) fail('the waterfall has no model span');
+  await shot(page, 'trace-waterfall');
+  const duration = async (kind) => {
+    await page.click(`[data-testid="span-row"][data-kind="${kind}"]`);
+    await until(page, `the ${kind} span's detail`, (k) => document.querySelector('[data-testid="span-detail"]')?.dataset.kind === k, kind);
+    return page.textContent('[data-testid="span-detail"] [data-testid="span-duration"]');
+  };
+  const toolDuration = await duration('tool');
+  if (!(shownMs(toolDuration) > 0)) fail(`the tool span's duration is ${JSON.stringify(toolDuration)}`);
+  const modelDuration = await duration('model');
+  if (!(shownMs(modelDuration) > 0)) fail(`the model span's duration is ${JSON.stringify(modelDuration)}`);
+  await until(page, "the user's message in the request sent to the model", (q) =>
+    [...document.querySelectorAll('[data-testid="call-request"] [data-testid="call-message"][data-role="user"]')]
+      .some((m) => m.textContent.includes(q)), question);
+  if (!(await page.$('[data-testid="call-request"] [data-testid="call-message"][data-role="system"]'))) fail('the request pane shows no system message');
+  await shot(page, 'trace-model-call');
+  console.log(`e2e: trace of ${toolTurn}: tool ${toolDuration}, model ${modelDuration}`);
+
+  // Export as case: a download named after the turn, whose JSON is that turn.
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: STEP_TIMEOUT }), page.click('[data-testid="trace-export"]')]);
+  if (download.suggestedFilename() !== `${toolTurn}.case.json`) fail(`the case downloads as ${download.suggestedFilename()}`);
+  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  if (exported.turn_id !== toolTurn || exported.input !== question) fail(`the exported case is ${JSON.stringify(exported).slice(0, 300)}`);
+
+  // The session leads back to its conversation.
+  await page.click('[data-testid="trace-session"]');
+  await until(page, 'the conversation of the trace', (name) =>
+    document.querySelector('.session.current[data-session]')?.dataset.session === name
+    && document.querySelector('.chat')?.textContent.includes('It is sunny.'), session);
+
+  // A statement extraction turns into two contradicting memories: the badge appears.
+  if (await page.$('[data-testid="nav-conflicts-badge"]')) fail('a conflict badge shows before any conflict');
+  await send(page, 'I am vegetarian, but I love a good steak.');
+  await until(page, 'the answer to the statement', lastAssistant, 'Noted: vegetarian, and fond of steak.');
+  await until(page, 'the conflict badge after the turn', () => document.querySelector('[data-testid="nav-conflicts-badge"]')?.textContent === '1');
+
+  // Where the memory was learned: from another conversation, back to the marked message.
+  await page.click('.new-session');
+  await page.click('.topbar button.nav-memory');
+  await until(page, 'the learned memory in the list', () =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].some((r) => r.textContent.includes('The user is vegetarian.')));
+  const learned = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].find((r) => r.textContent.includes('The user is vegetarian.')).dataset.memoryId);
+  await page.click(`[data-testid="memory-row"][data-memory-id="${learned}"] .memory-open`);
+  await until(page, 'the provenance link', () => document.querySelector('[data-testid="memory-provenance"]'));
+  await page.click('[data-testid="memory-provenance"]');
+  await until(page, 'the highlighted message it was learned from', (name) =>
+    document.querySelector('.session.current[data-session]')?.dataset.session === name
+    && document.querySelector('[data-testid="message-highlighted"]')?.textContent.includes('Noted: vegetarian, and fond of steak.'), session);
+  await shot(page, 'provenance');
+
+  // Settling the conflict drops the badge at once.
+  await page.click('.topbar button.nav-memory');
+  await page.click('[data-testid="memory-tab-conflicts"]');
+  await until(page, 'the conflict in the queue', () => document.querySelector('[data-testid="conflict"]'));
+  await page.click('[data-testid="conflict-keep-a"]');
+  await until(page, 'the badge to go', () => !document.querySelector('[data-testid="nav-conflicts-badge"]'));
+  if (pageErrors.length) fail(`errors in the second page: ${pageErrors.join('; ')}`);
+  await page.close();
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
