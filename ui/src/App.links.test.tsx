@@ -3,7 +3,7 @@
 // answer (stored or still streaming) opens that turn on the trace page, whose session leads
 // back to the chat; "Show where it was learned" opens the conversation at the message, marked
 // (or says the source is gone); the Memory button counts open conflicts, drops at once when
-// one is settled, and is read again when a turn ends.
+// one is settled, and is read again when a turn ends; a memory id in a trace opens the memory.
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -125,6 +125,20 @@ describe('Show trace', () => {
     await click(answers().at(-1)?.querySelector('[data-testid="show-trace"]'));
     expect(engine.sent('trace')).toEqual([{ turn_id: 't-9' }]);
     expect(q(container, '[data-testid="turn-summary"]')?.getAttribute('data-turn-id')).toBe('t-9');
+    act(() => root.unmount());
+  });
+});
+
+describe('Memory links in a trace', () => {
+  it('open the memory page at the memory a span read', async () => {
+    const { engine, container, root } = await setup();
+    await click(nav(container, 'nav-traces'));
+    await click(q(container, '[data-testid="trace-row"][data-turn-id="t-1"] .trace-open'));
+    await click(q(container, '[data-testid="span-row"][data-span-id="recall"]'));
+    await click(q(container, '[data-testid="span-memory-link"][data-memory-id="m-0002"]'));
+    expect(nav(container, 'nav-memory')?.getAttribute('aria-pressed')).toBe('true');
+    expect(engine.sent('memory_show')).toContainEqual({ id: 'm-0002' });
+    expect(q(container, '[data-testid="memory-detail"]')?.getAttribute('data-memory-id')).toBe('m-0002');
     act(() => root.unmount());
   });
 });

@@ -1,15 +1,16 @@
 // @vitest-environment jsdom
 // The conversation in jsdom: Regenerate sits on the last answer only, Edit opens an inline
 // editor (Send passes the new text, Cancel and Esc leave it); neither is offered without its
-// handler. A long history renders only some rows, and the newest ones once scrolled to the
+// handler. Show trace sits on answers with a turn id; a highlighted message is marked for a
+// few seconds. A long history renders only some rows, and the newest ones once scrolled to the
 // end (jsdom has no layout, so row and list heights are stood in for here).
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { I18nContext, translator } from '../i18n';
 import { type ChatMessage, newTurn } from '../turnStore';
-import { ChatView } from './ChatView';
+import { ChatView, HIGHLIGHT_MS } from './ChatView';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -78,6 +79,39 @@ describe('ChatView actions', () => {
     expect(edits).toEqual(['u1: question one, better']);
     expect(byTestId(container, 'edit-input')).toHaveLength(0);
     act(() => root.unmount());
+  });
+
+  it('offers Show trace on answers whose turn is known', () => {
+    const opened: string[] = [];
+    const traced = [user(1, 'm1'), { ...answer(1), turnId: 't-1' }, user(2, 'm3'), answer(2)];
+    const { container, root } = mount(<ChatView messages={traced} loading={false} onShowTrace={(id) => opened.push(id)} />);
+    const links = byTestId(container, 'show-trace');
+    expect(links).toHaveLength(1);
+    expect(links[0]?.closest('.message')?.textContent).toContain('answer 1');
+    act(() => links[0]?.click());
+    expect(opened).toEqual(['t-1']);
+    act(() => root.unmount());
+  });
+
+  it('marks the highlighted message, then reports it seen after a few seconds', () => {
+    vi.useFakeTimers();
+    try {
+      let seen = 0;
+      const { container, root } = mount(
+        <ChatView messages={messages} loading={false} highlight="a1" onHighlightSeen={() => (seen += 1)} />,
+      );
+      const marked = byTestId(container, 'message-highlighted');
+      expect(marked).toHaveLength(1);
+      expect(marked[0]?.textContent).toContain('answer 1');
+      expect(marked[0]?.classList.contains('highlighted')).toBe(true);
+      act(() => vi.advanceTimersByTime(HIGHLIGHT_MS - 1));
+      expect(seen).toBe(0);
+      act(() => vi.advanceTimersByTime(1));
+      expect(seen).toBe(1);
+      act(() => root.unmount());
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('offers neither without handlers (a turn is running)', () => {
