@@ -81,7 +81,7 @@ export function Waterfall({ spans, now, selected, onSelect }: Props) {
         <span className="span-label" />
         <span className="waterfall-track">
           {w.ticks.map((tick) => (
-            <span key={tick.ms} className="tick" style={{ left: pct(tick.offset) }}>
+            <span key={tick.ms} className={tick.offset > 0.92 ? 'tick end' : 'tick'} style={{ left: pct(tick.offset) }}>
               {formatMs(tick.ms)}
             </span>
           ))}
