@@ -15,6 +15,8 @@ import type {
   ProviderView,
   Rule,
   ShortcutStatus,
+  TraceSettings,
+  UpdateTraceSettings,
 } from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
@@ -204,4 +206,20 @@ export function bootstrapTransport(custom: Record<string, string> = {}) {
     },
   });
   return Object.assign(engine, { saved });
+}
+
+/** Trace settings kept in memory; more than 3650 days is refused with the engine's message. */
+export function traceSettingsTransport(initial: TraceSettings = { capture: true, retention_days: 30 }) {
+  let settings = { ...initial };
+  const sent: UpdateTraceSettings[] = [];
+  const engine = new FakeEngine({
+    trace_settings: () => ({ ...settings }),
+    update_trace_settings: (r) => {
+      sent.push(r);
+      if (r.retention_days > 3650) throw new TransportError('invalid_input', 'invalid retention_days: at most 3650 days', 400);
+      settings = { capture: r.capture, retention_days: r.retention_days };
+      return { ...settings };
+    },
+  });
+  return Object.assign(engine, { sent, settings: () => settings });
 }
