@@ -124,6 +124,7 @@ describe('App views', () => {
       'Standing instructions',
       'Approval rules',
       'MCP servers',
+      'Trace capture',
       'Recent approvals',
     ]);
     expect(nav('nav-settings').getAttribute('aria-pressed')).toBe('true');

@@ -223,7 +223,7 @@ export const en = {
   'audit.decision': 'Decision',
   'audit.decidedBy': 'Decided by',
   'audit.reason': 'Reason',
-  'traceSettings.heading': 'Traces',
+  'traceSettings.heading': 'Trace capture',
   'traceSettings.help': 'Each turn\'s steps are always traced. Capture also keeps exactly what every model call sent and received, for the Traces page.',
   'traceSettings.capture': 'Capture model requests and responses',
   'traceSettings.days': 'Keep captured calls for (days)',

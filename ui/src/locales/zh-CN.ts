@@ -225,7 +225,7 @@ export const zhCN: Record<MessageKey, string> = {
   'audit.decision': '决定',
   'audit.decidedBy': '决定方式',
   'audit.reason': '原因',
-  'traceSettings.heading': '追踪',
+  'traceSettings.heading': '追踪捕获',
   'traceSettings.help': '每一轮的步骤总会被追踪。开启捕获后，还会保存每次模型调用发送和收到的完整内容，供“追踪”页面查看。',
   'traceSettings.capture': '捕获模型请求与响应',
   'traceSettings.days': '捕获内容保留天数',
