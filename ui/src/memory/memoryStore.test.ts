@@ -1,10 +1,12 @@
 // The memory store against an in-memory engine: paging on the server (offset, append, stop at
 // the total), filters starting paging over, the detail and its actions, deletion only after
-// confirmation (and delete all only with the exact phrase), and the conflicts queue.
+// confirmation (and delete all only with the exact phrase), the conflicts queue (edit into one
+// included), the fading curve and the store's counts read again after changes, undoing one
+// change from the history, and export and import.
 
 import { describe, expect, it } from 'vitest';
 import { TransportError } from '../transport';
-import { DELETE_ALL_PHRASE, MemoryStore, PAGE_SIZE, listRequest, DEFAULT_FILTERS } from './memoryStore';
+import { DELETE_ALL_PHRASE, MemoryStore, PAGE_SIZE, listRequest, DEFAULT_FILTERS, exportFileName } from './memoryStore';
 import { ConflictBadge } from './conflictBadge';
 import { conflict, memoryEngine } from './testFakes';
 
@@ -272,5 +274,179 @@ describe('MemoryStore search by meaning', () => {
     const store = new MemoryStore(engine);
     await store.searchByMeaning('tea');
     expect(store.getState().search).toEqual({ query: 'tea', results: [], error: 'the embedder is not configured' });
+  });
+});
+
+describe('MemoryStore fading and counts', () => {
+  it('reads the open memory\'s fading curve with its detail, and again after an action', async () => {
+    const engine = memoryEngine(3);
+    const store = new MemoryStore(engine);
+    await store.open('m-0001');
+    expect(store.getState().fading?.memory_id).toBe('m-0001');
+    expect(store.getState().fading?.points).toHaveLength(10);
+    await store.setPinned(true);
+    expect(engine.sent('memory_fading')).toEqual([{ id: 'm-0001' }, { id: 'm-0001' }]);
+    expect(store.getState().fading?.pinned).toBe(true);
+    store.close();
+    expect(store.getState().fading).toBeNull();
+  });
+
+  it('shows a fading curve that cannot be read as text, keeping the detail', async () => {
+    const engine = memoryEngine(2);
+    engine.handlers.memory_fading = () => Promise.reject(new TransportError('store', 'database is locked', 500));
+    const store = new MemoryStore(engine);
+    await store.open('m-0000');
+    expect(store.getState()).toMatchObject({ fading: null, fadingError: 'database is locked', detailError: null });
+    expect(store.getState().detail?.id).toBe('m-0000');
+  });
+
+  it('reads the counts on load and again after every change to the memories', async () => {
+    const engine = memoryEngine(4, [conflict('c1', 'm-0000', 'm-0001')]);
+    const store = new MemoryStore(engine);
+    await store.load();
+    expect(store.getState().stats).toMatchObject({ open_conflicts: 1, counts: [{ tier: 'semantic', status: 'active', count: 4 }] });
+    await store.open('m-0002');
+    expect(engine.sent('memory_stats')).toHaveLength(1);
+    await store.forget();
+    expect(store.getState().stats?.counts).toEqual([
+      { tier: 'semantic', status: 'active', count: 3 },
+      { tier: 'semantic', status: 'deleted', count: 1 },
+    ]);
+    await store.resolve('c1', null);
+    expect(store.getState().stats?.open_conflicts).toBe(0);
+    store.editDraft({ content: 'I keep bees' });
+    await store.add();
+    store.requestDelete(['m-0003']);
+    await store.confirmDelete();
+    expect(engine.sent('memory_stats')).toHaveLength(5);
+    expect(store.getState().stats?.counts.find((c) => c.status === 'active')?.count).toBe(3);
+  });
+
+  it('shows counts that cannot be read as text', async () => {
+    const engine = memoryEngine(1);
+    engine.handlers.memory_stats = () => Promise.reject(new TransportError('store', 'disk I/O error', 500));
+    const store = new MemoryStore(engine);
+    await store.load();
+    expect(store.getState()).toMatchObject({ stats: undefined, statsError: 'disk I/O error' });
+  });
+});
+
+describe('MemoryStore undo of one change', () => {
+  it('undoes the last change without naming it, or the named change', async () => {
+    const engine = memoryEngine(2);
+    const store = new MemoryStore(engine);
+    await store.open('m-0001');
+    await store.setPinned(true);
+    await store.forget();
+    const pinned = store.getState().detail?.history.find((h) => h.action === 'pinned')?.change_id;
+    expect(pinned).toBeDefined();
+    await store.undo(pinned);
+    await store.undo();
+    expect(engine.sent('memory_undo')).toEqual([{ id: 'm-0001', change: pinned }, { id: 'm-0001' }]);
+    expect(store.getState().detail?.history.map((h) => h.action)).toEqual(['created', 'pinned', 'deleted', 'undo', 'undo']);
+  });
+
+  it('shows the refusal of an undo', async () => {
+    const engine = memoryEngine(2);
+    const store = new MemoryStore(engine);
+    await store.open('m-0001');
+    await store.undo('c-99');
+    expect(store.getState().actionError).toBe('no change c-99 on m-0001');
+  });
+});
+
+describe('MemoryStore edit into one', () => {
+  it('opens with both texts kept by A, sends keep and merged, and drops the badge at once', async () => {
+    const engine = memoryEngine(4, [conflict('c1', 'm-0000', 'm-0001'), conflict('c2', 'm-0002', 'm-0003')]);
+    const badge = new ConflictBadge(engine);
+    const store = new MemoryStore(engine, badge);
+    await store.load();
+    expect(badge.getState().open).toBe(2);
+    store.startMerge('c1');
+    expect(store.getState().merge).toEqual({ conflictId: 'c1', keep: 'm-0000', text: 'Memory number 0\nMemory number 1' });
+    store.editMerge({ keep: 'm-0001', text: ' Memory number 1, and also 0 ' });
+    await store.submitMerge();
+    expect(engine.sent('memory_resolve')).toEqual([{ conflict_id: 'c1', keep: 'm-0001', merged: 'Memory number 1, and also 0' }]);
+    expect(store.getState().merge).toBeNull();
+    expect(badge.getState().open).toBe(1);
+    expect(store.getState().conflicts?.map((c) => c.id)).toEqual(['c2']);
+    const rows = store.getState().items;
+    expect(rows.find((m) => m.id === 'm-0001')?.content).toBe('Memory number 1, and also 0');
+    expect(rows.find((m) => m.id === 'm-0000')?.status).toBe('superseded');
+  });
+
+  it('sends nothing for a blank text, and keeps the form with the engine\'s refusal', async () => {
+    const engine = memoryEngine(2, [conflict('c1', 'm-0000', 'm-0001')]);
+    const store = new MemoryStore(engine);
+    await store.load();
+    store.startMerge('c1');
+    store.editMerge({ text: '   ' });
+    await store.submitMerge();
+    expect(engine.sent('memory_resolve')).toEqual([]);
+    engine.handlers.memory_resolve = () => Promise.reject(new TransportError('not_found', 'no memory m-0000', 404));
+    store.editMerge({ text: 'One memory' });
+    await store.submitMerge();
+    expect(store.getState().actionError).toBe('no memory m-0000');
+    expect(store.getState().merge).toEqual({ conflictId: 'c1', keep: 'm-0000', text: 'One memory' });
+    expect(store.getState().conflicts?.map((c) => c.id)).toEqual(['c1']);
+    store.cancelMerge();
+    expect(store.getState().merge).toBeNull();
+  });
+
+  it('keeps resolve without merged as it was', async () => {
+    const engine = memoryEngine(2, [conflict('c1', 'm-0000', 'm-0001')]);
+    const store = new MemoryStore(engine);
+    await store.load();
+    expect(await store.resolve('c1', 'm-0000')).toBe(true);
+    expect(engine.sent('memory_resolve')).toEqual([{ conflict_id: 'c1', keep: 'm-0000' }]);
+  });
+});
+
+describe('MemoryStore export and import', () => {
+  it('names the download echo-memories-<date>.jsonl after the engine\'s date', () => {
+    expect(exportFileName('echo-desk-memories-2026-11-04.jsonl')).toBe('echo-memories-2026-11-04.jsonl');
+    expect(exportFileName('memories.jsonl', new Date('2027-02-03T10:00:00Z'))).toBe('echo-memories-2027-02-03.jsonl');
+  });
+
+  it('downloads the engine\'s export text, then imports it back into the same store', async () => {
+    const engine = memoryEngine(3);
+    const files: { name: string; blob: Blob }[] = [];
+    const store = new MemoryStore(engine, undefined, { download: (name, blob) => files.push({ name, blob }) });
+    await store.load();
+    await store.exportMemories();
+    expect(files.map((f) => f.name)).toEqual(['echo-memories-2026-11-04.jsonl']);
+    expect(store.getState().exported).toEqual({ fileName: 'echo-memories-2026-11-04.jsonl', count: 3 });
+    const text = await files[0]!.blob.text();
+    expect(text.split('\n').filter(Boolean)).toHaveLength(4);
+
+    await store.importMemories(text);
+    expect(engine.sent('memory_import')).toEqual([{ text }]);
+    expect(store.getState()).toMatchObject({ imported: { created: 0, duplicates: 3, skipped_inactive: 0 }, exported: null, transferError: null, transferring: false });
+    // The list and the counts are read again.
+    expect(engine.sent('memory_list')).toHaveLength(2);
+    expect(engine.sent('memory_stats')).toHaveLength(2);
+  });
+
+  it('shows the engine\'s error naming the bad line, and nothing is lost', async () => {
+    const engine = memoryEngine(3);
+    const store = new MemoryStore(engine, undefined, { download: () => {} });
+    await store.load();
+    const before = engine.memories();
+    await store.importMemories('{"format":"echo-desk-memory","version":1}\n{"content": "ok"}\nnot json\n');
+    expect(store.getState()).toMatchObject({ imported: null, transferError: 'invalid text: nothing imported; line 3: expected value' });
+    expect(engine.memories()).toEqual(before);
+    expect(store.getState().items.map((m) => m.id)).toEqual(['m-0000', 'm-0001', 'm-0002']);
+    store.dismissTransfer();
+    expect(store.getState().transferError).toBeNull();
+  });
+
+  it('shows a failed export as text and downloads nothing', async () => {
+    const engine = memoryEngine(1);
+    engine.handlers.memory_export = () => Promise.reject(new TransportError('store', 'database is locked', 500));
+    const files: string[] = [];
+    const store = new MemoryStore(engine, undefined, { download: (name) => files.push(name) });
+    await store.exportMemories();
+    expect(files).toEqual([]);
+    expect(store.getState()).toMatchObject({ exported: null, transferError: 'database is locked', transferring: false });
   });
 });

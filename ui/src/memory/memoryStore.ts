@@ -1,20 +1,26 @@
 // The memory page's state: what the assistant remembers (filtered and sorted on the server,
 // loaded a page at a time as the person scrolls), the selection for bulk deletion, the open
-// memory's detail, the actions on it, the confirmation steps before anything is deleted for
-// good, and the queue of open conflicts to review. No React here; components read it through
-// `useSyncExternalStore` (see `components/settings/useSettingsStore.ts`).
+// memory's detail and its fading curve, the actions on it, the confirmation steps before
+// anything is deleted for good, the queue of open conflicts to review (settled by keeping one,
+// both, or editing the two into one), the store's counts, and export and import as a file. No
+// React here; components read it through `useSyncExternalStore` (see
+// `components/settings/useSettingsStore.ts`).
 
 import type {
   Conflict,
+  Fading,
+  ImportReport,
   Memory,
   MemoryDetail,
   MemoryList,
   MemorySort,
+  MemoryStats,
   MemoryStatus,
   MemoryTier,
   Recalled,
 } from '../generated/engine';
 import { SettingsStore, type SettingsTransport, describe } from '../settings/store';
+import { type Download, browserDownload } from '../trace/traceStore';
 import type { ConflictBadge } from './conflictBadge';
 
 /** How many memories a search by meaning asks for. */
@@ -66,6 +72,22 @@ export function listRequest(f: MemoryFilters, offset: number, limit = PAGE_SIZE)
   };
 }
 
+/**
+ * The name an export downloads as: `echo-memories-<date>.jsonl`, with the date the engine
+ * stamped on it (from its suggested name), else today's.
+ */
+export function exportFileName(engineName: string, today: Date = new Date()): string {
+  const date = /\d{4}-\d{2}-\d{2}/.exec(engineName)?.[0] ?? today.toISOString().slice(0, 10);
+  return `echo-memories-${date}.jsonl`;
+}
+
+/** "Edit into one" as typed: the conflict, the memory that keeps the text, and the text. */
+export interface MergeDraft {
+  conflictId: string;
+  keep: string;
+  text: string;
+}
+
 /** The add form as typed. */
 export interface MemoryDraft {
   content: string;
@@ -91,6 +113,9 @@ export interface MemoryState {
   openId: string | null;
   detail: MemoryDetail | null;
   detailError: string | null;
+  /** The open memory's fading curve (the engine's), once read. */
+  fading: Fading | null;
+  fadingError: string | null;
   /** The detail's content being edited, or null. */
   editing: string | null;
   draft: MemoryDraft;
@@ -105,18 +130,34 @@ export interface MemoryState {
   conflicts: Conflict[] | undefined;
   conflictMemories: Record<string, Memory>;
   conflictsError: string | null;
+  /** "Edit into one" open on a conflict, or null. */
+  merge: MergeDraft | null;
+  /** The store's counts (memory_stats), read again after every change. */
+  stats: MemoryStats | undefined;
+  statsError: string | null;
+  /** Export and import: running, what the last one did, or why it failed. */
+  transferring: boolean;
+  exported: { fileName: string; count: number } | null;
+  imported: ImportReport | null;
+  transferError: string | null;
   /** A search by meaning (memory_search): its query and the engine's ranking, or null. */
   search: { query: string; results: Recalled[] | undefined; error: string | null } | null;
 }
 
+export interface MemoryStoreOptions {
+  /** How an export is saved (the browser's download unless a test passes one). */
+  download?: Download;
+}
+
 export class MemoryStore extends SettingsStore<MemoryState> {
   private readonly transport: SettingsTransport;
+  private readonly download: Download;
   /** The Memory button's count of open conflicts, told of every change to the queue. */
   private readonly badge: ConflictBadge | undefined;
   /** Bumped when the list starts over, so a page for older filters is dropped. */
   private generation = 0;
 
-  constructor(transport: SettingsTransport, badge?: ConflictBadge) {
+  constructor(transport: SettingsTransport, badge?: ConflictBadge, options: MemoryStoreOptions = {}) {
     super({
       filters: DEFAULT_FILTERS,
       items: [],
@@ -127,6 +168,8 @@ export class MemoryStore extends SettingsStore<MemoryState> {
       openId: null,
       detail: null,
       detailError: null,
+      fading: null,
+      fadingError: null,
       editing: null,
       draft: { content: '', slot: '', pinned: false },
       pending: null,
@@ -136,15 +179,32 @@ export class MemoryStore extends SettingsStore<MemoryState> {
       conflicts: undefined,
       conflictMemories: {},
       conflictsError: null,
+      merge: null,
+      stats: undefined,
+      statsError: null,
+      transferring: false,
+      exported: null,
+      imported: null,
+      transferError: null,
       search: null,
     });
     this.transport = transport;
     this.badge = badge;
+    this.download = options.download ?? browserDownload;
   }
 
-  /** The first page and the open conflicts. */
+  /** The first page, the open conflicts and the counts. */
   async load(): Promise<void> {
-    await Promise.all([this.reload(), this.loadConflicts()]);
+    await Promise.all([this.reload(), this.loadConflicts(), this.loadStats()]);
+  }
+
+  /** Reads the store's counts (by tier and status, conflicts, the next sweep). */
+  async loadStats(): Promise<void> {
+    try {
+      this.set({ stats: await this.transport.call('memory_stats', {}), statsError: null });
+    } catch (e) {
+      this.set({ statsError: describe(e) });
+    }
   }
 
   /** Starts the list over from its first page (after a filter change or a deletion). */
@@ -206,17 +266,31 @@ export class MemoryStore extends SettingsStore<MemoryState> {
 
   /** Opens a memory: reads its detail (chain, history, conflicts). */
   async open(id: string): Promise<void> {
-    this.set({ openId: id, detail: null, detailError: null, editing: null, actionError: null });
+    this.set({ openId: id, detail: null, detailError: null, fading: null, fadingError: null, editing: null, actionError: null });
     await this.refreshDetail();
   }
 
   close(): void {
-    this.set({ openId: null, detail: null, detailError: null, editing: null });
+    this.set({ openId: null, detail: null, detailError: null, fading: null, fadingError: null, editing: null });
   }
 
+  /** Reads the open memory's detail and its fading curve again. */
   private async refreshDetail(): Promise<void> {
     const id = this.getState().openId;
     if (id === null) return;
+    await Promise.all([this.readDetail(id), this.readFading(id)]);
+  }
+
+  private async readFading(id: string): Promise<void> {
+    try {
+      const fading = await this.transport.call('memory_fading', { id });
+      if (this.getState().openId === id) this.set({ fading, fadingError: null });
+    } catch (e) {
+      if (this.getState().openId === id) this.set({ fading: null, fadingError: describe(e) });
+    }
+  }
+
+  private async readDetail(id: string): Promise<void> {
     try {
       const detail = await this.transport.call('memory_show', { id });
       if (this.getState().openId === id) this.set({ detail, detailError: null });
@@ -236,7 +310,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     this.set({ busy: true, actionError: null, deleted: null });
     try {
       this.patch(await run());
-      await this.refreshDetail();
+      await Promise.all([this.refreshDetail(), this.loadStats()]);
       return true;
     } catch (e) {
       this.set({ actionError: describe(e) });
@@ -299,10 +373,16 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     ]);
   }
 
-  /** Undoes the open memory's last change. */
-  async undo(): Promise<void> {
+  /**
+   * Undoes the open memory's last change, or `change` (a history entry's change id): every
+   * memory that change touched goes back to its state before it, as a new change.
+   */
+  async undo(change?: string): Promise<void> {
     const id = this.getState().openId;
-    if (id !== null) await this.act(() => this.transport.call('memory_undo', { id }));
+    if (id === null) return;
+    // TRANSITION: a variable, not a literal, until the regenerated engine.ts declares `change`.
+    const request = change ? { id, change } : { id };
+    await this.act(() => this.transport.call('memory_undo', request));
   }
 
   /** Opens another memory of the chain (a link in the detail). */
@@ -327,7 +407,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
         ...(draft.pinned ? { pinned: true } : {}),
       });
       this.set({ draft: { content: '', slot: '', pinned: false } });
-      await Promise.all([this.reload(), this.open(outcome.memory.id), this.loadConflicts()]);
+      await Promise.all([this.reload(), this.open(outcome.memory.id), this.loadConflicts(), this.loadStats()]);
     } catch (e) {
       this.set({ actionError: describe(e) });
     } finally {
@@ -379,7 +459,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
         selected: this.getState().selected.filter((id) => !gone.has(id)),
       });
       if (pending.kind === 'all' || (openId !== null && gone.has(openId))) this.close();
-      await Promise.all([this.reload(), this.loadConflicts(), this.refreshDetail()]);
+      await Promise.all([this.reload(), this.loadConflicts(), this.refreshDetail(), this.loadStats()]);
     } catch (e) {
       this.set({ actionError: describe(e) });
     } finally {
@@ -405,20 +485,88 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     }
   }
 
-  /** Settles a conflict: keep one side (`keep` its id) or both (`null`). */
-  async resolve(conflictId: string, keep: string | null): Promise<void> {
+  /**
+   * Settles a conflict: keep one side (`keep` its id) or both (`null`); with `merged`, the
+   * kept one's text becomes `merged` (edit into one). Whether the engine took it.
+   */
+  async resolve(conflictId: string, keep: string | null, merged?: string): Promise<boolean> {
     this.set({ busy: true, actionError: null });
     try {
-      await this.transport.call('memory_resolve', { conflict_id: conflictId, keep });
+      // TRANSITION: a variable, not a literal, until the regenerated engine.ts declares `merged`.
+      const request = merged === undefined ? { conflict_id: conflictId, keep } : { conflict_id: conflictId, keep, merged };
+      await this.transport.call('memory_resolve', request);
       const conflicts = this.getState().conflicts?.filter((c) => c.id !== conflictId);
       this.set({ conflicts, conflictMemories: {} });
       if (conflicts) this.badge?.report(conflicts.length);
-      await Promise.all([this.loadConflicts(), this.reload(), this.refreshDetail()]);
+      await Promise.all([this.loadConflicts(), this.reload(), this.refreshDetail(), this.loadStats()]);
+      return true;
     } catch (e) {
       this.set({ actionError: describe(e) });
+      return false;
     } finally {
       this.set({ busy: false });
     }
+  }
+
+  /** Opens "edit into one" on a conflict: both texts (A then B), kept by A until chosen. */
+  startMerge(conflictId: string): void {
+    const c = this.getState().conflicts?.find((x) => x.id === conflictId);
+    if (!c) return;
+    const known = this.getState().conflictMemories;
+    const text = [known[c.memory_a]?.content, known[c.memory_b]?.content].filter((t) => t !== undefined).join('\n');
+    this.set({ merge: { conflictId, keep: c.memory_a, text }, actionError: null });
+  }
+
+  editMerge(change: Partial<Pick<MergeDraft, 'keep' | 'text'>>): void {
+    const { merge } = this.getState();
+    if (merge) this.set({ merge: { ...merge, ...change } });
+  }
+
+  cancelMerge(): void {
+    this.set({ merge: null });
+  }
+
+  /** Settles the conflict with the typed text kept by the chosen memory; the form stays on a refusal. */
+  async submitMerge(): Promise<void> {
+    const { merge } = this.getState();
+    if (!merge || merge.text.trim() === '') return;
+    if (await this.resolve(merge.conflictId, merge.keep, merge.text.trim())) this.set({ merge: null });
+  }
+
+  /** Downloads every memory that is not deleted as the engine's JSON Lines export. */
+  async exportMemories(): Promise<void> {
+    this.set({ transferring: true, exported: null, imported: null, transferError: null });
+    try {
+      const file = await this.transport.call('memory_export', {});
+      const fileName = exportFileName(file.file_name);
+      this.download(fileName, new Blob([file.text], { type: 'application/x-ndjson' }));
+      this.set({ exported: { fileName, count: file.count } });
+    } catch (e) {
+      this.set({ transferError: describe(e) });
+    } finally {
+      this.set({ transferring: false });
+    }
+  }
+
+  /**
+   * Sends an export file's text to the engine, which writes nothing unless every line is good
+   * (its error names the bad line); then reads the list, the conflicts and the counts again.
+   */
+  async importMemories(text: string): Promise<void> {
+    this.set({ transferring: true, exported: null, imported: null, transferError: null });
+    try {
+      const imported = await this.transport.call('memory_import', { text });
+      this.set({ imported });
+      await Promise.all([this.reload(), this.loadConflicts(), this.loadStats(), this.refreshDetail()]);
+    } catch (e) {
+      this.set({ transferError: describe(e) });
+    } finally {
+      this.set({ transferring: false });
+    }
+  }
+
+  dismissTransfer(): void {
+    this.set({ exported: null, imported: null, transferError: null });
   }
 
   /** Searches by meaning (the engine's hybrid recall, best first); a blank query ends the search. */

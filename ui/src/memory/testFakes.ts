@@ -1,8 +1,11 @@
 // An in-memory memory engine for the memory store's and page's tests: it pages, filters by
 // text and status like `memory_list`, keeps every request (through `FakeEngine.requests`),
-// and refuses `memory_delete_all` without the exact phrase like the engine does.
+// refuses `memory_delete_all` without the exact phrase like the engine does, counts by tier
+// and status, exports one JSON line per memory after a header and imports only a file whose
+// every line is good (else nothing, naming the line), and edits the kept memory of a conflict
+// settled with a merged text.
 
-import type { Conflict, HistoryEntry, Memory, MemoryDetail } from '../generated/engine';
+import type { Conflict, Fading, HistoryEntry, Memory, MemoryDetail, TierStatusCount } from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
 import { DELETE_ALL_PHRASE } from './memoryStore';
@@ -42,6 +45,30 @@ export function memory(n: number, change: Partial<Memory> = {}): Memory {
     ...change,
   };
 }
+
+/** A fading curve as the engine draws it: half the importance per half-life, two days apart. */
+export function fadingOf(m: Memory, now = '2026-11-05T00:00:00Z'): Fading {
+  const start = Date.parse(m.last_accessed ?? m.created_at);
+  const at = (i: number) => new Date(start + i * 2 * 86_400_000).toISOString();
+  const value = (i: number) => m.importance / 2 ** ((i * 2) / m.stability);
+  return {
+    memory_id: m.id,
+    now,
+    pinned: m.pinned,
+    importance: m.importance,
+    half_life_days: m.stability,
+    effective_now: m.effective_importance,
+    archive_below: 0.05,
+    last_touch: m.last_accessed ?? m.created_at,
+    valid_until: m.valid_until,
+    archives_at: null,
+    archive_reason: null,
+    points: Array.from({ length: 10 }, (_, i) => ({ at: at(i), effective: value(i) })),
+    uses: m.last_accessed ? [m.last_accessed] : [],
+  };
+}
+
+const EXPORT_HEADER = '{"format":"echo-desk-memory","version":1,"exported_at":"2026-11-04T08:00:00Z","count":0}';
 
 export function memoryEngine(count: number, conflicts: Conflict[] = []) {
   let memories = Array.from({ length: count }, (_, i) => memory(i));
@@ -92,7 +119,14 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
     memory_forget: ({ id }) => change(id, { status: 'deleted' }, 'deleted'),
     memory_restore: ({ id }) => change(id, { status: 'active' }, 'restored'),
     memory_set_expiry: ({ id, valid_until }) => change(id, { valid_until: valid_until ?? null }, 'edited'),
-    memory_undo: ({ id }) => [change(id, { status: 'active' }, 'undo')],
+    memory_undo: (request) => {
+      // TRANSITION: read through a cast until the regenerated engine.ts declares `change`.
+      const { id, change: changeId } = request as typeof request & { change?: string };
+      if (changeId !== undefined && !(history.get(id) ?? []).some((h) => h.change_id === changeId)) {
+        throw new TransportError('not_found', `no change ${changeId} on ${id}`, 404);
+      }
+      return [change(id, { status: 'active' }, 'undo')];
+    },
     memory_delete: ({ ids }) => {
       memories = memories.filter((m) => !ids.includes(m.id));
       return { deleted: [...ids] };
@@ -104,15 +138,77 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
       return { deleted };
     },
     memory_conflicts: () => [...open],
-    memory_resolve: ({ conflict_id, keep }) => {
+    memory_resolve: (request) => {
+      // TRANSITION: read through a cast until the regenerated engine.ts declares `merged`.
+      const { conflict_id, keep, merged } = request as typeof request & { merged?: string };
       const c = open.find((x) => x.id === conflict_id);
       if (!c) throw new TransportError('not_found', `no conflict ${conflict_id}`, 404);
+      if (merged !== undefined && keep === null) {
+        throw new TransportError('invalid_input', 'invalid merged: name the memory that keeps the merged text (keep)', 400);
+      }
+      if (merged !== undefined && merged.trim() === '') throw new TransportError('invalid_input', 'invalid merged: the merged text is empty', 400);
       open = open.filter((x) => x.id !== conflict_id);
       if (keep !== null) {
         const loser = keep === c.memory_a ? c.memory_b : c.memory_a;
         change(loser, { status: 'superseded', superseded_by: keep }, 'superseded');
+        if (merged !== undefined) change(keep, { content: merged.trim() }, 'edited');
       }
       return { ...c, status: 'resolved', resolution: keep ?? 'both', resolved_at: '2026-11-03T00:00:00Z' };
+    },
+    memory_fading: ({ id }) => fadingOf(find(id)),
+    memory_stats: () => {
+      const counts = new Map<string, TierStatusCount>();
+      for (const m of memories) {
+        const key = `${m.tier} ${m.status}`;
+        const c = counts.get(key) ?? { tier: m.tier, status: m.status, count: 0 };
+        counts.set(key, { ...c, count: c.count + 1 });
+      }
+      const expired = memories.filter((m) => m.status === 'active' && m.valid_until !== null && m.valid_until < '2026-11-05');
+      return {
+        now: '2026-11-05T00:00:00Z',
+        counts: [...counts.values()],
+        open_conflicts: open.length,
+        will_expire: expired.length,
+        will_fade: memories.filter((m) => m.status === 'active' && m.effective_importance < 0.05).length,
+        last_sweep: '2026-11-04T03:00:00Z',
+      };
+    },
+    memory_export: () => {
+      const kept = memories.filter((m) => m.status !== 'deleted');
+      return {
+        file_name: 'echo-desk-memories-2026-11-04.jsonl',
+        count: kept.length,
+        text: [EXPORT_HEADER, ...kept.map((m) => JSON.stringify(m))].join('\n') + '\n',
+      };
+    },
+    memory_import: ({ text }) => {
+      const lines = text.split('\n').map((l, i) => ({ l, n: i + 1 })).filter(({ l }) => l.trim() !== '');
+      if (lines.length === 0) throw new TransportError('invalid_input', 'invalid text: the file is empty', 400);
+      if (!lines[0]!.l.includes('"echo-desk-memory"')) {
+        throw new TransportError('invalid_input', 'invalid text: line 1: not an Echo Desk memory export header', 400);
+      }
+      const read: Memory[] = [];
+      const problems: string[] = [];
+      for (const { l, n } of lines.slice(1)) {
+        try {
+          read.push(JSON.parse(l) as Memory);
+        } catch {
+          problems.push(`line ${n}: expected value`);
+        }
+      }
+      if (problems.length) throw new TransportError('invalid_input', `invalid text: nothing imported; ${problems.join('; ')}`, 400);
+      const report = { created: 0, duplicates: 0, skipped_inactive: 0 };
+      for (const m of read) {
+        if (m.status !== 'active') report.skipped_inactive += 1;
+        else if (memories.some((x) => x.content === m.content && x.status === 'active')) report.duplicates += 1;
+        else {
+          const added = memory(memories.length + 2000, { content: m.content });
+          memories = [added, ...memories];
+          record(added, 'created');
+          report.created += 1;
+        }
+      }
+      return report;
     },
   });
   return Object.assign(engine, {
