@@ -1,9 +1,12 @@
 // The review queue: every open conflict, the two memories side by side with the judge's
-// verdict and explanation, and the three ways to settle it (keep A, keep B, keep both).
+// verdict and explanation, and the ways to settle it: keep A, keep B, keep both, or edit the
+// two into one (`MergeForm`).
 
 import type { Conflict, Memory } from '../../generated/engine';
 import { useT } from '../../i18n';
+import type { MergeDraft } from '../../memory/memoryStore';
 import { when } from './format';
+import { MergeForm } from './MergeForm';
 
 interface Props {
   conflicts: Conflict[] | undefined;
@@ -12,9 +15,15 @@ interface Props {
   busy: boolean;
   onResolve: (conflictId: string, keep: string | null) => void;
   onOpen: (id: string) => void;
+  /** "Edit into one" as typed, on one conflict at a time. */
+  merge: MergeDraft | null;
+  onStartMerge: (conflictId: string) => void;
+  onEditMerge: (change: Partial<Pick<MergeDraft, 'keep' | 'text'>>) => void;
+  onSubmitMerge: () => void;
+  onCancelMerge: () => void;
 }
 
-export function ConflictQueue({ conflicts, memories, error, busy, onResolve, onOpen }: Props) {
+export function ConflictQueue({ conflicts, memories, error, busy, onResolve, onOpen, merge, ...on }: Props) {
   const t = useT();
   const side = (label: string, id: string) => {
     const m = memories[id];
@@ -54,7 +63,22 @@ export function ConflictQueue({ conflicts, memories, error, busy, onResolve, onO
             <button type="button" data-testid="conflict-keep-both" disabled={busy} onClick={() => onResolve(c.id, null)}>
               {t('conflicts.keepBoth')}
             </button>
+            {merge?.conflictId !== c.id && (
+              <button type="button" data-testid="conflict-merge" title={t('conflicts.mergeHelp')} disabled={busy} onClick={() => on.onStartMerge(c.id)}>
+                {t('conflicts.merge')}
+              </button>
+            )}
           </div>
+          {merge?.conflictId === c.id && (
+            <MergeForm
+              conflict={c}
+              draft={merge}
+              busy={busy}
+              onEdit={on.onEditMerge}
+              onSubmit={on.onSubmitMerge}
+              onCancel={on.onCancelMerge}
+            />
+          )}
         </article>
       ))}
     </section>

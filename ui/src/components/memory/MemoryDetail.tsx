@@ -1,15 +1,17 @@
 // One memory in full: its content (editable in place), where it came from and how sure the
-// assistant is, how it fades (half-life), the chain of versions both ways (links), its history
-// with Undo for the last change, and the actions: Pin/Unpin, Forget (the engine's `deleted`
+// assistant is, how it fades (half-life, and the engine's fading curve as a chart), the chain
+// of versions both ways (links), its history with Undo for the last change and "Undo this
+// change" for any earlier one, and the actions: Pin/Unpin, Forget (the engine's `deleted`
 // status: a tombstone kept with its history, out of prompts and search), Restore (of a
 // forgotten, archived or superseded memory), Delete (for good), and its expiry: the date it
 // stops applying (`valid_until`), set with a date input or cleared. "Show where it was
 // learned" opens the conversation at the message it came from, or says it is gone.
 
 import { useState } from 'react';
-import type { Memory, MemoryDetail as Detail } from '../../generated/engine';
+import type { Fading, Memory, MemoryDetail as Detail } from '../../generated/engine';
 import { useT } from '../../i18n';
 import { hasProvenance } from '../../memory/provenance';
+import { FadingChart } from './FadingChart';
 import { percent, when } from './format';
 
 /** Looking for where the open memory was learned, or what came of it. */
@@ -17,6 +19,9 @@ export type SourceLookup = { state: 'looking' } | { state: 'gone' } | { state: '
 
 interface Props {
   detail: Detail;
+  /** Its fading curve, once read, or why it could not be. */
+  fading: Fading | null;
+  fadingError: string | null;
   /** The content being edited, or null. */
   editing: string | null;
   busy: boolean;
@@ -27,7 +32,8 @@ interface Props {
   onPin: (pinned: boolean) => void;
   onForget: () => void;
   onRestore: () => void;
-  onUndo: () => void;
+  /** Undoes the last change, or the change with this id. */
+  onUndo: (change?: string) => void;
   onDelete: () => void;
   /** Sets the expiry to a `YYYY-MM-DD` date, or clears it with null. */
   onSetExpiry: (date: string | null) => void;
@@ -53,7 +59,7 @@ export function expiryDate(validUntil: string | null): string {
   return m ? m[0] : '';
 }
 
-export function MemoryDetail({ detail: d, editing, busy, source, ...on }: Props) {
+export function MemoryDetail({ detail: d, fading, fadingError, editing, busy, source, ...on }: Props) {
   const t = useT();
   // The date being picked; the view remounts this pane when the stored expiry changes, so it
   // starts from the stored value.
@@ -165,6 +171,12 @@ export function MemoryDetail({ detail: d, editing, busy, source, ...on }: Props)
           </div>
         ))}
       </dl>
+      <h3>{t('memory.fading.heading')}</h3>
+      {fading && <FadingChart fading={fading} />}
+      {!fading && fadingError && (
+        <p className="turn-error" role="alert" data-testid="memory-fading-error">{t('memory.fading.failed', { message: fadingError })}</p>
+      )}
+      {!fading && !fadingError && <p className="muted">{t('memory.detail.loading')}</p>}
       {on.onShowSource && hasProvenance(d) && (
         <p className="memory-provenance">
           <button
@@ -207,9 +219,20 @@ export function MemoryDetail({ detail: d, editing, busy, source, ...on }: Props)
             <span>{t('memory.detail.historyEntry', { action: t(`memory.action.${h.action}`), actor: t(`memory.actor.${h.actor}`) })}</span>
             <time className="muted" dateTime={h.at}>{when(h.at)}</time>
             {h.reason && <span className="muted">{h.reason}</span>}
-            {i === d.history.length - 1 && (
-              <button type="button" data-testid="memory-undo" title={t('memory.detail.undoHelp')} disabled={busy} onClick={on.onUndo}>
+            {i === d.history.length - 1 ? (
+              <button type="button" data-testid="memory-undo" title={t('memory.detail.undoHelp')} disabled={busy} onClick={() => on.onUndo()}>
                 {t('memory.detail.undo')}
+              </button>
+            ) : (
+              <button
+                type="button"
+                data-testid="memory-undo-change"
+                data-change-id={h.change_id}
+                title={t('memory.detail.undoChangeHelp')}
+                disabled={busy}
+                onClick={() => on.onUndo(h.change_id)}
+              >
+                {t('memory.detail.undoChange')}
               </button>
             )}
           </li>

@@ -2,10 +2,13 @@
 // The memory page in jsdom against an in-memory engine: rows show and the next page is asked
 // for near the end of the loaded ones; a row opens its detail; Delete asks first (saying it
 // cannot be undone) and only then calls memory_delete; the selection deletes in bulk; delete
-// all waits for the typed phrase; the conflicts queue settles a conflict.
+// all waits for the typed phrase; the conflicts queue settles a conflict, also by editing the
+// two into one (the badge drops at once); the store's counts and a memory's fading chart show;
+// an earlier change is undone from the history; export downloads and import reports.
 
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConflictBadge } from '../../memory/conflictBadge';
 import { conflict, memoryEngine } from '../../memory/testFakes';
 import { byTestId, cleanup, fill, flush, mount } from '../settings/testing';
 import { MemoryView } from './MemoryView';
@@ -185,6 +188,98 @@ describe('MemoryView', () => {
     await click(byTestId(container, 'memory-search-end'));
     expect(byTestId(container, 'memory-search-results')).toBeNull();
     expect(byTestId(container, 'memory-list')).not.toBeNull();
+    act(() => root.unmount());
+  });
+
+  it('shows the store\'s counts and the open memory\'s fading chart', async () => {
+    const engine = memoryEngine(3);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    expect(byTestId(container, 'memory-stats-total')?.textContent).toBe('3 active of 3 memories');
+    expect(byTestId(container, 'memory-stats-sweep')?.textContent).toBe('Will be archived at the next sweep: 0 expired, 0 faded');
+    expect(byTestId(container, 'memory-stats-conflicts')?.textContent).toBe('0 open conflicts');
+    const cell = container.querySelector('[data-testid="memory-stats-table"] tr[data-tier="semantic"] td[data-status="active"]');
+    expect(cell?.textContent).toBe('3');
+
+    await click(all(container, 'memory-row')[1]?.querySelector('.memory-open'));
+    const chart = byTestId<SVGElement>(container, 'fading-chart');
+    expect(chart).not.toBeNull();
+    expect(byTestId(container, 'fading-past')?.getAttribute('points')).toMatch(/^[\d.]+,[\d.]+ /);
+    expect(byTestId(container, 'fading-projected')).not.toBeNull();
+    expect(byTestId(container, 'fading-threshold')).not.toBeNull();
+    expect(byTestId(container, 'fading-now')).not.toBeNull();
+    expect(byTestId(container, 'fading-summary')?.textContent).toBe('It is not archived by fading or expiry.');
+
+    await click(byTestId(container, 'memory-forget'));
+    expect(byTestId(container, 'memory-stats-total')?.textContent).toBe('2 active of 3 memories');
+    act(() => root.unmount());
+  });
+
+  it('undoes an earlier change from the history, and the last one with Undo', async () => {
+    const engine = memoryEngine(2);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    await click(all(container, 'memory-row')[0]?.querySelector('.memory-open'));
+    await click(byTestId(container, 'memory-pin'));
+    await click(byTestId(container, 'memory-forget'));
+    const earlier = all(container, 'memory-undo-change');
+    expect(earlier.map((b) => b.textContent)).toEqual(['Undo this change', 'Undo this change']);
+    expect(all(container, 'memory-undo')).toHaveLength(1);
+    await click(earlier[1]);
+    expect(engine.sent('memory_undo')).toEqual([{ id: 'm-0000', change: 'c-1' }]);
+    await click(byTestId(container, 'memory-undo'));
+    expect(engine.sent('memory_undo').at(-1)).toEqual({ id: 'm-0000' });
+    act(() => root.unmount());
+  });
+
+  it('edits a conflict into one: both texts to rewrite, kept by the chosen memory, and the badge drops', async () => {
+    const engine = memoryEngine(2, [conflict('c1', 'm-0000', 'm-0001')]);
+    const badge = new ConflictBadge(engine);
+    const { container, root } = mount(<MemoryView transport={engine} badge={badge} />);
+    await flush();
+    expect(badge.getState().open).toBe(1);
+    await click(byTestId(container, 'memory-tab-conflicts'));
+    await click(byTestId(container, 'conflict-merge'));
+    const text = byTestId<HTMLTextAreaElement>(container, 'conflict-merge-text') as HTMLTextAreaElement;
+    expect(text.value).toBe('Memory number 0\nMemory number 1');
+    expect(byTestId<HTMLInputElement>(container, 'conflict-merge-keep-a')?.checked).toBe(true);
+    act(() => fill(text, 'Memory number 0 and 1 in one'));
+    await click(byTestId(container, 'conflict-merge-keep-b'));
+    await click(byTestId(container, 'conflict-merge-save'));
+    expect(engine.sent('memory_resolve')).toEqual([{ conflict_id: 'c1', keep: 'm-0001', merged: 'Memory number 0 and 1 in one' }]);
+    expect(badge.getState().open).toBe(0);
+    expect(byTestId(container, 'conflicts-empty')).not.toBeNull();
+    expect(byTestId(container, 'memory-tab-conflicts')?.textContent).toBe('Review conflicts (0)');
+    await click(byTestId(container, 'memory-tab-list'));
+    expect(all(container, 'memory-row').map((r) => r.textContent).join(' ')).toContain('Memory number 0 and 1 in one');
+    act(() => root.unmount());
+  });
+
+  it('exports to a download, imports a file and reports the count, or the line the engine refused', async () => {
+    const engine = memoryEngine(2);
+    const files: { name: string; blob: Blob }[] = [];
+    const download = (name: string, blob: Blob) => void files.push({ name, blob });
+    const { container, root } = mount(<MemoryView transport={engine} download={download} />);
+    await flush();
+    await click(byTestId(container, 'memory-export'));
+    expect(files.map((f) => f.name)).toEqual(['echo-memories-2026-11-04.jsonl']);
+    expect(byTestId(container, 'memory-transfer-outcome')?.textContent).toContain('Exported 2 memories to echo-memories-2026-11-04.jsonl.');
+
+    const choose = async (file: File) => {
+      const input = byTestId<HTMLInputElement>(container, 'memory-import') as HTMLInputElement;
+      Object.defineProperty(input, 'files', { value: [file], configurable: true });
+      await act(async () => input.dispatchEvent(new Event('change', { bubbles: true })));
+      await flush();
+      await flush();
+    };
+    await choose(new File([await files[0]!.blob.text()], 'echo-memories-2026-11-04.jsonl'));
+    expect(byTestId(container, 'memory-transfer-outcome')?.textContent).toContain('Imported 0 new memories; 2 were already known, 0 inactive ones skipped.');
+
+    await choose(new File(['{"format":"echo-desk-memory","version":1}\nbroken\n'], 'bad.jsonl'));
+    const outcome = byTestId(container, 'memory-transfer-outcome');
+    expect(outcome?.getAttribute('role')).toBe('alert');
+    expect(outcome?.textContent).toContain('line 2');
+    expect(all(container, 'memory-row')).toHaveLength(2);
     act(() => root.unmount());
   });
 });

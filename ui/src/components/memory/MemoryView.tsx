@@ -1,6 +1,7 @@
 // The memory page: "what does the assistant know about me, and how do I fix or remove it".
-// Two tabs: the memories (filters, add form, bulk selection, the virtual list and the open
-// memory's detail) and the queue of conflicts to review. State and calls live in `MemoryStore`;
+// Two tabs: the memories (the store's counts with export and import, filters, add form, bulk
+// selection, the virtual list and the open memory's detail) and the queue of conflicts to
+// review. State and calls live in `MemoryStore`;
 // the Memory button's conflict count (`ConflictBadge`) is told of every change to the queue.
 // Other pages open a memory here (`memoryId`); a memory opens the conversation it was learned
 // in (`onOpenChat`).
@@ -12,6 +13,7 @@ import type { ConflictBadge } from '../../memory/conflictBadge';
 import { type MemoryFilters as Filters, MemoryStore } from '../../memory/memoryStore';
 import { findSource } from '../../memory/provenance';
 import { type SettingsTransport, describe } from '../../settings/store';
+import type { Download } from '../../trace/traceStore';
 import { LoadState } from '../settings/LoadState';
 import { ConflictQueue } from './ConflictQueue';
 import { DeleteDialog } from './DeleteDialog';
@@ -19,6 +21,8 @@ import { MemoryAddForm } from './MemoryAddForm';
 import { MemoryDetail, type SourceLookup } from './MemoryDetail';
 import { MemoryFilters } from './MemoryFilters';
 import { MemoryList } from './MemoryList';
+import { MemoryStats } from './MemoryStats';
+import { MemoryTransfer } from './MemoryTransfer';
 import { SearchResults } from './SearchResults';
 import { useMemoryStore } from './useMemoryStore';
 
@@ -32,11 +36,13 @@ interface Props {
   memoryId?: string | null;
   /** Opens a conversation, at a message when given (where a memory was learned). */
   onOpenChat?: (session: string, messageId: string | null) => void;
+  /** How an export is saved (the browser's download unless a test passes one). */
+  download?: Download;
 }
 
-export function MemoryView({ transport, badge, memoryId, onOpenChat }: Props) {
+export function MemoryView({ transport, badge, memoryId, onOpenChat, download }: Props) {
   const t = useT();
-  const [state, store] = useMemoryStore(() => new MemoryStore(transport, badge));
+  const [state, store] = useMemoryStore(() => new MemoryStore(transport, badge, download ? { download } : {}));
   const [tab, setTab] = useState<Tab>('list');
   const [source, setSource] = useState<{ id: string; lookup: SourceLookup } | null>(null);
   useEffect(() => {
@@ -105,9 +111,26 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat }: Props) {
           busy={busy}
           onResolve={(id, keep) => void store.resolve(id, keep)}
           onOpen={open}
+          merge={state.merge}
+          onStartMerge={(id) => store.startMerge(id)}
+          onEditMerge={(change) => store.editMerge(change)}
+          onSubmitMerge={() => void store.submitMerge()}
+          onCancelMerge={() => store.cancelMerge()}
         />
       ) : (
         <>
+          <div className="memory-overview">
+            <MemoryStats stats={state.stats} error={state.statsError} />
+            <MemoryTransfer
+              busy={state.transferring}
+              exported={state.exported}
+              imported={state.imported}
+              error={state.transferError}
+              onExport={() => void store.exportMemories()}
+              onImport={(text) => void store.importMemories(text)}
+              onDismiss={() => store.dismissTransfer()}
+            />
+          </div>
           <MemoryFilters filters={state.filters} onChange={onFilter} onSearch={(text) => void store.searchByMeaning(text)} />
           <MemoryAddForm draft={state.draft} busy={busy} onChange={(c) => store.editDraft(c)} onAdd={() => void store.add()} />
           <div className="memory-bulk">
@@ -172,6 +195,8 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat }: Props) {
                 <MemoryDetail
                   key={`${detail.id} ${detail.valid_until ?? ''}`}
                   detail={detail}
+                  fading={state.fading}
+                  fadingError={state.fadingError}
                   editing={state.editing}
                   busy={busy}
                   onStartEdit={() => store.startEdit()}
@@ -181,7 +206,7 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat }: Props) {
                   onPin={(pinned) => void store.setPinned(pinned)}
                   onForget={() => void store.forget()}
                   onRestore={() => void store.restore()}
-                  onUndo={() => void store.undo()}
+                  onUndo={(change) => void store.undo(change)}
                   onDelete={() => store.requestDelete([detail.id])}
                   onSetExpiry={(date) => void store.setExpiry(date)}
                   onFollow={(id) => void store.follow(id)}

@@ -46,7 +46,7 @@ export function TracesPanel({ transport }: { transport: SettingsTransport }) {
             <small>{t('traceSettings.daysHelp')}</small>
           </label>
           {!valid && (
-            <p className="field-note turn-error" data-testid="trace-retention-invalid" role="alert">
+            <p className="turn-error wide" data-testid="trace-retention-invalid" role="alert">
               {t('traceSettings.daysInvalid')}
             </p>
           )}
