@@ -312,6 +312,10 @@ wire! {
     MemoryUndo {
         /// The memory.
         id: MemoryId,
+        /// Undo this change (a history entry's `change_id`) instead of the last one.
+        #[serde(default)]
+        #[ts(optional)]
+        change: Option<String>,
     }
     /// The review queue: open conflicts, or all.
     MemoryConflicts {
@@ -326,6 +330,10 @@ wire! {
         conflict_id: ConflictId,
         /// The memory to keep; null keeps both.
         keep: Option<MemoryId>,
+        /// Edit into one: the kept memory's new text (needs `keep`).
+        #[serde(default)]
+        #[ts(optional)]
+        merged: Option<String>,
     }
     /// Forgets (reversibly) every memory learned in a session, as one change.
     MemoryForgetSession {

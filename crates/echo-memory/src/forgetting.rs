@@ -138,14 +138,31 @@ pub fn retention(elapsed_days: f64, half_life_days: f64) -> f64 {
 
 /// Importance after decay, as of `now`.
 pub fn effective_importance(memory: &Memory, now: DateTime<Utc>) -> f64 {
-    if memory.pinned {
-        return memory.importance;
+    decayed(
+        memory.importance,
+        memory.pinned,
+        memory.last_touch(),
+        memory.stability,
+        now,
+    )
+}
+
+/// The decay itself, from the fields it reads: `importance` after the time since
+/// `last_touch` with half-life `half_life_days`; a pinned memory does not decay.
+pub fn decayed(
+    importance: f64,
+    pinned: bool,
+    last_touch: Option<DateTime<Utc>>,
+    half_life_days: f64,
+    now: DateTime<Utc>,
+) -> f64 {
+    if pinned {
+        return importance;
     }
-    let elapsed = memory
-        .last_touch()
+    let elapsed = last_touch
         .map(|t| (now - t).num_milliseconds() as f64 / 86_400_000.0)
         .unwrap_or(0.0);
-    memory.importance * retention(elapsed, memory.stability)
+    importance * retention(elapsed, half_life_days)
 }
 
 /// Why the sweep would archive `memory` as of `now`: `"expired"` (its `valid_until` passed)

@@ -1248,3 +1248,133 @@ async fn expiring_soon_lists_what_the_next_sweeps_will_archive() {
     let ids: Vec<&str> = page.items.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, vec![soon.memory.id.as_str()]);
 }
+
+#[tokio::test]
+async fn any_change_in_the_history_can_be_undone_and_only_what_it_altered_goes_back() {
+    let w = world().await;
+    let m = &w.memory;
+    let x = m
+        .remember(
+            fact("User likes tea", Some("drink"), None, Source::Manual),
+            WriteOptions::plain(Actor::User),
+        )
+        .await
+        .expect("x");
+    let id = x.memory.id.clone();
+    m.edit(&id, "User likes green tea", Actor::User)
+        .await
+        .expect("edit");
+    m.set_pinned(&id, true).await.expect("pin");
+    let change_of = |history: &[echo_memory::HistoryEntry], action: echo_core::MemoryAction| {
+        history
+            .iter()
+            .rev()
+            .find(|h| h.action == action)
+            .map(|h| h.change_id.clone())
+            .expect("change in the history")
+    };
+    let history = m.history(&id).await.expect("history");
+    let edit = change_of(&history, echo_core::MemoryAction::Edited);
+
+    // The edit is not the last change (the pin is): undoing it restores the text, and the pin
+    // made since stays.
+    m.undo_change(&id, Some(&edit), Actor::User)
+        .await
+        .expect("undo the edit");
+    let back = m.require(&id).await.expect("x");
+    assert_eq!((back.content.as_str(), back.pinned), ("User likes tea", true));
+
+    // The undo is a change of its own, and can be undone in turn.
+    let history = m.history(&id).await.expect("history");
+    let undo = change_of(&history, echo_core::MemoryAction::Undo);
+    m.undo_change(&id, Some(&undo), Actor::User)
+        .await
+        .expect("undo the undo");
+    assert_eq!(
+        m.require(&id).await.expect("x").content,
+        "User likes green tea"
+    );
+
+    // A field changed again since is not overwritten: the request is refused, nothing changes.
+    m.edit(&id, "User likes coffee", Actor::User)
+        .await
+        .expect("edit again");
+    let refused = m.undo_change(&id, Some(&edit), Actor::User).await;
+    assert!(
+        matches!(&refused, Err(MemoryError::State(why)) if why.contains("content")),
+        "{refused:?}"
+    );
+    assert_eq!(m.require(&id).await.expect("x").content, "User likes coffee");
+
+    // A change that never touched this memory is not found.
+    let unknown = m.undo_change(&id, Some("no-such-change"), Actor::User).await;
+    assert!(
+        matches!(unknown, Err(MemoryError::NotFound { .. })),
+        "{unknown:?}"
+    );
+}
+
+#[tokio::test]
+async fn effective_importance_orders_by_what_decay_left() {
+    let w = world().await;
+    let mut ids = Vec::new();
+    for (content, importance) in [("An old important fact", 0.9), ("A fresh middling fact", 0.5)] {
+        let mut f = fact(content, None, None, Source::Manual);
+        f.importance = Some(importance);
+        let written = w
+            .memory
+            .remember(f, WriteOptions::plain(Actor::User))
+            .await
+            .expect("remember");
+        ids.push(written.memory.id);
+    }
+    // The important one was last used 60 days ago with a 30-day half-life: 0.9 × ¼ ≈ 0.23.
+    sqlx::query("UPDATE memories SET last_accessed = ?, stability = 30 WHERE id = ?")
+        .bind(echo_core::time::to_rfc3339(Utc::now() - Duration::days(60)))
+        .bind(&ids[0])
+        .execute(&m_pool(&w.memory))
+        .await
+        .expect("age it");
+    let order = |sort| {
+        let memory = &w.memory;
+        async move {
+            memory
+                .list(&ListFilter {
+                    sort,
+                    ..ListFilter::default()
+                })
+                .await
+                .expect("list")
+                .into_iter()
+                .map(|m| m.content)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        order(echo_memory::Sort::Importance).await,
+        ["An old important fact", "A fresh middling fact"]
+    );
+    assert_eq!(
+        order(echo_memory::Sort::Effective).await,
+        ["A fresh middling fact", "An old important fact"]
+    );
+    let second = w
+        .memory
+        .page(&ListFilter {
+            sort: echo_memory::Sort::Effective,
+            offset: 1,
+            limit: Some(1),
+            ..ListFilter::default()
+        })
+        .await
+        .expect("page");
+    assert_eq!(second.total, 2);
+    assert_eq!(
+        second
+            .items
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>(),
+        ["An old important fact"]
+    );
+}

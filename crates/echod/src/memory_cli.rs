@@ -2,7 +2,9 @@
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
-use echo_agent::wire::{ConflictId, Memory, MemoryId, MemoryStatus as Status, MemoryTier as Tier};
+use echo_agent::wire::{
+    ConflictId, Memory, MemoryId, MemorySort, MemoryStatus as Status, MemoryTier as Tier,
+};
 use echo_agent::{Api, DELETE_ALL_CONFIRMATION, ListFilter};
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,6 +28,9 @@ pub enum MemoryCommand {
         /// Memories to show (at most 1000).
         #[arg(long, default_value_t = 100)]
         limit: u32,
+        /// Order: created (default), updated, last_used, importance or effective (after decay).
+        #[arg(long)]
+        sort: Option<String>,
         /// Print JSON (the memories of the page).
         #[arg(long)]
         json: bool,
@@ -123,10 +128,14 @@ pub enum MemoryCommand {
         /// Memory id.
         id: MemoryId,
     },
-    /// Undo the last change to a memory (and to every memory that change touched).
+    /// Undo the last change to a memory (and to every memory that change touched), or, with
+    /// `--change`, any change from its history (`echod memory history ID`).
     Undo {
         /// Memory id.
         id: MemoryId,
+        /// The change to undo (its id from the history); only what it altered goes back.
+        #[arg(long)]
+        change: Option<String>,
     },
     /// Conflicts waiting for your decision.
     Conflicts {
@@ -144,6 +153,9 @@ pub enum MemoryCommand {
         /// The memory id to keep, or `both`.
         #[arg(long)]
         keep: String,
+        /// Edit into one: the kept memory's new text.
+        #[arg(long)]
+        merged: Option<String>,
     },
     /// Archive what expired or faded.
     Sweep {
@@ -192,6 +204,18 @@ fn parse_status(s: Option<String>) -> anyhow::Result<Option<Status>> {
     .transpose()
 }
 
+/// A sort by its wire name (the same names the gateway takes).
+fn parse_sort(s: Option<String>) -> anyhow::Result<MemorySort> {
+    let Some(s) = s else {
+        return Ok(MemorySort::default());
+    };
+    serde_json::from_value(serde_json::Value::String(s.clone())).map_err(|_| {
+        anyhow::anyhow!(
+            "unknown sort {s:?}; expected one of created, updated, last_used, importance, effective"
+        )
+    })
+}
+
 fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;
@@ -237,6 +261,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             text,
             offset,
             limit,
+            sort,
             json: as_json,
         } => {
             let page = api
@@ -246,6 +271,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
                     text,
                     offset,
                     limit: Some(limit),
+                    sort: parse_sort(sort)?,
                     ..ListFilter::default()
                 })
                 .await?;
@@ -339,14 +365,15 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             for h in &d.history {
                 writeln!(
                     out,
-                    "    {} {} by {}{}",
+                    "    {} {} by {}{} [change {}]",
                     h.at,
                     h.action,
                     h.actor,
                     h.reason
                         .as_deref()
                         .map(|r| format!(" ({r})"))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    h.change_id
                 )?;
             }
         }
@@ -414,8 +441,8 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
         MemoryCommand::Restore { id } => {
             writeln!(out, "{}", line(&api.memory_restore(&id).await?))?
         }
-        MemoryCommand::Undo { id } => {
-            for m in api.memory_undo(&id).await? {
+        MemoryCommand::Undo { id, change } => {
+            for m in api.memory_undo(&id, change.as_deref()).await? {
                 writeln!(out, "{}", line(&m))?;
             }
         }
@@ -440,9 +467,15 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
                 )?;
             }
         }
-        MemoryCommand::Resolve { conflict_id, keep } => {
+        MemoryCommand::Resolve {
+            conflict_id,
+            keep,
+            merged,
+        } => {
             let keep = (keep != "both").then(|| MemoryId::from_string(keep));
-            let c = api.memory_resolve(&conflict_id, keep.as_ref()).await?;
+            let c = api
+                .memory_resolve(&conflict_id, keep.as_ref(), merged.as_deref())
+                .await?;
             writeln!(out, "{} {}", c.id, c.resolution.unwrap_or_default())?;
         }
         MemoryCommand::Sweep { now, json: as_json } => {

@@ -1175,7 +1175,11 @@ conflict_id: ConflictId,
 /**
  * The memory to keep; null keeps both.
  */
-keep: MemoryId | null, };
+keep: MemoryId | null, 
+/**
+ * Edit into one: the kept memory's new text (needs `keep`).
+ */
+merged?: string, };
 
 export type MemoryRestore = { 
 /**
@@ -1209,7 +1213,7 @@ export type MemoryShow = {
  */
 id: MemoryId, };
 
-export type MemorySort = "created" | "updated" | "last_used" | "importance";
+export type MemorySort = "created" | "updated" | "last_used" | "importance" | "effective";
 
 export type MemorySource = "user_stated" | "consolidated" | "inferred" | "manual";
 
@@ -1251,7 +1255,11 @@ export type MemoryUndo = {
 /**
  * The memory.
  */
-id: MemoryId, };
+id: MemoryId, 
+/**
+ * Undo this change (a history entry's `change_id`) instead of the last one.
+ */
+change?: string, };
 
 export type MemoryVerdict = "duplicate" | "update" | "contradiction" | "unrelated";
 

@@ -245,10 +245,20 @@ impl Api {
         Ok(())
     }
 
-    /// Undoes the last change that touched a memory (every memory that change touched).
-    pub async fn memory_undo(&self, id: &MemoryId) -> Result<Vec<Memory>, ApiError> {
+    /// Undoes a change that touched a memory (every memory that change touched): the last
+    /// one, or `change` (a history entry's change id) from anywhere in its history, where
+    /// only what that change altered goes back.
+    pub async fn memory_undo(
+        &self,
+        id: &MemoryId,
+        change: Option<&str>,
+    ) -> Result<Vec<Memory>, ApiError> {
         let id = id.as_str();
-        let m = self.memory().undo(id, Actor::User).await.map_err(mem_err)?;
+        let m = self
+            .memory()
+            .undo_change(id, change, Actor::User)
+            .await
+            .map_err(mem_err)?;
         self.flush_vectors().await;
         Ok(m)
     }
@@ -259,15 +269,41 @@ impl Api {
     }
 
     /// Settles a conflict: keep one memory (`Some(id)`) or both (`None`).
+    ///
+    /// With `merged`, the two become one: the kept memory's text is replaced by `merged` (an
+    /// edit through the write path, after the other one is superseded), e.g. "vegetarian,
+    /// but eats fish".
     pub async fn memory_resolve(
         &self,
         conflict: &ConflictId,
         keep: Option<&MemoryId>,
+        merged: Option<&str>,
     ) -> Result<Conflict, ApiError> {
-        self.memory()
+        let merged = match (merged.map(str::trim), keep) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(ApiError::InvalidInput {
+                    what: "merged",
+                    message: "name the memory that keeps the merged text (keep)".into(),
+                });
+            }
+            (Some(""), Some(_)) => {
+                return Err(ApiError::InvalidInput {
+                    what: "merged",
+                    message: "the merged text is empty".into(),
+                });
+            }
+            (Some(text), Some(id)) => Some((id, text)),
+        };
+        let resolved = self
+            .memory()
             .resolve(conflict.as_str(), keep.map(MemoryId::as_str))
             .await
-            .map_err(mem_err)
+            .map_err(mem_err)?;
+        if let Some((id, text)) = merged {
+            self.memory_edit(id, text).await?;
+        }
+        Ok(resolved)
     }
 
     /// A memory's fading curve (the engine's own formula), with its uses in prompts.

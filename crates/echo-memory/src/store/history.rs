@@ -1,4 +1,5 @@
-//! A memory's recorded history, and undo (reverting the last change that touched it).
+//! A memory's recorded history, and undo (reverting the last change that touched it, or any
+//! change in its history).
 
 use super::{Actor, MemoryStore, new_change_id};
 use crate::error::{Db, MemoryError};
@@ -77,22 +78,51 @@ impl MemoryStore {
     /// Reverts the most recent change that touched `id` — every memory that change touched,
     /// as it was before. Undoing a creation deletes the created memory.
     pub async fn undo(&self, id: &str, actor: Actor) -> Result<Vec<Memory>, MemoryError> {
+        self.undo_change(id, None, actor).await
+    }
+
+    /// Reverts one change that touched `id`: the most recent one (`None`), or `change` from
+    /// anywhere in its history. Every memory that change touched goes back to how it was just
+    /// before it, recorded as a new `undo` change, so nothing later is lost: the history keeps
+    /// the later versions and the undo can itself be reverted. Undoing a creation deletes the
+    /// created memory.
+    pub async fn undo_change(
+        &self,
+        id: &str,
+        change: Option<&str>,
+        actor: Actor,
+    ) -> Result<Vec<Memory>, MemoryError> {
+        let explicit = change.is_some();
         let mut tx = self.begin().await?;
-        let change: Option<String> = sqlx::query_scalar(
-            "SELECT change_id FROM memory_history WHERE memory_id = ? AND action NOT IN ('undo', 'reinforced')
-             ORDER BY id DESC LIMIT 1",
-        )
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await
-        .db("finding the last change")?;
-        let Some(change) = change else {
-            return Err(MemoryError::State(format!(
-                "memory {id} has no change to undo"
-            )));
+        let found: Option<String> = match change {
+            None => sqlx::query_scalar(
+                "SELECT change_id FROM memory_history WHERE memory_id = ? AND action NOT IN ('undo', 'reinforced')
+                 ORDER BY id DESC LIMIT 1",
+            )
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .db("finding the last change")?,
+            Some(change) => sqlx::query_scalar(
+                "SELECT change_id FROM memory_history WHERE memory_id = ? AND change_id = ? LIMIT 1",
+            )
+            .bind(id)
+            .bind(change)
+            .fetch_optional(&mut *tx)
+            .await
+            .db("finding the change")?,
+        };
+        let Some(change) = found else {
+            return Err(match change {
+                None => MemoryError::State(format!("memory {id} has no change to undo")),
+                Some(change) => MemoryError::NotFound {
+                    what: "change of this memory",
+                    id: change.to_string(),
+                },
+            });
         };
         let rows = sqlx::query(
-            "SELECT memory_id, before FROM memory_history WHERE change_id = ? ORDER BY id DESC",
+            "SELECT memory_id, before, after FROM memory_history WHERE change_id = ? ORDER BY id DESC",
         )
         .bind(&change)
         .fetch_all(&mut *tx)
@@ -103,18 +133,36 @@ impl MemoryStore {
         for row in rows {
             let memory_id: String = row.get(0);
             let before_text: Option<String> = row.get(1);
+            let after_text: Option<String> = row.get(2);
             let current = self.require_tx(&mut tx, &memory_id).await?;
-            let mut target = match before_text {
-                Some(text) => {
-                    serde_json::from_str::<Memory>(&text).map_err(|e| MemoryError::Corrupt {
-                        id: memory_id.clone(),
-                        detail: format!("history: {e}"),
-                    })?
-                }
-                None => {
+            let corrupt = |e: serde_json::Error| MemoryError::Corrupt {
+                id: memory_id.clone(),
+                detail: format!("history: {e}"),
+            };
+            let mut target = match (before_text, explicit) {
+                (None, _) => {
                     let mut gone = current.clone();
                     gone.status = Status::Deleted;
                     gone
+                }
+                // The latest change: the memory goes back to the whole row before it.
+                (Some(text), false) => serde_json::from_str::<Memory>(&text).map_err(corrupt)?,
+                // Any change: only what that change altered goes back, over today's row.
+                (Some(before), true) => {
+                    let before: serde_json::Value =
+                        serde_json::from_str(&before).map_err(corrupt)?;
+                    let after: serde_json::Value = match after_text {
+                        Some(after) => serde_json::from_str(&after).map_err(corrupt)?,
+                        None => serde_json::Value::Null,
+                    };
+                    let current_json = serde_json::to_value(&current).map_err(corrupt)?;
+                    let merged = revert_fields(&before, &after, current_json).map_err(|field| {
+                        MemoryError::State(format!(
+                            "memory {memory_id}: `{field}` changed again after change {change}; \
+                             undo the later change first"
+                        ))
+                    })?;
+                    serde_json::from_value::<Memory>(merged).map_err(corrupt)?
                 }
             };
             target.version = current.version;
@@ -134,5 +182,65 @@ impl MemoryStore {
         self.invalidate_snapshots_tx(&mut tx).await?;
         tx.commit().await.db("undoing a change")?;
         Ok(reverted)
+    }
+}
+
+/// Fields every write sets, which say nothing about what a change meant.
+const BOOKKEEPING: &[&str] = &["version", "updated_at", "effective_importance"];
+
+/// `current` with every field that the change `before` → `after` altered set back to its value
+/// in `before` (a three-way revert). A field altered since (today's value is neither the
+/// change's result nor its start) is not overwritten: its name comes back as the error.
+fn revert_fields(
+    before: &serde_json::Value,
+    after: &serde_json::Value,
+    mut current: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    let (Some(before), Some(now)) = (before.as_object(), current.as_object_mut()) else {
+        return Err("row".into());
+    };
+    for (field, old) in before {
+        if BOOKKEEPING.contains(&field.as_str()) {
+            continue;
+        }
+        let new = after.get(field).unwrap_or(&serde_json::Value::Null);
+        if new == old {
+            continue;
+        }
+        let today = now.get(field).unwrap_or(&serde_json::Value::Null);
+        if today != new && today != old {
+            return Err(field.clone());
+        }
+        now.insert(field.clone(), old.clone());
+    }
+    Ok(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::revert_fields;
+    use serde_json::json;
+
+    #[test]
+    fn reverts_only_what_the_change_altered() {
+        let before = json!({"content": "a", "pinned": false, "version": 1});
+        let after = json!({"content": "b", "pinned": false, "version": 2});
+        // Pinned since: the pin stays, the content goes back.
+        let current = json!({"content": "b", "pinned": true, "version": 3});
+        assert_eq!(
+            revert_fields(&before, &after, current).unwrap(),
+            json!({"content": "a", "pinned": true, "version": 3})
+        );
+    }
+
+    #[test]
+    fn refuses_a_field_changed_again_since() {
+        let before = json!({"content": "a"});
+        let after = json!({"content": "b"});
+        let current = json!({"content": "c"});
+        assert_eq!(
+            revert_fields(&before, &after, current).unwrap_err(),
+            "content"
+        );
     }
 }

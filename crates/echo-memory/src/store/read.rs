@@ -3,7 +3,7 @@
 
 use super::{COLUMNS, MemoryStore, sql};
 use crate::error::{Db, MemoryError};
-use crate::forgetting::effective_importance;
+use crate::forgetting::{decayed, effective_importance};
 use crate::model::{Memory, Source, Status, Tier};
 use chrono::{DateTime, Utc};
 use echo_core::time::to_rfc3339;
@@ -28,6 +28,8 @@ pub enum Sort {
     LastUsed,
     /// Highest stored importance first.
     Importance,
+    /// Highest effective importance (after decay, as of now) first: what fades next is last.
+    Effective,
 }
 
 /// Which memories `list` returns, in what order, and which page of them.
@@ -134,6 +136,7 @@ impl MemoryStore {
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<Memory>, MemoryError> {
         let (clause, binds) = where_clause(filter);
         let order = match filter.sort {
+            Sort::Effective => return self.list_by_effective(filter, &clause, &binds).await,
             Sort::Created => "created_at DESC",
             Sort::Updated => "updated_at DESC",
             Sort::LastUsed => "last_accessed IS NULL, last_accessed DESC",
@@ -154,6 +157,51 @@ impl MemoryStore {
             .db("listing memories")?;
         let now = Utc::now();
         rows.iter().map(|r| self.read(r, now)).collect()
+    }
+
+    /// `list` in effective-importance order. Decay depends on the time now, so SQL cannot
+    /// order by it: the fields the decay reads are fetched for every match (not whole rows),
+    /// ranked with the engine's one formula (`forgetting::decayed`), and only the page is read.
+    async fn list_by_effective(
+        &self,
+        filter: &ListFilter,
+        clause: &str,
+        binds: &[String],
+    ) -> Result<Vec<Memory>, MemoryError> {
+        let mut query = sqlx::query(sql(format!(
+            "SELECT id, importance, pinned, stability, COALESCE(last_accessed, created_at) AS touched \
+             FROM memories WHERE 1 = 1{clause}"
+        )));
+        for b in binds {
+            query = query.bind(b);
+        }
+        let rows = query
+            .fetch_all(&self.pool)
+            .await
+            .db("ranking memories by effective importance")?;
+        let now = Utc::now();
+        let mut ranked: Vec<(f64, String)> = rows
+            .iter()
+            .map(|r| {
+                let touched: Option<String> = r.get("touched");
+                let effective = decayed(
+                    r.get("importance"),
+                    r.get("pinned"),
+                    touched.as_deref().and_then(crate::model::parse_time),
+                    r.get("stability"),
+                    now,
+                );
+                (effective, r.get::<String, _>("id"))
+            })
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+        let ids: Vec<String> = ranked
+            .into_iter()
+            .skip(filter.offset as usize)
+            .take(filter.limit.map_or(usize::MAX, |l| l as usize))
+            .map(|(_, id)| id)
+            .collect();
+        self.get_many(&ids).await
     }
 
     /// One page of memories matching `filter`, with the count of all that match.
