@@ -266,6 +266,7 @@ export const en = {
   'memory.sort.updated': 'Recently changed',
   'memory.sort.last_used': 'Recently used',
   'memory.sort.importance': 'Importance',
+  'memory.sort.effective': 'Importance now (after fading)',
   'memory.source.user_stated': 'you said it',
   'memory.source.consolidated': 'consolidated from conversations',
   'memory.source.inferred': 'inferred',

@@ -268,6 +268,7 @@ export const zhCN: Record<MessageKey, string> = {
   'memory.sort.updated': '最近修改',
   'memory.sort.last_used': '最近使用',
   'memory.sort.importance': '重要性',
+  'memory.sort.effective': '当前重要性（淡化后）',
   'memory.source.user_stated': '你说过',
   'memory.source.consolidated': '从对话中整理',
   'memory.source.inferred': '推断',

@@ -68,6 +68,14 @@ describe('MemoryStore paging', () => {
     });
   });
 
+  it('sorts by importance after fading, which the engine ranks', async () => {
+    const engine = memoryEngine(3);
+    const store = new MemoryStore(engine);
+    await store.reload();
+    await store.setFilters({ sort: 'effective' });
+    expect(engine.sent('memory_list').at(-1)).toEqual({ sort: 'effective', offset: 0, limit: 100 });
+  });
+
   it('shows a load failure as text', async () => {
     const engine = memoryEngine(3);
     engine.handlers.memory_list = () => Promise.reject(new TransportError('store', 'database is locked', 500));

@@ -39,7 +39,8 @@ export const STATUSES: readonly MemoryStatus[] = ['active', 'superseded', 'archi
 export const EXPIRING = 'expiring';
 export const EXPIRING_DAYS = 7;
 export const STATUS_FILTERS: readonly (MemoryStatus | typeof EXPIRING)[] = [...STATUSES, EXPIRING];
-export const SORTS: readonly MemorySort[] = ['created', 'updated', 'last_used', 'importance'];
+/** The orders; `effective` is the importance after decay as of now, highest first (the engine ranks it). */
+export const SORTS: readonly MemorySort[] = ['created', 'updated', 'last_used', 'importance', 'effective'];
 export const CONFLICT_FILTERS = ['any', 'yes', 'no'] as const;
 export type ConflictFilter = (typeof CONFLICT_FILTERS)[number];
 
@@ -379,10 +380,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
    */
   async undo(change?: string): Promise<void> {
     const id = this.getState().openId;
-    if (id === null) return;
-    // TRANSITION: a variable, not a literal, until the regenerated engine.ts declares `change`.
-    const request = change ? { id, change } : { id };
-    await this.act(() => this.transport.call('memory_undo', request));
+    if (id !== null) await this.act(() => this.transport.call('memory_undo', change ? { id, change } : { id }));
   }
 
   /** Opens another memory of the chain (a link in the detail). */
@@ -492,9 +490,10 @@ export class MemoryStore extends SettingsStore<MemoryState> {
   async resolve(conflictId: string, keep: string | null, merged?: string): Promise<boolean> {
     this.set({ busy: true, actionError: null });
     try {
-      // TRANSITION: a variable, not a literal, until the regenerated engine.ts declares `merged`.
-      const request = merged === undefined ? { conflict_id: conflictId, keep } : { conflict_id: conflictId, keep, merged };
-      await this.transport.call('memory_resolve', request);
+      await this.transport.call(
+        'memory_resolve',
+        merged === undefined ? { conflict_id: conflictId, keep } : { conflict_id: conflictId, keep, merged },
+      );
       const conflicts = this.getState().conflicts?.filter((c) => c.id !== conflictId);
       this.set({ conflicts, conflictMemories: {} });
       if (conflicts) this.badge?.report(conflicts.length);

@@ -119,9 +119,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
     memory_forget: ({ id }) => change(id, { status: 'deleted' }, 'deleted'),
     memory_restore: ({ id }) => change(id, { status: 'active' }, 'restored'),
     memory_set_expiry: ({ id, valid_until }) => change(id, { valid_until: valid_until ?? null }, 'edited'),
-    memory_undo: (request) => {
-      // TRANSITION: read through a cast until the regenerated engine.ts declares `change`.
-      const { id, change: changeId } = request as typeof request & { change?: string };
+    memory_undo: ({ id, change: changeId }) => {
       if (changeId !== undefined && !(history.get(id) ?? []).some((h) => h.change_id === changeId)) {
         throw new TransportError('not_found', `no change ${changeId} on ${id}`, 404);
       }
@@ -138,9 +136,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
       return { deleted };
     },
     memory_conflicts: () => [...open],
-    memory_resolve: (request) => {
-      // TRANSITION: read through a cast until the regenerated engine.ts declares `merged`.
-      const { conflict_id, keep, merged } = request as typeof request & { merged?: string };
+    memory_resolve: ({ conflict_id, keep, merged }) => {
       const c = open.find((x) => x.id === conflict_id);
       if (!c) throw new TransportError('not_found', `no conflict ${conflict_id}`, 404);
       if (merged !== undefined && keep === null) {

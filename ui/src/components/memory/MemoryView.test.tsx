@@ -215,6 +215,19 @@ describe('MemoryView', () => {
     act(() => root.unmount());
   });
 
+  it('offers the order by importance after fading', async () => {
+    const engine = memoryEngine(3);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    const sort = container.querySelector('.memory-filters select[name="sort"]') as HTMLSelectElement;
+    const option = sort.querySelector('option[value="effective"]');
+    expect(option?.textContent).toBe('Importance now (after fading)');
+    act(() => fill(sort, 'effective'));
+    await flush();
+    expect(engine.sent('memory_list').at(-1)).toMatchObject({ sort: 'effective', offset: 0 });
+    act(() => root.unmount());
+  });
+
   it('undoes an earlier change from the history, and the last one with Undo', async () => {
     const engine = memoryEngine(2);
     const { container, root } = mount(<MemoryView transport={engine} />);
