@@ -132,6 +132,17 @@ impl SemanticIndex {
         Ok(report)
     }
 
+    /// Applies pending deletions, then removes every on-disk copy of the deleted vectors
+    /// (earlier table versions, rewritten data files): after a person deletes memories.
+    pub async fn erase(&self, store: &MemoryStore) -> Result<FlushReport, MemoryError> {
+        let report = self.flush(store).await?;
+        self.index
+            .erase_deleted()
+            .await
+            .map_err(vec_err("erasing deleted vectors"))?;
+        Ok(report)
+    }
+
     /// Number of vectors.
     pub async fn count(&self) -> Result<usize, MemoryError> {
         self.index.count().await.map_err(vec_err("counting"))

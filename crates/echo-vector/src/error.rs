@@ -16,6 +16,8 @@ pub enum Op {
     Upsert,
     /// [`crate::VectorIndex::delete`].
     Delete,
+    /// [`crate::VectorIndex::erase_deleted`].
+    Erase,
     /// [`crate::VectorIndex::search`].
     Search,
     /// [`crate::VectorIndex::count`].
@@ -37,6 +39,7 @@ impl fmt::Display for Op {
             Op::Recreate => "recreate",
             Op::Upsert => "upsert",
             Op::Delete => "delete",
+            Op::Erase => "erase",
             Op::Search => "search",
             Op::Count => "count",
             Op::Ids => "ids",

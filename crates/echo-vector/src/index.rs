@@ -14,7 +14,7 @@ use lancedb::index::scalar::BTreeIndexBuilder;
 use lancedb::index::vector::IvfHnswSqIndexBuilder;
 use lancedb::index::{Index, IndexType};
 use lancedb::query::{ExecutableQuery, QueryBase, Select};
-use lancedb::table::{AddDataMode, OptimizeAction};
+use lancedb::table::{AddDataMode, CompactionOptions, OptimizeAction};
 use lancedb::{Connection, DistanceType, Table};
 use tokio::sync::Mutex;
 use tracing::Instrument;
@@ -287,6 +287,49 @@ impl VectorIndex {
                 .await
                 .map_err(|e| self.lance_err(op, e))?;
             tracing::debug!(deleted = result.num_deleted_rows, "vector delete");
+            Ok(())
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Makes deletions final on disk: `delete` only marks rows deleted, and every earlier
+    /// version of the table keeps its data files. This rewrites each data file that has a
+    /// deleted row without it, then removes every version but the current one with the files
+    /// only they used, so no copy of a deleted vector stays on disk. Costs a rewrite of the
+    /// affected files; meant for a person's "delete", not for routine updates. Files no
+    /// manifest refers to (another process's unfinished write) are left to the weekly prune.
+    pub async fn erase_deleted(&self) -> Result<(), VectorError> {
+        let op = Op::Erase;
+        let span = tracing::info_span!("vector_erase", dir = %self.inner.dir.display());
+        async {
+            let _guard = self.inner.write.lock().await;
+            let lance = |e| self.lance_err(op, e);
+            let table = &self.inner.table;
+            let compacted = table
+                .optimize(OptimizeAction::Compact {
+                    options: CompactionOptions {
+                        materialize_deletions: true,
+                        materialize_deletions_threshold: 0.0,
+                        ..CompactionOptions::default()
+                    },
+                    remap_options: None,
+                })
+                .await
+                .map_err(lance)?;
+            let pruned = table
+                .optimize(OptimizeAction::Prune {
+                    older_than: Some(lancedb::table::optimize::Duration::zero()),
+                    delete_unverified: Some(false),
+                    error_if_tagged_old_versions: None,
+                })
+                .await
+                .map_err(lance)?;
+            tracing::debug!(
+                compacted = ?compacted.compaction.map(|c| c.fragments_removed),
+                pruned = ?pruned.prune.map(|p| p.old_versions),
+                "vector erase"
+            );
             Ok(())
         }
         .instrument(span)

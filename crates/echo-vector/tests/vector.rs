@@ -718,3 +718,70 @@ async fn separate_handles_upserting_the_same_ids_leave_one_row_each() {
     assert_eq!(index.ids().await.expect("ids"), ids_of(&data));
     assert_eq!(index.count().await.expect("count"), 40);
 }
+
+/// Files under `dir` whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read(&path)
+                .expect("read file")
+                .windows(needle.len())
+                .any(|w| w == needle)
+            {
+                hits.push(path);
+            }
+        }
+    }
+    hits
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn erase_leaves_no_copy_of_a_deleted_vector_on_disk() {
+    let tmp = TempDir::new().expect("tempdir");
+    let dir = index_dir(&tmp);
+    let index = open(&dir, 16).await;
+    let mut rng = Rng::new(29);
+    let data = dataset(&mut rng, "m", 60, 16);
+    index.upsert(&data).await.expect("upsert");
+    // A later version rewrites nothing: the canary's first file stays in the old version.
+    index
+        .upsert(&dataset(&mut rng, "n", 20, 16))
+        .await
+        .expect("second upsert");
+    let canary = &data[7];
+    let bytes: Vec<u8> = canary.1.iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert!(
+        !files_containing(&dir, &bytes).is_empty(),
+        "the scan must find the stored vector before the deletion"
+    );
+
+    index
+        .delete(std::slice::from_ref(&canary.0))
+        .await
+        .expect("delete");
+    assert!(
+        !files_containing(&dir, &bytes).is_empty(),
+        "a plain delete only marks the row: its bytes are still on disk"
+    );
+    index.erase_deleted().await.expect("erase");
+    assert_eq!(files_containing(&dir, &bytes), Vec::<PathBuf>::new());
+
+    // The table still answers, without the erased row, and after a reopen.
+    assert_eq!(index.count().await.expect("count"), 79);
+    drop(index);
+    let index = open(&dir, 16).await;
+    assert_eq!(index.count().await.expect("count"), 79);
+    assert!(
+        !index
+            .ids()
+            .await
+            .expect("ids")
+            .iter()
+            .any(|id| *id == canary.0)
+    );
+}

@@ -161,3 +161,65 @@ fn a_deleted_memory_leaves_no_copy_in_captured_model_requests_or_tool_results() 
         .to_string();
     assert!(captured.contains("[deleted memory]"), "{captured}");
 }
+
+/// LanceDB table versions kept under `dir` (one manifest each).
+fn vector_versions(dir: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a vector folder") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "manifest") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn a_deletion_erases_the_vectors_and_every_earlier_version_of_the_vector_table() {
+    // Every write makes a new LanceDB version whose files keep the vectors they held; a
+    // deletion must not leave the deleted memory's vector in any of them.
+    let dir = common::embed_model_dir();
+    let w = World::with_config(
+        json!({"steps": []}),
+        &format!("[memory]\nextraction = false\nembedder = \"local\"\nembed_model_dir = {dir:?}\n"),
+    );
+    let cello = memory_id(&w.json(&[
+        "memory",
+        "add",
+        "--json",
+        "The user plays the cello every evening",
+    ]));
+    w.ok(&["memory", "add", "The user's sister lives in Lisbon"]);
+    let vectors = w.home.path().join("vectors");
+    assert!(
+        vector_versions(&vectors) > 1,
+        "each write is a version of the vector table"
+    );
+    let search = |query: &str| -> Vec<String> {
+        w.json(&["memory", "search", "--json", query])
+            .as_array()
+            .expect("results")
+            .iter()
+            .filter_map(|r| r["memory"]["id"].as_str().map(String::from))
+            .collect()
+    };
+    assert!(search("which musical instrument?").contains(&cello));
+
+    w.ok(&["memory", "delete", &cello, "--yes"]);
+    assert_eq!(
+        vector_versions(&vectors),
+        1,
+        "only the current version of the vector table is left"
+    );
+    assert!(!search("which musical instrument?").contains(&cello));
+    assert_eq!(
+        search("where does the sister live?").len(),
+        1,
+        "the other memory's vector stays searchable"
+    );
+}

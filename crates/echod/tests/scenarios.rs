@@ -1036,23 +1036,9 @@ fn memory_cli_curates_exports_and_imports_without_losing_anything() {
     assert!(stderr(&out).contains("refused"), "{}", stderr(&out));
 }
 
-fn embed_model_dir() -> String {
-    let dir = std::env::var("ECHO_EMBED_MODEL_DIR").unwrap_or_else(|_| {
-        format!(
-            "{}/.cache/echo-desk-models/all-MiniLM-L6-v2",
-            std::env::var("HOME").unwrap_or_default()
-        )
-    });
-    assert!(
-        Path::new(&dir).join("model.safetensors").is_file(),
-        "the local embedding model is missing at {dir}: run `bash scripts/fetch-embed-model.sh`"
-    );
-    dir
-}
-
 #[test]
 fn semantic_recall_finds_paraphrases_and_the_vector_index_rebuilds_from_sqlite() {
-    let dir = embed_model_dir();
+    let dir = common::embed_model_dir();
     let w = World::with_config(
         json!({"steps": []}),
         &format!("[memory]\nextraction = false\nembedder = \"local\"\nembed_model_dir = {dir:?}\n"),

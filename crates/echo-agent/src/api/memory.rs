@@ -239,9 +239,18 @@ impl Api {
     /// The copies a purge leaves elsewhere: the vector index's rows, and the memories' text
     /// that tools and traces copied (tool results that showed them, captured requests that
     /// injected them).
+    /// The vectors go for good too: pending deletions applied, then the table's earlier
+    /// versions and the data files that held them removed (`SemanticIndex::erase`).
     async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
-        self.flush_vectors().await;
         self.inner.store.scrub_copies(&report.contents).await?;
+        if let Some(index) = self.inner.semantic().await {
+            index.erase(&self.inner.memory).await.map_err(|e| {
+                ApiError::Memory(echo_memory::MemoryError::State(format!(
+                    "the memories are deleted, but erasing their vectors failed ({e}); \
+                     `echod memory reindex` rebuilds the vector index without them"
+                )))
+            })?;
+        }
         Ok(())
     }
 

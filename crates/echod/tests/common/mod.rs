@@ -199,3 +199,21 @@ pub fn wire_tokens(request: &Value) -> usize {
         .unwrap_or(0);
     messages + tools
 }
+
+/// The local embedding model's directory (`ECHO_EMBED_MODEL_DIR`, else the fetch script's
+/// cache); a missing model fails the test with how to get it.
+pub fn embed_model_dir() -> String {
+    let dir = std::env::var("ECHO_EMBED_MODEL_DIR").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/echo-desk-models/all-MiniLM-L6-v2",
+            std::env::var("HOME").unwrap_or_default()
+        )
+    });
+    assert!(
+        std::path::Path::new(&dir)
+            .join("model.safetensors")
+            .is_file(),
+        "the local embedding model is missing at {dir}: run `bash scripts/fetch-embed-model.sh`"
+    );
+    dir
+}
