@@ -7,7 +7,7 @@ use crate::events::TurnEvents;
 use crate::pipeline::context::ContextStage;
 use echo_core::TurnEvent;
 use echo_core::config::ToolsConfig;
-use echo_core::trace::{CallRecord, Level, Span, SpanKind, SpanStatus};
+use echo_core::trace::{Level, Span, SpanKind, SpanStatus};
 use echo_gate::{
     AuditLog, DecidedBy, Decision, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook,
     RuleScope, Verdict, suggest_pattern,
@@ -401,24 +401,25 @@ impl Gate {
             .await;
         match result {
             Ok(Ok(response)) => {
-                for a in &response.attempts {
-                    child
-                        .record_call(CallRecord {
-                            name: "model_request",
-                            kind: SpanKind::Model,
-                            model: Some(&a.model),
-                            started_at: a.started_at,
-                            duration: a.duration,
-                            usage: Some(a.usage),
-                            error: a.error.as_deref(),
-                            degraded_reason: None,
-                            attrs: serde_json::json!({}),
-                        })
-                        .await;
-                }
+                crate::memory::record_attempts(
+                    &child,
+                    "model_request",
+                    &request,
+                    &response.attempts,
+                    Some(&response),
+                )
+                .await;
                 child.finish(SpanStatus::Ok).await;
             }
             Ok(Err(f)) => {
+                crate::memory::record_attempts(
+                    &child,
+                    "model_request",
+                    &request,
+                    &f.attempts,
+                    None,
+                )
+                .await;
                 child.set_error(&f.error.to_string());
                 child.finish(SpanStatus::Error).await;
             }

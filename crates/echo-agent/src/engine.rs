@@ -325,6 +325,17 @@ impl Engine {
             .clone()
     }
 
+    /// The redactor model calls are captured through (the provider's keys never reach
+    /// storage), or `None` when `[trace] capture` is off. Asked where a trace starts.
+    pub(crate) fn capture(&self) -> Option<Arc<echo_core::store::Redactor>> {
+        self.trace_config().capture.then(|| {
+            let models = self.models();
+            Arc::new(echo_core::store::Redactor::new(
+                models.config.api_key.iter(),
+            ))
+        })
+    }
+
     pub(crate) fn models(&self) -> Arc<Models> {
         self.models
             .read()

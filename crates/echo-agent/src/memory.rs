@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use chrono::Utc;
 use echo_core::trace::{CallRecord, Span, SpanKind};
 use echo_core::{Message, ToolSpec};
-use echo_llm::{Attempt, ChatRequest, LlmClient, ToolChoice};
+use echo_core::store::ModelCall;
+use echo_llm::{Attempt, AttemptKind, ChatRequest, ChatResponse, LlmClient, ToolChoice};
 use echo_memory::{
     Actor, ConflictJudge, Effect, JudgeError, Judgement, Memory, MemoryError, MemoryStore,
     NewMemory, RecallOptions, Source, Tier, Verdict, WriteOptions,
@@ -149,10 +150,11 @@ pub(crate) fn episode_tool() -> ToolSpec {
 /// it could not be had.
 pub(crate) async fn structured_call<T: DeserializeOwned>(
     llm: &LlmClient,
+    span: &Span,
     messages: Vec<Message>,
     tool: ToolSpec,
     max_tokens: u32,
-) -> (Vec<Attempt>, Result<T, String>) {
+) -> Result<T, String> {
     let name = tool.name.clone();
     let request = ChatRequest {
         messages,
@@ -162,12 +164,16 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
         tool_choice: ToolChoice::Required(name.clone()),
     };
     let mut ignore = |_| {};
-    match llm
+    let outcome = llm
         .chat(&request, &CancellationToken::new(), &mut ignore)
-        .await
-    {
-        Err(f) => (f.attempts, Err(f.error.to_string())),
+        .await;
+    match outcome {
+        Err(f) => {
+            record_attempts(span, &name, &request, &f.attempts, None).await;
+            Err(f.error.to_string())
+        }
         Ok(r) => {
+            record_attempts(span, &name, &request, &r.attempts, Some(&r)).await;
             let args = r
                 .tool_calls
                 .iter()
@@ -180,35 +186,66 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
                 let end = t.rfind('}')?;
                 (end > start).then(|| t[start..=end].to_string())
             });
-            let parsed = match text {
+            match text {
                 None => Err(format!("the model did not call {name}")),
                 Some(text) => serde_json::from_str::<T>(&text)
                     .map_err(|e| format!("malformed {name} output: {e}")),
-            };
-            (r.attempts, parsed)
+            }
         }
     }
 }
 
-/// Records model attempts as call spans.
-pub(crate) async fn record_attempts(span: &Span, name: &str, attempts: &[Attempt]) {
-    for a in attempts {
-        span.record_call(CallRecord {
-            name,
-            kind: SpanKind::Model,
-            model: Some(&a.model),
-            started_at: a.started_at,
-            duration: a.duration,
-            usage: Some(a.usage),
-            error: a.error.as_deref(),
-            degraded_reason: match a.kind {
-                echo_llm::AttemptKind::First => None,
-                echo_llm::AttemptKind::Retry => Some("retry"),
-                echo_llm::AttemptKind::Fallback => Some("fallback_model"),
-            },
-            attrs: serde_json::Value::Null,
-        })
-        .await;
+/// The degradation an attempt of this kind means: a retry, or a fallback to another model.
+pub(crate) fn degraded_reason(kind: AttemptKind) -> Option<&'static str> {
+    match kind {
+        AttemptKind::First => None,
+        AttemptKind::Retry => Some("retry"),
+        AttemptKind::Fallback => Some("fallback_model"),
+    }
+}
+
+/// Records a model call's attempts as call spans `name` under `span` and, when the span
+/// captures (`[trace] capture`), stores each attempt's exact request beside its span, with the
+/// response on the attempt that produced it (`response`, the call's answer when it succeeded).
+pub(crate) async fn record_attempts(
+    span: &Span,
+    name: &str,
+    request: &ChatRequest,
+    attempts: &[Attempt],
+    response: Option<&ChatResponse>,
+) {
+    let last = attempts.len().saturating_sub(1);
+    for (i, a) in attempts.iter().enumerate() {
+        let span_id = span
+            .record_call(CallRecord {
+                name,
+                kind: SpanKind::Model,
+                model: Some(&a.model),
+                started_at: a.started_at,
+                duration: a.duration,
+                usage: Some(a.usage),
+                error: a.error.as_deref(),
+                degraded_reason: degraded_reason(a.kind),
+                attrs: serde_json::json!({
+                    "messages": request.messages.len(),
+                    "tools": request.tools.len(),
+                    "captured": span.captures(),
+                }),
+            })
+            .await;
+        if span.captures() {
+            let response = response
+                .filter(|_| i == last && a.error.is_none())
+                .map(ChatResponse::captured);
+            span.capture_call(&ModelCall {
+                span_id,
+                model: a.model.clone(),
+                request: request.captured(),
+                response,
+                error: a.error.clone(),
+            })
+            .await;
+        }
     }
 }
 
@@ -228,9 +265,7 @@ impl ConflictJudge for LlmJudge<'_> {
             .context
             .judge(existing, new, tool)
             .map_err(|e| JudgeError::Request(Box::new(e)))?;
-        let (attempts, answer) =
-            structured_call::<JudgeAnswer>(self.llm, messages, tool, 512).await;
-        record_attempts(self.span, "judge_memory_conflict", &attempts).await;
+        let answer = structured_call::<JudgeAnswer>(self.llm, self.span, messages, tool, 512).await;
         if let Ok(mut n) = self.calls.lock() {
             *n += 1;
         }
@@ -269,8 +304,7 @@ pub(crate) async fn extract(
     let (messages, tool) = context
         .extraction(&turn.user_message, &turn.assistant_message, &slots, tool)
         .map_err(|e| e.to_string())?;
-    let (attempts, batch) = structured_call::<ExtractedBatch>(llm, messages, tool, 2048).await;
-    record_attempts(span, "extract_memories", &attempts).await;
+    let batch = structured_call::<ExtractedBatch>(llm, span, messages, tool, 2048).await;
     let batch = batch?;
 
     // Validate every item before writing any: a bad item is dropped with its reason.
@@ -544,8 +578,7 @@ async fn consolidate_claimed(
     let (req, tool) = context
         .consolidation(&messages, &slots, tool)
         .map_err(|e| e.to_string())?;
-    let (attempts, answer) = structured_call::<EpisodeAnswer>(llm, req, tool, 2048).await;
-    record_attempts(span, "consolidate_episode", &attempts).await;
+    let answer = structured_call::<EpisodeAnswer>(llm, span, req, tool, 2048).await;
     let answer = answer?;
 
     let first = range.first().map(|m| m.seq).unwrap_or(from + 1);

@@ -50,10 +50,6 @@ pub(crate) async fn run(
         context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
 
     // InferenceStage
-    let redactor = inner.trace_config().capture.then(|| {
-        let models = inner.models();
-        echo_core::store::Redactor::new(models.config.api_key.iter())
-    });
     let scope = TurnScope {
         config: &inner.config,
         store: &inner.store,
@@ -69,7 +65,6 @@ pub(crate) async fn run(
         workdir: &inner.workdir,
         gate: &inner.gate,
         approvals: request.approvals,
-        capture: redactor.as_ref(),
     };
     let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
 

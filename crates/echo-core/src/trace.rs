@@ -4,12 +4,17 @@
 //! duration, model, tokens, status, error and degradation. Tracing never fails a turn: a
 //! write error is logged and the turn goes on. A span dropped without `finish` (its future
 //! was cancelled) is closed as `cancelled`.
+//!
+//! A span may carry a capture: the redactor through which the model calls recorded under it
+//! (and under its children) are stored with their exact request and response. It is set where
+//! a trace starts (a turn's root, a background job) from the `[trace] capture` setting.
 
 use crate::ids::{SpanId, TurnId};
 use crate::message::Usage;
-use crate::store::{SpanRecord, Store};
+use crate::store::{ModelCall, Redactor, SpanRecord, Store};
 use crate::time::to_rfc3339;
 use chrono::{DateTime, Utc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::vocab::SpanLevel as Level;
@@ -35,6 +40,7 @@ impl Tracer {
             None,
             (SpanKind::Stage, Level::Turn),
             name,
+            None,
         )
         .await
     }
@@ -54,6 +60,7 @@ impl Tracer {
             Some(parent.to_string()),
             (kind, Level::Node),
             name,
+            None,
         )
         .await
     }
@@ -66,6 +73,7 @@ pub struct Span {
     record: SpanRecord,
     started: Instant,
     finished: bool,
+    capture: Option<Arc<Redactor>>,
 }
 
 impl Span {
@@ -75,6 +83,7 @@ impl Span {
         parent: Option<String>,
         (kind, level): (SpanKind, Level),
         name: &str,
+        capture: Option<Arc<Redactor>>,
     ) -> Span {
         let record = SpanRecord {
             id: SpanId::new().to_string(),
@@ -102,6 +111,34 @@ impl Span {
             record,
             started: Instant::now(),
             finished: false,
+            capture,
+        }
+    }
+
+    /// Captures the model calls recorded under this span and its children from now on
+    /// (`None`: capture is off).
+    pub fn set_capture(&mut self, capture: Option<Arc<Redactor>>) {
+        self.capture = capture;
+    }
+
+    /// Whether model calls under this span are captured.
+    pub fn captures(&self) -> bool {
+        self.capture.is_some()
+    }
+
+    /// Stores `call` (a call span recorded under this one) with its request and response,
+    /// secrets replaced, when capture is on. Like every trace write it never fails the work:
+    /// an error is logged.
+    pub async fn capture_call(&self, call: &ModelCall) {
+        let Some(redactor) = &self.capture else {
+            return;
+        };
+        if let Err(e) = self
+            .store
+            .capture_model_call(&self.record.turn_id, call, redactor)
+            .await
+        {
+            tracing::warn!(error = %e, span = %self.record.name, "cannot capture a model call");
         }
     }
 
@@ -133,6 +170,7 @@ impl Span {
             Some(self.record.id.clone()),
             (kind, level),
             name,
+            self.capture.clone(),
         )
         .await
     }

@@ -364,3 +364,82 @@ fn the_shipped_cases_replay_clean() {
         );
     }
 }
+
+#[test]
+fn background_model_calls_are_captured_too() {
+    // Memory extraction and the conflict judge run after the answer, on the memory model:
+    // their calls are traced under the turn and keep what they sent and received, with the
+    // key redacted, like the main loop's.
+    let memory = |content: &str, value: &str| {
+        json!({"kind": "preference", "subject": "user", "slot": "diet", "content": content,
+               "value": value, "source": "user_stated", "confidence": 0.8, "valid_until": null,
+               "evidence": content})
+    };
+    let w = World::with_config(
+        json!({"api_key": KEY, "steps": [
+            {"model": "primary", "text": "Noted."},
+            {"model": "extractor", "when_tool": "extract_memories", "tool_calls": [{
+                "id": "x", "name": "extract_memories", "arguments": json!({"memories": [
+                    memory("The user is vegetarian.", "vegetarian"),
+                    memory("The user loves steak.", "eats steak"),
+                ]}).to_string()}]},
+            {"model": "extractor", "when_tool": "judge_memory_conflict", "tool_calls": [{
+                "id": "j", "name": "judge_memory_conflict",
+                "arguments": "{\"verdict\": \"contradiction\", \"explanation\": \"A vegetarian does not eat steak.\"}"}]},
+        ]}),
+        "[memory]\nextraction = true\nextraction_model = \"extractor\"\nembedder = \"none\"\n",
+    );
+    let out = w
+        .command(&[
+            "ask",
+            "--session",
+            "s1",
+            &format!("I am vegetarian and I love a good steak (key {KEY})"),
+        ])
+        .env("ECHO_LLM_API_KEY", KEY)
+        .output()
+        .expect("run echod");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let turn_id = w.turns()[0]["id"].as_str().expect("id").to_string();
+    let trace = w.trace(&turn_id);
+    let models = spans_of(&trace, "model");
+    let named = |name: &str| {
+        models
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} call span in {trace}"))
+    };
+    for (name, tool) in [
+        ("extract_memories", "extract_memories"),
+        ("judge_memory_conflict", "judge_memory_conflict"),
+    ] {
+        let span = named(name);
+        assert_eq!(span["attrs"]["captured"], true, "{span}");
+        assert_eq!(span["model"], "extractor");
+        let call = w.json(&[
+            "trace",
+            "call",
+            &turn_id,
+            span["id"].as_str().expect("span id"),
+        ]);
+        assert_eq!(call["request"]["tool_choice"], tool, "{call}");
+        assert_eq!(call["response"]["tool_calls"][0]["name"], tool, "{call}");
+        let sent = call["request"].to_string();
+        assert!(!sent.contains(KEY), "the key reached storage: {sent}");
+    }
+    let extraction = w.json(&[
+        "trace",
+        "call",
+        &turn_id,
+        named("extract_memories")["id"].as_str().expect("span id"),
+    ]);
+    let sent = extraction["request"]["messages"].to_string();
+    assert!(
+        sent.contains("I am vegetarian and I love a good steak (key [redacted])"),
+        "{sent}"
+    );
+}

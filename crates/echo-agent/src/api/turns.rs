@@ -150,6 +150,7 @@ impl Api {
         }
 
         let mut root = inner.tracer.start_turn(&turn, "turn").await;
+        root.set_capture(inner.capture());
         root.attr("session", request.session.clone());
         root.attr("entry_point", request.entry_point.as_str());
         events.emit(TurnEvent::TurnStarted {

@@ -49,6 +49,7 @@ impl Engine {
                 "background:consolidate",
             )
             .await;
+        span.set_capture(self.capture());
         let semantic = self.semantic().await;
         let neighbours = semantic.map(|s| s as &dyn echo_memory::Neighbours);
         let context = ContextStage {
@@ -238,6 +239,7 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
             root,
             (SpanKind::MemoryWrite, "extract_memories"),
             move |mut span| async move {
+                span.set_capture(inner.capture());
                 let semantic = inner.semantic().await;
                 let facts = TurnFacts {
                     session_id: job.session.to_string(),

@@ -9,10 +9,10 @@ use crate::pipeline::context::{ContextStage, CurrentTurn};
 use crate::think::{Piece, ThinkFilter, strip_think};
 use echo_core::TurnErrorCode;
 use echo_core::config::Config;
-use echo_core::store::{ModelCall, Redactor, Store};
-use echo_core::trace::{CallRecord, Level, Span, SpanKind, SpanStatus};
+use echo_core::store::Store;
+use echo_core::trace::{Level, Span, SpanKind, SpanStatus};
 use echo_core::{Message, Role, SessionId, ToolCall, ToolSpec, TurnEvent, TurnId, Usage};
-use echo_llm::{AttemptKind, ChatEvent, ChatFailure, ChatResponse, LlmClient, LlmError};
+use echo_llm::{ChatEvent, ChatFailure, ChatResponse, LlmClient, LlmError};
 use echo_tools::{Risk, ToolContext, ToolOutcome, ToolRegistry};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -35,9 +35,6 @@ pub(crate) struct TurnScope<'a> {
     pub workdir: &'a std::path::Path,
     pub gate: &'a Gate,
     pub approvals: ApprovalMode,
-    /// Keeps each model call's request and response beside its span (`[trace] capture`),
-    /// with the key in force redacted; `None` when capture is off.
-    pub capture: Option<&'a Redactor>,
 }
 
 /// What the loop produced.
@@ -319,56 +316,20 @@ async fn call_model(
         Ok(r) => &r.attempts,
         Err(f) => &f.attempts,
     };
-    let last = attempts.len().saturating_sub(1);
-    for (i, attempt) in attempts.iter().enumerate() {
-        let reason = match attempt.kind {
-            AttemptKind::First => None,
-            AttemptKind::Retry => Some("retry"),
-            AttemptKind::Fallback => Some("fallback_model"),
-        };
-        if let Some(reason) = reason {
+    for attempt in attempts {
+        if let Some(reason) = crate::memory::degraded_reason(attempt.kind) {
             node.degrade(reason);
         }
         usage.add(attempt.usage);
-        let captured = scope.capture.is_some();
-        let span_id = node
-            .record_call(CallRecord {
-                name: "model_request",
-                kind: SpanKind::Model,
-                model: Some(&attempt.model),
-                started_at: attempt.started_at,
-                duration: attempt.duration,
-                usage: Some(attempt.usage),
-                error: attempt.error.as_deref(),
-                degraded_reason: reason,
-                attrs: serde_json::json!({
-                    "messages": request.messages.len(),
-                    "tools": request.tools.len(),
-                    "captured": captured,
-                }),
-            })
-            .await;
-        if let Some(redactor) = scope.capture {
-            let response = match &result {
-                Ok(r) if i == last && attempt.error.is_none() => Some(r.captured()),
-                _ => None,
-            };
-            let call = ModelCall {
-                span_id,
-                model: attempt.model.clone(),
-                request: request.captured(),
-                response,
-                error: attempt.error.clone(),
-            };
-            if let Err(e) = scope
-                .store
-                .capture_model_call(scope.turn.as_str(), &call, redactor)
-                .await
-            {
-                tracing::warn!(error = %e, "cannot capture a model call");
-            }
-        }
     }
+    crate::memory::record_attempts(
+        &node,
+        "model_request",
+        &request,
+        attempts,
+        result.as_ref().ok(),
+    )
+    .await;
 
     match result {
         Ok(mut response) => {

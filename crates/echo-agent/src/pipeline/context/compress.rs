@@ -17,7 +17,7 @@
 //! transaction after the call succeeds; a failed call writes only the attempt (so the
 //! cooldown counts from it), and the turn goes on with plain trimming, flagged on the trace.
 
-use crate::memory::{record_attempts, structured_call};
+use crate::memory::structured_call;
 use crate::pipeline::context::ContextStage;
 use crate::prompts::Prompts;
 use crate::tool_output::cut_tool_output;
@@ -304,14 +304,14 @@ impl Compressor<'_> {
             .context
             .summarize_history(previous, messages, current, summary_tool())
             .map_err(|e| e.to_string())?;
-        let (attempts, answer) = structured_call::<SummaryAnswer>(
+        let answer = structured_call::<SummaryAnswer>(
             self.llm,
+            self.span,
             request,
             tool,
             self.config.summary_max_tokens,
         )
         .await;
-        record_attempts(self.span, SUMMARY_TOOL, &attempts).await;
         let summary = answer?.summary.trim().to_string();
         if summary.is_empty() {
             return Err(format!("{SUMMARY_TOOL} returned an empty summary"));

@@ -329,11 +329,11 @@ async fn plan(
     let outcome = llm
         .chat(&request, &CancellationToken::new(), &mut ignore)
         .await;
-    let attempts = match &outcome {
-        Ok(r) => r.attempts.clone(),
-        Err(f) => f.attempts.clone(),
+    let (attempts, response) = match &outcome {
+        Ok(r) => (&r.attempts, Some(r)),
+        Err(f) => (&f.attempts, None),
     };
-    memory::record_attempts(&span, "planner", &attempts).await;
+    memory::record_attempts(&span, "planner", &request, attempts, response).await;
     let plan = match outcome {
         Ok(r) => {
             let (visible, _) = crate::think::strip_think(&r.text);
