@@ -4,10 +4,13 @@
 // renaming and deleting a session, regenerate and edit-and-resend, standing instructions
 // (USER.md edited in Settings reaches the model's system message; restore the default),
 // provider settings (test connection, save with the key in the keychain, reload) and the MCP
-// server editor, and the memory page (add, open, edit, undo, delete for good); then, against a
-// second `echod serve` with memory extraction on: the trace page (a tool turn's waterfall, span
-// durations, the exact request sent to the model, export as a case), "Show trace" from an
-// answer, a memory's "Show where it was learned" and the conflict badge on the Memory button.
+// server editor, the memory page (add, open, edit, undo, delete for good), the memory tools (a
+// memory's fading chart, the store's counts, export then import back, a bad file refused by
+// line) and the Traces settings panel (capture off and on again, kept across reloads); then,
+// against a second `echod serve` with memory extraction on: the trace page (a tool turn's
+// waterfall, span durations, the exact request sent to the model, export as a case), "Show
+// trace" from an answer, a memory's "Show where it was learned", the conflict badge on the
+// Memory button, and a second conflict edited into one memory.
 // Exits non-zero on any failure and always stops what it started. Run it inside
 // scripts/with-desktop-session.sh (for the keychain).
 
@@ -121,9 +124,10 @@ const SCRIPT = {
     { model: 'primary', text: 'Noted, Lin: metric units from now on.' },
     // 10. provider settings: the connection test and the turn after saving use this model
     { model: 'settings-model', times: 5, text: 'OK from the saved settings.' },
-    // 13. traces and memory links, on the second server (its own models): a shell call that
+    // 15. traces and memory links, on the second server (its own models): a shell call that
     // takes a moment (so its spans last), the answer, then a statement that extraction turns
-    // into two contradicting memories of the same turn, which the judge leaves as a conflict.
+    // into two contradicting memories of the same turn, which the judge leaves as a conflict;
+    // 16. later a second such statement, whose conflict is edited into one memory.
     {
       model: 'trace-primary',
       delay_ms: 80,
@@ -131,6 +135,7 @@ const SCRIPT = {
     },
     { model: 'trace-primary', text: 'It is sunny.' },
     { model: 'trace-primary', text: 'Noted: vegetarian, and fond of steak.' },
+    { model: 'trace-primary', text: 'Noted: Lisbon, and Porto.' },
     { model: 'extractor', when_tool: 'extract_memories', tool_calls: [{ id: 'x1', name: 'extract_memories', arguments: '{"memories": []}' }] },
     {
       model: 'extractor',
@@ -150,6 +155,27 @@ const SCRIPT = {
       model: 'extractor',
       when_tool: 'judge_memory_conflict',
       tool_calls: [{ id: 'j1', name: 'judge_memory_conflict', arguments: '{"verdict": "contradiction", "explanation": "A vegetarian does not eat steak."}' }],
+    },
+    // 16. The second statement's two memories (words of their own, so only they meet) and
+    // the judge's verdict on them; taken only after the steps above are used up.
+    {
+      model: 'extractor',
+      when_tool: 'extract_memories',
+      tool_calls: [{
+        id: 'x4',
+        name: 'extract_memories',
+        arguments: JSON.stringify({
+          memories: [
+            { kind: 'fact', subject: 'user', slot: 'home_city', content: 'Home city: Lisbon.', value: 'Lisbon', source: 'user_stated', confidence: 0.8, valid_until: null, evidence: 'I live in Lisbon', scope: 'long_term' },
+            { kind: 'fact', subject: 'user', slot: 'home_city', content: 'Home city: Porto.', value: 'Porto', source: 'user_stated', confidence: 0.8, valid_until: null, evidence: 'I live in Porto', scope: 'long_term' },
+          ],
+        }),
+      }],
+    },
+    {
+      model: 'extractor',
+      when_tool: 'judge_memory_conflict',
+      tool_calls: [{ id: 'j3', name: 'judge_memory_conflict', arguments: '{"verdict": "contradiction", "explanation": "One home city at a time."}' }],
     },
     { model: 'extractor', when_tool: 'extract_memories', times: 20, tool_calls: [{ id: 'x3', name: 'extract_memories', arguments: '{"memories": []}' }] },
     { model: 'extractor', when_tool: 'judge_memory_conflict', times: 20, tool_calls: [{ id: 'j2', name: 'judge_memory_conflict', arguments: '{"verdict": "unrelated", "explanation": "Different things."}' }] },
@@ -608,12 +634,99 @@ async function main() {
   }, [token, memoryId]);
   if (gone !== 404) fail(`the deleted memory still answers ${gone}`);
 
+  await memoryTools({ page, tmp });
+  await traceSettings({ page, home });
+
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
 
-  // 13. Traces and the links between pages, against a second server with memory extraction
-  // on (its own home, models and page, so nothing above changes).
+  // 15. Traces and the links between pages, against a second server with memory extraction
+  // on (its own home, models and page, so nothing above changes); 16. edit into one.
   await tracesAndLinks({ tmp, mockUrl });
-  console.log('e2e: 13 passed, 0 failed');
+  console.log('e2e: 16 passed, 0 failed');
+}
+
+/** The numbers in a text, in order. */
+const numbers = (text) => (text.match(/\d+/g) ?? []).map(Number);
+
+// 13. The memory tools: a new memory's detail draws its fading chart (the engine's curve, the
+// threshold, now); the store's counts show it; Export downloads echo-memories-<date>.jsonl with
+// a header and that memory; importing the file into the same store reports every memory as
+// imported or already known; a file with a bad line is refused naming the line, and nothing
+// is lost.
+async function memoryTools({ page, tmp }) {
+  console.log('e2e: memory tools (fading chart, counts, export and import)');
+  await page.fill('[data-testid="memory-add-content"]', 'The user grows tomatoes on the balcony');
+  await page.click('[data-testid="memory-add"]');
+  await until(page, 'the new memory opened', () =>
+    document.querySelector('[data-testid="memory-detail-content"]')?.textContent === 'The user grows tomatoes on the balcony');
+  await until(page, 'its fading chart', () => {
+    const chart = document.querySelector('[data-testid="memory-fading"] [data-testid="fading-chart"]');
+    return chart?.querySelector('[data-testid="fading-projected"]')?.getAttribute('points')
+      && chart.querySelector('[data-testid="fading-threshold"]') && chart.querySelector('[data-testid="fading-now"]');
+  });
+  await until(page, 'the counts with the memory', () =>
+    /^1 active of 1 memories$/.test(document.querySelector('[data-testid="memory-stats-total"]')?.textContent ?? ''));
+  const sweep = await page.textContent('[data-testid="memory-stats-sweep"]');
+  if (!/next sweep: \d+ expired, \d+ faded/.test(sweep ?? '')) fail(`the next sweep reads ${JSON.stringify(sweep)}`);
+  await page.locator('[data-testid="memory-fading"]').scrollIntoViewIfNeeded();
+  await shot(page, 'memory-fading');
+
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: STEP_TIMEOUT }), page.click('[data-testid="memory-export"]')]);
+  const name = download.suggestedFilename();
+  if (!/^echo-memories-\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) fail(`the export downloads as ${name}`);
+  const file = join(tmp, name);
+  await download.saveAs(file);
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  const header = JSON.parse(lines[0]);
+  if (header.format !== 'echo-desk-memory' || lines.length !== 2 || !lines[1].includes('grows tomatoes')) {
+    fail(`the export is ${lines.join('\n').slice(0, 300)}`);
+  }
+
+  await page.setInputFiles('[data-testid="memory-import"]', file);
+  await until(page, 'the import count', () =>
+    document.querySelector('[data-testid="memory-transfer-outcome"][role="status"]')?.textContent.startsWith('Imported'));
+  const [created, known] = numbers(await page.textContent('[data-testid="memory-transfer-outcome"]'));
+  if (created + known !== 1 || known !== 1) fail(`importing the export into the same store reports ${created} new, ${known} known`);
+  console.log(`e2e: export ${name} imported back: ${created} new, ${known} already known`);
+
+  await page.setInputFiles('[data-testid="memory-import"]', {
+    name: 'broken.jsonl',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from(`${lines[0]}\n${lines[1]}\nnot a memory\n`),
+  });
+  await until(page, 'the refusal naming the bad line', () =>
+    document.querySelector('[data-testid="memory-transfer-outcome"][role="alert"]')?.textContent.includes('line 3'));
+  const kept = await page.evaluate(() => document.querySelector('[data-testid="memory-stats-total"]')?.textContent);
+  if (kept !== '1 active of 1 memories') fail(`after the refused file the counts read ${kept}`);
+}
+
+// 14. The Traces settings panel: capture off is saved to config.toml and still off after a
+// reload; on again likewise.
+async function traceSettings({ page, home }) {
+  console.log('e2e: trace settings');
+  const setCapture = async (on) => {
+    await page.click('.topbar button.nav-settings');
+    await until(page, 'the Traces panel', () => document.querySelector('[data-testid="trace-capture"]'));
+    if ((await page.isChecked('[data-testid="trace-capture"]')) === on) fail(`capture is already ${on ? 'on' : 'off'}`);
+    await page.setChecked('[data-testid="trace-capture"]', on);
+    await page.click('[data-testid="trace-settings-save"]');
+    await until(page, 'the trace settings saved', () => document.querySelector('[data-testid="trace-settings-saved"]'));
+    if (await page.$('[data-testid="trace-settings-error"]')) fail('saving the trace settings showed an error');
+    const config = readFileSync(join(home, 'config.toml'), 'utf8');
+    if (!config.includes(`capture = ${on}`)) fail(`config.toml lacks capture = ${on}:\n${config}`);
+    await page.reload();
+    await page.click('.topbar button.nav-settings');
+    await until(page, `capture ${on ? 'on' : 'off'} after a reload`, (want) => {
+      const box = document.querySelector('[data-testid="trace-capture"]');
+      return box && box.checked === want;
+    }, on);
+  };
+  await setCapture(false);
+  await page.locator('.traces-panel').scrollIntoViewIfNeeded();
+  await shot(page, 'trace-settings');
+  await setCapture(true);
+  const days = await page.inputValue('[data-testid="trace-retention"]');
+  if (days !== '30') fail(`the retention reads ${days}`);
 }
 
 /** The duration shown in the span detail, in ms ("840 ms", "2.4 s"); NaN when unreadable. */
@@ -748,6 +861,44 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   await until(page, 'the conflict in the queue', () => document.querySelector('[data-testid="conflict"]'));
   await page.click('[data-testid="conflict-keep-a"]');
   await until(page, 'the badge to go', () => !document.querySelector('[data-testid="nav-conflicts-badge"]'));
+
+  // 16. A second statement raises a second conflict; "Edit into one" rewrites the two as one
+  // memory kept by B (A is replaced), and the badge drops at once.
+  console.log('e2e: edit a conflict into one');
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  await page.click('.new-session');
+  await send(page, 'I live in Lisbon, and I live in Porto.');
+  await until(page, 'the answer to the second statement', lastAssistant, 'Noted: Lisbon, and Porto.');
+  await until(page, 'the conflict badge again', () => document.querySelector('[data-testid="nav-conflicts-badge"]')?.textContent === '1');
+  await page.click('.topbar button.nav-memory');
+  await page.click('[data-testid="memory-tab-conflicts"]');
+  await until(page, 'the second conflict in the queue', () =>
+    document.querySelector('[data-testid="conflict"]')?.textContent.includes('Home city: Porto.'));
+  const sides = await page.$eval('[data-testid="conflict"]', (c) => ({ id: c.dataset.conflictId }));
+  await page.click('[data-testid="conflict-merge"]');
+  const prefilled = await page.inputValue('[data-testid="conflict-merge-text"]');
+  if (!prefilled.includes('Home city: Lisbon.') || !prefilled.includes('Home city: Porto.')) fail(`the merge text starts as ${JSON.stringify(prefilled)}`);
+  const merged = 'Home city: Lisbon, with weekends in Porto.';
+  await page.fill('[data-testid="conflict-merge-text"]', merged);
+  await page.check('[data-testid="conflict-merge-keep-b"]');
+  await shot(page, 'conflict-merge');
+  await page.click('[data-testid="conflict-merge-save"]');
+  await until(page, 'the badge to go after the merge', () => !document.querySelector('[data-testid="nav-conflicts-badge"]'));
+  await until(page, 'the queue to be empty', () => document.querySelector('[data-testid="conflicts-empty"]'));
+  const settled = await page.evaluate(async ([t, id]) => {
+    const r = await fetch('/api/memory/conflicts?all=true', { headers: { Authorization: `Bearer ${t}` } });
+    return (await r.json()).find((c) => c.id === id);
+  }, [token, sides.id]);
+  if (!settled || settled.status === 'open') fail(`the conflict is still ${JSON.stringify(settled)}`);
+  await page.click('[data-testid="memory-tab-list"]');
+  await until(page, 'the merged memory in the list', (text) =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].some((r) => r.textContent.includes(text)), merged);
+  const kept = await page.evaluate(async ([t, id]) => {
+    const r = await fetch(`/api/memory/${id}`, { headers: { Authorization: `Bearer ${t}` } });
+    return r.json();
+  }, [token, settled.memory_b]);
+  if (kept.content !== merged || kept.status !== 'active') fail(`the kept memory is ${JSON.stringify(kept).slice(0, 300)}`);
   if (pageErrors.length) fail(`errors in the second page: ${pageErrors.join('; ')}`);
   await page.close();
 }
