@@ -7,9 +7,9 @@
 use crate::pipeline::context::{ContextStage, MemoryBlocks};
 use async_trait::async_trait;
 use chrono::Utc;
+use echo_core::store::ModelCall;
 use echo_core::trace::{CallRecord, Span, SpanKind};
 use echo_core::{Message, ToolSpec};
-use echo_core::store::ModelCall;
 use echo_llm::{Attempt, AttemptKind, ChatRequest, ChatResponse, LlmClient, ToolChoice};
 use echo_memory::{
     Actor, ConflictJudge, Effect, JudgeError, Judgement, Memory, MemoryError, MemoryStore,

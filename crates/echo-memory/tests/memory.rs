@@ -1282,7 +1282,10 @@ async fn any_change_in_the_history_can_be_undone_and_only_what_it_altered_goes_b
         .await
         .expect("undo the edit");
     let back = m.require(&id).await.expect("x");
-    assert_eq!((back.content.as_str(), back.pinned), ("User likes tea", true));
+    assert_eq!(
+        (back.content.as_str(), back.pinned),
+        ("User likes tea", true)
+    );
 
     // The undo is a change of its own, and can be undone in turn.
     let history = m.history(&id).await.expect("history");
@@ -1304,10 +1307,15 @@ async fn any_change_in_the_history_can_be_undone_and_only_what_it_altered_goes_b
         matches!(&refused, Err(MemoryError::State(why)) if why.contains("content")),
         "{refused:?}"
     );
-    assert_eq!(m.require(&id).await.expect("x").content, "User likes coffee");
+    assert_eq!(
+        m.require(&id).await.expect("x").content,
+        "User likes coffee"
+    );
 
     // A change that never touched this memory is not found.
-    let unknown = m.undo_change(&id, Some("no-such-change"), Actor::User).await;
+    let unknown = m
+        .undo_change(&id, Some("no-such-change"), Actor::User)
+        .await;
     assert!(
         matches!(unknown, Err(MemoryError::NotFound { .. })),
         "{unknown:?}"
@@ -1318,7 +1326,10 @@ async fn any_change_in_the_history_can_be_undone_and_only_what_it_altered_goes_b
 async fn effective_importance_orders_by_what_decay_left() {
     let w = world().await;
     let mut ids = Vec::new();
-    for (content, importance) in [("An old important fact", 0.9), ("A fresh middling fact", 0.5)] {
+    for (content, importance) in [
+        ("An old important fact", 0.9),
+        ("A fresh middling fact", 0.5),
+    ] {
         let mut f = fact(content, None, None, Source::Manual);
         f.importance = Some(importance);
         let written = w

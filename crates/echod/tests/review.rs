@@ -7,7 +7,8 @@ mod common;
 use common::World;
 use serde_json::{Value, json};
 
-const MEMORY_CONFIG: &str = "[memory]\nextraction = true\nextraction_model = \"extractor\"\nembedder = \"none\"\n";
+const MEMORY_CONFIG: &str =
+    "[memory]\nextraction = true\nextraction_model = \"extractor\"\nembedder = \"none\"\n";
 
 fn conflict_world() -> World {
     let memory = |content: &str, value: &str| {
@@ -29,7 +30,12 @@ fn conflict_world() -> World {
         ]}),
         MEMORY_CONFIG,
     );
-    w.ok(&["ask", "--session", "s1", "I am vegetarian and I love a good steak"]);
+    w.ok(&[
+        "ask",
+        "--session",
+        "s1",
+        "I am vegetarian and I love a good steak",
+    ]);
     w
 }
 
@@ -45,19 +51,28 @@ fn a_conflict_is_edited_into_one_memory() {
     let w = conflict_world();
     let conflicts = open_conflicts(&w);
     assert_eq!(conflicts.len(), 1, "{conflicts:?}");
-    let conflict = conflicts[0]["id"].as_str().expect("conflict id").to_string();
+    let conflict = conflicts[0]["id"]
+        .as_str()
+        .expect("conflict id")
+        .to_string();
     let a = conflicts[0]["memory_a"].as_str().expect("a").to_string();
     let b = conflicts[0]["memory_b"].as_str().expect("b").to_string();
 
     // Bad requests change nothing: merged text without a memory to keep, or empty.
-    let out = w.run(&["memory", "resolve", &conflict, "--keep", "both", "--merged", "x"]);
+    let out = w.run(&[
+        "memory", "resolve", &conflict, "--keep", "both", "--merged", "x",
+    ]);
     assert!(!out.status.success());
-    let out = w.run(&["memory", "resolve", &conflict, "--keep", &a, "--merged", "  "]);
+    let out = w.run(&[
+        "memory", "resolve", &conflict, "--keep", &a, "--merged", "  ",
+    ]);
     assert!(!out.status.success());
     assert_eq!(open_conflicts(&w).len(), 1);
 
     let merged = "The user is vegetarian but makes an exception for steak.";
-    w.ok(&["memory", "resolve", &conflict, "--keep", &a, "--merged", merged]);
+    w.ok(&[
+        "memory", "resolve", &conflict, "--keep", &a, "--merged", merged,
+    ]);
     assert!(open_conflicts(&w).is_empty());
     let active: Vec<Value> = w
         .json(&["memory", "list", "--status", "active", "--json"])

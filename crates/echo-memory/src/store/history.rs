@@ -228,7 +228,7 @@ mod tests {
         // Pinned since: the pin stays, the content goes back.
         let current = json!({"content": "b", "pinned": true, "version": 3});
         assert_eq!(
-            revert_fields(&before, &after, current).unwrap(),
+            revert_fields(&before, &after, current).expect("revert"),
             json!({"content": "a", "pinned": true, "version": 3})
         );
     }
@@ -239,7 +239,7 @@ mod tests {
         let after = json!({"content": "b"});
         let current = json!({"content": "c"});
         assert_eq!(
-            revert_fields(&before, &after, current).unwrap_err(),
+            revert_fields(&before, &after, current).expect_err("refused"),
             "content"
         );
     }
