@@ -329,6 +329,44 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "return [...document.querySelectorAll('[data-testid=memory-row]')].some((r) => r.textContent.includes('waters the ferns'))",
     )
     .await;
+
+    // The trace page in the real window: the approved shell turn is listed (trace_list over
+    // IPC), and opening it draws its waterfall (trace_get) with the tool's span and the
+    // approval wait; the tool span's detail shows the exact command it ran.
+    click(&client, ".topbar button.nav-traces", "the Traces button").await;
+    until(
+        &client,
+        "the approved turn in the trace list",
+        "return [...document.querySelectorAll('[data-testid=trace-row]')].some((r) => r.textContent.includes('Make a file'))",
+    )
+    .await;
+    client
+        .execute(
+            "[...document.querySelectorAll('[data-testid=trace-row]')].find((r) => r.textContent.includes('Make a file')).querySelector('.trace-open').click()",
+            vec![],
+        )
+        .await
+        .expect("open the turn");
+    until(
+        &client,
+        "the waterfall with a tool span and an approval span",
+        "const kinds = [...document.querySelectorAll('[data-testid=span-row]')].map((r) => r.dataset.kind); return kinds.includes('tool') && kinds.includes('approval') && kinds.includes('model')",
+    )
+    .await;
+    // Clicked from the page: the span's row may sit below the window's fold.
+    client
+        .execute(
+            "document.querySelector('[data-testid=span-row][data-kind=tool]').click()",
+            vec![],
+        )
+        .await
+        .expect("open the tool span");
+    until(
+        &client,
+        "the tool span's arguments",
+        "return (document.querySelector('[data-testid=tool-arguments]')?.textContent ?? '').includes('touch desktop-approved.txt')",
+    )
+    .await;
     click(&client, ".topbar button.nav-chat", "the Chat button").await;
 
     // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on

@@ -5,31 +5,10 @@
 mod common;
 
 use common::World;
-use serde_json::{Value, json};
-
-const MEMORY_CONFIG: &str =
-    "[memory]\nextraction = true\nextraction_model = \"extractor\"\nembedder = \"none\"\n";
+use serde_json::Value;
 
 fn conflict_world() -> World {
-    let memory = |content: &str, value: &str| {
-        json!({"kind": "preference", "subject": "user", "slot": "diet", "content": content,
-               "value": value, "source": "user_stated", "confidence": 0.8, "valid_until": null,
-               "evidence": content})
-    };
-    let w = World::with_config(
-        json!({"steps": [
-            {"model": "primary", "text": "Noted."},
-            {"model": "extractor", "when_tool": "extract_memories", "tool_calls": [{
-                "id": "x", "name": "extract_memories", "arguments": json!({"memories": [
-                    memory("The user is vegetarian.", "vegetarian"),
-                    memory("The user loves steak.", "eats steak"),
-                ]}).to_string()}]},
-            {"model": "extractor", "when_tool": "judge_memory_conflict", "tool_calls": [{
-                "id": "j", "name": "judge_memory_conflict",
-                "arguments": "{\"verdict\": \"contradiction\", \"explanation\": \"A vegetarian does not eat steak.\"}"}]},
-        ]}),
-        MEMORY_CONFIG,
-    );
+    let w = World::with_config(common::diet_conflict_script(), common::EXTRACTION_CONFIG);
     w.ok(&[
         "ask",
         "--session",

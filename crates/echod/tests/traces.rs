@@ -370,25 +370,9 @@ fn background_model_calls_are_captured_too() {
     // Memory extraction and the conflict judge run after the answer, on the memory model:
     // their calls are traced under the turn and keep what they sent and received, with the
     // key redacted, like the main loop's.
-    let memory = |content: &str, value: &str| {
-        json!({"kind": "preference", "subject": "user", "slot": "diet", "content": content,
-               "value": value, "source": "user_stated", "confidence": 0.8, "valid_until": null,
-               "evidence": content})
-    };
-    let w = World::with_config(
-        json!({"api_key": KEY, "steps": [
-            {"model": "primary", "text": "Noted."},
-            {"model": "extractor", "when_tool": "extract_memories", "tool_calls": [{
-                "id": "x", "name": "extract_memories", "arguments": json!({"memories": [
-                    memory("The user is vegetarian.", "vegetarian"),
-                    memory("The user loves steak.", "eats steak"),
-                ]}).to_string()}]},
-            {"model": "extractor", "when_tool": "judge_memory_conflict", "tool_calls": [{
-                "id": "j", "name": "judge_memory_conflict",
-                "arguments": "{\"verdict\": \"contradiction\", \"explanation\": \"A vegetarian does not eat steak.\"}"}]},
-        ]}),
-        "[memory]\nextraction = true\nextraction_model = \"extractor\"\nembedder = \"none\"\n",
-    );
+    let mut script = common::diet_conflict_script();
+    script["api_key"] = json!(KEY);
+    let w = World::with_config(script, common::EXTRACTION_CONFIG);
     let out = w
         .command(&[
             "ask",

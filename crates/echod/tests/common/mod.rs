@@ -217,3 +217,29 @@ pub fn embed_model_dir() -> String {
     );
     dir
 }
+
+/// `[memory]` with extraction on the `extractor` model and no embedder.
+pub const EXTRACTION_CONFIG: &str =
+    "[memory]\nextraction = true\nextraction_model = \"extractor\"\nembedder = \"none\"\n";
+
+/// A mock script for one turn whose statement ("I am vegetarian and I love a good steak")
+/// the extractor turns into two memories of the `diet` slot that the judge calls a
+/// contradiction: the turn leaves one open conflict.
+pub fn diet_conflict_script() -> Value {
+    let memory = |content: &str, value: &str| {
+        serde_json::json!({"kind": "preference", "subject": "user", "slot": "diet",
+            "content": content, "value": value, "source": "user_stated", "confidence": 0.8,
+            "valid_until": null, "evidence": content})
+    };
+    serde_json::json!({"steps": [
+        {"model": "primary", "text": "Noted."},
+        {"model": "extractor", "when_tool": "extract_memories", "tool_calls": [{
+            "id": "x", "name": "extract_memories", "arguments": serde_json::json!({"memories": [
+                memory("The user is vegetarian.", "vegetarian"),
+                memory("The user loves steak.", "eats steak"),
+            ]}).to_string()}]},
+        {"model": "extractor", "when_tool": "judge_memory_conflict", "tool_calls": [{
+            "id": "j", "name": "judge_memory_conflict",
+            "arguments": "{\"verdict\": \"contradiction\", \"explanation\": \"A vegetarian does not eat steak.\"}"}]},
+    ]})
+}
