@@ -827,6 +827,11 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   if (download.suggestedFilename() !== `${toolTurn}.case.json`) fail(`the case downloads as ${download.suggestedFilename()}`);
   const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
   if (exported.turn_id !== toolTurn || exported.input !== question) fail(`the exported case is ${JSON.stringify(exported).slice(0, 300)}`);
+  // The downloaded case replays through the real engine without diverging (`echod replay`).
+  const replayed = spawnSync(join(BIN, 'echod'), ['replay', await download.path(), '--json'], { encoding: 'utf8', timeout: 120_000 });
+  if (replayed.status !== 0) fail(`echod replay of the downloaded case exited ${replayed.status}: ${replayed.stdout}${replayed.stderr}`);
+  const report = JSON.parse(replayed.stdout);
+  if (report.divergence !== null && report.divergence !== undefined) fail(`the downloaded case diverges on replay: ${replayed.stdout}`);
 
   // The session leads back to its conversation.
   await page.click('[data-testid="trace-session"]');
