@@ -1389,3 +1389,37 @@ async fn effective_importance_orders_by_what_decay_left() {
         ["An old important fact"]
     );
 }
+
+#[tokio::test]
+async fn every_sql_list_order_walks_an_index_instead_of_sorting_the_table() {
+    // A page of 100 out of 100,000 must not sort every row first (the memory page asks for
+    // one page per scroll step).
+    let w = world().await;
+    for sort in [
+        echo_memory::Sort::Created,
+        echo_memory::Sort::Updated,
+        echo_memory::Sort::LastUsed,
+        echo_memory::Sort::Importance,
+    ] {
+        let order = sort.order_by().expect("sorted in SQL");
+        // `order` is one of the engine's own constants, not input.
+        let plan: Vec<String> = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "EXPLAIN QUERY PLAN SELECT id FROM memories \
+             WHERE status != 'deleted' ORDER BY {order}, id DESC LIMIT 100 OFFSET 0"
+        )))
+        .fetch_all(&m_pool(&w.memory))
+        .await
+        .expect("query plan")
+        .iter()
+        .map(|r| sqlx::Row::get::<String, _>(r, "detail"))
+        .collect();
+        assert!(
+            plan.iter().all(|step| !step.contains("TEMP B-TREE")),
+            "{sort:?} sorts the table: {plan:?}"
+        );
+        assert!(
+            plan.iter().any(|step| step.contains("USING INDEX")),
+            "{sort:?} uses no index: {plan:?}"
+        );
+    }
+}

@@ -32,6 +32,21 @@ pub enum Sort {
     Effective,
 }
 
+impl Sort {
+    /// The ORDER BY terms (before the `id DESC` tie-break) SQLite sorts by, each backed by
+    /// an index in the same order (migration 0011), so a page never sorts the table; `None`
+    /// for `Effective`, which depends on the time now and is ranked in Rust.
+    pub fn order_by(self) -> Option<&'static str> {
+        match self {
+            Sort::Created => Some("created_at DESC"),
+            Sort::Updated => Some("updated_at DESC"),
+            Sort::LastUsed => Some("last_accessed IS NULL, last_accessed DESC"),
+            Sort::Importance => Some("importance DESC"),
+            Sort::Effective => None,
+        }
+    }
+}
+
 /// Which memories `list` returns, in what order, and which page of them.
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
@@ -135,12 +150,8 @@ impl MemoryStore {
     /// Memories matching `filter`, in its order, from its offset.
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<Memory>, MemoryError> {
         let (clause, binds) = where_clause(filter);
-        let order = match filter.sort {
-            Sort::Effective => return self.list_by_effective(filter, &clause, &binds).await,
-            Sort::Created => "created_at DESC",
-            Sort::Updated => "updated_at DESC",
-            Sort::LastUsed => "last_accessed IS NULL, last_accessed DESC",
-            Sort::Importance => "importance DESC",
+        let Some(order) = filter.sort.order_by() else {
+            return self.list_by_effective(filter, &clause, &binds).await;
         };
         let q = format!(
             "SELECT {COLUMNS} FROM memories WHERE 1 = 1{clause} ORDER BY {order}, id DESC LIMIT ? OFFSET ?"
