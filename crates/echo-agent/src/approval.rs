@@ -401,7 +401,7 @@ impl Gate {
             .await;
         match result {
             Ok(Ok(response)) => {
-                crate::memory::record_attempts(
+                crate::model_calls::record_attempts(
                     &child,
                     "model_request",
                     &request,
@@ -412,7 +412,7 @@ impl Gate {
                 child.finish(SpanStatus::Ok).await;
             }
             Ok(Err(f)) => {
-                crate::memory::record_attempts(
+                crate::model_calls::record_attempts(
                     &child,
                     "model_request",
                     &request,

@@ -14,6 +14,7 @@ mod history_tools;
 mod instance;
 mod memory;
 mod memory_tools;
+mod model_calls;
 mod openapi;
 mod operations;
 mod pipeline;

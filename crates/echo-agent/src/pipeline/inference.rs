@@ -317,12 +317,12 @@ async fn call_model(
         Err(f) => &f.attempts,
     };
     for attempt in attempts {
-        if let Some(reason) = crate::memory::degraded_reason(attempt.kind) {
+        if let Some(reason) = crate::model_calls::degraded_reason(attempt.kind) {
             node.degrade(reason);
         }
         usage.add(attempt.usage);
     }
-    crate::memory::record_attempts(
+    crate::model_calls::record_attempts(
         &node,
         "model_request",
         &request,

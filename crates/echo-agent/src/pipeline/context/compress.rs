@@ -17,7 +17,7 @@
 //! transaction after the call succeeds; a failed call writes only the attempt (so the
 //! cooldown counts from it), and the turn goes on with plain trimming, flagged on the trace.
 
-use crate::memory::structured_call;
+use crate::model_calls::structured_call;
 use crate::pipeline::context::ContextStage;
 use crate::prompts::Prompts;
 use crate::tool_output::cut_tool_output;

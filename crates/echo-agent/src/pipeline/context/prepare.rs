@@ -333,7 +333,7 @@ async fn plan(
         Ok(r) => (&r.attempts, Some(r)),
         Err(f) => (&f.attempts, None),
     };
-    memory::record_attempts(&span, "planner", &request, attempts, response).await;
+    crate::model_calls::record_attempts(&span, "planner", &request, attempts, response).await;
     let plan = match outcome {
         Ok(r) => {
             let (visible, _) = crate::think::strip_think(&r.text);
