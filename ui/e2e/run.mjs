@@ -771,6 +771,8 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   await until(page, 'the approval dialog', () => document.querySelector('[role="dialog"] .approval-detail')?.textContent.includes('echo sunny'));
   await page.click('[role="dialog"] button:has-text("Allow once")');
   await until(page, 'the answer after the tool call', lastAssistant, 'It is sunny.');
+  // The session list is refreshed after the turn, not with it: wait for it to mark the session.
+  await until(page, 'the current session in the list', () => !!document.querySelector('.session.current[data-session]'));
   const session = await page.evaluate(() => document.querySelector('.session.current[data-session]')?.dataset.session);
   if (!session) fail('no current session on the second server');
 
