@@ -90,6 +90,8 @@ pub async fn send_turn(
         entry_point,
         approvals: ApprovalMode::Ask,
         replace_from: request.replace_from.map(|id| id.as_str().to_string()),
+        task: None,
+        automation: None,
     };
     desk.api.validate(&request).await.map_err(failure)?;
     let handler: EventHandler = Arc::new(move |envelope: EventEnvelope| {

@@ -62,7 +62,12 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
         .setup(move |app| {
             let api = tauri::async_runtime::block_on(Api::open(config))?;
             // The runtime context lets the index build start on Tauri's runtime.
-            tauri::async_runtime::block_on(async { api.warm_memory_search() });
+            tauri::async_runtime::block_on(async {
+                api.warm_memory_search();
+                // Automations keep running while the window is closed (the app stays in
+                // the tray); the store decides which open process runs each one.
+                api.start_automations();
+            });
             app.manage(Desk::new(api));
             if let Err(e) = tray::build(app.handle()) {
                 // No tray (no status-notifier host): the app still works from its window.

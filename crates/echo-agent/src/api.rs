@@ -3,6 +3,7 @@
 //! itself (stores, models, tools, background tasks) is built by [`Engine::build`]; a turn runs
 //! through [`crate::pipeline`].
 
+mod automations;
 mod memory;
 mod memory_io;
 mod sessions;
@@ -11,6 +12,7 @@ mod tools;
 mod traces;
 mod turns;
 
+pub use automations::{AutomationPreview, AutomationView, RunCounts};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
@@ -163,6 +165,34 @@ impl Api {
     /// The engine's database.
     pub(crate) fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// Automations, runs and the approval queue.
+    pub(crate) fn automation_store(&self) -> &echo_automations::AutomationStore {
+        &self.inner.automations
+    }
+
+    /// This process's instance id.
+    pub(crate) fn instance_id(&self) -> &str {
+        self.inner.instance.id()
+    }
+
+    /// Whether the process holding instance `owner` is still running.
+    pub(crate) fn instance_alive(&self, owner: &str) -> bool {
+        self.inner.instance.is_alive(owner)
+    }
+
+    /// Runs a long-lived task until it ends or the engine closes.
+    pub(crate) fn spawn_service<F>(&self, name: &'static str, task: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.inner.spawn_service(name, task);
+    }
+
+    /// Cancelled when the engine closes.
+    pub(crate) fn shutdown_token(&self) -> &tokio_util::sync::CancellationToken {
+        self.inner.shutdown_token()
     }
 
     /// The memory store.

@@ -3,11 +3,12 @@
 //! [`crate::Api::answer_approval`]) while a short model-written explanation streams in beside
 //! the question. No answer in time → deny. Every decision goes to the audit log.
 
+use crate::automations::RunContext;
 use crate::events::TurnEvents;
 use crate::pipeline::context::ContextStage;
-use echo_core::TurnEvent;
 use echo_core::config::ToolsConfig;
 use echo_core::trace::{Level, Span, SpanKind, SpanStatus};
+use echo_core::{QueuedApprovalStatus, TurnEvent};
 use echo_gate::{
     AuditLog, DecidedBy, Decision, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook,
     RuleScope, Verdict, suggest_pattern,
@@ -32,6 +33,10 @@ pub enum ApprovalMode {
     /// Nobody is there (a script, a pipe): anything that would ask is denied, with a message
     /// naming the rule that would allow it.
     NoOneToAsk,
+    /// Nobody is watching, but someone will look (an automation's run): the question goes to
+    /// the persistent approval queue and the run waits there until it is answered (from any
+    /// process) or expires.
+    Queue,
 }
 
 /// The person's answer to an approval question.
@@ -46,9 +51,41 @@ pub enum ApprovalAnswer {
     AllowSession,
     /// Run it, and always allow calls like it.
     AllowAlways,
+    /// Run it, and let this automation make calls like it without asking (a pre-approval of
+    /// that automation only). Outside an automation's run it allows this call once.
+    AllowAutomation,
     /// Do not run it.
     Deny,
 }
+
+impl ApprovalAnswer {
+    /// The stored spelling (as serde writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalAnswer::AllowOnce => "allow_once",
+            ApprovalAnswer::AllowSession => "allow_session",
+            ApprovalAnswer::AllowAlways => "allow_always",
+            ApprovalAnswer::AllowAutomation => "allow_automation",
+            ApprovalAnswer::Deny => "deny",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<ApprovalAnswer> {
+        [
+            ApprovalAnswer::AllowOnce,
+            ApprovalAnswer::AllowSession,
+            ApprovalAnswer::AllowAlways,
+            ApprovalAnswer::AllowAutomation,
+            ApprovalAnswer::Deny,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == s)
+    }
+}
+
+/// How often a run waiting on a queued question looks for an answer given in another process.
+const QUEUE_POLL: Duration = Duration::from_millis(250);
 
 /// The gate and its pending questions; one per engine.
 pub(crate) struct Gate {
@@ -71,6 +108,8 @@ pub(crate) struct CallScope<'a> {
     pub cancel: &'a CancellationToken,
     pub span: &'a Span,
     pub context: &'a ContextStage<'a>,
+    /// The automation's run this call belongs to, if any.
+    pub automation: Option<&'a RunContext>,
 }
 
 impl Gate {
@@ -135,8 +174,26 @@ impl Gate {
         scope: &CallScope<'_>,
         prepared: &Prepared,
     ) -> Result<(), String> {
-        let rules = self.rules_for(scope.session_id).await;
+        let mut rules = self.rules_for(scope.session_id).await;
         let call = &prepared.call;
+        if let Some(run) = scope.automation {
+            if !run.may_use(&call.name) {
+                let v = Verdict {
+                    decision: Decision::Deny,
+                    by: DecidedBy::Disabled,
+                    rule_id: None,
+                    reason: format!("this automation may not use {}", call.name),
+                };
+                self.resolved(scope, "", prepared, &v);
+                self.record(scope, prepared, &v).await;
+                return Err(format!("error: {} was not run: {}", call.name, v.reason));
+            }
+            // Its pre-approvals hold in its run's session only.
+            rules.extend(run.allow.iter().cloned().map(|mut r| {
+                r.session_id = Some(scope.session_id.to_string());
+                r
+            }));
+        }
         let verdict = self.policy.evaluate(
             &Request {
                 tool: &call.name,
@@ -190,7 +247,12 @@ impl Gate {
     async fn ask(&self, scope: &CallScope<'_>, prepared: &Prepared, verdict: Verdict) -> Verdict {
         let call = &prepared.call;
         let pattern = suggest_pattern(&prepared.action);
-        if scope.mode == ApprovalMode::NoOneToAsk {
+        if let (ApprovalMode::Queue, Some(run)) = (scope.mode, scope.automation) {
+            return self
+                .ask_queued(scope, prepared, verdict, pattern, run)
+                .await;
+        }
+        if scope.mode != ApprovalMode::Ask {
             let how = if prepared.risk == Risk::Dangerous {
                 format!(
                     "{} is dangerous and always needs a yes from the person; run it where they can answer (an interactive terminal or the app)",
@@ -264,20 +326,44 @@ impl Gate {
             .unwrap_or_else(|p| p.into_inner())
             .remove(&request_id);
 
+        let v = self
+            .verdict_for(scope, call, pattern, answer, timeout, None)
+            .await;
+        span.attr("decision", v.decision.as_str());
+        span.attr("decided_by", v.by.as_str());
+        if let Some(rule) = &v.rule_id {
+            span.attr("rule_id", rule.clone());
+        }
+        span.finish(SpanStatus::Ok).await;
+        self.resolved(scope, &request_id, prepared, &v);
+        v
+    }
+
+    /// The verdict an answer (or its absence) gives; "allow session/always/for this
+    /// automation" also saves the rule or pre-approval it asks for.
+    async fn verdict_for(
+        &self,
+        scope: &CallScope<'_>,
+        call: &echo_core::ToolCall,
+        pattern: Option<String>,
+        answer: Option<ApprovalAnswer>,
+        timeout: Duration,
+        run: Option<&RunContext>,
+    ) -> Verdict {
         let user = |decision, reason: String| Verdict {
             decision,
             by: DecidedBy::User,
             rule_id: None,
             reason,
         };
-        let v = match answer {
+        match answer {
             None => Verdict {
                 decision: Decision::Deny,
                 by: DecidedBy::Timeout,
                 rule_id: None,
                 reason: format!(
-                    "nobody answered the approval question within {}s",
-                    timeout.as_secs()
+                    "nobody answered the approval question within {}",
+                    wait_text(timeout)
                 ),
             },
             Some(ApprovalAnswer::Deny) if scope.cancel.is_cancelled() => user(
@@ -288,6 +374,23 @@ impl Gate {
             Some(ApprovalAnswer::AllowOnce) => {
                 user(Decision::Allow, "the user allowed it once".into())
             }
+            Some(ApprovalAnswer::AllowAutomation) => match run {
+                None => user(Decision::Allow, "the user allowed it once".into()),
+                Some(run) => match add_pre_approval(run, &call.name, pattern.clone()).await {
+                    Ok(name) => user(
+                        Decision::Allow,
+                        format!(
+                            "the user allowed it and let automation {name:?} make calls like it ({} {})",
+                            call.name,
+                            pattern.as_deref().unwrap_or("*")
+                        ),
+                    ),
+                    Err(e) => user(
+                        Decision::Allow,
+                        format!("the user allowed it (the pre-approval could not be saved: {e})"),
+                    ),
+                },
+            },
             Some(a @ (ApprovalAnswer::AllowSession | ApprovalAnswer::AllowAlways)) => {
                 let (scope_kind, session) = match a {
                     ApprovalAnswer::AllowSession => {
@@ -325,7 +428,109 @@ impl Gate {
                     ),
                 }
             }
+        }
+    }
+
+    /// Asks through the persistent approval queue: the run waits (status
+    /// `waiting_for_approval`) until the person answers from any process, the question
+    /// expires, or the turn is stopped.
+    async fn ask_queued(
+        &self,
+        scope: &CallScope<'_>,
+        prepared: &Prepared,
+        verdict: Verdict,
+        pattern: Option<String>,
+        run: &RunContext,
+    ) -> Verdict {
+        let call = &prepared.call;
+        let queued = run
+            .store
+            .queue_question(echo_automations::NewQueuedApproval {
+                run_id: &run.run_id,
+                turn_id: scope.turn_id,
+                call_id: &call.id,
+                tool: &call.name,
+                risk: prepared.risk,
+                detail: &prepared.action.detail,
+                reason: &verdict.reason,
+                suggested_pattern: pattern.as_deref(),
+                expires_in: run.expiry,
+            })
+            .await;
+        let request_id = match queued {
+            Ok(id) => id,
+            Err(e) => {
+                let v = Verdict {
+                    decision: Decision::Deny,
+                    by: DecidedBy::NonInteractive,
+                    rule_id: None,
+                    reason: format!(
+                        "it needs approval ({}) and the approval queue cannot be written: {e}",
+                        verdict.reason
+                    ),
+                };
+                self.resolved(scope, "", prepared, &v);
+                return v;
+            }
         };
+        let (tx, mut rx) = oneshot::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(request_id.clone(), tx);
+        scope.events.emit(TurnEvent::ApprovalRequested {
+            request_id: request_id.clone(),
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            risk: prepared.risk,
+            detail: prepared.action.detail.clone(),
+            reason: verdict.reason.clone(),
+            suggested_pattern: pattern.clone(),
+            timeout_secs: run.expiry.as_secs(),
+        });
+        let mut span = scope
+            .span
+            .child_of(SpanKind::Approval, Level::Call, "approval")
+            .await;
+        span.attr("request_id", request_id.clone());
+        span.attr("tool", call.name.clone());
+        span.attr("question", prepared.action.detail.clone());
+        span.attr("reason", verdict.reason.clone());
+        span.attr("queued", true);
+        let expiry = tokio::time::sleep(run.expiry);
+        tokio::pin!(expiry);
+        let answer = loop {
+            tokio::select! {
+                a = &mut rx => break a.ok(),
+                () = &mut expiry => break None,
+                () = scope.cancel.cancelled() => break Some(ApprovalAnswer::Deny),
+                () = tokio::time::sleep(QUEUE_POLL) => {
+                    match run.store.question_state(&request_id).await {
+                        Ok(Some((QueuedApprovalStatus::Pending, _))) | Err(_) => {}
+                        Ok(Some((QueuedApprovalStatus::Expired, _))) | Ok(None) => break None,
+                        Ok(Some((_, answer))) => {
+                            break Some(answer.as_deref().and_then(ApprovalAnswer::parse).unwrap_or(ApprovalAnswer::Deny));
+                        }
+                    }
+                }
+            }
+        };
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&request_id);
+        if answer.is_none() || scope.cancel.is_cancelled() {
+            let _ = run
+                .store
+                .answer_question(&request_id, QueuedApprovalStatus::Expired, "expired")
+                .await;
+        }
+        if let Err(e) = run.store.set_waiting(&run.run_id, false).await {
+            tracing::warn!(error = %e, "marking a run running again");
+        }
+        let v = self
+            .verdict_for(scope, call, pattern, answer, run.expiry, Some(run))
+            .await;
         span.attr("decision", v.decision.as_str());
         span.attr("decided_by", v.by.as_str());
         if let Some(rule) = &v.rule_id {
@@ -431,6 +636,35 @@ impl Gate {
                 child.finish(SpanStatus::Error).await;
             }
         }
+    }
+}
+
+/// Adds a pre-approval to the run's automation; returns the automation's name.
+async fn add_pre_approval(
+    run: &RunContext,
+    tool: &str,
+    pattern: Option<String>,
+) -> Result<String, echo_automations::AutomationError> {
+    let automation = run.store.get(run.automation_id.as_str()).await?;
+    let mut spec = automation.spec.clone();
+    let allow = echo_automations::PreApproval {
+        tool: tool.to_string(),
+        pattern,
+    };
+    if !spec.allow.contains(&allow) {
+        spec.allow.push(allow);
+        run.store.update(&automation.id, None, Some(&spec)).await?;
+    }
+    Ok(automation.name)
+}
+
+/// "90s", "24h": how long a question waited.
+fn wait_text(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 3600 && secs.is_multiple_of(3600) {
+        format!("{}h", secs / 3600)
+    } else {
+        format!("{secs}s")
     }
 }
 

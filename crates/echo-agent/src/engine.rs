@@ -60,6 +60,8 @@ pub(crate) struct Engine {
     /// Turns of this process that are running, by id, with the token that stops each.
     pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
     pub(crate) memory: MemoryStore,
+    /// Automations, their runs and the approval queue of unattended runs.
+    pub(crate) automations: echo_automations::AutomationStore,
     /// Embedder + vector index, set up on first use; `None` when no embedder is available
     /// (retrieval is then BM25 only, which is logged once).
     pub(crate) semantic: SharedSemantic,
@@ -230,6 +232,7 @@ impl Engine {
             }
         }
         Ok(Engine {
+            automations: echo_automations::AutomationStore::new(store.pool().clone()),
             tracer: Tracer::new(store.clone()),
             prompts: Prompts::new(home.join("prompts")),
             bootstrap: crate::bootstrap::Bootstrap::new(&home),
@@ -273,6 +276,11 @@ impl Engine {
         self.background.wait(limit).await;
         self.mcp_manager().shutdown().await;
         self.store.close().await;
+    }
+
+    /// Cancelled when the engine closes.
+    pub(crate) fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
     }
 
     /// Runs a long-lived task (a schedule, an index build) until it ends or the engine closes.

@@ -46,6 +46,9 @@ pub enum ApiError {
     /// A bootstrap file could not be read or saved.
     #[error(transparent)]
     Bootstrap(#[from] crate::bootstrap::BootstrapError),
+    /// An automation could not be saved, found or run.
+    #[error(transparent)]
+    Automation(#[from] echo_automations::AutomationError),
     /// The data directory could not be prepared.
     #[error("data directory {path}: {source}")]
     DataDir {
@@ -133,6 +136,13 @@ impl ApiError {
             }
             Self::Keychain(_) => ErrorCode::Keychain,
             Self::Bootstrap(_) => ErrorCode::InvalidInput,
+            Self::Automation(e) => match e {
+                echo_automations::AutomationError::Invalid { .. }
+                | echo_automations::AutomationError::NameTaken(_) => ErrorCode::InvalidInput,
+                echo_automations::AutomationError::NotFound { .. } => ErrorCode::NotFound,
+                echo_automations::AutomationError::Store(_)
+                | echo_automations::AutomationError::Corrupt { .. } => ErrorCode::Store,
+            },
         }
     }
 

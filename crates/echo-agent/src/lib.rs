@@ -5,6 +5,7 @@
 
 mod api;
 mod approval;
+mod automations;
 mod background;
 mod bootstrap;
 mod engine;
@@ -31,6 +32,7 @@ pub use api::{
     TurnOutcome, TurnRequest,
 };
 pub use approval::{ApprovalAnswer, ApprovalMode};
+pub use automations::RunContext;
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
 pub use echo_core::config::{Config, Overrides, ProcessEnv};
 pub use echo_core::store::TurnFilter;

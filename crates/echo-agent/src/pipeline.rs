@@ -65,6 +65,7 @@ pub(crate) async fn run(
         workdir: &inner.workdir,
         gate: &inner.gate,
         approvals: request.approvals,
+        automation: request.automation.as_deref(),
     };
     let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
 

@@ -336,6 +336,8 @@ pub async fn replay(
                 entry_point: EntryPoint::Cli,
                 approvals: ApprovalMode::NoOneToAsk,
                 replace_from: None,
+                task: None,
+                automation: None,
             },
             Arc::new(|_| {}),
             CancellationToken::new(),

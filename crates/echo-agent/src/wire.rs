@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
+pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
@@ -19,11 +20,19 @@ pub use crate::api::{KeySource, Trace, TraceSettings};
 pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
 pub use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
+pub use echo_automations::{
+    Automation, PreApproval, QueuedApproval, Run as AutomationRun, Schedule as ScheduleSpec,
+    Spec as AutomationSpec, Trigger as AutomationTrigger, Watch as WatchSpec,
+};
+pub use echo_core::config::TaskType;
 pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
 pub use echo_core::event::RecalledMemory;
 pub use echo_core::store::{
     CapturedRequest, CapturedResponse, ModelCall, SessionSummary, SpanRecord, StoredMessage,
     TurnRecord,
+};
+pub use echo_core::vocab::{
+    AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
     ConflictStatus, DecidedBy, Decision, EntryPoint, MessageStatus, Risk, SpanKind, SpanStatus,
@@ -95,6 +104,80 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         limit: Option<u32>,
+    }
+    /// Approval questions of unattended runs (automations): pending ones, oldest first.
+    ApprovalQueue {
+        /// Answered and expired ones too (the latest 200, newest first).
+        #[serde(default)]
+        #[ts(optional)]
+        all: Option<bool>,
+    }
+    /// Every automation, by name.
+    ListAutomations {}
+    /// One automation with its run counts and next fire times.
+    GetAutomation {
+        /// Its id or name.
+        automation: String,
+    }
+    /// Saves a new automation (checked whole first).
+    AddAutomation {
+        /// Unique name; its runs' sessions are named after it.
+        name: String,
+        /// What it does.
+        spec: AutomationSpec,
+        /// Switched on (default yes).
+        #[serde(default)]
+        #[ts(optional)]
+        enabled: Option<bool>,
+    }
+    /// Renames an automation and/or replaces its definition.
+    EditAutomation {
+        /// Its id or name.
+        automation: String,
+        /// The new name.
+        #[serde(default)]
+        #[ts(optional)]
+        name: Option<String>,
+        /// The new definition.
+        #[serde(default)]
+        #[ts(optional)]
+        spec: Option<AutomationSpec>,
+    }
+    /// Removes an automation and its run history.
+    RemoveAutomation {
+        /// Its id or name.
+        automation: String,
+    }
+    /// Switches an automation on or off.
+    SetAutomationEnabled {
+        /// Its id or name.
+        automation: String,
+        /// On or off.
+        enabled: bool,
+    }
+    /// Pauses or resumes every automation.
+    SetAllAutomationsEnabled {
+        /// On or off.
+        enabled: bool,
+    }
+    /// Queues a run of an automation now.
+    RunAutomation {
+        /// Its id or name.
+        automation: String,
+    }
+    /// An automation's runs, newest first.
+    AutomationRuns {
+        /// Its id or name.
+        automation: String,
+        /// At most this many (default 100).
+        #[serde(default)]
+        #[ts(optional)]
+        limit: Option<u32>,
+    }
+    /// Checks a definition and shows what it would do (next fire times, folders).
+    PreviewAutomation {
+        /// The definition.
+        spec: AutomationSpec,
     }
     /// Every approval rule, oldest first.
     ListRules {}

@@ -6,9 +6,11 @@
 //! the OS keychain).
 
 pub mod edit;
+mod sections;
 mod share;
 
 pub use edit::ProviderSettings;
+pub use sections::{AutomationsConfig, TraceConfig};
 use serde::Deserialize;
 pub use share::Share;
 use std::path::{Path, PathBuf};
@@ -465,7 +467,18 @@ impl Default for ContextConfig {
 }
 
 /// What a turn is mostly about, judged from cheap markers in its text (no model call).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, serde::Serialize, ts_rs::TS)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Deserialize,
+    serde::Serialize,
+    ts_rs::TS,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskType {
     /// Conversation, questions, everyday help.
@@ -543,26 +556,6 @@ impl Default for PlannerConfig {
     }
 }
 
-/// Traces (`[trace]`): whether each model call's exact request and response are kept beside
-/// its span, and for how long the sweep keeps them.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TraceConfig {
-    /// Keep what was sent to and received from the model (on by default; spans are always kept).
-    pub capture: bool,
-    /// Days a captured request/response is kept; the sweep removes older ones (0 = keep none).
-    pub retention_days: u32,
-}
-
-impl Default for TraceConfig {
-    fn default() -> Self {
-        Self {
-            capture: true,
-            retention_days: 30,
-        }
-    }
-}
-
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -585,6 +578,8 @@ pub struct Config {
     pub planner: PlannerConfig,
     /// Traces: request/response capture and its retention.
     pub trace: TraceConfig,
+    /// Automations: watch rules and schedules.
+    pub automations: AutomationsConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,

@@ -79,3 +79,11 @@ id_type!(
     /// One open or settled memory conflict (the review queue).
     ConflictId
 );
+id_type!(
+    /// One automation (a watch rule or a schedule).
+    AutomationId
+);
+id_type!(
+    /// One run of an automation, from queued to its end.
+    RunId
+);

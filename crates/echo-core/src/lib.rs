@@ -16,11 +16,15 @@ pub mod vocab;
 
 pub use error::StoreError;
 pub use event::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent};
-pub use ids::{ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, SpanId, TurnId};
+pub use ids::{
+    ApprovalId, AutomationId, ConflictId, MemoryId, MessageId, RuleId, RunId, SessionId, SpanId,
+    TurnId,
+};
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
 pub use vocab::{
-    ConflictStatus, DecidedBy, Decision, EntryPoint, MemoryAction, MemoryActor, MemorySource,
-    MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, Risk, SpanKind, SpanLevel, SpanStatus,
+    AutomationState, ConflictStatus, DecidedBy, Decision, EntryPoint, FileEvent, MemoryAction,
+    MemoryActor, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, MissedRuns,
+    QueuedApprovalStatus, Risk, RunCause, RunStatus, SpanKind, SpanLevel, SpanStatus,
     TurnErrorCode, TurnStatus,
 };

@@ -121,6 +121,90 @@ closed_enum!(
 );
 
 closed_enum!(
+    /// What happened to a file in a watched folder.
+    FileEvent as FileEvent = "FileEvent" {
+        /// It appeared.
+        Created = "created",
+        /// Its content changed.
+        Modified = "modified",
+        /// It went away.
+        Deleted = "deleted",
+        /// It moved or was renamed (`old_path` says from where).
+        Renamed = "renamed",
+    }
+);
+
+closed_enum!(
+    /// Where one run of an automation is.
+    RunStatus as RunStatus = "RunStatus" {
+        /// Waiting for a free slot.
+        Queued = "queued",
+        /// Its turn is running.
+        Running = "running",
+        /// Its turn is paused on a question in the approval queue.
+        WaitingForApproval = "waiting_for_approval",
+        /// Its turn completed.
+        Done = "done",
+        /// Its turn failed or was stopped (the reason says why).
+        Failed = "failed",
+        /// It never ran (the reason says why: a loop, the rate limit, a missed schedule).
+        Skipped = "skipped",
+    }
+);
+
+closed_enum!(
+    /// What set a run off.
+    RunCause as RunCause = "RunCause" {
+        /// A file event in a watched folder.
+        File = "file",
+        /// A schedule's fire time.
+        Schedule = "schedule",
+        /// The person (`run now`).
+        Manual = "manual",
+    }
+);
+
+closed_enum!(
+    /// What a schedule does about fire times that passed while no process was running it.
+    MissedRuns as MissedRuns = "MissedRuns" {
+        /// Run once when it starts again (for the latest missed time).
+        RunOnce = "run_once",
+        /// Record them as skipped and wait for the next fire time.
+        Skip = "skip",
+    }
+);
+
+closed_enum!(
+    /// An automation's state as its watcher/scheduler sees it.
+    AutomationState as AutomationState = "AutomationState" {
+        /// Watching its folders (or waiting for its next fire time).
+        Active = "active",
+        /// Switched off by the person.
+        Paused = "paused",
+        /// Cannot watch or schedule (the reason says why); retried until it can.
+        Error = "error",
+        /// Too many runs in the last hour; events are skipped until it calms down.
+        RateLimited = "rate_limited",
+        /// No running process has taken it up yet (the app and `echod serve` are closed).
+        Idle = "idle",
+    }
+);
+
+closed_enum!(
+    /// Where a queued approval question (from an unattended run) is.
+    QueuedApprovalStatus as QueuedApprovalStatus = "QueuedApprovalStatus" {
+        /// Waiting for the person.
+        Pending = "pending",
+        /// Allowed; the run went on.
+        Allowed = "allowed",
+        /// Denied; the run got "denied" as the tool result.
+        Denied = "denied",
+        /// Nobody answered in time (or the run ended first).
+        Expired = "expired",
+    }
+);
+
+closed_enum!(
     /// Why a turn failed or was interrupted (`TurnEvent::Error`, the turn record).
     TurnErrorCode as TurnErrorCode = "TurnErrorCode" {
         /// Stopped by the person (or a quit) before it finished.

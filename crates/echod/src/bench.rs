@@ -118,6 +118,8 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
             entry_point: EntryPoint::Bench,
             approvals: echo_agent::ApprovalMode::NoOneToAsk,
             replace_from: None,
+            task: None,
+            automation: None,
         };
         let started = Instant::now();
         let outcome = api
@@ -218,6 +220,8 @@ pub async fn context(
             entry_point: EntryPoint::Bench,
             approvals: echo_agent::ApprovalMode::NoOneToAsk,
             replace_from: None,
+            task: None,
+            automation: None,
         };
         api.send(request, handler.clone(), CancellationToken::new())
     };

@@ -126,6 +126,12 @@ enum Command {
         #[command(subcommand)]
         command: crate::tools_cli::ApprovalsCommand,
     },
+    /// Automations: watch rules and schedules that run the assistant unattended (`echod
+    /// serve` or the app runs them).
+    Automations {
+        #[command(subcommand)]
+        command: Box<crate::automations_cli::AutomationsCommand>,
+    },
     /// Long-term memory: browse, search, edit, review conflicts.
     Memory {
         #[command(subcommand)]
@@ -268,6 +274,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Serve { port, ui } => {
             api.warm_memory_search();
+            api.start_automations();
             crate::serve::run(api.clone(), port.unwrap_or(0), ui).await?;
             ExitCode::SUCCESS
         }
@@ -284,6 +291,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Approvals { command } => {
             crate::tools_cli::approvals(&api, command).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Automations { command } => {
+            crate::automations_cli::automations(&api, *command).await?;
             ExitCode::SUCCESS
         }
         Command::Memory { command } => {
@@ -393,6 +404,8 @@ async fn run_turn(
             ApprovalMode::NoOneToAsk
         },
         replace_from: None,
+        task: None,
+        automation: None,
     };
     let outcome = api.send(request, handler, cancel).await;
     watcher.abort();

@@ -1,6 +1,7 @@
 //! `echod`: Echo Desk without a window. A thin front end over `echo_agent::Api`: it parses
 //! arguments, calls one `Api` operation, prints, and maps errors to exit codes in one place.
 
+mod automations_cli;
 mod bench;
 mod cli;
 mod memory_cli;

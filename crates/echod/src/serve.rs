@@ -362,6 +362,8 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
         entry_point: EntryPoint::Gateway,
         approvals: ApprovalMode::Ask,
         replace_from: body.replace_from.map(|id| id.as_str().to_string()),
+        task: None,
+        automation: None,
     };
     if let Err(e) = s.api.validate(&request).await {
         return Failure(e).into_response();

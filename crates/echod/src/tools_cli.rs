@@ -56,6 +56,23 @@ pub enum ApprovalsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Questions automations' unattended runs are waiting on.
+    Queue {
+        /// Answered and expired ones too.
+        #[arg(long)]
+        all: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer a queued question: allow_once, allow_automation (this and later calls like it,
+    /// for that automation only), allow_always or deny.
+    Answer {
+        /// The question's id (from `echod approvals queue`).
+        id: String,
+        /// The answer.
+        answer: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -171,7 +188,15 @@ pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
 
 /// Runs `echod approvals …`.
 pub async fn approvals(api: &Api, command: ApprovalsCommand) -> anyhow::Result<()> {
-    let ApprovalsCommand::List { limit, json } = command;
+    let (limit, json) = match command {
+        ApprovalsCommand::List { limit, json } => (limit, json),
+        ApprovalsCommand::Queue { all, json } => {
+            return crate::automations_cli::queue(api, all, json).await;
+        }
+        ApprovalsCommand::Answer { id, answer } => {
+            return crate::automations_cli::answer(api, &id, &answer).await;
+        }
+    };
     let entries = api.approvals(limit).await?;
     if json {
         return crate::print::json(&entries);
@@ -285,7 +310,7 @@ impl Prompter {
                             _ => Some(ApprovalAnswer::Deny),
                         };
                         if let Some(answer) = answer {
-                            if api.answer_approval(&id, answer).is_err() {
+                            if api.answer_approval(&id, answer).await.is_err() {
                                 eprintln!("(that question had already closed)");
                             }
                             return;

@@ -4,6 +4,20 @@
 /** Version of the turn event protocol (`EventEnvelope.v`). */
 export const EVENT_PROTOCOL_VERSION = 1;
 
+export type AddAutomation = { 
+/**
+ * Unique name; its runs' sessions are named after it.
+ */
+name: string, 
+/**
+ * What it does.
+ */
+spec: AutomationSpec, 
+/**
+ * Switched on (default yes).
+ */
+enabled?: boolean, };
+
 export type AddRule = { 
 /**
  * Tool name or glob.
@@ -36,9 +50,15 @@ request_id: ApprovalId,
  */
 answer: ApprovalAnswer, };
 
-export type ApprovalAnswer = "allow_once" | "allow_session" | "allow_always" | "deny";
+export type ApprovalAnswer = "allow_once" | "allow_session" | "allow_always" | "allow_automation" | "deny";
 
 export type ApprovalId = string;
+
+export type ApprovalQueue = { 
+/**
+ * Answered and expired ones too (the latest 200, newest first).
+ */
+all?: boolean, };
 
 export type AuditEntry = { 
 /**
@@ -89,6 +109,203 @@ reason: string,
  * When (RFC 3339).
  */
 created_at: string, };
+
+export type Automation = { 
+/**
+ * Stable id.
+ */
+id: AutomationId, 
+/**
+ * Unique name; its runs' sessions are named after it.
+ */
+name: string, 
+/**
+ * Switched on.
+ */
+enabled: boolean, 
+/**
+ * The definition.
+ */
+spec: AutomationSpec, 
+/**
+ * What its watcher/scheduler is doing.
+ */
+state: AutomationState, 
+/**
+ * Why it is in `error` or `rate_limited`.
+ */
+state_reason?: string, 
+/**
+ * Schedules: the last fire time handled (RFC 3339).
+ */
+last_fire?: string, 
+/**
+ * When it was made (RFC 3339).
+ */
+created_at: string, 
+/**
+ * When it last changed (RFC 3339).
+ */
+updated_at: string, };
+
+export type AutomationId = string;
+
+export type AutomationPreview = { 
+/**
+ * Schedules: the cron expression in force (a phrase's translation).
+ */
+cron?: string, 
+/**
+ * Schedules: the zone it is read in.
+ */
+time_zone?: string, 
+/**
+ * Schedules: the next fire times (RFC 3339 in that zone).
+ */
+next_fires: Array<string>, 
+/**
+ * Watch rules: the folders, `~` expanded.
+ */
+folders: Array<string>, 
+/**
+ * Watch rules: folders that do not exist now (the rule will wait for them).
+ */
+missing_folders: Array<string>, };
+
+export type AutomationRun = { 
+/**
+ * Stable id.
+ */
+id: RunId, 
+/**
+ * Arrival order.
+ */
+seq: number, 
+/**
+ * Its automation.
+ */
+automation_id: AutomationId, 
+/**
+ * Where it is.
+ */
+status: RunStatus, 
+/**
+ * What set it off.
+ */
+cause: RunCause, 
+/**
+ * The file event (file runs).
+ */
+event?: FileEvent, 
+/**
+ * The file (file runs).
+ */
+path?: string, 
+/**
+ * Where a renamed file was.
+ */
+old_path?: string, 
+/**
+ * The fire time (schedules), RFC 3339.
+ */
+fire_time?: string, 
+/**
+ * Automations whose runs led to this one.
+ */
+chain: Array<AutomationId>, 
+/**
+ * Why it was skipped, failed or requeued.
+ */
+reason?: string, 
+/**
+ * Its session (once it started).
+ */
+session?: string, 
+/**
+ * Its turn, which is also its trace (once it started).
+ */
+turn_id?: string, 
+/**
+ * How many times it was started (a run cut off by a quit starts again once).
+ */
+attempts: number, 
+/**
+ * Queued at (RFC 3339).
+ */
+created_at: string, 
+/**
+ * Started at.
+ */
+started_at?: string, 
+/**
+ * Ended at.
+ */
+finished_at?: string, };
+
+export type AutomationRuns = { 
+/**
+ * Its id or name.
+ */
+automation: string, 
+/**
+ * At most this many (default 100).
+ */
+limit?: number, };
+
+export type AutomationSpec = { 
+/**
+ * What sets a run off.
+ */
+trigger: AutomationTrigger, 
+/**
+ * The message each run sends, a template over `{{path}}`, `{{name}}`, `{{ext}}`,
+ * `{{event}}`, `{{old_path}}` (renames) and `{{time}}`.
+ */
+prompt: string, 
+/**
+ * The tools a run may use (names from the registry); absent: every tool.
+ */
+tools?: Array<string>, 
+/**
+ * Calls this automation may make without asking (its runs only). Hard-deny patterns and
+ * secret paths still apply.
+ */
+allow: Array<PreApproval>, 
+/**
+ * The task type its runs are routed as (`[routing]`); absent: judged from the prompt.
+ */
+task?: TaskType, 
+/**
+ * Runs of this automation at a time (1–4). Runs start in the order their events came.
+ */
+concurrency: number, 
+/**
+ * Most runs queued in one hour; past it, events are skipped (with that reason) and the
+ * automation shows `rate_limited`.
+ */
+max_runs_per_hour: number, 
+/**
+ * Most runs for one and the same file in one hour (a file rewritten over and over).
+ */
+max_runs_per_file_per_hour: number, };
+
+export type AutomationState = "active" | "paused" | "error" | "rate_limited" | "idle";
+
+export type AutomationTrigger = { "kind": "watch" } & Watch | { "kind": "schedule" } & Schedule;
+
+export type AutomationView = { 
+/**
+ * The automation.
+ */
+automation: Automation, 
+/**
+ * Schedules: the next fire times (RFC 3339 in the schedule's zone).
+ */
+next_fires: Array<string>, 
+/**
+ * Its runs by status.
+ */
+runs: RunCounts, };
 
 export type BootstrapFile = { 
 /**
@@ -273,6 +490,20 @@ quick_ask_shortcut: string,
 close_to_tray: boolean, };
 
 export type DetectOllama = Record<symbol, never>;
+
+export type EditAutomation = { 
+/**
+ * Its id or name.
+ */
+automation: string, 
+/**
+ * The new name.
+ */
+name?: string, 
+/**
+ * The new definition.
+ */
+spec?: AutomationSpec, };
 
 export type EntryPoint = "cli" | "desktop" | "quick_ask" | "gateway" | "automation" | "bench";
 
@@ -543,6 +774,8 @@ at: string,
  */
 effective: number, };
 
+export type FileEvent = "created" | "modified" | "deleted" | "renamed";
+
 export type FlushReport = { 
 /**
  * Vectors written.
@@ -552,6 +785,12 @@ embedded: number,
  * Vectors removed.
  */
 deleted: number, };
+
+export type GetAutomation = { 
+/**
+ * Its id or name.
+ */
+automation: string, };
 
 export type GetProvider = Record<symbol, never>;
 
@@ -628,6 +867,8 @@ export type ListApprovals = {
  * At most this many (default 100).
  */
 limit?: number, };
+
+export type ListAutomations = Record<symbol, never>;
 
 export type ListRules = Record<symbol, never>;
 
@@ -1289,6 +1530,8 @@ export type MessageId = string;
 
 export type MessageStatus = "complete" | "partial";
 
+export type MissedRuns = "run_once" | "skip";
+
 export type ModelCall = { 
 /**
  * The call span it belongs to.
@@ -1322,6 +1565,23 @@ base_url: string,
 models: Array<string>, };
 
 export type PendingApprovals = Record<symbol, never>;
+
+export type PreApproval = { 
+/**
+ * Tool name (or a glob over names).
+ */
+tool: string, 
+/**
+ * Argument pattern (a path glob for file tools, a command prefix for `shell`); absent:
+ * every call of the tool.
+ */
+pattern?: string, };
+
+export type PreviewAutomation = { 
+/**
+ * The definition.
+ */
+spec: AutomationSpec, };
 
 export type ProviderKind = "openai" | "anthropic" | "ollama";
 
@@ -1401,6 +1661,70 @@ export type PurgeReport = {
  */
 deleted: Array<string>, };
 
+export type QueuedApproval = { 
+/**
+ * The question's id (answer it with `answer_approval`).
+ */
+id: string, 
+/**
+ * The run that waits.
+ */
+run_id: RunId, 
+/**
+ * Its automation.
+ */
+automation_id: AutomationId, 
+/**
+ * The automation's name.
+ */
+automation: string, 
+/**
+ * The run's turn (and trace).
+ */
+turn_id: string, 
+/**
+ * The tool call.
+ */
+call_id: string, 
+/**
+ * The tool.
+ */
+tool: string, 
+/**
+ * Its risk.
+ */
+risk: Risk, 
+/**
+ * The exact action (command, path, diff).
+ */
+detail: string, 
+/**
+ * Why the gate asks.
+ */
+reason: string, 
+/**
+ * The argument pattern "always" would allow.
+ */
+suggested_pattern?: string, 
+/**
+ * Where it is.
+ */
+status: QueuedApprovalStatus, 
+/**
+ * Asked at (RFC 3339).
+ */
+created_at: string, 
+/**
+ * Expires at (RFC 3339); then the call is denied.
+ */
+expires_at: string, 
+/**
+ * Answered or expired at.
+ */
+answered_at?: string, };
+
+export type QueuedApprovalStatus = "pending" | "allowed" | "denied" | "expired";
+
 export type Recalled = { 
 /**
  * The memory.
@@ -1436,6 +1760,12 @@ tier: MemoryTier,
  * Its source.
  */
 source: MemorySource, };
+
+export type RemoveAutomation = { 
+/**
+ * Its id or name.
+ */
+automation: string, };
 
 export type RemoveRule = { 
 /**
@@ -1541,6 +1871,44 @@ export type RuleId = string;
 
 export type RuleScope = "session" | "always";
 
+export type RunAutomation = { 
+/**
+ * Its id or name.
+ */
+automation: string, };
+
+export type RunCause = "file" | "schedule" | "manual";
+
+export type RunCounts = { 
+/**
+ * Waiting for a slot.
+ */
+queued: number, 
+/**
+ * Under way.
+ */
+running: number, 
+/**
+ * Paused on a queued approval question.
+ */
+waiting_for_approval: number, 
+/**
+ * Completed.
+ */
+done: number, 
+/**
+ * Failed or stopped.
+ */
+failed: number, 
+/**
+ * Never ran (a loop, the rate limit, a missed schedule).
+ */
+skipped: number, };
+
+export type RunId = string;
+
+export type RunStatus = "queued" | "running" | "waiting_for_approval" | "done" | "failed" | "skipped";
+
 export type SaveBootstrapFile = { 
 /**
  * File name, e.g. `USER.md`.
@@ -1550,6 +1918,20 @@ name: string,
  * The new text, or null for the default.
  */
 content: string | null, };
+
+export type Schedule = { 
+/**
+ * A cron expression (`0 8 * * 1-5`: weekdays at 8:00; 5 or 6 fields, `@daily`…).
+ */
+cron: string, 
+/**
+ * IANA time zone (`Europe/Berlin`); absent: the computer's zone.
+ */
+time_zone?: string, 
+/**
+ * What happens to fire times missed while nothing ran it.
+ */
+missed: MissedRuns, };
 
 export type SendTurn = { 
 /**
@@ -1599,6 +1981,22 @@ turn_count: number,
  * Messages up to this `seq` are consolidated into long-term memory.
  */
 consolidated_seq: number, };
+
+export type SetAllAutomationsEnabled = { 
+/**
+ * On or off.
+ */
+enabled: boolean, };
+
+export type SetAutomationEnabled = { 
+/**
+ * Its id or name.
+ */
+automation: string, 
+/**
+ * On or off.
+ */
+enabled: boolean, };
 
 export type SetMcpConfig = { 
 /**
@@ -1760,6 +2158,8 @@ expired: Array<string>,
  * Archived because their effective importance fell below the threshold.
  */
 faded: Array<string>, };
+
+export type TaskType = "chat" | "code" | "research" | "planning";
 
 export type TestProvider = ProviderUpdate;
 
@@ -2106,6 +2506,38 @@ input_tokens: number,
  */
 output_tokens: number, };
 
+export type Watch = { 
+/**
+ * Folders to watch (`~` is the home folder).
+ */
+folders: Array<string>, 
+/**
+ * Subfolders too.
+ */
+recursive: boolean, 
+/**
+ * Globs over the path inside the folder (`*.pdf`, `notes/**/*.md`); absent or empty:
+ * every file.
+ */
+include: Array<string>, 
+/**
+ * Globs of files to leave alone.
+ */
+exclude: Array<string>, 
+/**
+ * Which events start a run.
+ */
+events: Array<FileEvent>, 
+/**
+ * How long a file must stay unchanged (size and mtime) before it is handed over, in
+ * milliseconds; also the debounce window of the watcher.
+ */
+settle_ms: number, 
+/**
+ * Hidden files (and files in hidden folders) too; editors' temp and swap files never.
+ */
+include_hidden: boolean, };
+
 export type WriteOutcome = { 
 /**
  * The stored memory (for a duplicate: the existing one, reinforced).
@@ -2134,6 +2566,17 @@ export interface Operations {
   add_rule: { request: AddRule; response: Rule };
   remove_rule: { request: RemoveRule; response: Rule };
   mcp_servers: { request: McpServers; response: Array<McpServerStatus> };
+  approval_queue: { request: ApprovalQueue; response: Array<QueuedApproval> };
+  automations: { request: ListAutomations; response: Array<AutomationView> };
+  automation: { request: GetAutomation; response: AutomationView };
+  add_automation: { request: AddAutomation; response: AutomationView };
+  edit_automation: { request: EditAutomation; response: AutomationView };
+  remove_automation: { request: RemoveAutomation; response: Automation };
+  set_automation_enabled: { request: SetAutomationEnabled; response: AutomationView };
+  set_all_automations_enabled: { request: SetAllAutomationsEnabled; response: number };
+  run_automation: { request: RunAutomation; response: AutomationRun };
+  automation_runs: { request: AutomationRuns; response: Array<AutomationRun> };
+  preview_automation: { request: PreviewAutomation; response: AutomationPreview };
   mcp_config: { request: McpConfig; response: Array<McpServerConfig> };
   set_mcp_config: { request: SetMcpConfig; response: Array<McpServerStatus> };
   provider: { request: GetProvider; response: ProviderView };
@@ -2192,6 +2635,17 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   add_rule: { method: 'POST', path: '/api/rules' },
   remove_rule: { method: 'DELETE', path: '/api/rules/{id}' },
   mcp_servers: { method: 'GET', path: '/api/mcp' },
+  approval_queue: { method: 'GET', path: '/api/approvals/queue' },
+  automations: { method: 'GET', path: '/api/automations' },
+  automation: { method: 'GET', path: '/api/automations/{automation}' },
+  add_automation: { method: 'POST', path: '/api/automations' },
+  edit_automation: { method: 'PUT', path: '/api/automations/{automation}' },
+  remove_automation: { method: 'DELETE', path: '/api/automations/{automation}' },
+  set_automation_enabled: { method: 'PUT', path: '/api/automations/{automation}/enabled' },
+  set_all_automations_enabled: { method: 'PUT', path: '/api/automations-enabled' },
+  run_automation: { method: 'POST', path: '/api/automations/{automation}/run' },
+  automation_runs: { method: 'GET', path: '/api/automations/{automation}/runs' },
+  preview_automation: { method: 'POST', path: '/api/automations-preview' },
   mcp_config: { method: 'GET', path: '/api/settings/mcp' },
   set_mcp_config: { method: 'PUT', path: '/api/settings/mcp' },
   provider: { method: 'GET', path: '/api/settings/provider' },

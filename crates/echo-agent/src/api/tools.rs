@@ -23,13 +23,24 @@ pub struct RuleRequest {
 }
 
 impl Api {
-    /// Answers a pending approval question (from [`echo_core::TurnEvent::ApprovalRequested`]).
-    pub fn answer_approval(
+    /// Answers a pending approval question (from [`echo_core::TurnEvent::ApprovalRequested`],
+    /// or a queued question of an automation's run, which may wait in another process).
+    pub async fn answer_approval(
         &self,
         request_id: &ApprovalId,
         answer: ApprovalAnswer,
     ) -> Result<(), ApiError> {
-        if self.gate().answer(request_id.as_str(), answer) {
+        let status = match answer {
+            ApprovalAnswer::Deny => echo_core::QueuedApprovalStatus::Denied,
+            _ => echo_core::QueuedApprovalStatus::Allowed,
+        };
+        // A queued question is answered in the store first: the run may wait elsewhere.
+        let queued = self
+            .automation_store()
+            .answer_question(request_id.as_str(), status, answer.as_str())
+            .await?;
+        let live = self.gate().answer(request_id.as_str(), answer);
+        if queued || live {
             Ok(())
         } else {
             Err(ApiError::NotFound {

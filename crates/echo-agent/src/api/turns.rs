@@ -39,6 +39,10 @@ pub struct TurnRequest {
     /// Regenerate / edit and resend: the id of a user message of this session that this
     /// turn replaces, with everything after it (kept in the database, out of the history).
     pub replace_from: Option<String>,
+    /// The task type to route it as; `None`: judged from the input.
+    pub task: Option<echo_core::config::TaskType>,
+    /// The automation run this turn is (set by the automations service only).
+    pub automation: Option<Arc<crate::automations::RunContext>>,
 }
 
 /// How a turn ended.
@@ -115,6 +119,16 @@ impl Api {
                 inner.instance.id(),
             )
             .await?;
+        if let Some(run) = &request.automation {
+            // The run links to its session and trace from the start.
+            if let Err(e) = run
+                .store
+                .run_started(&run.run_id, &request.session, turn.as_str())
+                .await
+            {
+                tracing::warn!(error = %e, "recording a run's turn");
+            }
+        }
         let events = TurnEvents::new(events, turn.clone());
         let _running = Running::register(&inner.running, turn.to_string(), cancel.clone());
 

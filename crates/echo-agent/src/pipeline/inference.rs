@@ -35,6 +35,8 @@ pub(crate) struct TurnScope<'a> {
     pub workdir: &'a std::path::Path,
     pub gate: &'a Gate,
     pub approvals: ApprovalMode,
+    /// The automation's run this turn is, if any.
+    pub automation: Option<&'a crate::automations::RunContext>,
 }
 
 /// What the loop produced.
@@ -455,6 +457,7 @@ async fn run_one(
                 cancel: scope.cancel,
                 span: &span,
                 context: &scope.context,
+                automation: scope.automation,
             };
             match scope.gate.decide(&approval, &prepared).await {
                 Err(text) => ToolOutcome::failure("denied", text, Duration::ZERO),
@@ -464,7 +467,15 @@ async fn run_one(
                         name: call.name.clone(),
                         arguments: call.arguments.clone(),
                     });
-                    scope.tools.run(prepared, ctx, timeout).await
+                    let writes = prepared.action.writes.clone();
+                    let outcome = scope.tools.run(prepared, ctx, timeout).await;
+                    if let Some(run) = scope.automation
+                        && outcome.ok
+                        && !writes.is_empty()
+                    {
+                        crate::automations::record_writes(run, &writes).await;
+                    }
+                    outcome
                 }
             }
         }

@@ -243,3 +243,44 @@ pub fn diet_conflict_script() -> Value {
             "arguments": "{\"verdict\": \"contradiction\", \"explanation\": \"A vegetarian does not eat steak.\"}"}]},
     ]})
 }
+
+/// `echod serve` running in a world (automations run in it); killed when dropped.
+pub struct Serving {
+    pub child: std::process::Child,
+    _stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Serving {
+    /// Starts `echod serve` and waits until it listens.
+    pub fn start(w: &World, cwd: &std::path::Path) -> Serving {
+        use std::io::BufRead;
+        let mut child = w
+            .command(&["serve"])
+            .current_dir(cwd)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn echod serve");
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut first = String::new();
+        stdout.read_line(&mut first).expect("first line");
+        assert!(first.starts_with("echod serve listening on"), "{first}");
+        Serving {
+            child,
+            _stdout: stdout,
+        }
+    }
+
+    /// Ends the process at once (SIGKILL: no clean shutdown).
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

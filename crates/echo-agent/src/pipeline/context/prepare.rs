@@ -83,7 +83,12 @@ async fn prepare_in(
     let at_seq = history.last().map_or(0, |m| m.seq);
 
     // Task type and model.
-    let classified = routing::classify(&request.input);
+    let mut classified = routing::classify(&request.input);
+    if let Some(task) = request.task {
+        // An automation says what its runs are.
+        classified.task = task;
+        classified.marker = Some("automation");
+    }
     let models = inner.models();
     let (llm, reason) = models.route(classified.task);
     node.attr("task_type", classified.task.as_str());
@@ -105,7 +110,10 @@ async fn prepare_in(
     if bootstrap.iter().any(|f| f.cut > 0) {
         node.degrade("bootstrap_cut");
     }
-    let tools = offered_tools(inner, session).await;
+    let mut tools = offered_tools(inner, session).await;
+    if let Some(run) = &request.automation {
+        tools.retain(|t| run.may_use(&t.name));
+    }
 
     let mut current = CurrentTurn {
         input: request.input.clone(),
