@@ -68,7 +68,8 @@ impl Tool for CurrentTime {
     }
 }
 
-/// `read_file`: reads a UTF-8 text file, optionally a range of lines.
+/// `read_file`: reads a UTF-8 text file, or the text of a document (PDF, .docx, .odt, HTML;
+/// see [`crate::documents`]), optionally a range of lines.
 #[derive(Debug)]
 pub struct ReadFile;
 
@@ -144,18 +145,33 @@ async fn read_text(
         // FIFOs and devices could block forever or never end.
         return Err(ToolError::Failed(format!("{shown} is not a regular file")));
     }
+    let document = crate::documents::Kind::of(path);
+    if document.is_some() && meta.len() > crate::documents::MAX_DOCUMENT_BYTES {
+        return Err(ToolError::Failed(format!(
+            "{shown} is {} bytes; read_file reads documents up to {} bytes",
+            meta.len(),
+            crate::documents::MAX_DOCUMENT_BYTES
+        )));
+    }
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|e| ToolError::Failed(format!("cannot read {shown}: {e}")))?;
-    if bytes.iter().take(8192).any(|b| *b == 0) {
-        return Err(ToolError::Failed(format!(
-            "{shown} looks like a binary file ({} bytes); read_file only returns text",
-            bytes.len()
-        )));
-    }
-    let (text, lossy) = match String::from_utf8(bytes) {
-        Ok(t) => (t, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    let mut notes = Vec::new();
+    let (text, lossy) = if let Some(kind) = document {
+        let extracted = crate::documents::extract(kind, bytes, shown).await?;
+        notes.extend(extracted.notes);
+        (extracted.text, false)
+    } else {
+        if bytes.iter().take(8192).any(|b| *b == 0) {
+            return Err(ToolError::Failed(format!(
+                "{shown} looks like a binary file ({} bytes); read_file returns text, and the text of PDF, .docx, .odt and HTML documents",
+                bytes.len()
+            )));
+        }
+        match String::from_utf8(bytes) {
+            Ok(t) => (t, false),
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+        }
     };
     let total_lines = text.lines().count();
     let start = offset.unwrap_or(1).max(1) as usize;
@@ -165,7 +181,6 @@ async fn read_text(
         .take(limit.map_or(usize::MAX, |l| l as usize))
         .collect::<Vec<_>>()
         .join("\n");
-    let mut notes = Vec::new();
     if start > 1 || limit.is_some() {
         let end = (start - 1 + out.lines().count()).max(start.saturating_sub(1));
         notes.push(format!("lines {start}-{end} of {total_lines}"));

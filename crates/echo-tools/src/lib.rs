@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod builtin;
+mod documents;
 mod fs;
 mod registry;
 mod shell;
