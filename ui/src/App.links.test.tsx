@@ -3,16 +3,20 @@
 // answer (stored or still streaming) opens that turn on the trace page, whose session leads
 // back to the chat; "Show where it was learned" opens the conversation at the message, marked
 // (or says the source is gone); the Memory button counts open conflicts, drops at once when
-// one is settled, and is read again when a turn ends; a memory id in a trace opens the memory.
+// one is settled, and is read again when a turn ends; a memory id in a trace opens the memory;
+// the Automations button counts the questions in the approval queue, and a run on the
+// automations page opens its trace and its conversation.
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from './App';
+import { automation, automationsEngine, question, run, watchSpec } from './automations/testFakes';
 import { ChatStore } from './chatStore';
 import type { Conflict, EventEnvelope, SessionSummary, StoredMessage } from './generated/engine';
 import { conflict, memoryEngine } from './memory/testFakes';
 import { toolTurnSpans, traceEngine, turnRecord } from './trace/testFakes';
+import type { Handlers } from './testing/fakeEngine';
 import { TransportError } from './transport';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -31,7 +35,7 @@ const sessions = [
   { id: 's-1', name: 'travel plans' },
 ] as SessionSummary[];
 
-async function setup(conflicts: Conflict[] = []) {
+async function setup(conflicts: Conflict[] = [], extra: Handlers = {}) {
   const engine = memoryEngine(3, conflicts);
   const traces = traceEngine([turnRecord('t-1'), turnRecord('t-2'), turnRecord('t-9')], (id) => toolTurnSpans(id));
   const show = engine.handlers.memory_show!;
@@ -47,6 +51,7 @@ async function setup(conflicts: Conflict[] = []) {
       ...(r.id === 'm-0001' ? { source_session_id: 's-1', source_turn_id: 't-1', source_message_id: 'a1' } : {}),
       ...(r.id === 'm-0002' ? { source_session_id: 's-gone', source_turn_id: 't-gone', source_message_id: 'x' } : {}),
     }),
+    ...extra,
   });
   let emit: (e: EventEnvelope) => void = () => {};
   let end: () => void = () => {};
@@ -215,6 +220,46 @@ describe('The conflict badge', () => {
     engine.handlers.memory_conflicts = () => Promise.reject(new TransportError('network', 'down'));
     await click(nav(container, 'nav-traces'));
     expect(q(container, '[data-testid="nav-conflicts-badge"]')).toBeNull();
+    act(() => root.unmount());
+  });
+});
+
+describe('Automations', () => {
+  const automations = () =>
+    automationsEngine(
+      [automation(1, watchSpec(), { name: 'inbox' })],
+      [run(1, 'a-1', { session: 'travel plans', turn_id: 't-1' })],
+      [question('q1'), question('q2')],
+    );
+
+  it('counts the questions waiting in the approval queue on the Automations button', async () => {
+    const fake = automations();
+    const { engine, container, root } = await setup([], fake.handlers);
+    const badge = () => q(container, '[data-testid="nav-approvals-badge"]');
+    expect(engine.sent('approval_queue')).toEqual([{ all: false }]);
+    expect(badge()?.textContent).toBe('2');
+    expect(badge()?.closest('button')?.classList.contains('nav-automations')).toBe(true);
+    await click(nav(container, 'nav-automations'));
+    expect(nav(container, 'nav-automations')?.getAttribute('aria-pressed')).toBe('true');
+    await click(q(container, '[data-request-id="q1"] [data-testid="queue-allow-once"]'));
+    expect(engine.sent('answer_approval')).toEqual([{ request_id: 'q1', answer: 'allow_once' }]);
+    expect(badge()?.textContent).toBe('1');
+    await click(q(container, '[data-request-id="q2"] [data-testid="queue-deny"]'));
+    expect(badge()).toBeNull();
+    act(() => root.unmount());
+  });
+
+  it('opens a run’s trace and its conversation', async () => {
+    const fake = automations();
+    const { engine, store, container, root } = await setup([], fake.handlers);
+    await click(nav(container, 'nav-automations'));
+    await click(q(container, '[data-testid="run-open-trace"]'));
+    expect(nav(container, 'nav-traces')?.getAttribute('aria-pressed')).toBe('true');
+    expect(engine.sent('trace')).toEqual([{ turn_id: 't-1' }]);
+    await click(nav(container, 'nav-automations'));
+    await click(q(container, '[data-testid="run-open-chat"]'));
+    expect(nav(container, 'nav-chat')?.getAttribute('aria-pressed')).toBe('true');
+    expect(store.getState().selected).toBe('travel plans');
     act(() => root.unmount());
   });
 });

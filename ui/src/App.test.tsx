@@ -136,7 +136,7 @@ describe('App views', () => {
   it('switches to the memory page from the header', async () => {
     const { container, root } = setup('en');
     const nav = (c: string) => container.querySelector(`.topbar button.${c}`) as HTMLButtonElement;
-    expect([...container.querySelectorAll('.topbar .view-switch button')].map((b) => b.textContent)).toEqual(['Chat', 'Memory', 'Traces', 'Settings']);
+    expect([...container.querySelectorAll('.topbar .view-switch button')].map((b) => b.textContent)).toEqual(['Chat', 'Memory', 'Traces', 'Automations', 'Settings']);
     await act(async () => nav('nav-memory').click());
     expect(nav('nav-memory').getAttribute('aria-pressed')).toBe('true');
     expect(container.querySelector('.composer')).toBeNull();

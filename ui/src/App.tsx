@@ -1,16 +1,19 @@
-// The page: header (Chat/Memory/Traces/Settings — Memory with the number of conflicts to
-// review — theme, language), session list, chat and composer, the memory page, the trace page
-// or the settings view, approval dialog. Pages open each other through `Navigation` (a turn's
+// The page: header (Chat/Memory/Traces/Automations/Settings — Memory with the number of
+// conflicts to review, Automations with the number of questions in the approval queue —
+// theme, language), session list, chat and composer, the memory page, the trace page, the
+// automations page or the settings view, approval dialog. Pages open each other through `Navigation` (a turn's
 // trace, a memory) and the chat store (a conversation, at a message). In the desktop app it
 // also opens the sessions quick ask hands over.
 
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { ApprovalQueue } from './automations/approvalQueue';
 import { type ChatStore, pendingApproval, regenerateTarget } from './chatStore';
 import { I18nContext, LOCALE_KEY, LOCALES, type Locale, translator } from './i18n';
 import { ConflictBadge } from './memory/conflictBadge';
 import { Navigation, type View } from './navigation';
 import { applyTheme, nextTheme, type ThemeChoice } from './theme';
 import { ApprovalDialog } from './components/ApprovalDialog';
+import { AutomationsView } from './components/automations/AutomationsView';
 import { ChatView } from './components/ChatView';
 import { Composer } from './components/Composer';
 import { MemoryView } from './components/memory/MemoryView';
@@ -41,6 +44,13 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
     void badge.load();
     return () => badge.dispose();
   }, [badge]);
+  // Questions of unattended runs: read every few seconds while the app is open.
+  const [approvalQueue] = useState(() => new ApprovalQueue(transport));
+  const queued = useSyncExternalStore(approvalQueue.subscribe, approvalQueue.getState).pending.length;
+  useEffect(() => {
+    void approvalQueue.load();
+    return () => approvalQueue.dispose();
+  }, [approvalQueue]);
   // Extraction after a turn can open conflicts: read the count again when a turn ends.
   const running = state.running !== null;
   const wasRunning = useRef(running);
@@ -105,6 +115,19 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
                 onClick={() => setView('traces')}
               >
                 {t('nav.traces')}
+              </button>
+              <button
+                type="button"
+                className="nav-automations"
+                aria-pressed={view === 'automations'}
+                onClick={() => setView('automations')}
+              >
+                {t('nav.automations')}
+                {queued > 0 && (
+                  <span className="nav-badge" data-testid="nav-approvals-badge" title={t('nav.approvalsBadge', { count: queued })}>
+                    {queued}
+                  </span>
+                )}
               </button>
               <button
                 type="button"
@@ -175,6 +198,13 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
             <SettingsView transport={transport} session={state.selected} />
           ) : view === 'memory' ? (
             <MemoryView transport={transport} badge={badge} memoryId={route.memoryId} onOpenChat={openChat} />
+          ) : view === 'automations' ? (
+            <AutomationsView
+              transport={transport}
+              queue={approvalQueue}
+              onOpenChat={(session) => openChat(session)}
+              onOpenTrace={(turnId) => nav.openTrace(turnId)}
+            />
           ) : view === 'traces' ? (
             <TraceView
               transport={transport}

@@ -2,7 +2,7 @@
 // visit; a page chosen from the header starts plain.
 
 import { describe, expect, it } from 'vitest';
-import { Navigation } from './navigation';
+import { Navigation, VIEWS } from './navigation';
 
 describe('Navigation', () => {
   it('opens a turn on the trace page and a memory on the memory page, once', () => {
@@ -21,5 +21,16 @@ describe('Navigation', () => {
     expect(nav.getState()).toBe(before);
     nav.show('settings');
     expect(seen).toEqual(['traces', 'memory', 'memory', 'settings']);
+  });
+
+  it('has the automations page between traces and settings', () => {
+    expect(VIEWS).toEqual(['chat', 'memory', 'traces', 'automations', 'settings']);
+    const nav = new Navigation();
+    nav.openTrace('t-7');
+    nav.show('automations');
+    expect(nav.getState()).toEqual({ view: 'automations', turnId: null, memoryId: null });
+    // A run's trace link from the automations page.
+    nav.openTrace('t-8');
+    expect(nav.getState()).toEqual({ view: 'traces', turnId: 't-8', memoryId: null });
   });
 });

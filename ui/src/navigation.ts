@@ -4,7 +4,7 @@
 // for one visit: choosing a page from the header opens it as it starts.
 
 /** The pages, in the header's order. */
-export const VIEWS = ['chat', 'memory', 'traces', 'settings'] as const;
+export const VIEWS = ['chat', 'memory', 'traces', 'automations', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
 
 export interface Route {

@@ -88,7 +88,7 @@ pub struct Watch {
     /// Subfolders too.
     #[serde(default = "yes")]
     pub recursive: bool,
-    /// Globs over the path inside the folder (`*.pdf`, `notes/**/*.md`); absent or empty:
+    /// Globs over the path inside the folder (`*.pdf`, `notes/**`); absent or empty:
     /// every file.
     #[serde(default)]
     pub include: Vec<String>,

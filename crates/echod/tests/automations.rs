@@ -573,3 +573,49 @@ fn a_burst_of_files_is_processed_once_each_in_order_across_a_kill_and_two_proces
     let out_of_order = started.windows(3).filter(|w| w[2] < w[0]).count();
     assert_eq!(out_of_order, 0, "runs start in queue order");
 }
+
+#[test]
+fn a_folder_that_vanishes_puts_the_rule_in_error_and_it_resumes_when_the_folder_is_back() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let inbox = root.path().join("Inbox");
+    std::fs::create_dir(&inbox).expect("inbox");
+    let w = world(
+        json!({"steps": [], "default": {"echo": true}}),
+        root.path(),
+        3600.0,
+    );
+    add(
+        &w,
+        &[
+            "--name",
+            "Inbox",
+            "--watch",
+            &inbox.to_string_lossy(),
+            "--settle-ms",
+            "200",
+            "--prompt",
+            "{{path}}",
+        ],
+    );
+    let _serve = Serving::start(&w, root.path());
+    wait_active(&w, "Inbox");
+
+    std::fs::remove_dir(&inbox).expect("remove");
+    let mut reason = String::new();
+    wait_for("the error state", LONG, || {
+        let a = &w.json(&["automations", "show", "Inbox", "--json"])["automation"];
+        reason = a["state_reason"].as_str().unwrap_or_default().to_string();
+        a["state"] == "error"
+    });
+    assert!(
+        reason.contains("does not exist") && reason.contains("Inbox"),
+        "{reason}"
+    );
+
+    std::fs::create_dir(&inbox).expect("back");
+    wait_active(&w, "Inbox");
+    let file = inbox.join("after.txt");
+    std::fs::write(&file, "hello again").expect("write");
+    let run = wait_run_for(&w, "Inbox", &file);
+    assert_eq!(run["status"], "done", "{run}");
+}

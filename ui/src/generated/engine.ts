@@ -2516,7 +2516,7 @@ folders: Array<string>,
  */
 recursive: boolean, 
 /**
- * Globs over the path inside the folder (`*.pdf`, `notes/**/*.md`); absent or empty:
+ * Globs over the path inside the folder (`*.pdf`, `notes/**`); absent or empty:
  * every file.
  */
 include: Array<string>, 
