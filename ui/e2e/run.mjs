@@ -10,14 +10,17 @@
 // against a second `echod serve` with memory extraction on: the trace page (a tool turn's
 // waterfall, span durations, the exact request sent to the model, export as a case), "Show
 // trace" from an answer, a memory's "Show where it was learned", the conflict badge on the
-// Memory button, and a second conflict edited into one memory.
+// Memory button, and a second conflict edited into one memory; then, against a third `echod
+// serve`: the Automations page (a watch rule made from a template in the form, a file dropped
+// into its folder, the run waiting for approval, the question answered in the approval queue,
+// the file the run wrote, the run's trace).
 // Exits non-zero on any failure and always stops what it started. Run it inside
 // scripts/with-desktop-session.sh (for the keychain).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -223,7 +226,7 @@ async function main() {
   const work = join(tmp, 'work');
   for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
   const scriptFile = join(tmp, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify(SCRIPT));
+  writeFileSync(scriptFile, JSON.stringify({ ...SCRIPT, steps: [...SCRIPT.steps, ...automationSteps(tmp)] }));
   writeFileSync(
     join(home, 'config.toml'),
     '[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
@@ -642,7 +645,11 @@ async function main() {
   // 15. Traces and the links between pages, against a second server with memory extraction
   // on (its own home, models and page, so nothing above changes); 16. edit into one.
   await tracesAndLinks({ tmp, mockUrl });
-  console.log('e2e: 16 passed, 0 failed');
+
+  // 17. The Automations page, against a third server (its own home, model and page); 18. the
+  // run's trace.
+  await automationsPage({ tmp, mockUrl });
+  console.log('e2e: 18 passed, 0 failed');
 }
 
 /** The numbers in a text, in order. */
@@ -907,6 +914,166 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   }, [token, settled.memory_b]);
   if (kept.content !== merged || kept.status !== 'active') fail(`the kept memory is ${JSON.stringify(kept).slice(0, 300)}`);
   if (pageErrors.length) fail(`errors in the second page: ${pageErrors.join('; ')}`);
+  await page.close();
+}
+
+/** The folders of the automations step, inside its server's working directory (the default
+ * workspace root, so the run may write there). */
+function automationPaths(tmp) {
+  const home = join(tmp, 'home-automations');
+  const work = join(tmp, 'work-automations');
+  return { home, work, inbox: join(work, 'inbox'), notes: join(work, 'notes'), summary: join(work, 'notes', 'summary.md') };
+}
+
+/** The model of the third server: only the automation's run asks it. */
+const AUTOMATION_MODEL = 'auto-model';
+const SUMMARY_TEXT = '# report.txt\n\nQuarterly numbers, filed by the automation.\n';
+
+/** The mock's answers to the automation's run: a write_file call (which asks), then a text. */
+function automationSteps(tmp) {
+  const { summary } = automationPaths(tmp);
+  return [
+    {
+      model: AUTOMATION_MODEL,
+      tool_calls: [{ id: 'w1', name: 'write_file', arguments: JSON.stringify({ path: summary, content: SUMMARY_TEXT }) }],
+    },
+    { model: AUTOMATION_MODEL, text: 'Filed report.txt into notes/summary.md.' },
+  ];
+}
+
+// 17. The Automations page: a watch rule from the PDF-inbox template, edited to watch a folder
+// for *.txt with a short settle time, its pre-approval removed and routed as code (to the
+// model only this step's mock answers serve); it becomes active; a file dropped into the
+// folder makes a run that waits for approval, and the question (in the queue and on the
+// header's badge) names the exact path; Allow once lets the run finish and write the file.
+// 18. The run's trace link opens the trace of its turn.
+async function automationsPage({ tmp, mockUrl }) {
+  console.log('e2e: automations page (third server)');
+  const { home, work, inbox, notes, summary } = automationPaths(tmp);
+  for (const d of [home, work, inbox, notes]) spawnSync('mkdir', ['-p', d]);
+  writeFileSync(
+    join(home, 'config.toml'),
+    `[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_approvals = false\n[routing]\ncode = ["${AUTOMATION_MODEL}"]\n[llm.retry]\nmax_retries = 0\n`,
+  );
+  const env = {
+    ...process.env,
+    ECHO_DESK_HOME: home,
+    ECHO_LLM_KIND: 'openai',
+    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
+    ECHO_LLM_MODEL: AUTOMATION_MODEL,
+  };
+  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
+  const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the third echod serve');
+  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  const page = await browser.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${origin}/#token=${token}`);
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+  const api = (path) => page.evaluate(async ([t, p]) => {
+    const r = await fetch(p, { headers: { Authorization: `Bearer ${t}` } });
+    return r.json();
+  }, [token, path]);
+
+  // Open the page from the header; start from the template and edit it.
+  await page.click('.topbar button.nav-automations');
+  await until(page, 'the automations page, empty', () =>
+    document.querySelector('.topbar button.nav-automations')?.getAttribute('aria-pressed') === 'true'
+    && document.querySelector('[data-testid="automations-empty"]'));
+  if (await page.$('[data-testid="approval-queue"]')) fail('the approval queue shows before any run');
+  await page.click('[data-testid="template-inboxPdfs"]');
+  await until(page, 'the editor with the template', () =>
+    document.querySelector('[data-testid="form-name"]')?.value === 'Summarise Inbox PDFs'
+    && document.querySelectorAll('[data-testid="form-allow-row"]').length === 1);
+  const name = 'E2E inbox';
+  await page.fill('[data-testid="form-name"]', name);
+  await page.fill('[data-testid="form-folders"]', inbox);
+  await page.fill('[data-testid="form-include"]', '*.txt');
+  await page.fill('[data-testid="form-settle"]', '300');
+  await page.fill('[data-testid="form-prompt"]', 'File {{name}}');
+  await page.click('[data-testid="form-allow-row"] [data-testid="form-allow-remove"]');
+  await until(page, 'the pre-approval to be removed', () => document.querySelectorAll('[data-testid="form-allow-row"]').length === 0);
+  await page.selectOption('[data-testid="form-task"]', 'code');
+  await until(page, 'the preview to list the folder as there', (f) =>
+    [...document.querySelectorAll('[data-testid="preview-folders"] li')].some((li) => li.textContent === f && !li.dataset.missing), inbox);
+  if (await page.$('[data-testid="preview-error"]')) fail('the preview says the spec is invalid');
+  await shot(page, 'automation-editor');
+  await page.click('[data-testid="form-save"]');
+  await until(page, 'the editor to close after saving', () => !document.querySelector('[data-testid="automation-editor"]'));
+  if (await page.$('[data-testid="automations-error"]')) fail('saving the automation showed an error');
+  await until(page, 'the saved notice', (n) => document.querySelector('[data-testid="automations-notice"]')?.textContent.includes(n), name);
+
+  // The engine has it as edited; the runner takes it up and it is watching.
+  const list = await api('/api/automations');
+  const stored = list.find((v) => v.automation.name === name)?.automation;
+  if (!stored) fail(`the engine has no automation ${name}: ${JSON.stringify(list).slice(0, 300)}`);
+  const { spec } = stored;
+  const { trigger } = spec;
+  if (trigger.kind !== 'watch' || JSON.stringify(trigger.folders) !== JSON.stringify([inbox])
+    || JSON.stringify(trigger.include) !== '["*.txt"]' || trigger.settle_ms !== 300
+    || spec.prompt !== 'File {{name}}' || spec.allow.length !== 0 || spec.task !== 'code') {
+    fail(`the saved spec is ${JSON.stringify(spec)}`);
+  }
+  const card = `[data-testid="automation"][data-automation-id="${stored.id}"]`;
+  await until(page, 'the automation to be active', (c) =>
+    document.querySelector(`${c} [data-testid="automation-state"]`)?.textContent === 'active', card);
+  await until(page, 'its empty run history', () => document.querySelector('[data-testid="run-history"] [data-testid="runs-empty"]'));
+
+  // A file dropped into the folder: a run that waits for approval, with the question in the
+  // queue and on the header's badge.
+  writeFileSync(join(inbox, 'report.txt'), 'Quarterly numbers\n');
+  await until(page, 'a run waiting for approval', () =>
+    [...document.querySelectorAll('[data-testid="run-history"] [data-testid="run"]')].some((r) =>
+      r.dataset.status === 'waiting_for_approval' && r.textContent.includes('waiting for approval') && r.textContent.includes('report.txt')));
+  // The detail is the diff of the write, its path relative to the workspace root; what
+  // "Allow for this automation" would cover names the folder in full.
+  const diffHeader = `+++ b/${relative(work, summary)}`;
+  await until(page, 'the question in the approval queue with the exact path and content', ([n, header, content, folder]) => {
+    const q = document.querySelectorAll('[data-testid="queued-approval"]');
+    const detail = q[0]?.querySelector('[data-testid="queued-detail"]')?.textContent ?? '';
+    return q.length === 1 && q[0].querySelector('.queued-automation')?.textContent === n
+      && q[0].querySelector('.queued-tool')?.textContent === 'write_file'
+      && detail.split('\n').includes(header)
+      && content.split('\n').every((line) => detail.includes(`+${line}`))
+      && q[0].querySelector('.queued-suggested')?.textContent.includes(`${folder}/**`);
+  }, [name, diffHeader, SUMMARY_TEXT.trimEnd(), notes]);
+  await until(page, 'the badge on the Automations button', () => document.querySelector('[data-testid="nav-approvals-badge"]')?.textContent === '1');
+  if (existsSync(summary)) fail(`${summary} exists before the call was allowed`);
+  const asked = (await fetch(`${mockUrl}/_mock/requests`).then((r) => r.json())).filter((r) => r.body?.model === AUTOMATION_MODEL);
+  const prompts = (asked[0]?.body.messages ?? []).filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+  if (!prompts.some((c) => c.includes('File report.txt'))) fail(`the run's prompt is not the template's: ${JSON.stringify(prompts)}`);
+  await shot(page, 'automation-queue');
+
+  // Allow once: the question goes, the run ends done, the file is written.
+  await page.click('[data-testid="queued-approval"] [data-testid="queue-allow-once"]');
+  await until(page, 'the question to leave the queue', () => !document.querySelector('[data-testid="queued-approval"]'));
+  await until(page, 'the run to be done', () => {
+    const runs = document.querySelectorAll('[data-testid="run-history"] [data-testid="run"]');
+    return runs.length === 1 && runs[0].dataset.status === 'done' && runs[0].textContent.includes('done');
+  });
+  await until(page, 'the badge to go', () => !document.querySelector('[data-testid="nav-approvals-badge"]'));
+  if (!existsSync(summary) || readFileSync(summary, 'utf8') !== SUMMARY_TEXT) {
+    fail(`${summary} was not written as scripted: ${existsSync(summary) ? JSON.stringify(readFileSync(summary, 'utf8')) : 'missing'}`);
+  }
+  const runs = await api(`/api/automations/${encodeURIComponent(stored.id)}/runs`);
+  const run = runs[0];
+  if (runs.length !== 1 || run.status !== 'done' || run.path !== join(inbox, 'report.txt') || run.session !== `${name} · run 1` || !run.turn_id) {
+    fail(`the engine's runs are ${JSON.stringify(runs).slice(0, 400)}`);
+  }
+  await shot(page, 'automation-done');
+  console.log(`e2e: ${run.session} waited for approval, was allowed once and wrote ${summary}`);
+
+  // 18. The run's trace link opens the trace of its turn, with the approved write_file call.
+  console.log('e2e: the trace of an automation run');
+  await page.click('[data-testid="run"] [data-testid="run-open-trace"]');
+  await until(page, 'the trace of the run', (t) =>
+    document.querySelector('.topbar button.nav-traces')?.getAttribute('aria-pressed') === 'true'
+    && document.querySelector('[data-testid="turn-summary"]')?.dataset.turnId === t
+    && document.querySelector('[data-testid="span-row"][data-kind="tool"]'), run.turn_id);
+  const toolSpans = await page.$$eval('[data-testid="span-row"][data-kind="tool"]', (rs) => rs.map((r) => `${r.title} ${r.textContent}`));
+  if (!toolSpans.some((t) => t.includes('write_file'))) fail(`the run's trace has no write_file span: ${JSON.stringify(toolSpans)}`);
+  if (pageErrors.length) fail(`errors in the automations page: ${pageErrors.join('; ')}`);
   await page.close();
 }
 

@@ -188,7 +188,7 @@ export function AutomationEditor({ editor, storedName, onChange, onSave, onCance
                   value={a.pattern}
                   onChange={(e) => setAllow(i, { pattern: e.target.value })}
                 />
-                <button type="button" onClick={() => onChange({ allow: form.allow.filter((_, j) => j !== i) })}>
+                <button type="button" data-testid="form-allow-remove" onClick={() => onChange({ allow: form.allow.filter((_, j) => j !== i) })}>
                   {t('automations.form.allowRemove')}
                 </button>
               </div>
