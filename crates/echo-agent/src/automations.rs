@@ -30,8 +30,10 @@ use tokio_util::sync::CancellationToken;
 /// How often the loop looks at the store without being woken (another process's edits, fire
 /// times, owners that went away).
 const TICK: Duration = Duration::from_millis(500);
-/// How often runs and automations of ended processes are taken over.
+/// How often (in ticks) runs and automations of ended processes are taken over.
 const RECOVER_EVERY: u32 = 10;
+/// How often (in ticks) old runs are pruned: hourly.
+const PRUNE_EVERY: u32 = 7200;
 /// A fire time this close to now is a normal fire, not a missed one.
 const FIRE_GRACE: chrono::Duration = chrono::Duration::seconds(90);
 
@@ -92,9 +94,11 @@ pub(crate) async fn serve(api: Api, shutdown: CancellationToken) {
                 }
                 Err(e) => tracing::warn!(error = %e, "automation recovery"),
             }
-            if let Err(e) = store.prune_runs().await {
-                tracing::warn!(error = %e, "pruning automation runs");
-            }
+        }
+        if ticks.is_multiple_of(PRUNE_EVERY)
+            && let Err(e) = store.prune_runs().await
+        {
+            tracing::warn!(error = %e, "pruning automation runs");
         }
         ticks = ticks.wrapping_add(1);
         if let Err(e) = tick(
@@ -190,7 +194,8 @@ async fn tick(
         }
     }
     // Start queued runs, oldest first, while there are slots.
-    for automation in &mine {
+    let queued = store.with_queued_runs().await?;
+    for automation in mine.iter().filter(|a| queued.contains(&a.id)) {
         let Some((_, checked)) = compiled.get(&automation.id) else {
             continue;
         };

@@ -407,6 +407,28 @@ impl AutomationStore {
         me: &str,
         is_alive: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<Vec<AutomationId>, AutomationError> {
+        // Most looks change nothing: read first, and take the write lock only to change.
+        let rows = sqlx::query("SELECT id, owner, enabled FROM automations")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut unchanged = Vec::new();
+        let mut needs_write = false;
+        for row in &rows {
+            let owner: Option<String> = row.try_get("owner")?;
+            let enabled: bool = row.try_get("enabled")?;
+            match (enabled, owner.as_deref()) {
+                (true, Some(o)) if o == me => {
+                    unchanged.push(AutomationId::from_string(row.try_get::<String, _>("id")?));
+                }
+                (true, Some(o)) if is_alive(o) => {}
+                (true, _) => needs_write = true,
+                (false, Some(o)) if o == me => needs_write = true,
+                (false, _) => {}
+            }
+        }
+        if !needs_write {
+            return Ok(unchanged);
+        }
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows = sqlx::query("SELECT id, owner FROM automations WHERE enabled = 1")
             .fetch_all(&mut *tx)
@@ -437,6 +459,16 @@ impl AutomationStore {
             .await?;
         tx.commit().await?;
         Ok(mine)
+    }
+
+    /// Automations with runs waiting in the queue.
+    pub async fn with_queued_runs(&self) -> Result<Vec<AutomationId>, AutomationError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT automation_id FROM automation_runs WHERE status = 'queued'",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(ids.into_iter().map(AutomationId::from_string).collect())
     }
 
     /// Gives up every automation this process owns (it is closing).

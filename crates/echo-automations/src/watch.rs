@@ -24,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 /// How often the folders' health is checked (gone, unreadable, back).
 const HEALTH_EVERY: Duration = Duration::from_secs(2);
+/// Files whose last handed-over state is remembered (then the memory starts over).
+const HANDED_KEPT: usize = 100_000;
 /// A file that never stops changing is handed over after this long anyway.
 const SETTLE_GIVE_UP: Duration = Duration::from_secs(30 * 60);
 
@@ -72,10 +74,17 @@ pub async fn run(
     cancel: CancellationToken,
 ) {
     let (tx, mut rx) = mpsc::unbounded_channel::<DebounceEventResult>();
-    let debounce = settle.clamp(Duration::from_millis(50), Duration::from_secs(5));
-    let mut debouncer = match new_debouncer(debounce, None, move |r: DebounceEventResult| {
-        let _ = tx.send(r);
-    }) {
+    // Coalescing only: the settle step below decides when a file is done.
+    // Its own thread wakes every `debounce / 2` per rule, so it is not made shorter than
+    // 100 ms: idle rules should cost next to nothing.
+    let debounce = (settle / 2).clamp(Duration::from_millis(100), Duration::from_secs(1));
+    let mut debouncer = match new_debouncer(
+        debounce,
+        Some(debounce / 2),
+        move |r: DebounceEventResult| {
+            let _ = tx.send(r);
+        },
+    ) {
         Ok(d) => d,
         Err(e) => {
             let _ = out
@@ -97,6 +106,8 @@ pub async fn run(
         filter.folders.iter().map(|f| (f.clone(), false)).collect();
     let mut last_state: Option<(AutomationState, Option<String>)> = None;
     let mut pending: HashMap<PathBuf, Pending> = HashMap::new();
+    // Each file's size and mtime when it was last handed over.
+    let mut handed: HashMap<PathBuf, (u64, i64)> = HashMap::new();
     let tick = (settle / 4).clamp(Duration::from_millis(20), Duration::from_millis(500));
     let mut settle_timer = tokio::time::interval(tick);
     settle_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -118,7 +129,9 @@ pub async fn run(
             Some(batch) = rx.recv() => match batch {
                 Ok(events) => {
                     for e in events {
-                        note_event(&filter, &mut pending, &e.event.kind, &e.event.paths);
+                        // The debouncer delays each event by `debounce`; it does not say the
+                        // file has been quiet since, so the settle window starts now.
+                        note_event(&filter, &mut pending, &e.event.kind, &e.event.paths, Instant::now());
                     }
                 }
                 Err(errors) => {
@@ -132,8 +145,23 @@ pub async fn run(
                     }
                 }
             },
-            _ = settle_timer.tick() => {
+            _ = settle_timer.tick(), if !pending.is_empty() => {
                 for s in settled(&mut pending, settle) {
+                    // Late events about a change already handed over are not a new change.
+                    let stat = s.size.zip(s.mtime_ns);
+                    if s.kind == FileEvent::Deleted {
+                        handed.remove(&s.path);
+                    } else if s.kind != FileEvent::Renamed
+                        && stat.is_some()
+                        && handed.get(&s.path) == stat.as_ref()
+                    {
+                        continue;
+                    } else if let Some(stat) = stat {
+                        if handed.len() >= HANDED_KEPT {
+                            handed.clear();
+                        }
+                        handed.insert(s.path.clone(), stat);
+                    }
                     if out.send(Report::Event(s)).await.is_err() {
                         return;
                     }
@@ -200,12 +228,14 @@ fn watch_error(folder: Option<&Path>, e: &notify::Error) -> String {
     }
 }
 
-/// Adds a debounced event to the files waiting to settle.
+/// Adds a debounced event to the files waiting to settle; the file has not changed since
+/// `quiet_since` (as far as the watcher saw), and its size and mtime are taken now.
 fn note_event(
     filter: &FileFilter,
     pending: &mut HashMap<PathBuf, Pending>,
     kind: &EventKind,
     paths: &[PathBuf],
+    quiet_since: Instant,
 ) {
     let (event, path, old) = match kind {
         EventKind::Create(_) => (FileEvent::Created, paths.first(), None),
@@ -241,6 +271,7 @@ fn note_event(
                 pending,
                 &EventKind::Remove(notify::event::RemoveKind::Any),
                 std::slice::from_ref(o),
+                quiet_since,
             );
             return;
         }
@@ -250,6 +281,11 @@ fn note_event(
         return;
     }
     let now = Instant::now();
+    let stat = if event == FileEvent::Deleted {
+        None
+    } else {
+        file_stat(path)
+    };
     match pending.get_mut(path) {
         Some(p) => {
             // A file created and then written is still "created"; a later deletion wins.
@@ -261,7 +297,10 @@ fn note_event(
             if old.is_some() {
                 p.old_path = old;
             }
-            p.changed_at = now;
+            if stat != p.seen {
+                p.seen = stat;
+                p.changed_at = p.changed_at.max(quiet_since);
+            }
         }
         None => {
             pending.insert(
@@ -269,8 +308,8 @@ fn note_event(
                 Pending {
                     kind: event,
                     old_path: old,
-                    seen: None,
-                    changed_at: now,
+                    seen: stat,
+                    changed_at: quiet_since,
                     first_at: now,
                     at: Utc::now(),
                 },

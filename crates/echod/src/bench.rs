@@ -13,14 +13,14 @@ use tokio_util::sync::CancellationToken;
 
 /// Percentiles of one measure, in milliseconds.
 #[derive(Debug, Serialize)]
-struct Summary {
+pub(crate) struct Summary {
     p50: f64,
     p95: f64,
     mean: f64,
     max: f64,
 }
 
-fn summarize(mut values: Vec<f64>) -> Summary {
+pub(crate) fn summarize(mut values: Vec<f64>) -> Summary {
     values.sort_by(f64::total_cmp);
     let pick = |q: f64| {
         if values.is_empty() {

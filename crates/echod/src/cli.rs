@@ -167,6 +167,31 @@ enum BenchCommand {
         #[arg(long, default_value_t = 2)]
         context_turns: usize,
     },
+    /// Automations: event → run start for single files and a burst, idle CPU and memory while
+    /// watching (use a fresh --home; `scripts/bench-automations.sh`).
+    Automations {
+        /// Where the watched folders are made.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Files dropped one at a time.
+        #[arg(long, default_value_t = 30)]
+        singles: usize,
+        /// Files in the burst.
+        #[arg(long, default_value_t = 1000)]
+        burst: usize,
+        /// Idle watch rules.
+        #[arg(long, default_value_t = 10)]
+        rules: usize,
+        /// Files under the idle rules, in all.
+        #[arg(long, default_value_t = 10_000)]
+        files: usize,
+        /// Seconds of each idle measurement.
+        #[arg(long, default_value_t = 20)]
+        idle_secs: u64,
+        /// The rules' settle window, in milliseconds.
+        #[arg(long, default_value_t = 200)]
+        settle_ms: u64,
+    },
     /// Per-turn time spent in Echo Desk itself, excluding the model server (use a fresh --home).
     Overhead {
         /// Number of turns.
@@ -316,6 +341,29 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             command: BenchCommand::Memory { sizes, queries },
         } => {
             crate::bench::memory(&api, &sizes, queries).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            command:
+                BenchCommand::Automations {
+                    dir,
+                    singles,
+                    burst,
+                    rules,
+                    files,
+                    idle_secs,
+                    settle_ms,
+                },
+        } => {
+            let plan = crate::bench_automations::Plan {
+                singles,
+                burst,
+                rules,
+                files,
+                idle_secs,
+                settle_ms,
+            };
+            crate::bench_automations::run(&api, &dir, &plan).await?;
             ExitCode::SUCCESS
         }
         Command::Bench {

@@ -3,6 +3,7 @@
 
 mod automations_cli;
 mod bench;
+mod bench_automations;
 mod cli;
 mod memory_cli;
 mod print;

@@ -244,6 +244,15 @@ impl AutomationStore {
         &self,
         is_alive: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<(u64, u64), AutomationError> {
+        let owners: Vec<Option<String>> = sqlx::query_scalar(
+            "SELECT DISTINCT owner FROM automation_runs \
+             WHERE status IN ('running', 'waiting_for_approval')",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        if owners.iter().all(|o| o.as_deref().is_some_and(is_alive)) {
+            return Ok((0, 0));
+        }
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows = sqlx::query(
             "SELECT id, owner, attempts FROM automation_runs \
