@@ -280,30 +280,10 @@ impl Gate {
         }
 
         let request_id = uuid::Uuid::now_v7().to_string();
-        let (tx, rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(request_id.clone(), tx);
         let timeout = Duration::from_secs_f64(self.config.approval_timeout_secs.max(0.0));
-        scope.events.emit(TurnEvent::ApprovalRequested {
-            request_id: request_id.clone(),
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            risk: prepared.risk,
-            detail: prepared.action.detail.clone(),
-            reason: verdict.reason.clone(),
-            suggested_pattern: pattern.clone(),
-            timeout_secs: timeout.as_secs(),
-        });
-        let mut span = scope
-            .span
-            .child_of(SpanKind::Approval, Level::Call, "approval")
+        let (rx, span) = self
+            .put_question(scope, prepared, &verdict, &pattern, &request_id, timeout)
             .await;
-        span.attr("request_id", request_id.clone());
-        span.attr("tool", call.name.clone());
-        span.attr("question", prepared.action.detail.clone());
-        span.attr("reason", verdict.reason.clone());
 
         // The explanation streams beside the question and stops when it is answered.
         let explaining = CancellationToken::new();
@@ -329,13 +309,8 @@ impl Gate {
         let v = self
             .verdict_for(scope, call, pattern, answer, timeout, None)
             .await;
-        span.attr("decision", v.decision.as_str());
-        span.attr("decided_by", v.by.as_str());
-        if let Some(rule) = &v.rule_id {
-            span.attr("rule_id", rule.clone());
-        }
-        span.finish(SpanStatus::Ok).await;
-        self.resolved(scope, &request_id, prepared, &v);
+        self.close_question(scope, prepared, span, &request_id, &v)
+            .await;
         v
     }
 
@@ -473,29 +448,9 @@ impl Gate {
                 return v;
             }
         };
-        let (tx, mut rx) = oneshot::channel();
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(request_id.clone(), tx);
-        scope.events.emit(TurnEvent::ApprovalRequested {
-            request_id: request_id.clone(),
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            risk: prepared.risk,
-            detail: prepared.action.detail.clone(),
-            reason: verdict.reason.clone(),
-            suggested_pattern: pattern.clone(),
-            timeout_secs: run.expiry.as_secs(),
-        });
-        let mut span = scope
-            .span
-            .child_of(SpanKind::Approval, Level::Call, "approval")
+        let (mut rx, mut span) = self
+            .put_question(scope, prepared, &verdict, &pattern, &request_id, run.expiry)
             .await;
-        span.attr("request_id", request_id.clone());
-        span.attr("tool", call.name.clone());
-        span.attr("question", prepared.action.detail.clone());
-        span.attr("reason", verdict.reason.clone());
         span.attr("queued", true);
         let expiry = tokio::time::sleep(run.expiry);
         tokio::pin!(expiry);
@@ -531,14 +486,65 @@ impl Gate {
         let v = self
             .verdict_for(scope, call, pattern, answer, run.expiry, Some(run))
             .await;
+        self.close_question(scope, prepared, span, &request_id, &v)
+            .await;
+        v
+    }
+
+    /// Registers a question, tells the turn's listeners and opens its span; the receiver
+    /// gets an answer given in this process.
+    async fn put_question(
+        &self,
+        scope: &CallScope<'_>,
+        prepared: &Prepared,
+        verdict: &Verdict,
+        pattern: &Option<String>,
+        request_id: &str,
+        waits: Duration,
+    ) -> (oneshot::Receiver<ApprovalAnswer>, Span) {
+        let call = &prepared.call;
+        let (tx, rx) = oneshot::channel();
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(request_id.to_string(), tx);
+        scope.events.emit(TurnEvent::ApprovalRequested {
+            request_id: request_id.to_string(),
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            risk: prepared.risk,
+            detail: prepared.action.detail.clone(),
+            reason: verdict.reason.clone(),
+            suggested_pattern: pattern.clone(),
+            timeout_secs: waits.as_secs(),
+        });
+        let mut span = scope
+            .span
+            .child_of(SpanKind::Approval, Level::Call, "approval")
+            .await;
+        span.attr("request_id", request_id.to_string());
+        span.attr("tool", call.name.clone());
+        span.attr("question", prepared.action.detail.clone());
+        span.attr("reason", verdict.reason.clone());
+        (rx, span)
+    }
+
+    /// Records the decision on the question's span and tells the turn's listeners.
+    async fn close_question(
+        &self,
+        scope: &CallScope<'_>,
+        prepared: &Prepared,
+        mut span: Span,
+        request_id: &str,
+        v: &Verdict,
+    ) {
         span.attr("decision", v.decision.as_str());
         span.attr("decided_by", v.by.as_str());
         if let Some(rule) = &v.rule_id {
             span.attr("rule_id", rule.clone());
         }
         span.finish(SpanStatus::Ok).await;
-        self.resolved(scope, &request_id, prepared, &v);
-        v
+        self.resolved(scope, request_id, prepared, v);
     }
 
     fn resolved(&self, scope: &CallScope<'_>, request_id: &str, prepared: &Prepared, v: &Verdict) {

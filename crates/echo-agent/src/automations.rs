@@ -454,52 +454,78 @@ mod tests {
     use super::*;
     use echo_automations::{Schedule, Spec, Trigger};
 
+    const LAST_FIRE: &str = "2026-12-01T09:00:00Z";
+
+    /// An hourly UTC schedule with `missed` that last fired at [`LAST_FIRE`]; the temp dir and
+    /// store stay alive as long as the returned value.
+    struct Hourly {
+        _dir: tempfile::TempDir,
+        _db: echo_core::Store,
+        store: AutomationStore,
+        checked: Checked,
+        last: DateTime<Utc>,
+    }
+
+    impl Hourly {
+        async fn new(missed: MissedRuns) -> Hourly {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let db = echo_core::Store::open_in(dir.path()).await.expect("store");
+            let store = AutomationStore::new(db.pool().clone());
+            let spec = Spec::new(
+                Trigger::Schedule(Schedule {
+                    time_zone: Some("UTC".into()),
+                    missed,
+                    ..Schedule::new("0 * * * *")
+                }),
+                "brief me",
+            );
+            let created = store.create("Hourly", &spec, true).await.expect("create");
+            let last = DateTime::parse_from_rfc3339(LAST_FIRE)
+                .expect("time")
+                .with_timezone(&Utc);
+            store
+                .set_last_fire(&created.id, last)
+                .await
+                .expect("last fire");
+            Hourly {
+                _dir: dir,
+                _db: db,
+                store,
+                checked: spec.check().expect("valid"),
+                last,
+            }
+        }
+
+        /// One look of the scheduler at `now`; returns the runs so far.
+        async fn look(&self, now: DateTime<Utc>) -> Vec<Run> {
+            let automation = self.store.get("Hourly").await.expect("get");
+            let CheckedTrigger::Schedule(schedule) = &self.checked.trigger else {
+                panic!("a schedule");
+            };
+            fire_schedule(&self.store, &automation, &self.checked, schedule, now)
+                .await
+                .expect("fire");
+            self.store.runs(&automation.id, 10).await.expect("runs")
+        }
+    }
+
     /// A process coming back three hours after an hourly schedule last fired.
     async fn after_a_gap(missed: MissedRuns) -> Vec<Run> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let db = echo_core::Store::open_in(dir.path()).await.expect("store");
-        let store = AutomationStore::new(db.pool().clone());
-        let spec = Spec::new(
-            Trigger::Schedule(Schedule {
-                time_zone: Some("UTC".into()),
-                missed,
-                ..Schedule::new("0 * * * *")
-            }),
-            "brief me",
-        );
-        let created = store.create("Hourly", &spec, true).await.expect("create");
-        let last = DateTime::parse_from_rfc3339("2026-12-01T09:00:00Z")
-            .expect("time")
-            .with_timezone(&Utc);
-        store
-            .set_last_fire(&created.id, last)
-            .await
-            .expect("last fire");
-        let automation = store.get("Hourly").await.expect("get");
-        let checked = spec.check().expect("valid");
-        let CheckedTrigger::Schedule(schedule) = &checked.trigger else {
-            panic!("a schedule");
-        };
-        let now = last + chrono::Duration::minutes(3 * 60 + 10);
-        fire_schedule(&store, &automation, &checked, schedule, now)
-            .await
-            .expect("fire");
+        let h = Hourly::new(missed).await;
+        let now = h.last + chrono::Duration::minutes(3 * 60 + 10);
+        h.look(now).await;
         // The next look, a moment later, finds nothing new.
-        let automation = store.get("Hourly").await.expect("get");
-        fire_schedule(
-            &store,
-            &automation,
-            &checked,
-            schedule,
-            now + chrono::Duration::seconds(5),
-        )
-        .await
-        .expect("fire");
+        let runs = h.look(now + chrono::Duration::seconds(5)).await;
         assert_eq!(
-            store.get("Hourly").await.expect("get").last_fire.as_deref(),
+            h.store
+                .get("Hourly")
+                .await
+                .expect("get")
+                .last_fire
+                .as_deref(),
             Some("2026-12-01T12:00:00.000Z")
         );
-        store.runs(&automation.id, 10).await.expect("runs")
+        runs
     }
 
     #[tokio::test]
@@ -521,35 +547,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_fire_time_that_just_came_runs_whatever_the_policy() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let db = echo_core::Store::open_in(dir.path()).await.expect("store");
-        let store = AutomationStore::new(db.pool().clone());
-        let spec = Spec::new(
-            Trigger::Schedule(Schedule {
-                time_zone: Some("UTC".into()),
-                missed: MissedRuns::Skip,
-                ..Schedule::new("0 * * * *")
-            }),
-            "brief me",
-        );
-        let created = store.create("Hourly", &spec, true).await.expect("create");
-        let last = DateTime::parse_from_rfc3339("2026-12-01T09:00:00Z")
-            .expect("time")
-            .with_timezone(&Utc);
-        store
-            .set_last_fire(&created.id, last)
-            .await
-            .expect("last fire");
-        let automation = store.get("Hourly").await.expect("get");
-        let checked = spec.check().expect("valid");
-        let CheckedTrigger::Schedule(schedule) = &checked.trigger else {
-            panic!("a schedule");
-        };
-        let now = last + chrono::Duration::minutes(60) + chrono::Duration::seconds(2);
-        fire_schedule(&store, &automation, &checked, schedule, now)
-            .await
-            .expect("fire");
-        let runs = store.runs(&automation.id, 10).await.expect("runs");
+        let h = Hourly::new(MissedRuns::Skip).await;
+        let runs = h
+            .look(h.last + chrono::Duration::minutes(60) + chrono::Duration::seconds(2))
+            .await;
         assert_eq!(runs.len(), 1);
         assert_eq!(runs[0].status, RunStatus::Queued);
     }

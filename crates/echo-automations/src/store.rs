@@ -232,11 +232,7 @@ impl AutomationStore {
         check_name(name)?;
         let id = AutomationId::new();
         let now = now_rfc3339();
-        let state = if enabled {
-            AutomationState::Idle
-        } else {
-            AutomationState::Paused
-        };
+        let state = switched(enabled);
         let result = sqlx::query(
             "INSERT INTO automations (id, name, enabled, spec, state, created_at, updated_at) \
              VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -293,11 +289,7 @@ impl AutomationStore {
         id: &AutomationId,
         enabled: bool,
     ) -> Result<Automation, AutomationError> {
-        let state = if enabled {
-            AutomationState::Idle
-        } else {
-            AutomationState::Paused
-        };
+        let state = switched(enabled);
         let done = sqlx::query(
             "UPDATE automations SET enabled = ?, state = ?, state_reason = NULL, updated_at = ? \
              WHERE id = ?",
@@ -316,11 +308,7 @@ impl AutomationStore {
 
     /// Switches every automation on or off; returns how many changed.
     pub async fn set_all_enabled(&self, enabled: bool) -> Result<u64, AutomationError> {
-        let state = if enabled {
-            AutomationState::Idle
-        } else {
-            AutomationState::Paused
-        };
+        let state = switched(enabled);
         let done = sqlx::query(
             "UPDATE automations SET enabled = ?, state = ?, state_reason = NULL, updated_at = ? \
              WHERE enabled != ?",
@@ -496,6 +484,16 @@ impl AutomationStore {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+}
+
+/// The state an automation is in right after it is switched on (no process took it up yet)
+/// or off.
+fn switched(enabled: bool) -> AutomationState {
+    if enabled {
+        AutomationState::Idle
+    } else {
+        AutomationState::Paused
     }
 }
 

@@ -15,6 +15,17 @@ impl AutomationStore {
         automation: &Automation,
         run: NewRun,
     ) -> Result<Enqueued, AutomationError> {
+        self.queue_or_skip(automation, run, None).await
+    }
+
+    /// [`Self::enqueue`], or, with `skip`, a run recorded as skipped for that reason (still
+    /// once per `dedup` key).
+    async fn queue_or_skip(
+        &self,
+        automation: &Automation,
+        run: NewRun,
+        skip: Option<&str>,
+    ) -> Result<Enqueued, AutomationError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         if let Some(key) = &run.dedup {
             let seen =
@@ -28,8 +39,8 @@ impl AutomationStore {
             }
         }
         let hour_ago = to_rfc3339(Utc::now() - Duration::hours(1));
-        let mut skip: Option<String> = None;
-        if run.chain.contains(&automation.id) {
+        let mut skip: Option<String> = skip.map(str::to_string);
+        if skip.is_none() && run.chain.contains(&automation.id) {
             skip = Some(if run.chain.len() == 1 && run.chain[0] == automation.id {
                 "loop: the file was written by a run of this automation".to_string()
             } else {
@@ -133,31 +144,10 @@ impl AutomationStore {
         run: NewRun,
         reason: &str,
     ) -> Result<Option<Run>, AutomationError> {
-        let id = RunId::new();
-        let now = now_rfc3339();
-        let done = sqlx::query(
-            "INSERT OR IGNORE INTO automation_runs (id, automation_id, status, cause, event, \
-             path, old_path, fire_time, dedup, chain, reason, created_at, finished_at) \
-             VALUES (?, ?, 'skipped', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(id.as_str())
-        .bind(automation.id.as_str())
-        .bind(run.cause.as_str())
-        .bind(run.event.map(FileEvent::as_str))
-        .bind(&run.path)
-        .bind(&run.old_path)
-        .bind(run.fire_time.map(to_rfc3339))
-        .bind(&run.dedup)
-        .bind(chain_json(&run.chain))
-        .bind(reason)
-        .bind(&now)
-        .bind(&now)
-        .execute(&self.pool)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Ok(None);
+        match self.queue_or_skip(automation, run, Some(reason)).await? {
+            Enqueued::Skipped(run) | Enqueued::Queued(run) => Ok(Some(run)),
+            Enqueued::Duplicate => Ok(None),
         }
-        self.run(&id).await.map(Some)
     }
 
     /// Takes the oldest queued run of `automation` for `owner`, if fewer than `concurrency`
