@@ -238,10 +238,15 @@ fn start_watcher(
         echo_automations::Trigger::Watch(w) => Duration::from_millis(w.settle_ms),
         echo_automations::Trigger::Schedule(_) => return,
     };
+    let since = automation
+        .watched_until
+        .as_deref()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc));
     let (tx, mut rx) = mpsc::channel::<Report>(1024);
     api.spawn_service(
         "automation watcher",
-        watch::run(filter.clone(), settle, tx, stop.clone()),
+        watch::run(filter.clone(), settle, since, tx, stop.clone()),
     );
     let store = api.automation_store().clone();
     let automation = automation.clone();
@@ -254,6 +259,8 @@ fn start_watcher(
                         .set_state(&automation.id, state, reason.as_deref())
                         .await
                 }
+                Report::Watched(at) => store.set_watched_until(&automation, at).await,
+                Report::CaughtUp(event) => queue_caught_up(&store, &automation, &event).await,
                 Report::Event(event) => {
                     if !watch::wanted(&automation, &filter, &event) {
                         continue;
@@ -270,6 +277,24 @@ fn start_watcher(
             }
         }
     });
+}
+
+/// Queues a file that changed while nothing watched, unless a run for it at this size and
+/// mtime exists (the watcher saw it before the process ended).
+async fn queue_caught_up(
+    store: &AutomationStore,
+    automation: &Automation,
+    event: &watch::Settled,
+) -> Result<(), echo_automations::AutomationError> {
+    if let (Some(size), Some(mtime)) = (event.size, event.mtime_ns)
+        && store
+            .seen_file(&automation.id, &event.path.to_string_lossy(), size, mtime)
+            .await?
+    {
+        return Ok(());
+    }
+    let run = watch::run_for(store, event).await?;
+    store.enqueue(automation, run).await.map(|_| ())
 }
 
 /// Queues a schedule's fire time when it has come; on the first look after a gap, applies

@@ -21,8 +21,10 @@ pub use crate::approval::ApprovalAnswer;
 pub use crate::bootstrap::BootstrapFile;
 pub use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
 pub use echo_automations::{
-    Automation, PreApproval, QueuedApproval, Run as AutomationRun, Schedule as ScheduleSpec,
-    Spec as AutomationSpec, Trigger as AutomationTrigger, Watch as WatchSpec,
+    Automation, Notice as AutomationNotice, NoticeKind as AutomationNoticeKind,
+    Notices as AutomationNotices, PreApproval, QueuedApproval, Run as AutomationRun,
+    Schedule as ScheduleSpec, Spec as AutomationSpec, Trigger as AutomationTrigger,
+    Watch as WatchSpec,
 };
 pub use echo_core::config::TaskType;
 pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
@@ -173,6 +175,14 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         limit: Option<u32>,
+    }
+    /// Runs that finished or failed and questions asked since a cursor, with what a badge
+    /// shows (pending questions, automations on); for notifications.
+    GetAutomationNotices {
+        /// The cursor the last call returned; absent: start now (nothing older is news).
+        #[serde(default)]
+        #[ts(optional)]
+        after: Option<String>,
     }
     /// Checks a definition and shows what it would do (next fire times, folders).
     PreviewAutomation {

@@ -21,7 +21,8 @@ pub mod watch;
 
 pub use spec::{Checked, CheckedTrigger, PreApproval, Schedule, Spec, Trigger, Watch};
 pub use store::{
-    Automation, AutomationStore, Enqueued, NewQueuedApproval, NewRun, QueuedApproval, Run,
+    Automation, AutomationStore, Enqueued, NewQueuedApproval, NewRun, Notice, NoticeKind, Notices,
+    QueuedApproval, Run,
 };
 
 /// What can go wrong with an automation.

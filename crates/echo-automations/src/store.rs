@@ -17,8 +17,15 @@ use sqlx::{Row, SqlitePool};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
+mod notices;
 mod questions;
 mod runs;
+
+pub use notices::{Notice, NoticeKind, Notices};
+
+/// How many times a run that was waiting for approval when its process ended starts again
+/// (each time taking its open question over) before it fails.
+pub const WAITING_ATTEMPTS: i64 = 20;
 
 /// Most runs kept per automation when older ones are pruned.
 pub const RUNS_KEPT: i64 = 5000;
@@ -42,6 +49,10 @@ pub struct Automation {
     /// Schedules: the last fire time handled (RFC 3339).
     #[ts(optional)]
     pub last_fire: Option<String>,
+    /// Watch rules: file events up to this time were seen and queued (RFC 3339); what
+    /// changed later while nothing watched is queued when a process takes the rule up.
+    #[ts(optional)]
+    pub watched_until: Option<String>,
     /// When it was made (RFC 3339).
     pub created_at: String,
     /// When it last changed (RFC 3339).
@@ -141,6 +152,11 @@ pub enum Enqueued {
     Duplicate,
     /// Recorded as skipped (a loop or the rate limit); the run says why.
     Skipped(Run),
+    /// Not queued: the automation was paused or changed after the watcher or scheduler that
+    /// saw the event started. An event that comes while it is paused is not kept for later;
+    /// after an edit, the new watcher's catch-up hands the file over again. (Runs started
+    /// by hand are always queued.)
+    Stale,
 }
 
 /// A question of an unattended run, waiting in the approval queue (or answered).
@@ -209,8 +225,7 @@ pub struct AutomationStore {
     pool: SqlitePool,
 }
 
-const AUTOMATION_COLUMNS: &str =
-    "id, name, enabled, spec, state, state_reason, last_fire, created_at, updated_at";
+const AUTOMATION_COLUMNS: &str = "id, name, enabled, spec, state, state_reason, last_fire, watched_until, created_at, updated_at";
 const RUN_COLUMNS: &str = "seq, id, automation_id, status, cause, event, path, old_path, \
      fire_time, chain, reason, session, turn_id, attempts, created_at, started_at, finished_at";
 
@@ -290,13 +305,16 @@ impl AutomationStore {
         enabled: bool,
     ) -> Result<Automation, AutomationError> {
         let state = switched(enabled);
+        // The catch-up starts from now: what changed while it was paused is not replayed.
+        let now = now_rfc3339();
         let done = sqlx::query(
-            "UPDATE automations SET enabled = ?, state = ?, state_reason = NULL, updated_at = ? \
-             WHERE id = ?",
+            "UPDATE automations SET enabled = ?, state = ?, state_reason = NULL, updated_at = ?, \
+             watched_until = ? WHERE id = ?",
         )
         .bind(enabled)
         .bind(state.as_str())
-        .bind(now_rfc3339())
+        .bind(&now)
+        .bind(&now)
         .bind(id.as_str())
         .execute(&self.pool)
         .await?;
@@ -309,13 +327,16 @@ impl AutomationStore {
     /// Switches every automation on or off; returns how many changed.
     pub async fn set_all_enabled(&self, enabled: bool) -> Result<u64, AutomationError> {
         let state = switched(enabled);
+        // The catch-up starts from now: what changed while it was paused is not replayed.
+        let now = now_rfc3339();
         let done = sqlx::query(
-            "UPDATE automations SET enabled = ?, state = ?, state_reason = NULL, updated_at = ? \
-             WHERE enabled != ?",
+            "UPDATE automations SET enabled = ?, state = ?, state_reason = NULL, updated_at = ?, \
+             watched_until = ? WHERE enabled != ?",
         )
         .bind(enabled)
         .bind(state.as_str())
-        .bind(now_rfc3339())
+        .bind(&now)
+        .bind(&now)
         .bind(enabled)
         .execute(&self.pool)
         .await?;
@@ -472,6 +493,25 @@ impl AutomationStore {
         Ok(())
     }
 
+    /// Records that a watch rule's file events up to `at` were seen and queued (by the
+    /// watcher of this version of it: a stale watcher's word does not count).
+    pub async fn set_watched_until(
+        &self,
+        automation: &Automation,
+        at: DateTime<Utc>,
+    ) -> Result<(), AutomationError> {
+        sqlx::query(
+            "UPDATE automations SET watched_until = ? \
+             WHERE id = ? AND enabled = 1 AND updated_at = ?",
+        )
+        .bind(to_rfc3339(at))
+        .bind(automation.id.as_str())
+        .bind(&automation.updated_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// Records the last fire time a schedule handled.
     pub async fn set_last_fire(
         &self,
@@ -552,6 +592,7 @@ fn automation_from(row: &SqliteRow) -> Result<Automation, AutomationError> {
         state: AutomationState::parse(&state).unwrap_or(AutomationState::Idle),
         state_reason: row.try_get("state_reason")?,
         last_fire: row.try_get("last_fire")?,
+        watched_until: row.try_get("watched_until")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })

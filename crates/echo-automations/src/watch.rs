@@ -7,6 +7,11 @@
 //! [`run`] watches until cancelled and reports settled events and its health on a channel:
 //! a folder that vanishes or cannot be read puts the rule in `error` with the reason, and it
 //! is watched again when it comes back. The OS's watch limit gives an error naming it.
+//! It also reports a watermark (the time up to which every change was seen and handed over);
+//! whenever watching starts it first hands over what changed since the last one
+//! ([`catch_up`]), so files that arrived while nothing watched are not lost.
+
+pub mod catch_up;
 
 use crate::filter::FileFilter;
 use crate::store::{AutomationStore, NewRun};
@@ -26,6 +31,11 @@ use tokio_util::sync::CancellationToken;
 const HEALTH_EVERY: Duration = Duration::from_secs(2);
 /// Files whose last handed-over state is remembered (then the memory starts over).
 const HANDED_KEPT: usize = 100_000;
+/// How often the watermark moves on while the folders are watched.
+const WATERMARK_EVERY: Duration = Duration::from_secs(30);
+/// How far behind now the watermark stays: an event can wait this long in the debouncer
+/// before the settle step sees it.
+const WATERMARK_LAG: chrono::Duration = chrono::Duration::seconds(2);
 /// A file that never stops changing is handed over after this long anyway.
 const SETTLE_GIVE_UP: Duration = Duration::from_secs(30 * 60);
 
@@ -53,6 +63,11 @@ pub enum Report {
     Event(Settled),
     /// Its health changed: `Active`, or `Error` with the reason.
     State(AutomationState, Option<String>),
+    /// A file that changed while nothing watched (found when watching started): queue it
+    /// unless a run for it at this size and mtime exists.
+    CaughtUp(Settled),
+    /// Every change before this time was reported: the rule's new watermark.
+    Watched(DateTime<Utc>),
 }
 
 /// A file waiting to settle.
@@ -65,11 +80,13 @@ struct Pending {
     at: DateTime<Utc>,
 }
 
-/// Watches `filter`'s folders until `cancel`, sending settled events and health changes to
-/// `out`. Returns when cancelled or when `out` is closed.
+/// Watches `filter`'s folders until `cancel`, sending settled events, health changes and
+/// watermarks to `out`; `since` is the last watermark (`None`: never watched, nothing to
+/// catch up on). Returns when cancelled or when `out` is closed.
 pub async fn run(
     filter: FileFilter,
     settle: Duration,
+    since: Option<DateTime<Utc>>,
     out: mpsc::Sender<Report>,
     cancel: CancellationToken,
 ) {
@@ -113,6 +130,12 @@ pub async fn run(
     settle_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut health = tokio::time::interval(HEALTH_EVERY);
     health.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut watermark = since;
+    let mut watermark_timer = tokio::time::interval_at(
+        tokio::time::Instant::now() + WATERMARK_EVERY,
+        WATERMARK_EVERY,
+    );
+    watermark_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
     loop {
         tokio::select! {
@@ -120,11 +143,28 @@ pub async fn run(
             _ = health.tick() => {
                 let state = check_folders(&mut debouncer, &mut watching, mode);
                 if last_state.as_ref() != Some(&state) {
+                    let started = state.0 == AutomationState::Active;
                     if out.send(Report::State(state.0, state.1.clone())).await.is_err() {
                         break;
                     }
                     last_state = Some(state);
+                    // Watching (re)started: first what changed while nothing watched.
+                    if started {
+                        let Some(mark) = catch_up(&filter, watermark, &mut handed, &out).await else {
+                            break;
+                        };
+                        watermark = Some(mark);
+                    }
                 }
+            }
+            _ = watermark_timer.tick(), if watermark.is_some()
+                && last_state.as_ref().is_some_and(|s| s.0 == AutomationState::Active) => {
+                // It never moves back (a file still settling holds it where it is).
+                let mark = watermark.map_or_else(|| watermark_now(&pending), |w| w.max(watermark_now(&pending)));
+                if out.send(Report::Watched(mark)).await.is_err() {
+                    break;
+                }
+                watermark = Some(mark);
             }
             Some(batch) = rx.recv() => match batch {
                 Ok(events) => {
@@ -170,6 +210,50 @@ pub async fn run(
         }
     }
     debouncer.stop_nonblocking();
+}
+
+/// Hands over what changed since `since` (if any) and reports the new watermark, which it
+/// returns; `None` when `out` is closed.
+async fn catch_up(
+    filter: &FileFilter,
+    since: Option<DateTime<Utc>>,
+    handed: &mut HashMap<PathBuf, (u64, i64)>,
+    out: &mpsc::Sender<Report>,
+) -> Option<DateTime<Utc>> {
+    // Taken before the walk, which covers everything that changed until then (a change
+    // still in the debouncer included); what changes during it is seen by the watcher,
+    // already on. No lag here: a first watermark must not reach back before the rule.
+    let mark = Utc::now();
+    if let Some(since) = since {
+        let scan = filter.clone();
+        let found = tokio::task::spawn_blocking(move || catch_up::changed_since(&scan, since))
+            .await
+            .unwrap_or_default();
+        if !found.is_empty() {
+            tracing::info!(
+                files = found.len(),
+                "handing over files changed while nothing watched"
+            );
+        }
+        for s in found {
+            if let Some(stat) = s.size.zip(s.mtime_ns) {
+                handed.insert(s.path.clone(), stat);
+            }
+            out.send(Report::CaughtUp(s)).await.ok()?;
+        }
+    }
+    out.send(Report::Watched(mark)).await.ok()?;
+    Some(mark)
+}
+
+/// The watermark now: every change before it was handed over, or is still settling.
+fn watermark_now(pending: &HashMap<PathBuf, Pending>) -> DateTime<Utc> {
+    let lagged = Utc::now() - WATERMARK_LAG;
+    pending
+        .values()
+        .map(|p| p.at)
+        .min()
+        .map_or(lagged, |oldest| oldest.min(lagged))
 }
 
 /// Watches the folders that exist and are not watched yet; reports the first problem.

@@ -243,3 +243,155 @@ async fn a_queued_question_is_answered_once_and_its_run_waits_meanwhile() {
     );
     assert!(s.questions(true, 10).await.expect("list").is_empty());
 }
+
+#[tokio::test]
+async fn notices_tell_once_what_finished_failed_or_waits_after_the_cursor() {
+    let (_dir, _db, s) = store().await;
+    let a = s
+        .create("Inbox", &watch_spec(), true)
+        .await
+        .expect("create");
+    // What ended before the first look is not news.
+    s.enqueue(&a, file_run("/in/old", "old"))
+        .await
+        .expect("enqueue");
+    let old = s
+        .claim_next(&a.id, "me", 3)
+        .await
+        .expect("claim")
+        .expect("run");
+    s.finish_run(&old.id, RunStatus::Done, None)
+        .await
+        .expect("finish");
+    let first = s.notices(None).await.expect("notices");
+    assert!(first.notices.is_empty());
+    let mut cursor = first.cursor;
+
+    for i in 0..3 {
+        s.enqueue(&a, file_run(&format!("/in/{i}"), &format!("k{i}")))
+            .await
+            .expect("enqueue");
+    }
+    let mut claimed = Vec::new();
+    for _ in 0..3 {
+        claimed.push(
+            s.claim_next(&a.id, "me", 3)
+                .await
+                .expect("claim")
+                .expect("run"),
+        );
+    }
+    s.finish_run(&claimed[0].id, RunStatus::Done, None)
+        .await
+        .expect("done");
+    s.finish_run(
+        &claimed[1].id,
+        RunStatus::Failed,
+        Some("the model was unreachable"),
+    )
+    .await
+    .expect("failed");
+    s.queue_question(echo_automations::NewQueuedApproval {
+        run_id: &claimed[2].id,
+        turn_id: "t",
+        call_id: "c",
+        tool: "write_file",
+        risk: Risk::Write,
+        detail: "/notes/2.md",
+        reason: "writes ask",
+        suggested_pattern: None,
+        expires_in: Duration::from_secs(3600),
+    })
+    .await
+    .expect("queue");
+    let last_event = echo_core::time::now_rfc3339();
+
+    // Polled until the cursor has passed everything above: each comes exactly once.
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let news = loop {
+        let news = s.notices(Some(&cursor)).await.expect("notices");
+        seen.extend(news.notices.clone());
+        cursor = news.cursor.clone();
+        if cursor > last_event {
+            break news;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cursor never moved on"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let kinds: Vec<_> = seen
+        .iter()
+        .map(|n| (n.kind, n.path.clone().unwrap_or_default()))
+        .collect();
+    use echo_automations::NoticeKind::*;
+    assert_eq!(
+        kinds,
+        [
+            (Done, "/in/0".to_string()),
+            (Failed, "/in/1".to_string()),
+            (NeedsApproval, "/in/2".to_string())
+        ]
+    );
+    assert_eq!(seen[1].detail.as_deref(), Some("the model was unreachable"));
+    assert_eq!(seen[2].tool.as_deref(), Some("write_file"));
+    assert_eq!(seen[2].automation, "Inbox");
+    assert!(seen[2].question_id.is_some());
+    assert_eq!(
+        (news.pending_approvals, news.enabled, news.automations),
+        (1, 1, 1)
+    );
+
+    // Paused: file events are not kept for later; the count of automations on follows.
+    s.set_enabled(&a.id, false).await.expect("pause");
+    assert!(matches!(
+        s.enqueue(&a, file_run("/in/late", "late"))
+            .await
+            .expect("enqueue"),
+        Enqueued::Stale
+    ));
+    assert_eq!(s.notices(Some(&cursor)).await.expect("notices").enabled, 0);
+    // Resumed, it is a new version: events its old watcher saw are not queued either.
+    let resumed = s.set_enabled(&a.id, true).await.expect("resume");
+    assert!(matches!(
+        s.enqueue(&a, file_run("/in/late", "late"))
+            .await
+            .expect("enqueue"),
+        Enqueued::Stale
+    ));
+    assert!(matches!(
+        s.enqueue(&resumed, file_run("/in/late", "late"))
+            .await
+            .expect("enqueue"),
+        Enqueued::Queued(_)
+    ));
+}
+
+#[tokio::test]
+async fn a_file_seen_at_one_size_and_mtime_is_known_whatever_its_event() {
+    let (_dir, _db, s) = store().await;
+    let a = s
+        .create("Inbox", &watch_spec(), true)
+        .await
+        .expect("create");
+    s.enqueue(&a, file_run("/in/a.pdf", "modified:/in/a.pdf:10:1700"))
+        .await
+        .expect("enqueue");
+    assert!(
+        s.seen_file(&a.id, "/in/a.pdf", 10, 1700)
+            .await
+            .expect("seen")
+    );
+    assert!(
+        !s.seen_file(&a.id, "/in/a.pdf", 11, 1700)
+            .await
+            .expect("seen")
+    );
+    assert!(
+        !s.seen_file(&a.id, "/in/b.pdf", 10, 1700)
+            .await
+            .expect("seen")
+    );
+}

@@ -619,3 +619,216 @@ fn a_folder_that_vanishes_puts_the_rule_in_error_and_it_resumes_when_the_folder_
     let run = wait_run_for(&w, "Inbox", &file);
     assert_eq!(run["status"], "done", "{run}");
 }
+
+#[test]
+fn files_that_arrive_while_nothing_runs_are_run_when_a_process_takes_the_rule_up_again() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let inbox = root.path().join("Inbox");
+    let elsewhere = root.path().join("Downloads");
+    std::fs::create_dir(&inbox).expect("inbox");
+    std::fs::create_dir(&elsewhere).expect("downloads");
+    let before = inbox.join("before.txt");
+    std::fs::write(&before, "here before the rule").expect("write");
+    let w = world(
+        json!({"steps": [], "default": {"echo": true}}),
+        root.path(),
+        3600.0,
+    );
+    add(
+        &w,
+        &[
+            "--name",
+            "Inbox",
+            "--watch",
+            &inbox.to_string_lossy(),
+            "--events",
+            "created",
+            "--settle-ms",
+            "200",
+            "--prompt",
+            "{{path}}",
+        ],
+    );
+    let show = || w.json(&["automations", "show", "Inbox", "--json"])["automation"].clone();
+    let first = Serving::start(&w, root.path());
+    wait_active(&w, "Inbox");
+    wait_for("the first watermark", LONG, || {
+        show()["watched_until"].is_string()
+    });
+    let live = inbox.join("live.txt");
+    std::fs::write(&live, "seen by the watcher").expect("write");
+    assert_eq!(wait_run_for(&w, "Inbox", &live)["status"], "done");
+
+    // Nothing runs automations: a file is written, another moved in (it keeps its old mtime).
+    let downloaded = elsewhere.join("moved.txt");
+    std::fs::write(&downloaded, "downloaded earlier").expect("write");
+    first.kill();
+    let offline = inbox.join("offline.txt");
+    std::fs::write(&offline, "written while nothing watched").expect("write");
+    let moved = inbox.join("moved.txt");
+    std::fs::rename(&downloaded, &moved).expect("move in");
+
+    let second = Serving::start(&w, root.path());
+    for file in [&offline, &moved] {
+        let run = wait_run_for(&w, "Inbox", file);
+        assert_eq!(run["status"], "done", "{run}");
+        assert_eq!(run["event"], "created", "{run}");
+    }
+    let all = runs(&w, "Inbox");
+    let count = |file: &Path| {
+        all.iter()
+            .filter(|r| r["path"] == file.to_string_lossy().as_ref())
+            .count()
+    };
+    assert_eq!(
+        count(&live),
+        1,
+        "the file seen before the quit ran once: {all:?}"
+    );
+    assert_eq!(
+        count(&before),
+        0,
+        "files there before the rule never run it: {all:?}"
+    );
+
+    // Paused, then resumed: what arrived while it was paused is not replayed.
+    w.ok(&["automations", "disable", "Inbox"]);
+    wait_for("the rule to be paused", LONG, || {
+        show()["state"] == "paused"
+    });
+    let paused = inbox.join("paused.txt");
+    std::fs::write(&paused, "arrived while paused").expect("write");
+    w.ok(&["automations", "enable", "Inbox"]);
+    wait_active(&w, "Inbox");
+    let resumed = inbox.join("resumed.txt");
+    std::fs::write(&resumed, "arrived after the resume").expect("write");
+    assert_eq!(wait_run_for(&w, "Inbox", &resumed)["status"], "done");
+    drop(second);
+    let all = runs(&w, "Inbox");
+    assert!(
+        !all.iter()
+            .any(|r| r["path"] == paused.to_string_lossy().as_ref()),
+        "a file that arrived while the rule was paused ran: {all:?}"
+    );
+}
+
+#[test]
+fn a_run_waiting_for_approval_keeps_its_question_across_a_restart_and_an_answer_given_meanwhile_stands()
+ {
+    let root = tempfile::tempdir().expect("tempdir");
+    let inbox = root.path().join("in");
+    let notes = root.path().join("notes");
+    std::fs::create_dir(&inbox).expect("in");
+    std::fs::create_dir(&notes).expect("notes");
+    // Each run's model asks for the same write in both attempts, then says it is done.
+    let step = |n: u32| {
+        let mut s = write_step(
+            "model-a",
+            &notes.join(format!("note{n}.md")),
+            &format!("note {n}"),
+        );
+        s["times"] = json!(2);
+        s
+    };
+    let done = json!({"model": "model-a", "times": 1, "text": "Filed."});
+    let w = world(
+        json!({"steps": [step(1), done, step(2), done]}),
+        root.path(),
+        3600.0,
+    );
+    add(
+        &w,
+        &[
+            "--name",
+            "Filer",
+            "--watch",
+            &inbox.to_string_lossy(),
+            "--task",
+            "code",
+            "--settle-ms",
+            "200",
+            "--prompt",
+            "File {{name}} into notes",
+        ],
+    );
+    let pending = || match w.json(&["approvals", "queue", "--json"]) {
+        Value::Array(a) => a,
+        other => panic!("the queue is not an array: {other}"),
+    };
+    let waiting_on = |file: &str| -> Value {
+        let mut q = Value::Null;
+        wait_for(&format!("{file}'s run to wait"), LONG, || {
+            let waiting = runs(&w, "Filer").iter().any(|r| {
+                r["status"] == "waiting_for_approval"
+                    && r["path"].as_str().is_some_and(|p| p.ends_with(file))
+            });
+            let open = pending();
+            if waiting && open.len() == 1 {
+                q = open[0].clone();
+            }
+            waiting && open.len() == 1
+        });
+        q
+    };
+
+    // 1: the process ends while the run waits; the person answers while nothing runs; the
+    // next process starts the run again and the answer stands: no second question.
+    let first = Serving::start(&w, root.path());
+    wait_active(&w, "Filer");
+    std::fs::write(inbox.join("first.txt"), "1").expect("write");
+    let q1 = waiting_on("first.txt");
+    first.kill();
+    w.ok(&[
+        "approvals",
+        "answer",
+        q1["id"].as_str().expect("id"),
+        "allow_once",
+    ]);
+    let second = Serving::start(&w, root.path());
+    let run = wait_run_for(&w, "Filer", &inbox.join("first.txt"));
+    assert_eq!(
+        (run["status"].as_str(), run["attempts"].as_i64()),
+        (Some("done"), Some(2)),
+        "{run}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(notes.join("note1.md")).expect("written"),
+        "note 1"
+    );
+
+    // 2: unanswered across the restart: the run waits on the same question, then goes on.
+    std::fs::write(inbox.join("second.txt"), "2").expect("write");
+    let q2 = waiting_on("second.txt");
+    second.kill();
+    let _third = Serving::start(&w, root.path());
+    wait_for("the second attempt to reach the call", LONG, || {
+        runs(&w, "Filer").iter().any(|r| {
+            r["attempts"] == 2
+                && r["status"] == "waiting_for_approval"
+                && r["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("second.txt"))
+        })
+    });
+    let open = pending();
+    assert_eq!(open.len(), 1, "{open:?}");
+    assert_eq!(open[0]["id"], q2["id"], "the same question, not a new one");
+    w.ok(&[
+        "approvals",
+        "answer",
+        q2["id"].as_str().expect("id"),
+        "allow_once",
+    ]);
+    let run = wait_run_for(&w, "Filer", &inbox.join("second.txt"));
+    assert_eq!(run["status"], "done", "{run}");
+    assert_eq!(
+        std::fs::read_to_string(notes.join("note2.md")).expect("written"),
+        "note 2"
+    );
+    let all = w.json(&["approvals", "queue", "--all", "--json"]);
+    assert_eq!(
+        all.as_array().map(Vec::len),
+        Some(2),
+        "one question per run, none asked twice: {all}"
+    );
+}

@@ -140,6 +140,11 @@ state_reason?: string,
  */
 last_fire?: string, 
 /**
+ * Watch rules: file events up to this time were seen and queued (RFC 3339); what
+ * changed later while nothing watched is queued when a process takes the rule up.
+ */
+watched_until?: string, 
+/**
  * When it was made (RFC 3339).
  */
 created_at: string, 
@@ -149,6 +154,76 @@ created_at: string,
 updated_at: string, };
 
 export type AutomationId = string;
+
+export type AutomationNotice = { 
+/**
+ * What happened.
+ */
+kind: AutomationNoticeKind, 
+/**
+ * The automation.
+ */
+automation_id: AutomationId, 
+/**
+ * Its name.
+ */
+automation: string, 
+/**
+ * The run.
+ */
+run_id: RunId, 
+/**
+ * The file that set the run off.
+ */
+path?: string, 
+/**
+ * Failed: why. Needs approval: the exact action.
+ */
+detail?: string, 
+/**
+ * Needs approval: the tool that asks.
+ */
+tool?: string, 
+/**
+ * Needs approval: the question's id.
+ */
+question_id?: string, 
+/**
+ * The run's session.
+ */
+session?: string, 
+/**
+ * The run's turn (and trace).
+ */
+turn_id?: string, 
+/**
+ * When it happened (RFC 3339).
+ */
+at: string, };
+
+export type AutomationNoticeKind = "done" | "failed" | "needs_approval";
+
+export type AutomationNotices = { 
+/**
+ * Oldest first.
+ */
+notices: Array<AutomationNotice>, 
+/**
+ * Pass it back to get only what came later.
+ */
+cursor: string, 
+/**
+ * Questions waiting for an answer.
+ */
+pending_approvals: number, 
+/**
+ * Automations switched on.
+ */
+enabled: number, 
+/**
+ * All automations.
+ */
+automations: number, };
 
 export type AutomationPreview = { 
 /**
@@ -791,6 +866,12 @@ export type GetAutomation = {
  * Its id or name.
  */
 automation: string, };
+
+export type GetAutomationNotices = { 
+/**
+ * The cursor the last call returned; absent: start now (nothing older is news).
+ */
+after?: string, };
 
 export type GetProvider = Record<symbol, never>;
 
@@ -2576,6 +2657,7 @@ export interface Operations {
   set_all_automations_enabled: { request: SetAllAutomationsEnabled; response: number };
   run_automation: { request: RunAutomation; response: AutomationRun };
   automation_runs: { request: AutomationRuns; response: Array<AutomationRun> };
+  automation_notices: { request: GetAutomationNotices; response: AutomationNotices };
   preview_automation: { request: PreviewAutomation; response: AutomationPreview };
   mcp_config: { request: McpConfig; response: Array<McpServerConfig> };
   set_mcp_config: { request: SetMcpConfig; response: Array<McpServerStatus> };
@@ -2645,6 +2727,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   set_all_automations_enabled: { method: 'PUT', path: '/api/automations-enabled' },
   run_automation: { method: 'POST', path: '/api/automations/{automation}/run' },
   automation_runs: { method: 'GET', path: '/api/automations/{automation}/runs' },
+  automation_notices: { method: 'GET', path: '/api/automation-notices' },
   preview_automation: { method: 'POST', path: '/api/automations-preview' },
   mcp_config: { method: 'GET', path: '/api/settings/mcp' },
   set_mcp_config: { method: 'PUT', path: '/api/settings/mcp' },

@@ -5,7 +5,7 @@
 use super::Api;
 use crate::error::ApiError;
 use chrono::Utc;
-use echo_automations::{Automation, CheckedTrigger, NewRun, QueuedApproval, Run, Spec};
+use echo_automations::{Automation, CheckedTrigger, NewRun, Notices, QueuedApproval, Run, Spec};
 use echo_core::RunStatus;
 use serde::Serialize;
 use ts_rs::TS;
@@ -181,6 +181,10 @@ impl Api {
             echo_automations::Enqueued::Duplicate => Err(ApiError::Busy {
                 message: "that run is already queued".into(),
             }),
+            // Not for runs started by hand; kept so every outcome has its answer.
+            echo_automations::Enqueued::Stale => Err(ApiError::Busy {
+                message: "the automation changed meanwhile".into(),
+            }),
         }
     }
 
@@ -203,6 +207,21 @@ impl Api {
             .automation_store()
             .questions(!all, if all { 200 } else { 1000 })
             .await?)
+    }
+
+    /// What happened since `after` that a person should hear about (runs that finished or
+    /// failed, questions asked; any process's), with the pending questions and how many
+    /// automations are on. `None`: start now.
+    pub async fn automation_notices(&self, after: Option<&str>) -> Result<Notices, ApiError> {
+        if let Some(cursor) = after
+            && chrono::DateTime::parse_from_rfc3339(cursor).is_err()
+        {
+            return Err(ApiError::InvalidInput {
+                what: "after",
+                message: format!("{cursor:?} is not a cursor this call returned"),
+            });
+        }
+        Ok(self.automation_store().notices(after).await?)
     }
 
     fn check_spec(&self, spec: &Spec) -> Result<(), ApiError> {

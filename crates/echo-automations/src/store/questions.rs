@@ -6,35 +6,45 @@ use super::*;
 impl AutomationStore {
     // ---- the approval queue ----
 
-    /// Queues a question of an unattended run and marks the run waiting.
+    /// Queues a question of an unattended run and marks the run waiting. When an earlier
+    /// attempt of the same run (its process ended while it waited) asked about the same
+    /// action (tool and exact detail), that question is taken over instead: still open, the
+    /// run waits on it; answered meanwhile, the answer stands. Each is taken over once.
     pub async fn queue_question(
         &self,
         q: NewQueuedApproval<'_>,
     ) -> Result<String, AutomationError> {
-        let id = uuid::Uuid::now_v7().to_string();
         let now = Utc::now();
         let expires =
             now + Duration::from_std(q.expires_in).unwrap_or_else(|_| Duration::days(36500));
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO approval_queue (id, run_id, automation_id, turn_id, call_id, tool, \
-             risk, detail, reason, suggested_pattern, created_at, expires_at) \
-             SELECT ?, id, automation_id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM automation_runs \
-             WHERE id = ?",
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let earlier: Option<String> = sqlx::query_scalar(
+            "SELECT id FROM approval_queue WHERE run_id = ? AND tool = ? AND detail = ? \
+             AND turn_id != ? AND status IN ('pending', 'allowed', 'denied') \
+             ORDER BY created_at LIMIT 1",
         )
-        .bind(&id)
-        .bind(q.turn_id)
-        .bind(q.call_id)
-        .bind(q.tool)
-        .bind(q.risk.as_str())
-        .bind(q.detail)
-        .bind(q.reason)
-        .bind(q.suggested_pattern)
-        .bind(to_rfc3339(now))
-        .bind(to_rfc3339(expires))
         .bind(q.run_id.as_str())
-        .execute(&mut *tx)
+        .bind(q.tool)
+        .bind(q.detail)
+        .bind(q.turn_id)
+        .fetch_optional(&mut *tx)
         .await?;
+        let id = match earlier {
+            Some(id) => {
+                sqlx::query("UPDATE approval_queue SET turn_id = ?, call_id = ? WHERE id = ?")
+                    .bind(q.turn_id)
+                    .bind(q.call_id)
+                    .bind(&id)
+                    .execute(&mut *tx)
+                    .await?;
+                id
+            }
+            None => {
+                let id = uuid::Uuid::now_v7().to_string();
+                insert_question(&mut tx, &id, &q, now, expires).await?;
+                id
+            }
+        };
         sqlx::query(
             "UPDATE automation_runs SET status = 'waiting_for_approval' \
              WHERE id = ? AND status = 'running'",
@@ -124,4 +134,34 @@ fn question_from(row: &SqliteRow) -> Result<QueuedApproval, AutomationError> {
         expires_at: row.try_get("expires_at")?,
         answered_at: row.try_get("answered_at")?,
     })
+}
+
+/// Writes a new question.
+async fn insert_question(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    id: &str,
+    q: &NewQueuedApproval<'_>,
+    now: chrono::DateTime<Utc>,
+    expires: chrono::DateTime<Utc>,
+) -> Result<(), AutomationError> {
+    sqlx::query(
+        "INSERT INTO approval_queue (id, run_id, automation_id, turn_id, call_id, tool, \
+             risk, detail, reason, suggested_pattern, created_at, expires_at) \
+             SELECT ?, id, automation_id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM automation_runs \
+             WHERE id = ?",
+    )
+    .bind(id)
+    .bind(q.turn_id)
+    .bind(q.call_id)
+    .bind(q.tool)
+    .bind(q.risk.as_str())
+    .bind(q.detail)
+    .bind(q.reason)
+    .bind(q.suggested_pattern)
+    .bind(to_rfc3339(now))
+    .bind(to_rfc3339(expires))
+    .bind(q.run_id.as_str())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }

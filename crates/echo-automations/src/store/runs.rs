@@ -27,6 +27,17 @@ impl AutomationStore {
         skip: Option<&str>,
     ) -> Result<Enqueued, AutomationError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        if run.cause != RunCause::Manual {
+            // The watcher or scheduler may not have seen a pause or an edit yet.
+            let current: Option<(bool, String)> =
+                sqlx::query_as("SELECT enabled, updated_at FROM automations WHERE id = ?")
+                    .bind(automation.id.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if current.is_none_or(|(on, at)| !on || at != automation.updated_at) {
+                return Ok(Enqueued::Stale);
+            }
+        }
         if let Some(key) = &run.dedup {
             let seen =
                 sqlx::query("SELECT 1 FROM automation_runs WHERE automation_id = ? AND dedup = ?")
@@ -146,7 +157,7 @@ impl AutomationStore {
     ) -> Result<Option<Run>, AutomationError> {
         match self.queue_or_skip(automation, run, Some(reason)).await? {
             Enqueued::Skipped(run) | Enqueued::Queued(run) => Ok(Some(run)),
-            Enqueued::Duplicate => Ok(None),
+            Enqueued::Duplicate | Enqueued::Stale => Ok(None),
         }
     }
 
@@ -245,7 +256,7 @@ impl AutomationStore {
         }
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows = sqlx::query(
-            "SELECT id, owner, attempts FROM automation_runs \
+            "SELECT id, owner, attempts, status FROM automation_runs \
              WHERE status IN ('running', 'waiting_for_approval')",
         )
         .fetch_all(&mut *tx)
@@ -258,6 +269,22 @@ impl AutomationStore {
                 continue;
             }
             let attempts: i64 = row.try_get("attempts")?;
+            let status: String = row.try_get("status")?;
+            if status == RunStatus::WaitingForApproval.as_str() && attempts < WAITING_ATTEMPTS {
+                // It was waiting, not failing: it starts again and takes its open question
+                // over when it reaches the same call (`queue_question`); an answer given
+                // meanwhile stands.
+                sqlx::query(
+                    "UPDATE automation_runs SET status = 'queued', owner = NULL, \
+                     reason = 'its process ended while it waited for approval; queued again \
+                     (the question stays open)' WHERE id = ?",
+                )
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?;
+                requeued += 1;
+                continue;
+            }
             if attempts < 2 {
                 sqlx::query(
                     "UPDATE automation_runs SET status = 'queued', owner = NULL, \
@@ -360,6 +387,28 @@ impl AutomationStore {
             .execute(&self.pool)
             .await?;
         Ok(done.rows_affected())
+    }
+
+    /// Whether a run was queued for this file at this size and mtime, for any event kind
+    /// (a catch-up after a restart must not queue again what the watcher already did).
+    pub async fn seen_file(
+        &self,
+        automation: &AutomationId,
+        path: &str,
+        size: u64,
+        mtime_ns: i64,
+    ) -> Result<bool, AutomationError> {
+        // The dedup key ends in `:SIZE:MTIME` (digits and `-` only: no LIKE wildcards).
+        let found: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM automation_runs WHERE automation_id = ? AND path = ? \
+             AND dedup LIKE ? LIMIT 1",
+        )
+        .bind(automation.as_str())
+        .bind(path)
+        .bind(format!("%:{size}:{mtime_ns}"))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
     }
 
     // ---- what runs wrote ----
