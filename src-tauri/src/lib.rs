@@ -2,12 +2,14 @@
 //! in-process and hosts the same web UI `echod serve` serves.
 //!
 //! The rooms, each depending only on those listed before it: `state` (what the app keeps),
-//! `windows` (main and quick-ask windows), `shortcut` (the global quick-ask shortcut), `tray`,
-//! `commands` (IPC: thin calls into `Api`), and this file, which owns the command list and
+//! `windows` (main and quick-ask windows), `shortcut` (the global quick-ask shortcut), `tray`
+//! (its menu, the approvals count, pause/resume all automations), `notices` (OS notifications
+//! about automation runs), `commands` (IPC: thin calls into `Api`), and this file, which owns the command list and
 //! wires the app ([`builder`] for any Tauri runtime, so tests can drive it on the mock
 //! runtime; [`run`] for the real one).
 
 mod commands;
+mod notices;
 mod shortcut;
 mod state;
 mod tray;
@@ -59,6 +61,7 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
                 })
                 .build(),
         )
+        .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
             let api = tauri::async_runtime::block_on(Api::open(config))?;
             // The runtime context lets the index build start on Tauri's runtime.
@@ -73,6 +76,7 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
                 // No tray (no status-notifier host): the app still works from its window.
                 tracing::warn!(error = %e, "no tray icon");
             }
+            notices::watch(app.handle().clone());
             let desk = app.state::<Desk>();
             let wanted = desk.shortcut_status().shortcut;
             let status = shortcut::register(app.handle(), &wanted);

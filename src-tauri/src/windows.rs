@@ -24,6 +24,18 @@ pub fn toggle_main<R: Runtime, M: Manager<R>>(app: &M) {
     }
 }
 
+/// Shows the main window (and brings it to the front).
+pub fn show_main<R: Runtime, M: Manager<R>>(app: &M) {
+    if let Some(main) = app.get_webview_window(MAIN)
+        && let Err(e) = main
+            .show()
+            .and_then(|()| main.unminimize())
+            .and_then(|()| main.set_focus())
+    {
+        tracing::warn!(error = %e, "cannot show the main window");
+    }
+}
+
 /// Opens quick ask, or closes it when it is open.
 pub fn toggle_quick<R: Runtime, M: Manager<R>>(app: &M) {
     if app.get_webview_window(QUICK).is_some() {

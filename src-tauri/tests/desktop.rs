@@ -2,12 +2,14 @@
 //! `tauri-driver` + WebKitWebDriver. It renders the UI, streams an answer from the scripted
 //! mock model over the Tauri IPC channel, asks before a shell call in its approval dialog,
 //! opens quick ask from the global shortcut (pressed with `xdotool`), asks there too and hands
-//! its conversation to the main window, and on SIGTERM quits cleanly: the turn that was
-//! streaming is stopped, its partial answer saved and marked interrupted.
+//! its conversation to the main window, runs an automation on a file dropped into a watched
+//! folder with OS notifications (a real notification daemon, dunst, on the session bus) when
+//! its write needs approval and when it finished, and on SIGTERM quits cleanly: the turn that
+//! was streaming is stopped, its partial answer saved and marked interrupted.
 //!
-//! Needs `DISPLAY` (`xvfb-run -a`), `tauri-driver` (`cargo install tauri-driver --locked`;
-//! `TAURI_DRIVER` may name it) and `WebKitWebDriver` (Debian `webkit2gtk-driver`).
-//! `scripts/test.sh` provides all three.
+//! Needs `DISPLAY` (`xvfb-run -a`), a D-Bus session (`dbus-run-session`), `tauri-driver`
+//! (`cargo install tauri-driver --locked`; `TAURI_DRIVER` may name it), `WebKitWebDriver`
+//! (Debian `webkit2gtk-driver`) and `dunst`. `scripts/test.sh` provides them.
 
 use echo_core::store::Store;
 use echo_mock_model::MockServer;
@@ -77,6 +79,93 @@ fn app_pids() -> Vec<u32> {
             (exe == app).then_some(pid)
         })
         .collect()
+}
+
+/// A notification daemon on the test's session bus, killed at the end.
+struct Notifications {
+    child: Child,
+    _config: tempfile::TempDir,
+}
+
+impl Drop for Notifications {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Notifications {
+    fn start() -> Notifications {
+        assert!(
+            std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
+            "no D-Bus session: run under `dbus-run-session` (scripts/test.sh does)"
+        );
+        let config = tempfile::tempdir().expect("tempdir");
+        let rc = config.path().join("dunstrc");
+        std::fs::write(&rc, "").expect("dunstrc");
+        let child = Command::new("dunst")
+            .arg("-config")
+            .arg(&rc)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dunst, a notification daemon (apt-get install dunst)");
+        Notifications {
+            child,
+            _config: config,
+        }
+    }
+
+    /// Every notification shown so far, as (summary, body): shown ones are closed into the
+    /// daemon's history first.
+    fn shown(&self) -> Vec<(String, String)> {
+        let _ = Command::new("dunstctl").arg("close-all").status();
+        let Ok(out) = Command::new("dunstctl").arg("history").output() else {
+            return Vec::new();
+        };
+        let history: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let field = |n: &Value, f: &str| n[f]["data"].as_str().unwrap_or_default().to_string();
+        history["data"][0]
+            .as_array()
+            .map(|all| {
+                all.iter()
+                    .map(|n| (field(n, "summary"), field(n, "body")))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    async fn wait_for(&self, what: &str, summary: &str, body: &str) {
+        let start = Instant::now();
+        loop {
+            let shown = self.shown();
+            if shown.iter().any(|(s, b)| s == summary && b.contains(body)) {
+                return;
+            }
+            assert!(
+                start.elapsed() < STEP,
+                "no notification {what} ({summary:?}); shown: {shown:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// A watch rule on `inbox` whose runs go to the model `auto` (routed as code).
+async fn add_automation(home: &Path, inbox: &Path) {
+    use echo_automations::{AutomationStore, Spec, Trigger, Watch};
+    let store = Store::open_in(home).await.expect("store");
+    let mut watch = Watch::new(vec![inbox.to_string_lossy().into_owned()]);
+    watch.settle_ms = 200;
+    watch.events = vec![echo_core::FileEvent::Created];
+    let mut spec = Spec::new(Trigger::Watch(watch), "File {{name}} into notes");
+    spec.task = Some(echo_core::config::TaskType::Code);
+    AutomationStore::new(store.pool().clone())
+        .create("Inbox notes", &spec, true)
+        .await
+        .expect("add the automation");
+    store.close().await;
 }
 
 fn start_driver(home: &Path, work: &Path, mock: &MockServer) -> Driver {
@@ -217,7 +306,9 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         { "model": "primary", "text": "Hello from the **desktop** window.", "chunks": 6, "chunk_delay_ms": 40 },
         { "model": "primary", "tool_calls": [{ "id": "c1", "name": "shell", "arguments": "{\"command\": \"touch desktop-approved.txt\"}" }] },
         { "model": "primary", "text": "Made the file." },
-        { "model": "explainer", "times": 5, "text": "It creates an empty file." },
+        { "model": "explainer", "times": 8, "text": "It creates an empty file." },
+        { "model": "auto", "tool_calls": [{ "id": "a1", "name": "write_file", "arguments": json!({ "path": "notes/report.md", "content": "Quarterly numbers, filed.\n" }).to_string() }] },
+        { "model": "auto", "text": "Filed report.txt." },
         { "model": "primary", "tool_calls": [{ "id": "q1", "name": "shell", "arguments": "{\"command\": \"touch quick-approved.txt\"}" }] },
         { "model": "primary", "text": "A quick answer, streamed.", "chunks": 5, "chunk_delay_ms": 40 },
         { "model": "primary", "text": format!("A long story {}", "that goes on and on. ".repeat(40)), "chunks": 80, "chunk_delay_ms": 150 }
@@ -226,10 +317,15 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let home = tempfile::tempdir().expect("tempdir");
     std::fs::write(
         home.path().join("config.toml"),
-        "[memory]\nextraction = false\nembedder = \"none\"\n[tools]\nexplain_model = \"explainer\"\n",
+        "[memory]\nextraction = false\nembedder = \"none\"\n[tools]\nexplain_model = \"explainer\"\n[routing]\ncode = [\"auto\"]\n",
     )
     .expect("config");
     let work = tempfile::tempdir().expect("work dir");
+    let inbox = work.path().join("inbox");
+    std::fs::create_dir(&inbox).expect("inbox");
+    std::fs::create_dir(work.path().join("notes")).expect("notes");
+    add_automation(home.path(), &inbox).await;
+    let notifications = Notifications::start();
     let driver = start_driver(home.path(), work.path(), &mock);
     let client = connect(&driver).await;
 
@@ -367,6 +463,47 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         "return (document.querySelector('[data-testid=tool-arguments]')?.textContent ?? '').includes('touch desktop-approved.txt')",
     )
     .await;
+    // An automation in the real app: a file dropped into its folder starts a run whose write
+    // waits for approval; the OS notification says so, the Automations page shows the
+    // question, Allow once lets it finish, and the OS notification says that too.
+    std::fs::write(inbox.join("report.txt"), "Quarterly numbers\n").expect("drop a file");
+    notifications
+        .wait_for(
+            "about the question",
+            "“Inbox notes” needs your approval",
+            "write_file",
+        )
+        .await;
+    click(
+        &client,
+        ".topbar button.nav-automations",
+        "the Automations button",
+    )
+    .await;
+    until(
+        &client,
+        "the question in the approval queue",
+        "return [...document.querySelectorAll('[data-testid=queued-approval]')].some((q) => q.querySelector('.queued-tool')?.textContent === 'write_file')",
+    )
+    .await;
+    client
+        .execute(
+            "document.querySelector('[data-testid=queued-approval] [data-testid=queue-allow-once]').click()",
+            vec![],
+        )
+        .await
+        .expect("allow once");
+    notifications
+        .wait_for(
+            "about the finished run",
+            "“Inbox notes” finished",
+            "report.txt",
+        )
+        .await;
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("notes/report.md")).expect("the filed note"),
+        "Quarterly numbers, filed.\n"
+    );
     click(&client, ".topbar button.nav-chat", "the Chat button").await;
 
     // Quick ask: the global shortcut opens a small window of its own; it answers, and Enter on
@@ -477,6 +614,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     }
     drop(client);
     drop(driver);
+    drop(notifications);
 
     // The stopped turn is saved as interrupted with its partial answer; the first completed.
     let store = Store::open_in(home.path()).await.expect("store");
@@ -488,14 +626,20 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     statuses.sort();
     assert_eq!(
         statuses,
-        ["completed", "completed", "completed", "interrupted"],
+        [
+            "completed",
+            "completed",
+            "completed",
+            "completed",
+            "interrupted"
+        ],
         "{turns:?}"
     );
     let sessions = store.list_sessions().await.expect("sessions");
     assert_eq!(
         sessions.len(),
-        2,
-        "the main chat and the quick ask: {sessions:?}"
+        3,
+        "the main chat, the quick ask and the automation's run: {sessions:?}"
     );
     let interrupted = turns
         .iter()
