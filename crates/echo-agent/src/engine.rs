@@ -57,6 +57,8 @@ pub(crate) struct Engine {
     pub(crate) background: Background,
     pub(crate) workdir: PathBuf,
     pub(crate) session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Sessions whose consolidation failed: how often in a row, and when it may try again.
+    pub(crate) consolidation_backoff: Mutex<HashMap<String, (u32, std::time::Instant)>>,
     /// Turns of this process that are running, by id, with the token that stops each.
     pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
     pub(crate) memory: MemoryStore,
@@ -246,6 +248,7 @@ impl Engine {
             trace,
             background: Background::default(),
             session_locks: Mutex::new(HashMap::new()),
+            consolidation_backoff: Mutex::new(HashMap::new()),
             running: Mutex::new(HashMap::new()),
             config,
             store,

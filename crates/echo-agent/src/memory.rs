@@ -408,6 +408,8 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         .await
         .map_err(|e| e.to_string())?;
     let to = consolidation_boundary(history, from);
+    let slots = store.slots().await.map_err(|e| e.to_string())?;
+    let to = fitting_end(llm, &context, &slots, history, from, to)?;
     let mut report = ConsolidationReport {
         from_seq: from,
         to_seq: to,
@@ -451,6 +453,41 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
             Err(e)
         }
     }
+}
+
+/// Where a consolidation after `from` stops so its request fits the model's window: the
+/// latest final answer up to `to` whose stretch fits, at least the first one (whose long
+/// messages `structured_call` then cuts to fit). The rest waits for the next chunk.
+fn fitting_end(
+    llm: &LlmClient,
+    context: &ContextStage<'_>,
+    slots: &[String],
+    history: &[echo_core::store::StoredMessage],
+    from: i64,
+    to: i64,
+) -> Result<i64, String> {
+    let budget = llm.input_budget();
+    let ends = history
+        .iter()
+        .filter(|m| m.seq > from && m.seq <= to)
+        .filter(|m| m.role == echo_core::Role::Assistant && m.tool_calls.is_empty())
+        .map(|m| m.seq);
+    let mut best = None;
+    for end in ends {
+        let messages: Vec<Message> = history
+            .iter()
+            .filter(|m| m.seq > from && m.seq <= end)
+            .map(|m| m.to_message())
+            .collect();
+        let (req, tool) = context
+            .consolidation(&messages, slots, episode_tool())
+            .map_err(|e| e.to_string())?;
+        if best.is_some() && llm.tokenizer().count_request(&req, &[tool]) > budget {
+            break;
+        }
+        best = Some(end);
+    }
+    Ok(best.unwrap_or(to))
 }
 
 /// The model call and the writes of a claimed stretch.

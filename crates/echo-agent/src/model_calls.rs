@@ -20,9 +20,11 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
     max_tokens: u32,
 ) -> Result<T, String> {
     let name = tool.name.clone();
+    let tools = vec![tool];
+    let messages = fit_to_window(llm, messages, &tools);
     let request = ChatRequest {
         messages,
-        tools: vec![tool],
+        tools,
         max_tokens,
         temperature: Some(0.0),
         tool_choice: ToolChoice::Required(name.clone()),
@@ -57,6 +59,66 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
             }
         }
     }
+}
+
+/// The marker left where a message was cut to fit the window.
+const CUT_MARKER: &str = "\n[… left out to fit the model's window …]\n";
+
+/// `messages` cut so the request fits the model's window (`LlmClient::input_budget`): the
+/// longest message loses its middle (head and tail stay) until it fits. A background call
+/// on a small model must fit like a turn. (The call's captured request shows the cut.)
+pub(crate) fn fit_to_window(
+    llm: &LlmClient,
+    mut messages: Vec<Message>,
+    tools: &[ToolSpec],
+) -> Vec<Message> {
+    let budget = llm.input_budget();
+    let count = |m: &[Message]| llm.tokenizer().count_request(m, tools);
+    let before = count(&messages);
+    let mut tokens = before;
+    for _ in 0..32 {
+        if tokens <= budget {
+            break;
+        }
+        let Some(longest) = messages
+            .iter_mut()
+            .max_by_key(|m| m.content.chars().count())
+        else {
+            break;
+        };
+        let chars = longest.content.chars().count();
+        if chars <= CUT_MARKER.len() * 2 {
+            break;
+        }
+        // Keep the share of this message that the excess leaves, plus a margin.
+        let over = tokens - budget;
+        let own = llm.tokenizer().count_text(&longest.content).max(1);
+        let keep_share = 1.0 - (over as f64 * 1.1 / own as f64);
+        let keep = ((chars as f64 * keep_share.max(0.0)) as usize).min(chars * 9 / 10);
+        longest.content = cut_middle(&longest.content, keep);
+        tokens = count(&messages);
+    }
+    if tokens < before {
+        tracing::info!(
+            before,
+            after = tokens,
+            budget,
+            "a model call's input was cut to fit the window"
+        );
+    }
+    messages
+}
+
+/// `text` with its middle replaced by the cut marker, keeping `keep` characters (two thirds
+/// from the head, one third from the tail).
+fn cut_middle(text: &str, keep: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let head = keep * 2 / 3;
+    let tail = keep - head;
+    let mut out: String = chars[..head.min(chars.len())].iter().collect();
+    out.push_str(CUT_MARKER);
+    out.extend(&chars[chars.len().saturating_sub(tail)..]);
+    out
 }
 
 /// The degradation an attempt of this kind means: a retry, or a fallback to another model.

@@ -6,10 +6,12 @@
 //! the OS keychain).
 
 pub mod edit;
+mod llm;
 mod sections;
 mod share;
 
 pub use edit::ProviderSettings;
+pub use llm::{LlmConfig, MIN_INPUT_TOKENS};
 pub use sections::{AutomationsConfig, TraceConfig};
 use serde::Deserialize;
 pub use share::Share;
@@ -148,71 +150,6 @@ impl Default for RetryConfig {
             initial_backoff_ms: 500,
             max_backoff_ms: 8_000,
         }
-    }
-}
-
-/// The default model and how to reach it.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LlmConfig {
-    /// Wire protocol.
-    pub kind: ProviderKind,
-    /// Server base URL; the kind's default when unset.
-    pub base_url: Option<String>,
-    /// Model name.
-    pub model: String,
-    /// Models to try, in order, on the same server when the main one keeps failing.
-    pub fallback_models: Vec<String>,
-    /// Upper bound on answer tokens (required by Anthropic; optional elsewhere).
-    pub max_tokens: u32,
-    /// The model's context window in tokens: no request is sent that, with `reserve_output`,
-    /// would not fit (`ECHO_LLM_CONTEXT_WINDOW` overrides it).
-    pub context_window: u32,
-    /// Tokens kept free for the answer; `max_tokens` when unset.
-    pub reserve_output: Option<u32>,
-    /// Sampling temperature; the server's default when unset.
-    pub temperature: Option<f32>,
-    /// Network time limits.
-    pub timeouts: TimeoutConfig,
-    /// Retry policy.
-    pub retry: RetryConfig,
-    /// API key: never read from the file (see [`Config::load`]); set from the environment.
-    #[serde(skip)]
-    pub api_key: Option<String>,
-}
-
-impl Default for LlmConfig {
-    fn default() -> Self {
-        Self {
-            kind: ProviderKind::Ollama,
-            base_url: None,
-            model: "llama3.2".into(),
-            fallback_models: Vec::new(),
-            max_tokens: 4096,
-            context_window: 32_768,
-            reserve_output: None,
-            temperature: None,
-            timeouts: TimeoutConfig::default(),
-            retry: RetryConfig::default(),
-            api_key: None,
-        }
-    }
-}
-
-impl LlmConfig {
-    /// Tokens a request may take: the window minus what is kept free for the answer.
-    pub fn input_budget(&self) -> usize {
-        let reserve = self.reserve_output.unwrap_or(self.max_tokens);
-        self.context_window.saturating_sub(reserve) as usize
-    }
-
-    /// The base URL in force: the configured one or the kind's default, without a trailing `/`.
-    pub fn effective_base_url(&self) -> String {
-        self.base_url
-            .as_deref()
-            .unwrap_or(self.kind.default_base_url())
-            .trim_end_matches('/')
-            .to_string()
     }
 }
 
@@ -713,7 +650,7 @@ impl Config {
                 message: "no model name configured".into(),
             });
         }
-        Ok(())
+        self.llm.check_window()
     }
 }
 

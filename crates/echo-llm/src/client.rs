@@ -121,7 +121,7 @@ impl LlmClient {
             host,
             limits,
             retry: cfg.retry.clone(),
-            max_tokens: cfg.max_tokens,
+            max_tokens: cfg.answer_limit(),
             temperature: cfg.temperature,
             input_budget: cfg.input_budget(),
             tokenizer: crate::tokens::Tokenizer::for_models(cfg.kind, &models),
@@ -181,6 +181,17 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_event: &mut (dyn FnMut(ChatEvent) + Send),
     ) -> Result<ChatResponse, ChatFailure> {
+        // No request asks for more answer than the window keeps free for it.
+        let clamped;
+        let req = if self.max_tokens > 0 && req.max_tokens > self.max_tokens {
+            clamped = ChatRequest {
+                max_tokens: self.max_tokens,
+                ..req.clone()
+            };
+            &clamped
+        } else {
+            req
+        };
         let span = tracing::info_span!(
             "llm.call",
             kind = ?self.kind,

@@ -582,3 +582,95 @@ fn a_small_window_offers_only_the_tools_related_to_the_turn() {
     let next = offered(w.requests().last().expect("request"));
     assert!(next.contains(&"current_time".to_string()), "{next:?}");
 }
+
+/// A 4k model with everything else left at its defaults (`max_tokens` 4096): the answer's
+/// reserve adapts to the window, so turns work and never ask for more than fits.
+#[test]
+fn a_4k_window_with_default_settings_answers_and_every_request_fits() {
+    let w = World::with_config(
+        json!({ "steps": [], "default": { "text": "Small but fine." } }),
+        "[llm]\ncontext_window = 4096\n",
+    );
+    for i in 0..3 {
+        let out = w.ok(&["ask", "--session", "small", &format!("hello number {i}")]);
+        assert!(out.contains("Small but fine."), "{out}");
+    }
+    let requests = w.requests();
+    assert!(!requests.is_empty());
+    for r in &requests {
+        let asked = r["max_tokens"].as_u64().unwrap_or(0);
+        assert!(
+            (1..=1024).contains(&asked),
+            "a request asked for {asked} answer tokens: {r}"
+        );
+    }
+}
+
+/// The forced-call answers a long session on a small window needs: history summaries and
+/// episode consolidations; everything else gets a long-ish answer.
+fn background_script(answer: &str) -> Value {
+    json!({ "steps": [
+        {"when_tool": "summarize_history", "times": 1000, "tool_calls": [{"id": "s", "name": "summarize_history", "arguments": json!({"summary": "Earlier turns."}).to_string()}]},
+        {"when_tool": "consolidate_episode", "times": 1000, "tool_calls": [{"id": "e", "name": "consolidate_episode", "arguments": json!({"summary": "An episode.", "memories": []}).to_string()}]},
+    ], "default": { "text": answer } })
+}
+
+/// Every request a 4k model gets fits its window, background ones included: a long stretch
+/// is consolidated in window-sized chunks instead of one request several windows long.
+#[test]
+fn on_a_4k_window_every_request_fits_and_a_long_stretch_is_consolidated_in_chunks() {
+    let answer = "Here is a fairly long answer that goes on for a while. ".repeat(8);
+    let w = World::with_config(
+        background_script(&answer),
+        "[llm]\ncontext_window = 4096\nmax_tokens = 1024\n\
+         [memory]\nextraction = false\nembedder = \"none\"\nconsolidate_after = 62\n",
+    );
+    let inputs: Vec<String> = (0..31)
+        .map(|i| {
+            format!(
+                "Turn {i}: {}",
+                "tell me more about the garden plans. ".repeat(8)
+            )
+        })
+        .collect();
+    chat(&w, "long", &inputs);
+    let requests = w.requests();
+    let budget = 4096 - 1024;
+    for r in &requests {
+        let tokens = wire_tokens(r);
+        assert!(
+            tokens <= budget,
+            "a request of {tokens} tokens for a window that leaves {budget}: {}",
+            r["tools"][0]["function"]["name"]
+        );
+    }
+    let stretch: usize = inputs.iter().map(|i| i.len()).sum::<usize>() + 31 * answer.len();
+    let consolidations = requests
+        .iter()
+        .filter(|r| offers(r, "consolidate_episode"))
+        .count();
+    assert!(
+        consolidations >= 3,
+        "a stretch of {stretch} characters in {consolidations} consolidation request(s)"
+    );
+}
+
+/// A consolidation that fails is not retried on every turn: it waits, longer each time.
+#[test]
+fn a_failing_consolidation_backs_off_instead_of_retrying_every_turn() {
+    let w = World::with_config(
+        json!({ "steps": [
+            {"when_tool": "consolidate_episode", "times": 1000, "status": 500, "error_message": "overloaded"},
+        ], "default": { "text": "Fine." } }),
+        "[llm]\ncontext_window = 4096\n[llm.retry]\nmax_retries = 0\n\
+         [memory]\nextraction = false\nembedder = \"none\"\nconsolidate_after = 2\n",
+    );
+    let inputs: Vec<String> = (0..6).map(|i| format!("message {i}")).collect();
+    chat(&w, "s", &inputs);
+    let tries = w
+        .requests()
+        .iter()
+        .filter(|r| offers(r, "consolidate_episode"))
+        .count();
+    assert_eq!(tries, 1, "one try, then a wait: {tries} tries in 6 turns");
+}

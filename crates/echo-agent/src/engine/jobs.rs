@@ -12,6 +12,11 @@ use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Most window-sized chunks one consolidation job takes on.
+const CHUNKS_PER_JOB: usize = 8;
+/// How long a session's consolidation waits after its first failure in a row.
+const CONSOLIDATION_BACKOFF: std::time::Duration = std::time::Duration::from_secs(60);
+
 impl Engine {
     /// Consolidates the session when enough messages have piled up since its boundary: under
     /// the session's lock, re-reading the session, traced as a background node of `turn`.
@@ -27,6 +32,10 @@ impl Engine {
         }
         let lock = self.session_lock(&session);
         let _guard = lock.lock().await;
+        // Under the lock: a job queued behind a failing one sees its failure.
+        if self.consolidation_waits(&session) {
+            return;
+        }
         let (from, history) = match (
             self.store.consolidated_seq(&session).await,
             self.store.history(&session).await,
@@ -56,21 +65,48 @@ impl Engine {
             prompts: &self.prompts,
             skills: &[],
         };
-        let result = memory::consolidate(memory::Consolidation {
-            store: &self.memory,
-            core: &self.store,
-            llm: &self.models().memory,
-            context,
-            span: &span,
-            session: &session,
-            history: &history,
-            neighbours,
-        })
-        .await;
-        match result {
-            Ok(report) => {
-                span.attr("memory_ids", report.facts.created.clone());
-                if let Ok(v) = serde_json::to_value(&report) {
+        // A long stretch goes in window-sized chunks (each its own call), a few per job.
+        let models = self.models();
+        let mut reports = Vec::new();
+        let mut result = Ok(());
+        for _ in 0..CHUNKS_PER_JOB {
+            match memory::consolidate(memory::Consolidation {
+                store: &self.memory,
+                core: &self.store,
+                llm: &models.memory,
+                context,
+                span: &span,
+                session: &session,
+                history: &history,
+                neighbours,
+            })
+            .await
+            {
+                Ok(report) => {
+                    // The whole stretch that was due goes, chunk by chunk.
+                    let moved = report.to_seq > report.from_seq;
+                    let left = history.iter().any(|m| m.seq > report.to_seq);
+                    reports.push(report);
+                    if !moved || !left {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.consolidation_done(&session, result.is_ok());
+        match result.map(|()| reports) {
+            Ok(reports) => {
+                let created: Vec<String> = reports
+                    .iter()
+                    .flat_map(|r| r.facts.created.clone())
+                    .collect();
+                span.attr("memory_ids", created);
+                span.attr("chunks", reports.len() as u64);
+                if let Some(v) = reports.last().and_then(|r| serde_json::to_value(r).ok()) {
                     span.attr("report", v);
                 }
                 if let Some(index) = semantic
@@ -87,6 +123,38 @@ impl Engine {
                 span.finish(SpanStatus::Error).await;
             }
         }
+    }
+
+    /// Whether the session's consolidation failed lately and waits before trying again.
+    fn consolidation_waits(&self, session: &SessionId) -> bool {
+        let backoff = self
+            .consolidation_backoff
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        backoff
+            .get(session.as_str())
+            .is_some_and(|(_, until)| std::time::Instant::now() < *until)
+    }
+
+    /// Records how a consolidation ended: a failure makes the next try wait, twice as long
+    /// each time in a row (from `CONSOLIDATION_BACKOFF` up to an hour); a success forgets it.
+    fn consolidation_done(&self, session: &SessionId, ok: bool) {
+        let mut backoff = self
+            .consolidation_backoff
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if ok {
+            backoff.remove(session.as_str());
+            return;
+        }
+        let failures = backoff.get(session.as_str()).map_or(0, |(n, _)| *n) + 1;
+        let wait = CONSOLIDATION_BACKOFF
+            .saturating_mul(1 << failures.min(7).saturating_sub(1))
+            .min(std::time::Duration::from_secs(3600));
+        backoff.insert(
+            session.to_string(),
+            (failures, std::time::Instant::now() + wait),
+        );
     }
 
     pub(crate) async fn semantic(&self) -> Option<&SemanticIndex> {

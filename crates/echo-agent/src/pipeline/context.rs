@@ -114,6 +114,7 @@ pub(crate) struct BlockTokens {
 }
 
 /// Builds requests.
+#[derive(Clone, Copy)]
 pub(crate) struct ContextStage<'a> {
     pub prompts: &'a Prompts,
     /// The user's skills (names and descriptions only; the model reads one with `skill_view`).

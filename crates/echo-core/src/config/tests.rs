@@ -109,3 +109,50 @@ fn bad_env_values_name_the_variable() {
         "{err}"
     );
 }
+
+#[test]
+fn the_answer_reserve_adapts_to_a_small_window_and_a_window_with_no_room_is_refused() {
+    let load = |text: &str, window: Option<&'static str>| {
+        let home = tempfile::tempdir().expect("tempdir");
+        std::fs::write(home.path().join(CONFIG_FILE), text).expect("config");
+        let mut vars = HashMap::new();
+        if let Some(w) = window {
+            vars.insert("ECHO_LLM_CONTEXT_WINDOW", w);
+        }
+        let flags = Overrides {
+            home: Some(home.path().to_path_buf()),
+            ..Overrides::default()
+        };
+        Config::load(&flags, &MapEnv(vars)).map_err(|e| e.to_string())
+    };
+    // A 4k model with the default max_tokens (4096): a quarter is kept for the answer.
+    let c = load("", Some("4096")).expect("loads");
+    assert_eq!(
+        (
+            c.llm.answer_reserve(),
+            c.llm.input_budget(),
+            c.llm.answer_limit()
+        ),
+        (1024, 3072, 1024)
+    );
+    // A big window keeps max_tokens, as before.
+    let c = load("", None).expect("loads");
+    assert_eq!((c.llm.answer_reserve(), c.llm.answer_limit()), (4096, 4096));
+    // An explicit reserve is kept, and answers never ask for more than it.
+    let c = load("[llm]\nreserve_output = 2000\n", Some("4096")).expect("loads");
+    assert_eq!((c.llm.input_budget(), c.llm.answer_limit()), (2096, 2000));
+    // No room for a request: one line naming both settings.
+    let err = load("[llm]\nreserve_output = 4000\n", Some("4096")).expect_err("refused");
+    assert!(
+        err.contains("llm.context_window")
+            && err.contains("llm.reserve_output (4000)")
+            && err.contains("leaves 96 tokens")
+            && !err.contains('\n'),
+        "{err}"
+    );
+    let err = load("", Some("600")).expect_err("refused");
+    assert!(
+        err.contains("600 minus the answer's reserve (150)"),
+        "{err}"
+    );
+}
