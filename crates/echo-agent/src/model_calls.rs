@@ -174,3 +174,42 @@ pub(crate) async fn record_attempts(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_too_big_for_the_window_loses_the_middle_of_its_longest_message() {
+        let llm = LlmClient::from_config(&echo_core::config::LlmConfig {
+            base_url: Some("http://127.0.0.1:9".into()),
+            context_window: 2048,
+            max_tokens: 512,
+            ..Default::default()
+        })
+        .expect("client");
+        let long = format!("HEAD {} TAIL", "word ".repeat(6000));
+        let messages = vec![Message::system("Extract facts."), Message::user(long)];
+        let tools = [ToolSpec {
+            name: "extract_memories".into(),
+            description: "Facts.".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }];
+        assert!(llm.tokenizer().count_request(&messages, &tools) > llm.input_budget());
+        let fitted = fit_to_window(&llm, messages, &tools);
+        assert!(llm.tokenizer().count_request(&fitted, &tools) <= llm.input_budget());
+        assert_eq!(
+            fitted[0].content, "Extract facts.",
+            "short messages stay whole"
+        );
+        let cut = &fitted[1].content;
+        assert!(
+            cut.starts_with("HEAD word") && cut.ends_with("word  TAIL") && cut.contains(CUT_MARKER),
+            "{}",
+            &cut[..80]
+        );
+        // A request that fits is left alone.
+        let small = vec![Message::user("hello")];
+        assert_eq!(fit_to_window(&llm, small.clone(), &tools), small);
+    }
+}
