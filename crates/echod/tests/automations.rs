@@ -685,6 +685,18 @@ fn files_that_arrive_while_nothing_runs_are_run_when_a_process_takes_the_rule_up
         1,
         "the file seen before the quit ran once: {all:?}"
     );
+    // Each run's session says whose run it is (the chat sidebar keeps them out of the way).
+    let sessions = w.json(&["sessions", "list", "--json"]);
+    let of_run = |r: &Value| {
+        sessions
+            .as_array()
+            .and_then(|all| all.iter().find(|s| s["name"] == r["session"]).cloned())
+            .unwrap_or(Value::Null)
+    };
+    assert!(
+        all.iter().all(|r| of_run(r)["automation"] == "Inbox"),
+        "{sessions}"
+    );
     assert_eq!(
         count(&before),
         0,

@@ -123,6 +123,47 @@ describe('SessionList', () => {
     expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto', 'taken']);
   });
 
+  it('keeps automation runs out of the list unless asked for, or one is open', () => {
+    const runs = [
+      session('1', 'work-notes', 'Quarterly Report'),
+      { ...session('4', 'Inbox · run 1', 'File a.pdf'), automation: 'Inbox' },
+      { ...session('5', 'Inbox · run 2', 'File b.pdf'), automation: 'Inbox' },
+    ];
+    const render = (selected: string) => {
+      const container = document.createElement('div');
+      document.body.append(container);
+      act(() =>
+        createRoot(container).render(
+          <I18nContext.Provider value={translator('en')}>
+            <SessionList
+              sessions={runs}
+              selected={selected}
+              disabled={false}
+              onSelect={() => {}}
+              onNew={() => {}}
+              onRename={async () => {}}
+              onDelete={async () => {}}
+              onForgetMemories={async () => 0}
+            />
+          </I18nContext.Provider>,
+        ),
+      );
+      const titles = () => [...container.querySelectorAll('.session-title')].map((e) => e.textContent);
+      const toggle = () => container.querySelector('[data-testid="session-runs-toggle"]') as HTMLButtonElement;
+      return { titles, toggle };
+    };
+    const list = render('work-notes');
+    expect(list.titles()).toEqual(['Quarterly Report']);
+    expect(list.toggle().textContent).toBe('Show automation runs (2)');
+    act(() => list.toggle().click());
+    expect(list.titles()).toEqual(['Quarterly Report', 'File a.pdf', 'File b.pdf']);
+    expect(list.toggle().textContent).toBe('Hide automation runs');
+    // A run opened from the Automations page is listed while it is open.
+    const open = render('Inbox · run 2');
+    expect(open.titles()).toEqual(['Quarterly Report', 'File b.pdf']);
+    expect(open.toggle().textContent).toBe('Show automation runs (1)');
+  });
+
   it('renames inline: Esc cancels, a refusal is shown, Enter saves', async () => {
     const { container, calls, row, click } = mount();
     click(row('holiday').querySelector('.session-rename-button'));

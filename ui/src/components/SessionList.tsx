@@ -1,4 +1,5 @@
-// The sidebar: a "new session" button, a search box and the sessions, most recent first,
+// The sidebar: a "new session" button, a search box and the sessions, most recent first
+// (automation runs only on request, or when one is open),
 // each with Rename (inline), Delete (confirmed inline) and Forget memories (confirmed inline:
 // forgets every memory learned in that conversation, as one change that Undo on the memory
 // page brings back) actions.
@@ -51,8 +52,15 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
   const [error, setError] = useState<{ name: string; message: string } | null>(null);
   /** How many memories the last "forget memories" took away, and from which session. */
   const [forgotten, setForgotten] = useState<{ name: string; count: number } | null>(null);
+  const [showRuns, setShowRuns] = useState(false);
   const listed = selected && !sessions.some((s) => s.name === selected);
-  const shown = filterSessions(sessions, query);
+  // Automation runs each have a session; they stay out of the way (the Automations page
+  // lists them) unless asked for, or one of them is open.
+  const runs = sessions.filter((s) => s.automation && s.name !== selected).length;
+  const shown = filterSessions(
+    showRuns ? sessions : sessions.filter((s) => !s.automation || s.name === selected),
+    query,
+  );
 
   const start = (next: Mode | null) => {
     setMode(next);
@@ -248,8 +256,13 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
           );
         })}
       </ul>
-      {sessions.length === 0 && !listed && <p className="muted">{t('sessions.empty')}</p>}
-      {sessions.length > 0 && shown.length === 0 && <p className="muted">{t('sessions.noMatch')}</p>}
+      {shown.length === 0 && !listed && query.trim() === '' && <p className="muted">{t('sessions.empty')}</p>}
+      {shown.length === 0 && query.trim() !== '' && <p className="muted">{t('sessions.noMatch')}</p>}
+      {runs > 0 && (
+        <button type="button" className="link session-runs" data-testid="session-runs-toggle" onClick={() => setShowRuns((v) => !v)}>
+          {t(showRuns ? 'sessions.hideRuns' : 'sessions.showRuns', { count: runs })}
+        </button>
+      )}
     </nav>
   );
 }

@@ -2061,7 +2061,11 @@ turn_count: number,
 /**
  * Messages up to this `seq` are consolidated into long-term memory.
  */
-consolidated_seq: number, };
+consolidated_seq: number, 
+/**
+ * The automation this session is a run of (its runs each get a session of their own).
+ */
+automation?: string, };
 
 export type SetAllAutomationsEnabled = { 
 /**

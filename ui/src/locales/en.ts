@@ -9,6 +9,8 @@ export const en = {
   'sessions.messages': '{count} messages',
   'sessions.search': 'Search sessions',
   'sessions.noMatch': 'No matching sessions.',
+  'sessions.showRuns': 'Show automation runs ({count})',
+  'sessions.hideRuns': 'Hide automation runs',
   'sessions.rename': 'Rename',
   'sessions.renameLabel': 'New name for {name} (Enter saves, Esc cancels)',
   'sessions.delete': 'Delete',

@@ -11,6 +11,8 @@ export const zhCN: Record<MessageKey, string> = {
   'sessions.messages': '{count} 条消息',
   'sessions.search': '搜索会话',
   'sessions.noMatch': '没有匹配的会话。',
+  'sessions.showRuns': '显示自动化运行（{count}）',
+  'sessions.hideRuns': '隐藏自动化运行',
   'sessions.rename': '重命名',
   'sessions.renameLabel': '{name} 的新名称（Enter 保存，Esc 取消）',
   'sessions.delete': '删除',

@@ -30,6 +30,9 @@ pub struct SessionSummary {
     /// Messages up to this `seq` are consolidated into long-term memory.
     #[ts(type = "number")]
     pub consolidated_seq: i64,
+    /// The automation this session is a run of (its runs each get a session of their own).
+    #[ts(optional)]
+    pub automation: Option<String>,
 }
 
 impl Store {
@@ -136,7 +139,9 @@ impl Store {
             "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.consolidated_seq,
                     (SELECT COUNT(*) FROM messages m
                       WHERE m.session_id = s.id AND m.replaced_by IS NULL) AS message_count,
-                    (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count
+                    (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count,
+                    (SELECT a.name FROM automation_runs r JOIN automations a
+                       ON a.id = r.automation_id WHERE r.session = s.name LIMIT 1) AS automation
              FROM sessions s ORDER BY s.updated_at DESC, s.name",
         )
         .fetch_all(&self.pool)
