@@ -21,7 +21,7 @@ use echo_core::{AutomationState, FileEvent, RunCause};
 use notify_debouncer_full::notify::event::{ModifyKind, RenameMode};
 use notify_debouncer_full::notify::{self, EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, new_debouncer};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 use tokio::sync::mpsc;
@@ -131,6 +131,8 @@ pub async fn run(
     let mut health = tokio::time::interval(HEALTH_EVERY);
     health.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut watermark = since;
+    // Files the catch-up found, settling like any change (one may still be being written).
+    let mut caught: HashSet<PathBuf> = HashSet::new();
     let mut watermark_timer = tokio::time::interval_at(
         tokio::time::Instant::now() + WATERMARK_EVERY,
         WATERMARK_EVERY,
@@ -150,7 +152,7 @@ pub async fn run(
                     last_state = Some(state);
                     // Watching (re)started: first what changed while nothing watched.
                     if started {
-                        let Some(mark) = catch_up(&filter, watermark, &mut handed, &out).await else {
+                        let Some(mark) = catch_up(&filter, watermark, &mut pending, &mut caught, &out).await else {
                             break;
                         };
                         watermark = Some(mark);
@@ -202,7 +204,12 @@ pub async fn run(
                         }
                         handed.insert(s.path.clone(), stat);
                     }
-                    if out.send(Report::Event(s)).await.is_err() {
+                    let report = if caught.remove(&s.path) {
+                        Report::CaughtUp(s)
+                    } else {
+                        Report::Event(s)
+                    };
+                    if out.send(report).await.is_err() {
                         return;
                     }
                 }
@@ -212,18 +219,22 @@ pub async fn run(
     debouncer.stop_nonblocking();
 }
 
-/// Hands over what changed since `since` (if any) and reports the new watermark, which it
-/// returns; `None` when `out` is closed.
+/// Puts what changed since `since` (if any) among the files waiting to settle (a file still
+/// being written is not handed over half-done), marked as caught up, and reports the
+/// watermark, which it returns; `None` when `out` is closed. With files found the watermark
+/// stays where it was until they are handed over (the periodic report moves it then).
 async fn catch_up(
     filter: &FileFilter,
     since: Option<DateTime<Utc>>,
-    handed: &mut HashMap<PathBuf, (u64, i64)>,
+    pending: &mut HashMap<PathBuf, Pending>,
+    caught: &mut HashSet<PathBuf>,
     out: &mpsc::Sender<Report>,
 ) -> Option<DateTime<Utc>> {
     // Taken before the walk, which covers everything that changed until then (a change
     // still in the debouncer included); what changes during it is seen by the watcher,
     // already on. No lag here: a first watermark must not reach back before the rule.
-    let mark = Utc::now();
+    let now = Utc::now();
+    let mut mark = now;
     if let Some(since) = since {
         let scan = filter.clone();
         let found = tokio::task::spawn_blocking(move || catch_up::changed_since(&scan, since))
@@ -232,14 +243,21 @@ async fn catch_up(
         if !found.is_empty() {
             tracing::info!(
                 files = found.len(),
-                "handing over files changed while nothing watched"
+                "files changed while nothing watched: handing them over once they settle"
             );
+            mark = since;
         }
+        let seen_now = Instant::now();
         for s in found {
-            if let Some(stat) = s.size.zip(s.mtime_ns) {
-                handed.insert(s.path.clone(), stat);
-            }
-            out.send(Report::CaughtUp(s)).await.ok()?;
+            caught.insert(s.path.clone());
+            pending.entry(s.path.clone()).or_insert(Pending {
+                kind: s.kind,
+                old_path: None,
+                seen: s.size.zip(s.mtime_ns),
+                changed_at: seen_now,
+                first_at: seen_now,
+                at: s.at,
+            });
         }
     }
     out.send(Report::Watched(mark)).await.ok()?;

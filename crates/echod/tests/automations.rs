@@ -649,11 +649,31 @@ fn files_that_arrive_while_nothing_runs_are_run_when_a_process_takes_the_rule_up
             "{{path}}",
         ],
     );
+    // A second rule with a long settle window, for a file still being written at the start.
+    let slow_dir = root.path().join("Slow");
+    std::fs::create_dir(&slow_dir).expect("slow");
+    add(
+        &w,
+        &[
+            "--name",
+            "Slow",
+            "--watch",
+            &slow_dir.to_string_lossy(),
+            "--events",
+            "created",
+            "--settle-ms",
+            "3000",
+            "--prompt",
+            "{{path}}",
+        ],
+    );
     let show = || w.json(&["automations", "show", "Inbox", "--json"])["automation"].clone();
     let first = Serving::start(&w, root.path());
     wait_active(&w, "Inbox");
-    wait_for("the first watermark", LONG, || {
+    wait_for("the first watermarks", LONG, || {
         show()["watched_until"].is_string()
+            && w.json(&["automations", "show", "Slow", "--json"])["automation"]["watched_until"]
+                .is_string()
     });
     let live = inbox.join("live.txt");
     std::fs::write(&live, "seen by the watcher").expect("write");
@@ -667,6 +687,8 @@ fn files_that_arrive_while_nothing_runs_are_run_when_a_process_takes_the_rule_up
     std::fs::write(&offline, "written while nothing watched").expect("write");
     let moved = inbox.join("moved.txt");
     std::fs::rename(&downloaded, &moved).expect("move in");
+    let partial = slow_dir.join("partial.txt");
+    std::fs::write(&partial, "the first half, ").expect("write");
 
     let second = Serving::start(&w, root.path());
     for file in [&offline, &moved] {
@@ -674,6 +696,24 @@ fn files_that_arrive_while_nothing_runs_are_run_when_a_process_takes_the_rule_up
         assert_eq!(run["status"], "done", "{run}");
         assert_eq!(run["event"], "created", "{run}");
     }
+    // The catch-up has run; the file it found in Slow is still being written: it is handed
+    // over once it has settled, after the rest arrived, not half-done.
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&partial)
+            .expect("open");
+        f.write_all(b"the second half").expect("append");
+    }
+    let appended_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let run = wait_run_for(&w, "Slow", &partial);
+    assert_eq!(run["status"], "done", "{run}");
+    assert!(
+        run["created_at"].as_str().unwrap_or_default() >= appended_at.as_str(),
+        "queued before the file was complete ({appended_at}): {run}"
+    );
+    assert_eq!(runs(&w, "Slow").len(), 1);
     let all = runs(&w, "Inbox");
     let count = |file: &Path| {
         all.iter()
