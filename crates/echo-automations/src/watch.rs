@@ -162,7 +162,7 @@ pub async fn run(
             _ = watermark_timer.tick(), if watermark.is_some()
                 && last_state.as_ref().is_some_and(|s| s.0 == AutomationState::Active) => {
                 // It never moves back (a file still settling holds it where it is).
-                let mark = watermark.map_or_else(|| watermark_now(&pending), |w| w.max(watermark_now(&pending)));
+                let mark = watermark_now(&pending).max(watermark.unwrap_or_default());
                 if out.send(Report::Watched(mark)).await.is_err() {
                     break;
                 }
