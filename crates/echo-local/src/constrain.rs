@@ -1,0 +1,207 @@
+//! Grammar-constrained decoding with llguidance: before each token is sampled, every token
+//! the grammar does not allow is masked out, so a forced call's arguments always parse and
+//! follow their JSON schema, and a tool call the model starts always completes as one.
+//!
+//! llguidance reads the vocabulary through toktrie, built here from the same token bytes the
+//! runtime decodes with (no second tokenizer library).
+
+use crate::error::LocalError;
+use crate::vocab::Vocab;
+use llguidance::api::TopLevelGrammar;
+use llguidance::toktrie::{SimpleVob, TokEnv, TokRxInfo, TokTrie, TokenizerEnv};
+use llguidance::{Matcher, ParserFactory};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The grammar engine for one model's vocabulary.
+pub(crate) struct Grammars {
+    factory: ParserFactory,
+}
+
+struct Env {
+    trie: TokTrie,
+    vocab: Arc<Vocab>,
+}
+
+impl TokenizerEnv for Env {
+    fn tok_trie(&self) -> &TokTrie {
+        &self.trie
+    }
+
+    fn tokenize_bytes(&self, s: &[u8]) -> Vec<u32> {
+        // Grammar literals are text; a tokenizing failure leaves llguidance its greedy path.
+        match self.vocab.encode_text(&String::from_utf8_lossy(s)) {
+            Ok(ids) => ids,
+            Err(_) => self.trie.greedy_tokenize(s),
+        }
+    }
+}
+
+impl Grammars {
+    pub(crate) fn new(vocab: Arc<Vocab>) -> Result<Grammars, LocalError> {
+        let words: Vec<Vec<u8>> = (0..vocab.len() as u32)
+            .map(|id| {
+                let bytes = vocab.token_bytes(id);
+                if vocab.is_control(id) {
+                    let mut marked = vec![TokTrie::SPECIAL_TOKEN_MARKER];
+                    marked.extend_from_slice(bytes);
+                    marked
+                } else {
+                    bytes.to_vec()
+                }
+            })
+            .collect();
+        let info = TokRxInfo::new(vocab.len() as u32, vocab.eos());
+        let trie = TokTrie::from(&info, &words);
+        let env: TokEnv = Arc::new(Env { trie, vocab });
+        let mut factory = ParserFactory::new_simple(&env).map_err(|e| LocalError::Constraint {
+            what: "the vocabulary".into(),
+            detail: e.to_string(),
+        })?;
+        factory.quiet();
+        Ok(Grammars { factory })
+    }
+
+    /// A matcher for JSON that follows `schema` (a forced call's arguments).
+    pub(crate) fn json(&self, what: &str, schema: &Value) -> Result<Constraint, LocalError> {
+        let schema = compact(schema_or_object(schema));
+        self.matcher(what, TopLevelGrammar::from_json_schema(schema))
+    }
+
+    /// A matcher for the rest of a tool call once the model wrote `<tool_call>`: one of
+    /// `tools` by name, with arguments that follow its schema, then `</tool_call>`.
+    pub(crate) fn tool_call(&self, tools: &[crate::ToolDef]) -> Result<Constraint, LocalError> {
+        // Each tool's `$defs` move to the root, where their `#/$defs/…` references point.
+        let mut defs = serde_json::Map::new();
+        let mut one_of = Vec::with_capacity(tools.len());
+        for t in tools {
+            let mut parameters = schema_or_object(&t.parameters);
+            if let Some(Value::Object(own)) =
+                parameters.as_object_mut().and_then(|p| p.remove("$defs"))
+            {
+                for (name, def) in own {
+                    match defs.get(&name) {
+                        Some(existing) if *existing != def => {
+                            return Err(LocalError::Constraint {
+                                what: "a tool call".into(),
+                                detail: format!(
+                                    "two tools define a different schema named {name:?}"
+                                ),
+                            });
+                        }
+                        _ => {
+                            defs.insert(name, def);
+                        }
+                    }
+                }
+            }
+            one_of.push(json!({
+                "type": "object",
+                "properties": {
+                    "name": { "const": t.name },
+                    "arguments": parameters,
+                },
+                "required": ["name", "arguments"],
+                "additionalProperties": false,
+            }));
+        }
+        let mut schema = json!({ "anyOf": one_of });
+        if !defs.is_empty() {
+            schema["$defs"] = Value::Object(defs);
+        }
+        let schema = compact(schema);
+        let lark =
+            format!("start: \"\\n\"? call \"\\n\"? \"</tool_call>\"\ncall: %json {schema}\n");
+        self.matcher("a tool call", TopLevelGrammar::from_lark(lark))
+    }
+
+    fn matcher(&self, what: &str, grammar: TopLevelGrammar) -> Result<Constraint, LocalError> {
+        let error = |detail: String| LocalError::Constraint {
+            what: what.to_string(),
+            detail,
+        };
+        let parser = self
+            .factory
+            .create_parser(grammar)
+            .map_err(|e| error(e.to_string()))?;
+        let matcher = Matcher::new(Ok(parser));
+        if let Some(e) = matcher.get_error() {
+            return Err(error(e));
+        }
+        Ok(Constraint {
+            matcher,
+            what: what.to_string(),
+        })
+    }
+}
+
+/// The schema with llguidance's layout options: JSON written as `json.dumps` writes it
+/// (`", "` and `": "`), with no other whitespace, so a small model cannot pad its output
+/// with newlines until the token limit.
+fn compact(mut schema: Value) -> Value {
+    if let Value::Object(map) = &mut schema {
+        map.insert(
+            "x-guidance".into(),
+            json!({
+                "whitespace_flexible": false,
+                "item_separator": ", ",
+                "key_separator": ": ",
+            }),
+        );
+    }
+    schema
+}
+
+/// A schema with no type (`{}`) accepts anything; a call's arguments are always an object.
+fn schema_or_object(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) if map.is_empty() => json!({ "type": "object" }),
+        Value::Null => json!({ "type": "object" }),
+        other => other.clone(),
+    }
+}
+
+/// One constrained stretch of output.
+pub(crate) struct Constraint {
+    matcher: Matcher,
+    what: String,
+}
+
+impl Constraint {
+    /// The tokens allowed next.
+    pub(crate) fn mask(&mut self) -> Result<SimpleVob, LocalError> {
+        self.matcher.compute_mask().map_err(|e| self.error(e))
+    }
+
+    /// Takes the token that was sampled.
+    pub(crate) fn consume(&mut self, token: u32) -> Result<(), LocalError> {
+        self.matcher.consume_token(token).map_err(|e| self.error(e))
+    }
+
+    /// Whether the grammar is complete and nothing more may follow.
+    pub(crate) fn is_done(&self) -> bool {
+        self.matcher.is_stopped()
+    }
+
+    /// Whether the output so far is a complete sentence of the grammar.
+    pub(crate) fn accepts(&mut self) -> bool {
+        self.matcher.is_accepting().unwrap_or(false)
+    }
+
+    fn error(&self, e: impl std::fmt::Display) -> LocalError {
+        LocalError::Constraint {
+            what: self.what.clone(),
+            detail: e.to_string(),
+        }
+    }
+}
+
+/// Sets every logit the mask does not allow to minus infinity (and every logit past the
+/// vocabulary, which models pad their output layer with).
+pub(crate) fn apply(mask: &SimpleVob, logits: &mut [f32]) {
+    for (id, logit) in logits.iter_mut().enumerate() {
+        if id >= mask.len() || !mask.is_allowed(id as u32) {
+            *logit = f32::NEG_INFINITY;
+        }
+    }
+}
