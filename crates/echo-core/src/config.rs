@@ -74,38 +74,48 @@ pub enum ProviderKind {
     Anthropic,
     /// Ollama, through its OpenAI-compatible endpoint.
     Ollama,
+    /// The built-in model: a GGUF file run in-process (`model` is its path).
+    Local,
 }
 
 impl ProviderKind {
-    /// `openai`, `anthropic` or `ollama`, as in the config file.
+    /// `openai`, `anthropic`, `ollama` or `local`, as in the config file.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Openai => "openai",
             Self::Anthropic => "anthropic",
             Self::Ollama => "ollama",
+            Self::Local => "local",
         }
     }
 
     /// Every kind, in the order settings pages offer them.
-    pub const ALL: [ProviderKind; 3] = [Self::Openai, Self::Anthropic, Self::Ollama];
+    pub const ALL: [ProviderKind; 4] = [Self::Openai, Self::Anthropic, Self::Ollama, Self::Local];
 
-    /// Parses `openai`, `anthropic` or `ollama`.
+    /// Parses `openai`, `anthropic`, `ollama` or `local`.
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "openai" => Some(Self::Openai),
             "anthropic" => Some(Self::Anthropic),
             "ollama" => Some(Self::Ollama),
+            "local" => Some(Self::Local),
             _ => None,
         }
     }
 
-    /// The base URL used when none is configured.
+    /// The base URL used when none is configured (none for the built-in model).
     pub fn default_base_url(self) -> &'static str {
         match self {
             Self::Openai => "https://api.openai.com/v1",
             Self::Anthropic => "https://api.anthropic.com",
             Self::Ollama => "http://127.0.0.1:11434/v1",
+            Self::Local => "",
         }
+    }
+
+    /// Whether the model runs in this process (no server, no key).
+    pub fn is_local(self) -> bool {
+        self == Self::Local
     }
 }
 
@@ -524,16 +534,22 @@ pub struct Config {
     /// the file, so a settings page says so (not read from the file).
     #[serde(skip)]
     pub env_overrides: Vec<String>,
+    /// Whether anyone chose the model provider: the file's `[llm]` names a kind, model or
+    /// base URL, or an `ECHO_LLM_*` variable or a flag does. When nobody did, the engine
+    /// uses Ollama if one answers and the built-in model otherwise (not read from the file).
+    #[serde(skip)]
+    pub llm_chosen: bool,
 }
 
 /// Environment variables that override `[llm]` (and, for the key, the keychain).
-pub const LLM_ENV: [&str; 6] = [
+pub const LLM_ENV: [&str; 7] = [
     "ECHO_LLM_KIND",
     "ECHO_LLM_BASE_URL",
     "ECHO_LLM_MODEL",
     "ECHO_LLM_FALLBACK_MODELS",
     "ECHO_LLM_API_KEY",
     "ECHO_LLM_CONTEXT_WINDOW",
+    "ECHO_LOCAL_MODEL",
 ];
 
 /// Values given on the command line; `None` means "not given".
@@ -577,6 +593,15 @@ impl Config {
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
         config.home = home;
+        config.llm_chosen = match std::fs::read_to_string(&path) {
+            Ok(text) => names_provider(&text),
+            Err(_) => false,
+        } || ["ECHO_LLM_KIND", "ECHO_LLM_BASE_URL", "ECHO_LLM_MODEL"]
+            .iter()
+            .any(|name| env.var(name).is_some())
+            || flags.kind.is_some()
+            || flags.base_url.is_some()
+            || flags.model.is_some();
         config.apply_env(env)?;
         config.apply_flags(flags)?;
         Ok(config)
@@ -614,6 +639,11 @@ impl Config {
         }
         if let Some(list) = env.var("ECHO_LLM_FALLBACK_MODELS") {
             self.llm.fallback_models = split_list(&list);
+        }
+        if let Some(path) = env.var("ECHO_LOCAL_MODEL")
+            && self.llm.kind.is_local()
+        {
+            self.llm.model = path.trim().to_string();
         }
         if let Some(window) = env.var("ECHO_LLM_CONTEXT_WINDOW") {
             self.llm.context_window =
@@ -654,6 +684,21 @@ impl Config {
     }
 }
 
+/// Whether config text's `[llm]` table names a kind, a model or a base URL.
+fn names_provider(text: &str) -> bool {
+    let Ok(value) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    value
+        .get("llm")
+        .and_then(toml::Value::as_table)
+        .is_some_and(|llm| {
+            ["kind", "model", "base_url"]
+                .iter()
+                .any(|k| llm.contains_key(*k))
+        })
+}
+
 /// The data directory: `--home`, then `ECHO_DESK_HOME`, then the platform's data directory.
 pub fn resolve_home(flags: &Overrides, env: &dyn Env) -> Result<PathBuf, ConfigError> {
     if let Some(home) = &flags.home {
@@ -670,7 +715,9 @@ pub fn resolve_home(flags: &Overrides, env: &dyn Env) -> Result<PathBuf, ConfigE
 fn parse_kind(value: &str, source_name: &str) -> Result<ProviderKind, ConfigError> {
     ProviderKind::parse(value).ok_or_else(|| ConfigError::Override {
         source_name: source_name.into(),
-        message: format!("unknown provider kind {value:?}; expected openai, anthropic or ollama"),
+        message: format!(
+            "unknown provider kind {value:?}; expected openai, anthropic, ollama or local"
+        ),
     })
 }
 

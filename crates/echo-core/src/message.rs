@@ -132,6 +132,11 @@ pub struct Usage {
     /// Completion tokens.
     #[ts(type = "number")]
     pub output_tokens: u64,
+    /// Of the prompt tokens, how many the model reused from an earlier request instead of
+    /// processing them again (the built-in model's prefix cache).
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub cached_input_tokens: u64,
 }
 
 impl Usage {
@@ -139,5 +144,6 @@ impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
     }
 }

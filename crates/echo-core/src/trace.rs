@@ -178,6 +178,17 @@ impl Span {
     /// Records a child call span that already happened (e.g. one HTTP attempt of a model call)
     /// and returns its id.
     pub async fn record_call(&self, call: CallRecord<'_>) -> String {
+        let mut attrs = call.attrs;
+        // Prompt tokens a model reused from an earlier request (the built-in model's prefix
+        // cache): the span's attributes say how many, so a trace shows the saving.
+        if let (Some(usage), serde_json::Value::Object(map)) = (call.usage, &mut attrs)
+            && usage.cached_input_tokens > 0
+        {
+            map.insert(
+                "cached_input_tokens".into(),
+                serde_json::json!(usage.cached_input_tokens),
+            );
+        }
         let record = SpanRecord {
             id: SpanId::new().to_string(),
             turn_id: self.record.turn_id.clone(),
@@ -198,7 +209,7 @@ impl Span {
             degraded: call.degraded_reason.is_some(),
             degraded_reason: call.degraded_reason.map(String::from),
             error: call.error.map(String::from),
-            attrs: call.attrs,
+            attrs,
         };
         if let Err(e) = self.store.insert_span(&record).await {
             tracing::warn!(error = %e, span = call.name, "cannot write trace span");

@@ -239,6 +239,8 @@ closed_enum!(
         LlmCancelled = "llm_cancelled",
         /// The model settings are unusable.
         LlmConfig = "llm_config",
+        /// The built-in model failed: its file cannot be used, or a generation failed.
+        LlmLocal = "llm_local",
     }
 );
 

@@ -322,6 +322,7 @@ fn usage(u: &Value) -> Delta {
     Delta::Usage {
         input,
         output: count("output_tokens"),
+        cached: None,
     }
 }
 
@@ -481,7 +482,8 @@ data: {"type":"message_stop"}
             out.usage,
             Usage {
                 input_tokens: 30,
-                output_tokens: 42
+                output_tokens: 42,
+                cached_input_tokens: 0,
             }
         );
         assert_eq!(out.finish_reason.as_deref(), Some("tool_use"));
@@ -581,7 +583,8 @@ data: {"type":"message_stop"}
             out.usage,
             Usage {
                 input_tokens: 3,
-                output_tokens: 4
+                output_tokens: 4,
+                cached_input_tokens: 0,
             }
         );
         let err = decode_whole(

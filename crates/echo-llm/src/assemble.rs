@@ -25,6 +25,8 @@ pub(crate) enum Delta {
     Usage {
         input: Option<u64>,
         output: Option<u64>,
+        /// Prompt tokens taken from a cache.
+        cached: Option<u64>,
     },
     /// Why generation stopped.
     Finish(String),
@@ -114,12 +116,19 @@ impl<'a> Assembler<'a> {
                 name,
                 args,
             } => self.tool(slot, id, name, args),
-            Delta::Usage { input, output } => {
+            Delta::Usage {
+                input,
+                output,
+                cached,
+            } => {
                 if let Some(n) = input {
                     self.usage.input_tokens = n;
                 }
                 if let Some(n) = output {
                     self.usage.output_tokens = n;
+                }
+                if let Some(n) = cached {
+                    self.usage.cached_input_tokens = n;
                 }
             }
             Delta::Finish(reason) => self.finish_reason = Some(reason),
@@ -295,10 +304,12 @@ pub(crate) mod tests {
         asm.apply(Delta::Usage {
             input: Some(10),
             output: Some(1),
+            cached: None,
         });
         asm.apply(Delta::Usage {
             input: None,
             output: Some(7),
+            cached: None,
         });
         asm.apply(Delta::Reasoning("r".into()));
         assert!(asm.delivered());
@@ -307,7 +318,8 @@ pub(crate) mod tests {
             out.usage,
             Usage {
                 input_tokens: 10,
-                output_tokens: 7
+                output_tokens: 7,
+                cached_input_tokens: 0,
             }
         );
         assert_eq!(asm_events, vec![ChatEvent::ReasoningDelta("r".into())]);

@@ -13,15 +13,14 @@ use backon::{ExponentialBuilder, Retryable};
 use echo_core::config::{LlmConfig, ProviderKind, RetryConfig};
 use echo_core::{Message, ToolSpec};
 use std::fmt;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 /// A client for one model server: the configured primary model and its fallbacks.
 pub struct LlmClient {
-    http: reqwest::Client,
-    provider: Box<dyn Provider>,
+    backend: Backend,
     kind: ProviderKind,
     base_url: String,
     host: String,
@@ -32,6 +31,18 @@ pub struct LlmClient {
     temperature: Option<f32>,
     input_budget: usize,
     tokenizer: crate::tokens::Tokenizer,
+}
+
+/// Where requests go.
+enum Backend {
+    /// A model server, over HTTP in the provider's protocol.
+    Http {
+        http: reqwest::Client,
+        provider: Box<dyn Provider>,
+    },
+    /// The built-in model, in this process; or why its file cannot be used (reported by
+    /// each call, so a missing model does not stop the engine from starting).
+    Local(Result<Arc<echo_local::LocalModel>, String>),
 }
 
 impl fmt::Debug for LlmClient {
@@ -51,6 +62,9 @@ impl LlmClient {
     /// Builds a client from the `[llm]` configuration. Fails on an empty model name, a base
     /// URL that is not http(s), or time limits that are not positive numbers.
     pub fn from_config(cfg: &LlmConfig) -> Result<Self, LlmError> {
+        if cfg.kind.is_local() {
+            return Self::local(cfg);
+        }
         let config = |detail: String| LlmError::Config { detail };
         let base_url = cfg.effective_base_url();
         let url = reqwest::Url::parse(&base_url)
@@ -108,14 +122,13 @@ impl LlmClient {
 
         let api_key = cfg.api_key.clone().filter(|k| !k.trim().is_empty());
         let provider: Box<dyn Provider> = match cfg.kind {
-            ProviderKind::Openai | ProviderKind::Ollama => {
+            ProviderKind::Openai | ProviderKind::Ollama | ProviderKind::Local => {
                 Box::new(OpenAi::new(&base_url, api_key))
             }
             ProviderKind::Anthropic => Box::new(Anthropic::new(&base_url, api_key)),
         };
         Ok(Self {
-            http,
-            provider,
+            backend: Backend::Http { http, provider },
             kind: cfg.kind,
             base_url,
             host,
@@ -126,6 +139,42 @@ impl LlmClient {
             input_budget: cfg.input_budget(),
             tokenizer: crate::tokens::Tokenizer::for_models(cfg.kind, &models),
             models,
+        })
+    }
+
+    /// A client of the built-in model whose GGUF file is `cfg.model`. Its window is the
+    /// smaller of `llm.context_window` and the model's own; fallback models and network
+    /// limits do not apply.
+    fn local(cfg: &LlmConfig) -> Result<Self, LlmError> {
+        let model = crate::local::open(&cfg.model);
+        let model_window = match &model {
+            Ok(m) => m.info().window,
+            Err(_) => echo_local::MAX_WINDOW,
+        };
+        let window = (model_window as u32).min(cfg.context_window);
+        let cfg = LlmConfig {
+            context_window: window,
+            ..cfg.clone()
+        };
+        Ok(Self {
+            kind: ProviderKind::Local,
+            base_url: String::new(),
+            host: crate::local::HOST.to_string(),
+            limits: Limits {
+                connect: Duration::MAX,
+                first_byte: Duration::MAX,
+                idle: Duration::MAX,
+            },
+            retry: RetryConfig {
+                max_retries: 0,
+                ..cfg.retry.clone()
+            },
+            max_tokens: cfg.answer_limit(),
+            temperature: cfg.temperature,
+            input_budget: cfg.input_budget(),
+            tokenizer: crate::tokens::Tokenizer::Estimate,
+            models: vec![cfg.model.trim().to_string()],
+            backend: Backend::Local(model),
         })
     }
 
@@ -355,16 +404,27 @@ impl LlmClient {
         let clock = std::time::Instant::now();
         let mut sink = |event: ChatEvent| call.emit(event);
         let mut asm = Assembler::new(&mut sink);
-        let exchange = Exchange {
-            http: &self.http,
-            provider: self.provider.as_ref(),
-            limits: self.limits,
-            server: &server,
-        };
-        let result = tokio::select! {
-            biased;
-            () = call.cancel.cancelled() => Err(LlmError::Cancelled { server: server.clone() }),
-            r = exchange.run(call.req, &mut asm) => r,
+        let result = match &self.backend {
+            Backend::Http { http, provider } => {
+                let exchange = Exchange {
+                    http,
+                    provider: provider.as_ref(),
+                    limits: self.limits,
+                    server: &server,
+                };
+                tokio::select! {
+                    biased;
+                    () = call.cancel.cancelled() => Err(LlmError::Cancelled { server: server.clone() }),
+                    r = exchange.run(call.req, &mut asm) => r,
+                }
+            }
+            Backend::Local(Ok(model)) => {
+                crate::local::run(model, &server, call.req, call.cancel, &mut asm).await
+            }
+            Backend::Local(Err(detail)) => Err(LlmError::Local {
+                server: server.clone(),
+                detail: detail.clone(),
+            }),
         };
         let duration = clock.elapsed();
         call.record(Attempt {

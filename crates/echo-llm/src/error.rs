@@ -133,6 +133,13 @@ pub enum LlmError {
         /// What is wrong.
         detail: String,
     },
+    /// The built-in model failed (its file, the grammar of a forced call, a computation).
+    Local {
+        /// `built-in` and the model.
+        server: ServerRef,
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 impl fmt::Display for LlmError {
@@ -214,6 +221,7 @@ impl fmt::Display for LlmError {
             }
             Self::Cancelled { server } => write!(f, "the call to {server} was cancelled"),
             Self::Config { detail } => write!(f, "model configuration: {detail}"),
+            Self::Local { detail, .. } => write!(f, "built-in model: {detail}"),
         }
     }
 }
@@ -233,6 +241,7 @@ impl LlmError {
             Self::Protocol { .. } => TurnErrorCode::LlmProtocol,
             Self::Cancelled { .. } => TurnErrorCode::LlmCancelled,
             Self::Config { .. } => TurnErrorCode::LlmConfig,
+            Self::Local { .. } => TurnErrorCode::LlmLocal,
         }
     }
 
@@ -266,7 +275,8 @@ impl LlmError {
             Self::Auth { .. }
             | Self::Protocol { .. }
             | Self::Cancelled { .. }
-            | Self::Config { .. } => false,
+            | Self::Config { .. }
+            | Self::Local { .. } => false,
         }
     }
 
@@ -304,6 +314,7 @@ impl LlmError {
             | Self::StreamCut { server, .. }
             | Self::Remote { server, .. }
             | Self::Protocol { server, .. }
+            | Self::Local { server, .. }
             | Self::Cancelled { server } => Some(server),
             Self::Config { .. } => None,
         }

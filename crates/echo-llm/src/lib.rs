@@ -14,6 +14,7 @@ mod anthropic;
 mod assemble;
 mod client;
 mod error;
+mod local;
 mod ollama;
 mod openai;
 mod provider;

@@ -303,6 +303,7 @@ impl OpenAiDecoder {
             out.push(Delta::Usage {
                 input: u.prompt_tokens,
                 output: u.completion_tokens,
+                cached: None,
             });
         }
         Ok(())
@@ -420,7 +421,8 @@ data: {"choices":[{"index":0,"delta":{"content":"after done"}}]}
             out.usage,
             Usage {
                 input_tokens: 12,
-                output_tokens: 3
+                output_tokens: 3,
+                cached_input_tokens: 0,
             }
         );
         assert_eq!(out.finish_reason.as_deref(), Some("stop"));
@@ -621,7 +623,8 @@ data: [DONE]
             out.usage,
             Usage {
                 input_tokens: 5,
-                output_tokens: 2
+                output_tokens: 2,
+                cached_input_tokens: 0,
             }
         );
         assert!(decode_whole(b"[1,2]", &mut Vec::new()).is_err());

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 fn config(mock: &MockServer, kind: ProviderKind, model: &str, fallbacks: &[&str]) -> LlmConfig {
     let base_url = match kind {
         ProviderKind::Anthropic => mock.root_url(),
-        ProviderKind::Openai | ProviderKind::Ollama => mock.base_url(),
+        ProviderKind::Openai | ProviderKind::Ollama | ProviderKind::Local => mock.base_url(),
     };
     LlmConfig {
         kind,
@@ -180,7 +180,8 @@ async fn streamed_text_with_usage() {
         r.usage,
         Usage {
             input_tokens: 11,
-            output_tokens: 7
+            output_tokens: 7,
+            cached_input_tokens: 0,
         }
     );
     assert_eq!(r.finish_reason.as_deref(), Some("stop"));
@@ -619,7 +620,8 @@ async fn anthropic_streams_text_and_tool_use() {
         r.usage,
         Usage {
             input_tokens: 40,
-            output_tokens: 12
+            output_tokens: 12,
+            cached_input_tokens: 0,
         }
     );
     assert!(run.events.contains(&ChatEvent::ToolCallStarted {
@@ -861,7 +863,8 @@ async fn a_json_body_answering_a_stream_request_is_read_whole() {
         r.usage,
         Usage {
             input_tokens: 9,
-            output_tokens: 4
+            output_tokens: 4,
+            cached_input_tokens: 0,
         }
     );
     assert_eq!(r.finish_reason.as_deref(), Some("tool_calls"));

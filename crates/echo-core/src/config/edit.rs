@@ -45,6 +45,23 @@ impl ProviderSettings {
             source_name: field.to_string(),
             message,
         };
+        if self.kind.is_local() {
+            // The built-in model: no server, and the model is a GGUF file's path or a
+            // catalog name; fallbacks do not apply.
+            let model = self.model.trim();
+            if model.is_empty() || model.len() > 4096 || model.chars().any(char::is_control) {
+                return Err(bad(
+                    "model",
+                    "the built-in model needs a GGUF file path or a catalog name".into(),
+                ));
+            }
+            return Ok(ProviderSettings {
+                kind: self.kind,
+                base_url: String::new(),
+                model: model.to_string(),
+                fallback_models: Vec::new(),
+            });
+        }
         let base_url = check_url(&self.base_url, "base_url")?
             .trim_end_matches('/')
             .to_string();
