@@ -4,6 +4,7 @@
 //! through [`crate::pipeline`].
 
 mod automations;
+mod local_models;
 mod memory;
 mod memory_io;
 mod sessions;
@@ -13,6 +14,8 @@ mod traces;
 mod turns;
 
 pub use automations::{AutomationPreview, AutomationView, RunCounts};
+pub(crate) use local_models::Downloads;
+pub use local_models::{DownloadState, LocalModelEntry, LocalModels};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};

@@ -55,6 +55,11 @@ pub(crate) struct Engine {
     pub(crate) bootstrap: crate::bootstrap::Bootstrap,
     pub(crate) instance: Instance,
     pub(crate) background: Background,
+    /// The line saying which provider the engine chose when nobody chose one (or how to get
+    /// a model), shown once by front ends.
+    pub(crate) provider_note: Option<String>,
+    /// Built-in model downloads started by this process.
+    pub(crate) downloads: crate::api::Downloads,
     pub(crate) workdir: PathBuf,
     pub(crate) session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Sessions whose consolidation failed: how often in a row, and when it may try again.
@@ -116,6 +121,10 @@ impl Engine {
             config.llm.api_key = key;
             source
         };
+        let provider_note = models::settle_provider(&mut config).await;
+        if let Some(note) = &provider_note {
+            tracing::info!("{note}");
+        }
         let models = Models::build(&config, config.llm.clone(), key_source)?;
         let memory = MemoryStore::new(store.pool().clone(), config.memory.clone());
         if config.memory.enabled && sweep_due(&memory, config.memory.sweep_interval_hours).await {
@@ -234,6 +243,8 @@ impl Engine {
             }
         }
         Ok(Engine {
+            provider_note,
+            downloads: Default::default(),
             automations: echo_automations::AutomationStore::new(store.pool().clone()),
             tracer: Tracer::new(store.clone()),
             prompts: Prompts::new(home.join("prompts")),

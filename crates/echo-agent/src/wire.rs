@@ -15,6 +15,7 @@ pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
+pub use crate::api::{DownloadState, LocalModelEntry, LocalModels};
 pub use crate::api::{ImportReport, MemoryDetail, MemoryExport};
 pub use crate::api::{KeySource, Trace, TraceSettings};
 pub use crate::approval::ApprovalAnswer;
@@ -228,6 +229,20 @@ wire! {
     GetProvider {}
     /// A local Ollama server and its models, or null.
     DetectOllama {}
+    /// The built-in model's recommended models, which are installed, and this process's
+    /// downloads.
+    ListLocalModels {}
+    /// Starts downloading a recommended model into the models directory (resuming an
+    /// interrupted one); `local_models` reports the progress.
+    FetchLocalModel {
+        /// Catalog id, e.g. `qwen2.5-0.5b`.
+        id: String,
+    }
+    /// Makes the built-in model the provider, with this GGUF file or installed catalog model.
+    UseLocalModel {
+        /// A GGUF file's path or a catalog id.
+        model: String,
+    }
     /// The standing instructions (AGENTS.md, SOUL.md, USER.md, TOOLS.md): each file's text
     /// or its default.
     BootstrapFiles {}

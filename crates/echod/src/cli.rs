@@ -35,7 +35,7 @@ struct GlobalArgs {
     /// Data directory (default: $ECHO_DESK_HOME, then the platform's data directory).
     #[arg(long, global = true, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// Model server protocol: openai, anthropic or ollama (overrides ECHO_LLM_KIND).
+    /// Model server protocol: openai, anthropic, ollama or local (overrides ECHO_LLM_KIND).
     #[arg(long, global = true, value_name = "KIND")]
     provider: Option<String>,
     /// Model server base URL (overrides ECHO_LLM_BASE_URL).
@@ -115,6 +115,11 @@ enum Command {
     Provider {
         #[command(subcommand)]
         command: crate::provider_cli::ProviderCommand,
+    },
+    /// The built-in model: recommended models, downloads, choosing one.
+    Model {
+        #[command(subcommand)]
+        command: crate::model_cli::ModelCommand,
     },
     /// MCP servers from the settings and their state.
     Mcp {
@@ -253,6 +258,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let config = Config::load(&overrides, &ProcessEnv)?;
     let api = Api::open(config).await.context("cannot open the engine")?;
+    if matches!(
+        cli.command,
+        Command::Ask { .. } | Command::Chat { .. } | Command::Serve { .. }
+    ) && let Some(note) = api.provider_note()
+    {
+        eprintln!("{note}");
+    }
     let code = match cli.command {
         Command::Ask {
             session,
@@ -302,6 +314,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             api.start_automations();
             crate::serve::run(api.clone(), port.unwrap_or(0), ui).await?;
             ExitCode::SUCCESS
+        }
+        Command::Model { command } => {
+            if crate::model_cli::run(&api, command).await? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Command::Mcp { command } => {
             crate::tools_cli::mcp(&api, command).await?;

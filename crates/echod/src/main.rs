@@ -6,6 +6,7 @@ mod bench;
 mod bench_automations;
 mod cli;
 mod memory_cli;
+mod model_cli;
 mod print;
 mod provider_cli;
 mod serve;

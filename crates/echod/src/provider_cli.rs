@@ -17,7 +17,7 @@ pub enum ProviderCommand {
     },
     /// Change and save the provider (unset flags keep their value); applies to the next turn.
     Set {
-        /// `openai`, `anthropic` or `ollama`.
+        /// `openai`, `anthropic`, `ollama` or `local`.
         #[arg(long)]
         kind: Option<String>,
         /// Server base URL.
@@ -67,7 +67,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             let mut settings = api.provider().await.settings;
             if let Some(kind) = kind {
                 settings.kind = ProviderKind::parse(&kind).ok_or_else(|| {
-                    anyhow::anyhow!("--kind: {kind:?} is not openai, anthropic or ollama")
+                    anyhow::anyhow!("--kind: {kind:?} is not openai, anthropic, ollama or local")
                 })?;
             }
             if let Some(url) = base_url {

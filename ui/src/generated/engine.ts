@@ -566,6 +566,24 @@ close_to_tray: boolean, };
 
 export type DetectOllama = Record<symbol, never>;
 
+export type DownloadState = { 
+/**
+ * Bytes on disk.
+ */
+done: number, 
+/**
+ * The whole size, once the server said.
+ */
+total: number | null, 
+/**
+ * Whether it ended (then `error` says whether it failed).
+ */
+finished: boolean, 
+/**
+ * Why it failed.
+ */
+error: string | null, };
+
 export type EditAutomation = { 
 /**
  * Its id or name.
@@ -849,6 +867,12 @@ at: string,
  */
 effective: number, };
 
+export type FetchLocalModel = { 
+/**
+ * Catalog id, e.g. `qwen2.5-0.5b`.
+ */
+id: string, };
+
 export type FileEvent = "created" | "modified" | "deleted" | "renamed";
 
 export type FlushReport = { 
@@ -951,6 +975,8 @@ limit?: number, };
 
 export type ListAutomations = Record<symbol, never>;
 
+export type ListLocalModels = Record<symbol, never>;
+
 export type ListRules = Record<symbol, never>;
 
 export type ListSessions = Record<symbol, never>;
@@ -988,6 +1014,54 @@ since?: string,
  * Accepted before this time (RFC 3339).
  */
 until?: string, };
+
+export type LocalModelEntry = { 
+/**
+ * Short name (`echod model fetch ID`).
+ */
+id: string, 
+/**
+ * What a person reads.
+ */
+name: string, 
+/**
+ * Approximate download size.
+ */
+size_bytes: number, 
+/**
+ * Licence of the weights.
+ */
+license: string, 
+/**
+ * What it is good for.
+ */
+note: string, 
+/**
+ * The installed file, if any.
+ */
+path: string | null, 
+/**
+ * Whether it is the model in force.
+ */
+in_use: boolean, 
+/**
+ * Its download in this process, if one was started.
+ */
+download: DownloadState | null, };
+
+export type LocalModels = { 
+/**
+ * Where downloads go.
+ */
+dir: string, 
+/**
+ * The GGUF file in force when the provider is the built-in model.
+ */
+in_use: string | null, 
+/**
+ * Recommended models, smallest first.
+ */
+models: Array<LocalModelEntry>, };
 
 export type McpConfig = Record<symbol, never>;
 
@@ -1664,7 +1738,7 @@ export type PreviewAutomation = {
  */
 spec: AutomationSpec, };
 
-export type ProviderKind = "openai" | "anthropic" | "ollama";
+export type ProviderKind = "openai" | "anthropic" | "ollama" | "local";
 
 export type ProviderKindInfo = { 
 /**
@@ -1734,7 +1808,12 @@ env_overrides: Array<string>,
  * Every provider kind with its usual base URL, in the order to offer them (so a
  * settings page keeps no copy of the engine's defaults).
  */
-kinds: Array<ProviderKindInfo>, };
+kinds: Array<ProviderKindInfo>, 
+/**
+ * What the engine chose at start because nobody chose a provider (the built-in model
+ * when no Ollama answered), or how to get a model; shown once.
+ */
+notice: string | null, };
 
 export type PurgeReport = { 
 /**
@@ -2326,7 +2405,7 @@ capture: boolean,
  */
 retention_days: number, };
 
-export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config";
+export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config" | "llm_local";
 
 export type TurnEvent = { "type": "turn_started", 
 /**
@@ -2589,7 +2668,18 @@ input_tokens: number,
 /**
  * Completion tokens.
  */
-output_tokens: number, };
+output_tokens: number, 
+/**
+ * Of the prompt tokens, how many the model reused from an earlier request instead of
+ * processing them again (the built-in model's prefix cache).
+ */
+cached_input_tokens: number, };
+
+export type UseLocalModel = { 
+/**
+ * A GGUF file's path or a catalog id.
+ */
+model: string, };
 
 export type Watch = { 
 /**
@@ -2669,6 +2759,9 @@ export interface Operations {
   update_provider: { request: UpdateProvider; response: ProviderView };
   test_provider: { request: TestProvider; response: ConnectionReport };
   detect_ollama: { request: DetectOllama; response: OllamaInfo | null };
+  local_models: { request: ListLocalModels; response: LocalModels };
+  fetch_local_model: { request: FetchLocalModel; response: null };
+  use_local_model: { request: UseLocalModel; response: ProviderView };
   bootstrap_files: { request: BootstrapFiles; response: Array<BootstrapFile> };
   save_bootstrap_file: { request: SaveBootstrapFile; response: BootstrapFile };
   desktop_settings: { request: DesktopSettings; response: DesktopSettingsView };
@@ -2739,6 +2832,9 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   update_provider: { method: 'PUT', path: '/api/settings/provider' },
   test_provider: { method: 'POST', path: '/api/settings/provider/test' },
   detect_ollama: { method: 'GET', path: '/api/settings/ollama' },
+  local_models: { method: 'GET', path: '/api/settings/local-models' },
+  fetch_local_model: { method: 'POST', path: '/api/settings/local-models/{id}/fetch' },
+  use_local_model: { method: 'POST', path: '/api/settings/local-models/use' },
   bootstrap_files: { method: 'GET', path: '/api/settings/bootstrap' },
   save_bootstrap_file: { method: 'PUT', path: '/api/settings/bootstrap/{name}' },
   desktop_settings: { method: 'GET', path: '/api/settings/desktop' },

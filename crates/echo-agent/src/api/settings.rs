@@ -34,6 +34,9 @@ pub struct ProviderView {
     /// Every provider kind with its usual base URL, in the order to offer them (so a
     /// settings page keeps no copy of the engine's defaults).
     pub kinds: Vec<ProviderKindInfo>,
+    /// What the engine chose at start because nobody chose a provider (the built-in model
+    /// when no Ollama answered), or how to get a model; shown once.
+    pub notice: Option<String>,
 }
 
 /// A provider kind and the base URL used when none is configured.
@@ -147,14 +150,34 @@ impl Api {
                     default_base_url: kind.default_base_url().to_string(),
                 })
                 .collect(),
+            notice: self.provider_note(),
         }
+    }
+
+    /// Built-in model settings with a catalog name turned into the installed file's path.
+    fn resolve_local(&self, mut settings: ProviderSettings) -> Result<ProviderSettings, ApiError> {
+        if settings.kind.is_local() {
+            let path = echo_local::catalog::resolve(&self.config().home, &settings.model).map_err(
+                |message| ApiError::InvalidInput {
+                    what: "model",
+                    message,
+                },
+            )?;
+            settings.model = path.display().to_string();
+        }
+        Ok(settings)
+    }
+
+    /// The line about the provider the engine chose at start, if it chose one.
+    pub fn provider_note(&self) -> Option<String> {
+        self.inner.provider_note.clone()
     }
 
     /// Applies and saves new provider settings: the key (if given) goes to the keychain, the
     /// rest to `config.toml` (`[llm]` only; the file's other contents stay), and the next
     /// turn uses them. Nothing changes when any step is refused.
     pub async fn update_provider(&self, update: ProviderUpdate) -> Result<ProviderView, ApiError> {
-        let settings = update.settings.normalized()?;
+        let settings = self.resolve_local(update.settings.normalized()?)?;
         let account = echo_secrets::llm_account(&settings.base_url);
         let secrets = self.secrets();
         let new_key = update
@@ -201,7 +224,7 @@ impl Api {
         &self,
         update: ProviderUpdate,
     ) -> Result<ConnectionReport, ApiError> {
-        let settings = update.settings.normalized()?;
+        let settings = self.resolve_local(update.settings.normalized()?)?;
         let (key, _) = self.key_for(&settings, &update).await;
         let llm = LlmConfig {
             api_key: key,

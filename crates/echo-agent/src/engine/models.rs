@@ -138,3 +138,70 @@ pub(crate) async fn read_secret(secrets: &Arc<dyn SecretStore>, account: String)
         }
     }
 }
+
+/// How long a start-up waits for an Ollama server before choosing the built-in model.
+const OLLAMA_PROBE: std::time::Duration = std::time::Duration::from_millis(800);
+
+/// Settles the model in force before the clients are built, and returns the one line a
+/// front end shows when the engine chose for the person:
+/// - `kind = "local"` naming a catalog model (or nothing) gets that model's installed file;
+/// - when nobody chose a provider, Ollama stays if a server answers, else the built-in model
+///   is used when one is installed (and the line says so and how to switch), else the line
+///   says how to get one.
+pub(crate) async fn settle_provider(config: &mut echo_core::config::Config) -> Option<String> {
+    use echo_core::config::{LlmConfig, ProviderKind};
+    use echo_local::catalog;
+    let home = config.home.clone();
+    if config.llm.kind.is_local() {
+        let given = config.llm.model.trim().to_string();
+        if !std::path::Path::new(&given).is_file() {
+            let unset = given.is_empty() || given == LlmConfig::default().model;
+            let found = if unset {
+                catalog::default_installed(&home).ok_or_else(|| no_builtin_model().to_string())
+            } else {
+                catalog::resolve(&home, &given)
+            };
+            match found {
+                Ok(path) => config.llm.model = path.display().to_string(),
+                // Each model call reports it too; the engine still starts, so the model can
+                // be fetched or the provider changed.
+                Err(e) => {
+                    if unset {
+                        config.llm.model = String::new();
+                    }
+                    return Some(e);
+                }
+            }
+        }
+        return None;
+    }
+    if config.llm_chosen {
+        return None;
+    }
+    let host = std::env::var("OLLAMA_HOST").ok();
+    let root = echo_llm::ollama_root(host.as_deref());
+    if echo_llm::ollama_models(&root, OLLAMA_PROBE).await.is_ok() {
+        return None;
+    }
+    let Some(path) = catalog::default_installed(&home) else {
+        return Some(format!(
+            "No model provider is configured and no Ollama server answers at {root}; {}",
+            no_builtin_model()
+        ));
+    };
+    config.llm.kind = ProviderKind::Local;
+    config.llm.model = path.display().to_string();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Some(format!(
+        "No model provider is configured and no Ollama server answers: using the built-in \
+         model {name}. Switch in Settings → Model provider or with `echod provider set`."
+    ))
+}
+
+fn no_builtin_model() -> &'static str {
+    "no built-in model is installed: run `echod model fetch` (or scripts/fetch-local-model.sh), \
+     or choose a provider in Settings → Model provider"
+}

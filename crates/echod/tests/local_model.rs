@@ -1,0 +1,293 @@
+//! The built-in model end to end: the real `echod` binary with the real SmolLM2-135M-Instruct
+//! weights (`scripts/fetch-local-model.sh`; `scripts/test.sh` sets `ECHO_LOCAL_MODEL`), no
+//! model server at all.
+
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn model_path() -> PathBuf {
+    let path = std::env::var_os("ECHO_LOCAL_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/echo-desk-models/SmolLM2-135M-Instruct.Q4_1.gguf")
+        });
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/fetch-local-model.sh or set ECHO_LOCAL_MODEL",
+        path.display()
+    );
+    path
+}
+
+/// A data directory and a cache directory of its own; no model server anywhere.
+struct World {
+    home: tempfile::TempDir,
+    cache: tempfile::TempDir,
+}
+
+impl World {
+    fn new(config: &str) -> World {
+        let home = tempfile::tempdir().expect("tempdir");
+        std::fs::write(home.path().join("config.toml"), config).expect("config");
+        World {
+            home,
+            cache: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// `echod` with nothing chosen: no `ECHO_LLM_*`, an Ollama address where nothing
+    /// listens, and this world's cache directory.
+    fn bare(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_echod"));
+        cmd.args(args)
+            .env("ECHO_DESK_HOME", self.home.path())
+            .env("XDG_CACHE_HOME", self.cache.path())
+            .env("OLLAMA_HOST", "127.0.0.1:9")
+            .env("ECHO_EMBED_MODEL_DIR", "/nonexistent")
+            .stdin(Stdio::null());
+        for name in [
+            "ECHO_LLM_KIND",
+            "ECHO_LLM_BASE_URL",
+            "ECHO_LLM_MODEL",
+            "ECHO_LLM_FALLBACK_MODELS",
+            "ECHO_LLM_API_KEY",
+            "ECHO_LLM_CONTEXT_WINDOW",
+            "ECHO_LOCAL_MODEL",
+            "ECHO_LOG",
+        ] {
+            cmd.env_remove(name);
+        }
+        cmd
+    }
+
+    /// `echod` on the built-in model with this file.
+    fn local(&self, model: &Path, args: &[&str]) -> Command {
+        let mut cmd = self.bare(args);
+        cmd.env("ECHO_LLM_KIND", "local")
+            .env("ECHO_LOCAL_MODEL", model);
+        cmd
+    }
+
+    /// Puts the CI model where `scripts/fetch-local-model.sh` puts it, in this world's cache.
+    fn install_default(&self) {
+        let dir = self.cache.path().join("echo-desk-models");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::os::unix::fs::symlink(model_path(), dir.join("SmolLM2-135M-Instruct.Q4_1.gguf"))
+            .expect("symlink");
+    }
+}
+
+fn ok(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?}):\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8")
+}
+
+fn json(out: Output, what: &str) -> Value {
+    let text = ok(out, what);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {text}"))
+}
+
+/// Short answers (a tiny model rambles), no memory extraction.
+const NO_MEMORY: &str =
+    "[llm]\nmax_tokens = 48\n[memory]\nextraction = false\nembedder = \"none\"\n";
+
+#[test]
+fn a_turn_on_the_built_in_model_streams_its_answer() {
+    let world = World::new(NO_MEMORY);
+    let out = world
+        .local(
+            &model_path(),
+            &["ask", "--events", "What is the capital of France?"],
+        )
+        .output()
+        .expect("run");
+    let text = ok(out, "ask");
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("event line"))
+        .collect();
+    let tokens: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "token")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(tokens.len() > 3, "the answer streams in pieces: {text}");
+    let last = events
+        .iter()
+        .find(|e| e["type"] == "final")
+        .expect("final event");
+    assert!(
+        last["text"].as_str().is_some_and(|t| !t.trim().is_empty()),
+        "{text}"
+    );
+}
+
+#[test]
+fn with_nothing_configured_the_installed_built_in_model_answers() {
+    let world = World::new(NO_MEMORY);
+    world.install_default();
+    let out = world.bare(&["ask", "Say hello."]).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let answer = ok(out, "ask");
+    assert!(!answer.trim().is_empty());
+    assert!(
+        stderr.contains("using the built-in model SmolLM2-135M-Instruct.Q4_1.gguf"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("built-in model").count(),
+        1,
+        "one line: {stderr}"
+    );
+
+    let list = json(
+        world
+            .bare(&["model", "list", "--json"])
+            .output()
+            .expect("run"),
+        "model list",
+    );
+    let default = list["models"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["id"] == "smollm2-135m"))
+        .cloned()
+        .expect("catalog entry");
+    assert!(default["path"].as_str().is_some(), "{default}");
+}
+
+#[test]
+fn with_nothing_configured_and_no_model_the_first_line_says_how_to_get_one() {
+    let world = World::new(NO_MEMORY);
+    let out = world.bare(&["ask", "Say hello."]).output().expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no built-in model is installed: run `echod model fetch`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn model_use_makes_the_built_in_model_the_saved_provider() {
+    let world = World::new(NO_MEMORY);
+    world.install_default();
+    ok(
+        world
+            .bare(&["model", "use", "smollm2-135m"])
+            .output()
+            .expect("run"),
+        "model use",
+    );
+    let config = std::fs::read_to_string(world.home.path().join("config.toml")).expect("config");
+    assert!(config.contains("kind = \"local\""), "{config}");
+    assert!(
+        config.contains("SmolLM2-135M-Instruct.Q4_1.gguf"),
+        "{config}"
+    );
+    let list = json(
+        world
+            .bare(&["model", "list", "--json"])
+            .output()
+            .expect("run"),
+        "model list",
+    );
+    assert!(
+        list["in_use"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(".gguf")),
+        "{list}"
+    );
+
+    let e = world
+        .bare(&["model", "use", "no-such-model"])
+        .output()
+        .expect("run");
+    assert!(!e.status.success());
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("neither a GGUF file nor a catalog model"),
+        "{}",
+        String::from_utf8_lossy(&e.stderr)
+    );
+}
+
+#[test]
+fn a_missing_or_damaged_model_file_is_a_clear_error() {
+    let world = World::new(NO_MEMORY);
+    let missing = world.home.path().join("missing.gguf");
+    let out = world.local(&missing, &["ask", "hi"]).output().expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot open the model file"), "{stderr}");
+
+    let damaged = world.home.path().join("damaged.gguf");
+    std::fs::write(&damaged, b"GGUF but not really").expect("write");
+    let out = world.local(&damaged, &["ask", "hi"]).output().expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is damaged"), "{stderr}");
+}
+
+#[test]
+fn a_follow_up_turn_reuses_the_prefix_cache_as_the_trace_shows() {
+    let world = World::new(NO_MEMORY);
+    let mut child = world
+        .local(&model_path(), &["chat", "--session", "cache"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        writeln!(stdin, "Name a colour.").expect("write");
+        writeln!(stdin, "And another one?").expect("write");
+    }
+    ok(child.wait_with_output().expect("wait"), "chat");
+    let turns = json(
+        world
+            .local(&model_path(), &["trace", "list", "--json"])
+            .output()
+            .expect("run"),
+        "trace list",
+    );
+    let turns = turns.as_array().cloned().unwrap_or_default();
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    let cached: Vec<u64> = turns
+        .iter()
+        .map(|t| {
+            let id = t["id"].as_str().expect("turn id");
+            let trace = json(
+                world
+                    .local(&model_path(), &["trace", "show", id, "--json"])
+                    .output()
+                    .expect("run"),
+                "trace show",
+            );
+            let text = trace.to_string();
+            // The model call spans of the turn carry the reused prompt tokens.
+            text.match_indices("\"cached_input_tokens\":")
+                .filter_map(|(i, m)| {
+                    text[i + m.len()..]
+                        .split(|c: char| !c.is_ascii_digit())
+                        .next()
+                        .and_then(|n| n.parse::<u64>().ok())
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    // The list is newest first: the first turn had nothing to reuse, the follow-up reused
+    // at least its system block.
+    assert!(
+        cached.len() == 2 && cached[1] == 0 && cached[0] > 100,
+        "cached prompt tokens per turn, newest first: {cached:?}"
+    );
+}
