@@ -21,6 +21,7 @@ const providerView: ProviderView = {
   keychain_available: true,
   env_overrides: [],
   kinds: [{ kind: 'openai', default_base_url: 'https://api.openai.com/v1' }],
+  notice: null,
 };
 
 function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMessage[] = []) {

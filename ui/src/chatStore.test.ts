@@ -86,7 +86,7 @@ const started: TurnEvent = { type: 'turn_started', session_id: 's', session_name
 const finished: TurnEvent = {
   type: 'turn_finished',
   status: 'completed',
-  usage: { input_tokens: 1, output_tokens: 1 },
+  usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0 },
   trace_id: 't1',
 };
 

@@ -250,6 +250,7 @@ describe('HttpTransport', () => {
       keychain_available: true,
       env_overrides: [],
       kinds: [{ kind: 'openai', default_base_url: 'https://api.openai.com/v1' }],
+      notice: null,
     };
     const report = { ok: true, code: 'ok', message: 'fine', latency_ms: 42 };
     let ollama: unknown = { base_url: 'http://127.0.0.1:11434/v1', models: ['llama3'] };

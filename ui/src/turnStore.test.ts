@@ -15,7 +15,7 @@ const started: TurnEvent = { type: 'turn_started', session_id: 's1', session_nam
 const finished = (status: TurnStatus): TurnEvent => ({
   type: 'turn_finished',
   status,
-  usage: { input_tokens: 10, output_tokens: 5 },
+  usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0 },
   trace_id: 't1',
 });
 

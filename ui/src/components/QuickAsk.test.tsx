@@ -77,7 +77,7 @@ function press(el: Element, key: string) {
 const finished: TurnEvent = {
   type: 'turn_finished',
   status: 'completed',
-  usage: { input_tokens: 1, output_tokens: 1 },
+  usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0 },
   trace_id: 't1',
 };
 

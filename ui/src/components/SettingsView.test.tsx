@@ -1,10 +1,10 @@
 // @vitest-environment jsdom
 // The settings view lays out the panels: the desktop panel only in the desktop app, the
-// standing instructions always. Each panel's own behaviour is tested beside it (settings/).
+// standing instructions always, and the provider the engine chose at start said first. Each panel's own behaviour is tested beside it (settings/).
 
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootstrapTransport, desktopBridge, fakeTransport, providerTransport } from '../settings/testFakes';
+import { bootstrapTransport, desktopBridge, fakeTransport, keychainView, providerTransport } from '../settings/testFakes';
 import { FakeEngine } from '../testing/fakeEngine';
 import { cleanup, flush, mount } from './settings/testing';
 import { SettingsView } from './SettingsView';
@@ -31,6 +31,17 @@ describe('SettingsView', () => {
     const { container, root } = mount(<SettingsView transport={engine} session={null} />);
     await flush();
     expect(container.querySelectorAll('.bootstrap-panel [role="tab"]')).toHaveLength(4);
+    act(() => root.unmount());
+  });
+  it('says first which provider the engine chose at start, with the built-in model offered', async () => {
+    const notice = 'No model provider is configured and no Ollama server answers: using the built-in model SmolLM2-135M-Instruct.Q4_1.gguf.';
+    const engine = new FakeEngine({ ...fakeTransport().handlers, ...providerTransport({ view: { ...keychainView, notice } }).handlers });
+    const { container, root } = mount(<SettingsView transport={engine} session={null} />);
+    await flush();
+    const first = container.querySelector('.settings > .panel');
+    expect(first?.querySelector('[data-testid="provider-start-notice"]')?.textContent).toContain(notice);
+    const kinds = [...(first?.querySelectorAll<HTMLOptionElement>('[data-testid="provider-kind"] option') ?? [])];
+    expect(kinds.map((o) => o.textContent)).toContain('Built-in (local)');
     act(() => root.unmount());
   });
 });

@@ -1,17 +1,21 @@
 // The provider store without a page: it loads the settings in force and then looks for
 // Ollama, switches kinds by the engine's usual addresses, adopts a detected Ollama, and
-// saves, tests and removes the key through the transport.
+// saves, tests and removes the key through the transport; the built-in model has no
+// address, key or fallbacks, takes the view a use of it answers, and the engine's line about
+// the provider it chose at start is shown until put away or stale.
 
 import { describe, expect, it } from 'vitest';
 import type { ProviderKindInfo, ProviderUpdate } from '../generated/engine';
 import { TransportError } from '../transport';
 import {
   ProviderStore,
+  isLocal,
   modelChoices,
   offersDefaultUrl,
   providerKinds,
   providerUpdate,
   settingsFrom,
+  startNotice,
   usingOllama,
   usualBaseUrl,
 } from './providerStore';
@@ -142,6 +146,54 @@ describe('ProviderStore', () => {
     expect(transport.saved).toEqual([{ settings: keychainView.settings, clear_api_key: true }]);
     expect(store.getState().view?.key_source).toBe('none');
     expect(store.getState().notice).toBe('keyRemoved');
+  });
+
+  it('switches to the built-in model without an address or fallbacks, and back to the model in force', async () => {
+    const { store } = await loaded();
+    store.changeKind('local');
+    const s = store.getState();
+    expect(isLocal(s)).toBe(true);
+    expect(s.form).toMatchObject({ kind: 'local', baseUrl: '', model: '' });
+    expect(offersDefaultUrl(s)).toBe(false);
+    expect(settingsFrom(s.form!)).toEqual({ kind: 'local', base_url: '', model: '', fallback_models: [] });
+    store.changeKind('openai');
+    expect(store.getState().form).toMatchObject({ kind: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' });
+    expect(isLocal(store.getState())).toBe(false);
+  });
+
+  it('starts the form again from the view a use of the built-in model answered', async () => {
+    const notice = 'No model provider is configured and no Ollama server answers: using the built-in model x.gguf.';
+    const { store } = await loaded({ view: { ...keychainView, notice } });
+    store.changeKind('local');
+    store.edit({ apiKey: 'typed' });
+    expect(startNotice(store.getState())).toBe(notice);
+    const view = { ...keychainView, notice, settings: { kind: 'local' as const, base_url: '', model: '/m/x.gguf', fallback_models: [] } };
+    store.applied(view);
+    expect(store.getState()).toMatchObject({ view, kindChanged: false, notice: null, saveError: null });
+    expect(store.getState().form).toEqual({ kind: 'local', baseUrl: '', model: '/m/x.gguf', fallbacks: '', apiKey: '' });
+    // The engine's line about its own choice is stale now.
+    expect(startNotice(store.getState())).toBeNull();
+    // Leaving the built-in model and coming back finds the file in force.
+    store.changeKind('openai');
+    expect(store.getState().form?.model).toBe('');
+    store.changeKind('local');
+    expect(store.getState().form?.model).toBe('/m/x.gguf');
+  });
+
+  it('shows the engine’s line about the provider it chose until put away or a save', async () => {
+    const notice = 'using the built-in model SmolLM2-135M-Instruct.Q4_1.gguf';
+    const none = await loaded();
+    expect(startNotice(none.store.getState())).toBeNull();
+
+    const first = await loaded({ view: { ...keychainView, notice } });
+    expect(startNotice(first.store.getState())).toBe(notice);
+    first.store.dismissStartNotice();
+    expect(startNotice(first.store.getState())).toBeNull();
+
+    const second = await loaded({ view: { ...keychainView, notice } });
+    await second.store.save();
+    expect(second.store.getState().view?.notice).toBe(notice);
+    expect(startNotice(second.store.getState())).toBeNull();
   });
 
   it('sends a key only when one was typed, and its removal only when asked for', () => {

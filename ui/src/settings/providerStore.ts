@@ -39,16 +39,22 @@ export function formFrom(s: ProviderSettings): ProviderForm {
   return { kind: s.kind, baseUrl: s.base_url, model: s.model, fallbacks: s.fallback_models.join(', '), apiKey: '' };
 }
 
-/** The settings the form stands for: trimmed, empty fallbacks dropped. */
+/**
+ * The settings the form stands for: trimmed, empty fallbacks dropped; the built-in model
+ * has no server and no fallbacks.
+ */
 export function settingsFrom(f: ProviderForm): ProviderSettings {
+  const local = f.kind === 'local';
   return {
     kind: f.kind,
-    base_url: f.baseUrl.trim(),
+    base_url: local ? '' : f.baseUrl.trim(),
     model: f.model.trim(),
-    fallback_models: f.fallbacks
-      .split(',')
-      .map((m) => m.trim())
-      .filter((m) => m !== ''),
+    fallback_models: local
+      ? []
+      : f.fallbacks
+          .split(',')
+          .map((m) => m.trim())
+          .filter((m) => m !== ''),
   };
 }
 
@@ -69,6 +75,18 @@ export interface ProviderState {
   tested: TestOutcome | null;
   notice: 'saved' | 'keyRemoved' | null;
   saveError: string | null;
+  /** The engine's line about the provider it chose at start was put away (or is stale). */
+  startNoticeDismissed: boolean;
+}
+
+/** Whether the form is on the built-in model (no server, key or fallbacks; a GGUF file). */
+export function isLocal(s: Pick<ProviderState, 'form'>): boolean {
+  return s.form?.kind === 'local';
+}
+
+/** The engine's line about the provider it chose at start, while it is to be shown. */
+export function startNotice(s: Pick<ProviderState, 'view' | 'startNoticeDismissed'>): string | null {
+  return s.startNoticeDismissed ? null : (s.view?.notice ?? null);
 }
 
 /** Whether the form points at the detected Ollama. */
@@ -121,6 +139,7 @@ export class ProviderStore extends SettingsStore<ProviderState> {
       tested: null,
       notice: null,
       saveError: null,
+      startNoticeDismissed: false,
     });
     this.transport = transport;
   }
@@ -151,17 +170,46 @@ export class ProviderStore extends SettingsStore<ProviderState> {
   /**
    * Switches to one of the kinds the engine offers (anything else is ignored). An empty
    * address or another kind's usual one is replaced by the new kind's; a custom one is kept
-   * and the new kind's usual address offered instead.
+   * and the new kind's usual address offered instead (the built-in model ignores the
+   * address). Into or out of the built-in model, whose model is a file, the model becomes
+   * the one in force for that kind, or none.
    */
   changeKind(kind: string): void {
-    const { form } = this.getState();
+    const { form, view } = this.getState();
     const kinds = providerKinds(this.getState());
     const chosen = kinds.find((k) => k.kind === kind);
     if (!form || !chosen) return;
     const url = form.baseUrl.trim();
     const replace = url === '' || kinds.some((k) => k.default_base_url === url);
-    this.edit({ kind: chosen.kind, ...(replace ? { baseUrl: chosen.default_base_url } : {}) });
+    const crossesLocal = chosen.kind !== form.kind && (chosen.kind === 'local' || form.kind === 'local');
+    const model = view?.settings.kind === chosen.kind ? view.settings.model : '';
+    this.edit({
+      kind: chosen.kind,
+      ...(replace ? { baseUrl: chosen.default_base_url } : {}),
+      ...(crossesLocal ? { model } : {}),
+    });
     this.set({ kindChanged: true });
+  }
+
+  /**
+   * Takes the provider view the engine answered to a change made elsewhere (the built-in
+   * model chosen): the form starts again from it, and the start notice is stale.
+   */
+  applied(view: ProviderView): void {
+    this.set({
+      view,
+      form: formFrom(view.settings),
+      kindChanged: false,
+      tested: null,
+      notice: null,
+      saveError: null,
+      startNoticeDismissed: true,
+    });
+  }
+
+  /** Puts the engine's line about the provider it chose at start away. */
+  dismissStartNotice(): void {
+    this.set({ startNoticeDismissed: true });
   }
 
   /** Puts the kind's usual address in the form. */
@@ -203,7 +251,7 @@ export class ProviderStore extends SettingsStore<ProviderState> {
     try {
       const view = await this.transport.call('update_provider', providerUpdate(settingsFrom(form), form.apiKey));
       const now = this.getState().form;
-      this.set({ view, form: now && { ...now, apiKey: '' }, saveError: null, notice: 'saved' });
+      this.set({ view, form: now && { ...now, apiKey: '' }, saveError: null, notice: 'saved', startNoticeDismissed: true });
     } catch (e) {
       this.set({ saveError: describe(e) });
     } finally {

@@ -7,6 +7,9 @@ import type {
   AddRule,
   BootstrapFile,
   ConnectionReport,
+  DownloadState,
+  LocalModelEntry,
+  LocalModels,
   McpServerConfig,
   McpServerStatus,
   OllamaInfo,
@@ -120,6 +123,7 @@ export const providerKinds: ProviderKindInfo[] = [
   { kind: 'openai', default_base_url: 'https://api.openai.com/v1' },
   { kind: 'anthropic', default_base_url: 'https://api.anthropic.com' },
   { kind: 'ollama', default_base_url: 'http://127.0.0.1:11434/v1' },
+  { kind: 'local', default_base_url: '' },
 ];
 
 export const keychainView: ProviderView = {
@@ -129,6 +133,7 @@ export const keychainView: ProviderView = {
   keychain_available: true,
   env_overrides: [],
   kinds: providerKinds,
+  notice: null,
 };
 
 /** A provider engine keeping what it was sent; `ollama` is what detection finds. */
@@ -155,6 +160,119 @@ export function providerTransport(options: { view?: ProviderView; ollama?: Ollam
     detect_ollama: () => options.ollama ?? null,
   });
   return Object.assign(engine, { saved, tested });
+}
+
+export const MODELS_DIR = '/home/lin/.local/share/echo-desk/models';
+
+/** Catalog entries as the engine lists them (smallest first), none installed. */
+export const catalogModels: LocalModelEntry[] = [
+  {
+    id: 'smollm2-135m',
+    name: 'SmolLM2 135M Instruct (Q4_1)',
+    size_bytes: 98_362_432,
+    license: 'Apache-2.0',
+    note: 'Tiny and fast; follows simple requests, weak at facts. The offline default.',
+    path: null,
+    in_use: false,
+    download: null,
+  },
+  {
+    id: 'qwen2.5-0.5b',
+    name: 'Qwen2.5 0.5B Instruct (Q4_K_M)',
+    size_bytes: 398_000_000,
+    license: 'Apache-2.0',
+    note: 'Multilingual, knows tool calls; a good small default on a laptop.',
+    path: null,
+    in_use: false,
+    download: null,
+  },
+  {
+    id: 'smollm2-1.7b',
+    name: 'SmolLM2 1.7B Instruct (Q4_K_M)',
+    size_bytes: 1_060_000_000,
+    license: 'Apache-2.0',
+    note: 'The best of these at answers; needs about 2 GB of memory and a patient CPU.',
+    path: null,
+    in_use: false,
+    download: null,
+  },
+];
+
+/**
+ * A built-in model engine: `fetch_local_model` starts a download that advances by `step`
+ * bytes at every `local_models` read (resuming where it stopped after a failure); a
+ * download fails once at the read given in `failAfter` (by id); `use_local_model` takes an
+ * installed catalog id or a `.gguf` path, like the engine, and answers the provider view.
+ */
+export function localModelsTransport(
+  options: { models?: LocalModelEntry[]; view?: ProviderView; step?: number; failAfter?: Record<string, number> } = {},
+) {
+  const models = copy(options.models ?? catalogModels);
+  let view = options.view ?? keychainView;
+  const step = options.step ?? 40_000_000;
+  const failAfter = { ...options.failAfter };
+  const fetched: string[] = [];
+  const used: string[] = [];
+  const engine = Object.assign(new FakeEngine(), { fetched, used, reads: 0, view: () => view });
+  const inUse = () => (view.settings.kind === 'local' ? view.settings.model : null);
+  const advance = (m: LocalModelEntry) => {
+    const d: DownloadState | null = m.download;
+    if (!d || d.finished) return;
+    const left = failAfter[m.id];
+    if (left !== undefined) {
+      failAfter[m.id] = left - 1;
+      if (left <= 1) {
+        delete failAfter[m.id];
+        m.download = { ...d, finished: true, error: 'connection reset by peer' };
+        return;
+      }
+    }
+    const done = Math.min(d.done + step, m.size_bytes);
+    if (done === m.size_bytes) {
+      m.download = { done, total: m.size_bytes, finished: true, error: null };
+      m.path = `${MODELS_DIR}/${m.id}.gguf`;
+    } else {
+      m.download = { ...d, done };
+    }
+  };
+  engine.handlers = {
+    local_models: (): LocalModels => {
+      engine.reads += 1;
+      models.forEach(advance);
+      const current = inUse();
+      return {
+        dir: MODELS_DIR,
+        in_use: current,
+        models: models.map((m) => ({ ...copy(m), in_use: m.path !== null && m.path === current })),
+      };
+    },
+    fetch_local_model: ({ id }) => {
+      fetched.push(id);
+      const m = models.find((e) => e.id === id);
+      if (!m) throw new TransportError('not_found', `no model ${id}`, 404);
+      if (!m.download || m.download.finished) {
+        // A retry resumes from what the failed try left on disk.
+        m.download = { done: m.download?.done ?? 0, total: m.size_bytes, finished: false, error: null };
+      }
+      return null;
+    },
+    use_local_model: ({ model }) => {
+      used.push(model);
+      const m = models.find((e) => e.id === model.trim());
+      let path: string;
+      if (m) {
+        if (!m.path) throw new TransportError('invalid_input', `model: ${m.name} is not downloaded yet: run \`echod model fetch ${m.id}\``, 400);
+        path = m.path;
+      } else if (model.trim().endsWith('.gguf')) {
+        path = model.trim();
+      } else {
+        throw new TransportError('invalid_input', `model: "${model.trim()}" is neither a GGUF file nor a catalog model`, 400);
+      }
+      view = { ...view, settings: { kind: 'local', base_url: '', model: path, fallback_models: [] }, key_source: 'none' };
+      return view;
+    },
+  };
+  return engine;
 }
 
 /** A desktop bridge whose shortcut `taken` is refused as taken by another application. */

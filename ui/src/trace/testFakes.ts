@@ -108,7 +108,7 @@ export function modelCall(spanId = 'call1'): ModelCall {
       text: 'Let me look at your notes.',
       reasoning: 'The notes file may say.',
       tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"notes.txt"}' }],
-      usage: { input_tokens: 1000, output_tokens: 30 },
+      usage: { input_tokens: 1000, output_tokens: 30, cached_input_tokens: 0 },
       finish_reason: 'tool_calls',
     },
     error: null,

@@ -1,19 +1,24 @@
 // The model provider: kind, address, model, fallbacks and key; test the connection and save;
-// a local Ollama offered when one runs. State and engine calls live in `ProviderStore`.
+// a local Ollama offered when one runs; for the built-in model, its catalog and a GGUF file
+// instead (`LocalModelsSection`). The line about the provider the engine chose at start
+// comes first. State and engine calls live in `ProviderStore`.
 
 import type { ProviderView } from '../../generated/engine';
 import { useT } from '../../i18n';
 import {
   type ProviderState,
   ProviderStore,
+  isLocal,
   modelChoices,
   offersDefaultUrl,
   providerKinds,
+  startNotice,
   usingOllama,
   usualBaseUrl,
 } from '../../settings/providerStore';
 import type { SettingsTransport } from '../../settings/store';
 import { LoadState } from './LoadState';
+import { LocalModelsSection } from './LocalModelsSection';
 import { useSettingsStore } from './useSettingsStore';
 
 function KeySourceNote({ view }: { view: ProviderView }) {
@@ -40,10 +45,27 @@ interface EditorProps {
   view: ProviderView;
 }
 
-/** The form, started from the loaded settings. */
-function ProviderEditor({ store, state, view }: EditorProps) {
+/** Where the kind is chosen; the rest of the page follows it (and it keeps its place and focus). */
+function KindField({ store, state }: { store: ProviderStore; state: ProviderState }) {
   const t = useT();
-  const { form, ollama, busy, tested, notice, saveError } = state;
+  return (
+    <label>
+      <span>{t('provider.kind')}</span>
+      <select data-testid="provider-kind" value={state.form?.kind} onChange={(e) => store.changeKind(e.target.value)}>
+        {providerKinds(state).map(({ kind }) => (
+          <option key={kind} value={kind}>
+            {t(`provider.kind.${kind}`)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A model server's form: address, model, fallbacks and key; test and save. */
+function ServerForm({ store, state, view }: EditorProps) {
+  const t = useT();
+  const { form, busy, tested, notice, saveError } = state;
   if (!form) return null;
   const models = modelChoices(state);
   const defaultUrl = usualBaseUrl(state);
@@ -56,36 +78,7 @@ function ProviderEditor({ store, state, view }: EditorProps) {
         void store.save();
       }}
     >
-      {ollama && !usingOllama(state) && (
-        <div className="notice ollama-offer" data-testid="ollama-offer">
-          <span>
-            {ollama.models.length === 1 ? t('ollama.offerOne') : t('ollama.offer', { count: ollama.models.length })}
-          </span>
-          <button type="button" data-testid="ollama-use" onClick={() => store.adoptOllama()}>
-            {t('ollama.use')}
-          </button>
-        </div>
-      )}
-      {view.env_overrides.length > 0 && (
-        <p className="notice warn env-overrides" data-testid="provider-env">
-          {t('provider.envOverrides', { names: view.env_overrides.join(', ') })}
-        </p>
-      )}
       <div className="field-grid">
-        <label>
-          <span>{t('provider.kind')}</span>
-          <select
-            data-testid="provider-kind"
-            value={form.kind}
-            onChange={(e) => store.changeKind(e.target.value)}
-          >
-            {providerKinds(state).map(({ kind }) => (
-              <option key={kind} value={kind}>
-                {t(`provider.kind.${kind}`)}
-              </option>
-            ))}
-          </select>
-        </label>
         <label>
           <span>{t('provider.baseUrl')}</span>
           <input
@@ -186,16 +179,59 @@ function ProviderEditor({ store, state, view }: EditorProps) {
   );
 }
 
+/** The form, started from the loaded settings: a server's, or the built-in model's catalog. */
+function ProviderEditor({ store, state, view, transport }: EditorProps & { transport: SettingsTransport }) {
+  const t = useT();
+  const { form, ollama } = state;
+  if (!form) return null;
+  return (
+    <>
+      {ollama && !usingOllama(state) && (
+        <div className="notice ollama-offer" data-testid="ollama-offer">
+          <span>
+            {ollama.models.length === 1 ? t('ollama.offerOne') : t('ollama.offer', { count: ollama.models.length })}
+          </span>
+          <button type="button" data-testid="ollama-use" onClick={() => store.adoptOllama()}>
+            {t('ollama.use')}
+          </button>
+        </div>
+      )}
+      {view.env_overrides.length > 0 && (
+        <p className="notice warn env-overrides" data-testid="provider-env">
+          {t('provider.envOverrides', { names: view.env_overrides.join(', ') })}
+        </p>
+      )}
+      <div className="field-grid">
+        <KindField store={store} state={state} />
+      </div>
+      {isLocal(state) ? (
+        <LocalModelsSection transport={transport} onUsed={(v) => store.applied(v)} />
+      ) : (
+        <ServerForm store={store} state={state} view={view} />
+      )}
+    </>
+  );
+}
+
 export function ProviderPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [state, store] = useSettingsStore(() => new ProviderStore(transport));
   const { view } = state;
+  const notice = startNotice(state);
   return (
     <section className="panel provider-panel" aria-labelledby="provider-heading">
       <h2 id="provider-heading">{t('provider.heading')}</h2>
       <p className="help">{t('provider.help')}</p>
+      {notice !== null && (
+        <div className="notice start-notice" data-testid="provider-start-notice" role="status">
+          <span>{notice}</span>
+          <button type="button" onClick={() => store.dismissStartNotice()}>
+            {t('provider.dismissNotice')}
+          </button>
+        </div>
+      )}
       <LoadState loaded={view !== undefined} error={state.loadError} />
-      {view && <ProviderEditor store={store} state={state} view={view} />}
+      {view && <ProviderEditor store={store} state={state} view={view} transport={transport} />}
     </section>
   );
 }
