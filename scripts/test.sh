@@ -18,6 +18,12 @@ if [ -z "${ECHO_EMBED_MODEL_DIR:-}" ]; then
   export ECHO_EMBED_MODEL_DIR
 fi
 
+# The built-in model's tests run the real SmolLM2-135M-Instruct weights (~100 MB, cached).
+if [ -z "${ECHO_LOCAL_MODEL:-}" ]; then
+  ECHO_LOCAL_MODEL="$(bash scripts/fetch-local-model.sh | tail -n 1)"
+  export ECHO_LOCAL_MODEL
+fi
+
 # tauri-driver (the desktop window test) is installed once into a tools dir outside the clone.
 TOOLS="${ECHO_TOOLS_DIR:-$HOME/.cache/echo-desk-tools}"
 export PATH="$TOOLS/bin:$PATH"
