@@ -237,7 +237,9 @@ impl Worker {
             pos += 1;
         };
         if let Some(tool) = forced {
-            if finish == Finish::ToolCalls {
+            // A call cut by the token limit is still reported, unfinished, so the trace
+            // shows what the model wrote and the caller says why it does not parse.
+            if matches!(finish, Finish::ToolCalls | Finish::Length) {
                 emit(Event::ToolCall(CallText {
                     name: tool.name,
                     arguments: String::from_utf8_lossy(&out.args).trim().to_string(),
