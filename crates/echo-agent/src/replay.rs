@@ -301,6 +301,8 @@ pub async fn replay(
     config.llm.base_url = Some(model_base_url.to_string());
     config.llm.model = "replay".into();
     config.llm.api_key = None;
+    // The recording's server is the provider: never Ollama or the built-in model instead.
+    config.llm_chosen = true;
     config.agent.max_iterations = case.max_iterations;
     // Only the turn itself talks to the model: no extraction, no summaries, no planner.
     config.memory.extraction = false;
