@@ -587,18 +587,16 @@ impl Config {
     pub fn load(flags: &Overrides, env: &dyn Env) -> Result<Config, ConfigError> {
         let home = resolve_home(flags, env)?;
         let path = home.join(CONFIG_FILE);
-        let mut config = match std::fs::read_to_string(&path) {
-            Ok(text) => Self::parse(&text, &path)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::default(),
+        let (mut config, file_chose) = match std::fs::read_to_string(&path) {
+            Ok(text) => (Self::parse(&text, &path)?, names_provider(&text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Config::default(), false),
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
         config.home = home;
-        config.llm_chosen = match std::fs::read_to_string(&path) {
-            Ok(text) => names_provider(&text),
-            Err(_) => false,
-        } || ["ECHO_LLM_KIND", "ECHO_LLM_BASE_URL", "ECHO_LLM_MODEL"]
-            .iter()
-            .any(|name| env.var(name).is_some())
+        config.llm_chosen = file_chose
+            || ["ECHO_LLM_KIND", "ECHO_LLM_BASE_URL", "ECHO_LLM_MODEL"]
+                .iter()
+                .any(|name| env.var(name).is_some())
             || flags.kind.is_some()
             || flags.base_url.is_some()
             || flags.model.is_some();

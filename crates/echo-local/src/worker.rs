@@ -117,6 +117,7 @@ impl Worker {
         emit: &mut dyn FnMut(Event),
     ) -> Result<Outcome, LocalError> {
         let mut text = self.template.render(&req.messages, &req.tools, true)?;
+        let rendered = text.len();
         let forced = match &req.forced {
             Some(name) => {
                 let tool = req.tools.iter().find(|t| &t.name == name).ok_or_else(|| {
@@ -152,7 +153,8 @@ impl Worker {
             Some(tool) => Some(self.grammars()?.json(&tool.name, &tool.parameters)?),
             None => None,
         };
-        let stable = self.stable_len(req, &prompt);
+        // The rendered conversation, before a forced call's opening is appended.
+        let stable = self.stable_len(req, &text[..rendered], &prompt);
         let (mut logits, cached) = self.prefill(&prompt, stable)?;
 
         let temperature = req
@@ -352,7 +354,7 @@ impl Worker {
     /// How many tokens of `prompt` come before the last user message: what the next turn
     /// of this conversation will start with. `None` when the template does not render the
     /// earlier messages as a prefix of the whole.
-    fn stable_len(&self, req: &Request, prompt: &[u32]) -> Option<usize> {
+    fn stable_len(&self, req: &Request, whole: &str, prompt: &[u32]) -> Option<usize> {
         let last_user = req
             .messages
             .iter()
@@ -360,7 +362,6 @@ impl Worker {
         if last_user == 0 {
             return None;
         }
-        let whole = self.template.render(&req.messages, &req.tools, true).ok()?;
         // Written-out tool lists sit after the head; a template's own sit inside it.
         let head_tools: &[crate::ToolDef] = if self.template.knows_tools() {
             &req.tools
