@@ -64,7 +64,9 @@ impl Grammars {
 
     /// A matcher for JSON that follows `schema` (a forced call's arguments).
     pub(crate) fn json(&self, what: &str, schema: &Value) -> Result<Constraint, LocalError> {
-        let schema = compact(schema_or_object(schema));
+        let mut schema = schema_or_object(schema);
+        closed(&mut schema);
+        let schema = compact(schema);
         self.matcher(what, TopLevelGrammar::from_json_schema(schema))
     }
 
@@ -76,6 +78,7 @@ impl Grammars {
         let mut one_of = Vec::with_capacity(tools.len());
         for t in tools {
             let mut parameters = schema_or_object(&t.parameters);
+            closed(&mut parameters);
             if let Some(Value::Object(own)) =
                 parameters.as_object_mut().and_then(|p| p.remove("$defs"))
             {
@@ -152,6 +155,36 @@ fn compact(mut schema: Value) -> Value {
     schema
 }
 
+/// Objects that list their properties accept no others unless the schema says so. JSON
+/// Schema's default would let a small model invent keys (one wrote `"": true`) that nobody
+/// reads; the engine's types ignore unknown keys, so closing them loses nothing.
+fn closed(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if map.get("properties").is_some_and(Value::is_object)
+        && !map.contains_key("additionalProperties")
+    {
+        map.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    for (key, value) in map.iter_mut() {
+        match key.as_str() {
+            "properties" | "$defs" | "definitions" | "patternProperties" => {
+                if let Value::Object(children) = value {
+                    children.values_mut().for_each(closed);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Value::Array(children) = value {
+                    children.iter_mut().for_each(closed);
+                }
+            }
+            "items" | "additionalProperties" | "not" => closed(value),
+            _ => {}
+        }
+    }
+}
+
 /// A schema with no type (`{}`) accepts anything; a call's arguments are always an object.
 fn schema_or_object(schema: &Value) -> Value {
     match schema {
@@ -203,5 +236,44 @@ pub(crate) fn apply(mask: &SimpleVob, logits: &mut [f32]) {
         if id >= mask.len() || !mask.is_allowed(id as u32) {
             *logit = f32::NEG_INFINITY;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_that_list_their_properties_are_closed_unless_they_say_otherwise() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                "properties": {"type": "object", "properties": {"a": {"type": "string"}}},
+                "free": {"type": "object", "additionalProperties": true},
+            },
+            "$defs": {"Item": {"anyOf": [{"type": "object", "properties": {"x": {}}}, {"type": "null"}]}},
+        });
+        closed(&mut schema);
+        assert_eq!(schema["additionalProperties"], json!(false));
+        assert_eq!(
+            schema["properties"]["properties"]["additionalProperties"],
+            json!(false)
+        );
+        // A property named "properties" is a property, not a keyword.
+        assert!(schema["properties"].get("additionalProperties").is_none());
+        assert_eq!(
+            schema["properties"]["free"]["additionalProperties"],
+            json!(true)
+        );
+        assert_eq!(
+            schema["$defs"]["Item"]["anyOf"][0]["additionalProperties"],
+            json!(false)
+        );
+        assert!(
+            schema["$defs"]["Item"]["anyOf"][1]
+                .get("additionalProperties")
+                .is_none()
+        );
     }
 }

@@ -20,7 +20,6 @@ const SNAPSHOTS: usize = 4;
 /// How far back the repetition penalty looks, and how hard it pushes.
 const REPEAT_WINDOW: usize = 64;
 const REPEAT_PENALTY: f32 = 1.1;
-const JSON_REPEAT_PENALTY: f32 = 1.3;
 /// The marker that starts a tool call in the runtime's call format.
 const CALL_OPEN: &str = "<tool_call>";
 
@@ -190,14 +189,10 @@ impl Worker {
             }
             let constrained = constraint.is_some() || out.in_call.is_some();
             if let Some(c) = constraint.as_mut().or(out.in_call.as_mut()) {
-                // Within JSON the penalty counts only what this answer wrote, harder: a small
-                // model otherwise repeats one array item until the token limit, and a
-                // repeated `, {` makes the closing `]` the likelier choice.
-                penalize(
-                    &mut logits,
-                    &self.state[prompt.len()..],
-                    JSON_REPEAT_PENALTY,
-                );
+                // No repetition penalty within JSON: it pushes a small model off the
+                // quotes, keys and words it must repeat (it wrote `<script>` where a
+                // sentence belonged). Runaway arrays and strings are bounded by the schema
+                // (`maxItems`, `maxLength`) instead.
                 let mask = c.mask()?;
                 constrain::apply(&mask, &mut logits);
             } else {

@@ -112,10 +112,11 @@ async fn a_forced_call_always_follows_its_schema() {
         "properties": {
             "facts": {
                 "type": "array",
+                "maxItems": 4,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "text": {"type": "string"},
+                        "text": {"type": "string", "maxLength": 120},
                         "kind": {"enum": ["preference", "fact", "plan"]}
                     },
                     "required": ["text", "kind"],
@@ -146,7 +147,7 @@ async fn a_forced_call_always_follows_its_schema() {
                 parameters: schema.clone(),
             }],
             forced: Some("extract".into()),
-            max_tokens: 200,
+            max_tokens: 400,
             temperature: if i == 0 { None } else { Some(0.9) },
         };
         let (events, outcome) = run(&model, request).await;

@@ -226,17 +226,17 @@ pub const EXTRACTION_CONFIG: &str =
 /// the extractor turns into two memories of the `diet` slot that the judge calls a
 /// contradiction: the turn leaves one open conflict.
 pub fn diet_conflict_script() -> Value {
-    let memory = |content: &str, value: &str| {
+    let memory = |content: &str, value: &str, evidence: &str| {
         serde_json::json!({"kind": "preference", "subject": "user", "slot": "diet",
             "content": content, "value": value, "source": "user_stated", "confidence": 0.8,
-            "valid_until": null, "evidence": content})
+            "valid_until": null, "evidence": evidence})
     };
     serde_json::json!({"steps": [
         {"model": "primary", "text": "Noted."},
         {"model": "extractor", "when_tool": "extract_memories", "tool_calls": [{
             "id": "x", "name": "extract_memories", "arguments": serde_json::json!({"memories": [
-                memory("The user is vegetarian.", "vegetarian"),
-                memory("The user loves steak.", "eats steak"),
+                memory("The user is vegetarian.", "vegetarian", "I am vegetarian"),
+                memory("The user loves steak.", "eats steak", "I love a good steak"),
             ]}).to_string()}]},
         {"model": "extractor", "when_tool": "judge_memory_conflict", "tool_calls": [{
             "id": "j", "name": "judge_memory_conflict",
