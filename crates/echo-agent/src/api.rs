@@ -4,6 +4,7 @@
 //! through [`crate::pipeline`].
 
 mod automations;
+mod data;
 mod local_models;
 mod memory;
 mod memory_io;
@@ -14,6 +15,7 @@ mod traces;
 mod turns;
 
 pub use automations::{AutomationPreview, AutomationView, RunCounts};
+pub use data::{DELETE_ALL_DATA_CONFIRMATION, DataDeleted};
 pub(crate) use local_models::Downloads;
 pub use local_models::{DownloadState, LocalModelEntry, LocalModels};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};

@@ -27,9 +27,9 @@ mod tool_output;
 pub mod wire;
 
 pub use api::{
-    Api, ConnectionReport, DELETE_ALL_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION, ImportReport,
-    KeySource, MemoryDetail, OllamaInfo, ProviderUpdate, ProviderView, RuleRequest, Trace,
-    TurnOutcome, TurnRequest,
+    Api, ConnectionReport, DELETE_ALL_CONFIRMATION, DELETE_ALL_DATA_CONFIRMATION, EXPORT_FORMAT,
+    EXPORT_VERSION, ImportReport, KeySource, MemoryDetail, OllamaInfo, ProviderUpdate,
+    ProviderView, RuleRequest, Trace, TurnOutcome, TurnRequest,
 };
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use automations::RunContext;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
+pub use crate::api::DataDeleted;
 pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
@@ -462,6 +463,13 @@ wire! {
     MemoryDelete {
         /// The memories.
         ids: Vec<MemoryId>,
+    }
+    /// Deletes all of the person's data: conversations, traces, memories, automations,
+    /// approval rules and `USER.md` (settings and keys stay). `confirm` must be the words
+    /// `delete all my data`.
+    DeleteAllData {
+        /// The typed confirmation.
+        confirm: String,
     }
     /// Deletes every memory for good. `confirm` must be the words `delete all memories`.
     MemoryDeleteAll {

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 mod archive;
 mod captures;
+mod erase;
 mod history_cache;
 mod messages;
 mod sessions;
@@ -26,6 +27,7 @@ pub use archive::{ArchiveHit, CompressionState, HistorySummary, NewCompression};
 pub use captures::{
     CapturePrune, CapturedRequest, CapturedResponse, ModelCall, REDACTED, Redactor,
 };
+pub use erase::Erased;
 pub use messages::StoredMessage;
 use messages::stored_message;
 pub use sessions::SessionSummary;

@@ -137,6 +137,11 @@ enum Command {
         #[command(subcommand)]
         command: Box<crate::automations_cli::AutomationsCommand>,
     },
+    /// All of the person's data at once.
+    Data {
+        #[command(subcommand)]
+        command: DataCommand,
+    },
     /// Long-term memory: browse, search, edit, review conflicts.
     Memory {
         #[command(subcommand)]
@@ -146,6 +151,18 @@ enum Command {
     Bench {
         #[command(subcommand)]
         command: BenchCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DataCommand {
+    /// Delete all your data for good: every conversation with its traces, every memory,
+    /// automations and their runs, approval rules and decisions, and USER.md. Settings and
+    /// keys stay. Nothing of it stays on disk. Asks first unless --yes.
+    DeleteAll {
+        /// Do not ask (needed when stdin is not a terminal).
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -293,6 +310,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             api.delete_session(&name).await?;
             println!("deleted session {name}");
+            ExitCode::SUCCESS
+        }
+        Command::Data {
+            command: DataCommand::DeleteAll { yes },
+        } => {
+            let confirm = echo_agent::DELETE_ALL_DATA_CONFIRMATION;
+            if !yes && !crate::memory_cli::confirmed("Delete all your data for good?", confirm)? {
+                anyhow::bail!("nothing deleted");
+            }
+            let d = api.delete_all_data(confirm).await?;
+            println!(
+                "deleted {} conversation(s), {} memory(ies) and {} other record(s){}",
+                d.sessions,
+                d.memories,
+                d.rows,
+                if d.user_notes {
+                    "; USER.md is back to its default"
+                } else {
+                    ""
+                }
+            );
             ExitCode::SUCCESS
         }
         Command::History { session, json } => {

@@ -520,7 +520,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
 
 /// Asks on the terminal; the person must type `answer`. Without a terminal nobody can be
 /// asked, which is an error telling them about `--yes`.
-fn confirmed(question: &str, answer: &str) -> anyhow::Result<bool> {
+pub(crate) fn confirmed(question: &str, answer: &str) -> anyhow::Result<bool> {
     use std::io::{BufRead, IsTerminal};
     if !std::io::stdin().is_terminal() {
         anyhow::bail!("not deleting without --yes: nobody can be asked (stdin is not a terminal)");

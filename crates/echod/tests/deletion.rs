@@ -223,3 +223,78 @@ fn a_deletion_erases_the_vectors_and_every_earlier_version_of_the_vector_table()
         "the other memory's vector stays searchable"
     );
 }
+
+#[test]
+fn delete_all_data_leaves_no_byte_of_it_in_any_file() {
+    // The canary goes everywhere a person's data goes: a message (history, the trace's
+    // captured request, the archive), a memory (SQLite and the vector table), a tool result
+    // that showed the memory, and USER.md.
+    let canary = "canary-all-data-7h3k-walrus";
+    let dir = common::embed_model_dir();
+    let w = World::with_config(
+        json!({"steps": [
+            {"tool_calls": [{"id": "call_1", "name": "memory_recall",
+                             "arguments": "{\"query\": \"password\"}"}]},
+            {"text": "Noted."},
+            {"text": "Hello again."}
+        ]}),
+        &format!("[memory]\nextraction = false\nembedder = \"local\"\nembed_model_dir = {dir:?}\n"),
+    );
+    w.ok(&[
+        "memory",
+        "add",
+        "--pin",
+        &format!("The user's password is {canary}"),
+    ]);
+    w.ok(&[
+        "ask",
+        "--session",
+        "s1",
+        &format!("my password is {canary}, what do you know about it?"),
+    ]);
+    let user_notes = w.home.path().join("USER.md");
+    std::fs::write(&user_notes, format!("Password: {canary}\n")).expect("write USER.md");
+    let config = std::fs::read(w.home.path().join("config.toml")).expect("config");
+    let before = files_containing(w.home.path(), canary.as_bytes());
+    assert!(
+        before.len() >= 2,
+        "the scan finds the canary in the database and USER.md: {before:?}"
+    );
+
+    // Nobody can be asked (stdin is not a terminal): nothing happens without --yes.
+    let refused = w.run(&["data", "delete-all"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--yes"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(!files_containing(w.home.path(), canary.as_bytes()).is_empty());
+
+    let out = w.ok(&["data", "delete-all", "--yes"]);
+    assert!(
+        out.contains("deleted 1 conversation(s), 1 memory(ies)") && out.contains("USER.md"),
+        "{out}"
+    );
+    let after = files_containing(w.home.path(), canary.as_bytes());
+    assert!(after.is_empty(), "the canary is still on disk in {after:?}");
+    assert_eq!(w.json(&["sessions", "list", "--json"]), json!([]));
+    assert_eq!(w.json(&["memory", "list", "--json"]), json!([]));
+    assert_eq!(w.json(&["trace", "list", "--json"]), json!([]));
+    assert!(!user_notes.exists());
+    assert_eq!(
+        std::fs::read(w.home.path().join("config.toml")).expect("config"),
+        config,
+        "settings stay"
+    );
+
+    // The assistant still works, from a clean slate.
+    let answer = w.ok(&["ask", "--session", "s1", "hello"]);
+    assert!(answer.contains("Hello again."), "{answer}");
+    assert_eq!(
+        w.json(&["sessions", "list", "--json"])
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+}

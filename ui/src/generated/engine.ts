@@ -544,7 +544,31 @@ message: string,
  */
 latency_ms: number, };
 
+export type DataDeleted = { 
+/**
+ * Conversations deleted.
+ */
+sessions: number, 
+/**
+ * Memories deleted (every tier, every status).
+ */
+memories: number, 
+/**
+ * Rows deleted across every table (conversations, traces, memories, automations, …).
+ */
+rows: number, 
+/**
+ * Whether the person's `USER.md` was removed (the default comes back).
+ */
+user_notes: boolean, };
+
 export type DecidedBy = "disabled" | "hard_deny" | "path_policy" | "rule" | "risk" | "user" | "timeout" | "non_interactive";
+
+export type DeleteAllData = { 
+/**
+ * The typed confirmation.
+ */
+confirm: string, };
 
 export type DeleteSession = { 
 /**
@@ -2733,6 +2757,7 @@ export interface Operations {
   history: { request: History; response: Array<StoredMessage> };
   rename_session: { request: RenameSession; response: SessionSummary };
   delete_session: { request: DeleteSession; response: null };
+  delete_all_data: { request: DeleteAllData; response: DataDeleted };
   cancel_turn: { request: CancelTurn; response: null };
   answer_approval: { request: AnswerApproval; response: null };
   pending_approvals: { request: PendingApprovals; response: Array<ApprovalId> };
@@ -2806,6 +2831,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   history: { method: 'GET', path: '/api/sessions/{session}/messages' },
   rename_session: { method: 'PATCH', path: '/api/sessions/{name}' },
   delete_session: { method: 'DELETE', path: '/api/sessions/{name}' },
+  delete_all_data: { method: 'POST', path: '/api/data/delete_all' },
   cancel_turn: { method: 'POST', path: '/api/turns/{turn_id}/cancel' },
   answer_approval: { method: 'POST', path: '/api/approvals/{request_id}' },
   pending_approvals: { method: 'GET', path: '/api/approvals/pending' },

@@ -241,7 +241,7 @@ impl Api {
     /// injected them).
     /// The vectors go for good too: pending deletions applied, then the table's earlier
     /// versions and the data files that held them removed (`SemanticIndex::erase`).
-    async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
+    pub(super) async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
         self.inner.store.scrub_copies(&report.contents).await?;
         if let Some(index) = self.inner.semantic().await {
             index.erase(&self.inner.memory).await.map_err(|e| {

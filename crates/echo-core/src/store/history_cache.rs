@@ -48,4 +48,12 @@ impl HistoryCache {
         entries.push_front((session.to_string(), cached));
         entries.truncate(SESSIONS_KEPT);
     }
+
+    /// Forgets every cached history (after all data was deleted).
+    pub(super) fn clear(&self) {
+        self.entries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
 }
