@@ -1,0 +1,99 @@
+//! Privacy: canary secrets through a full turn (answer, tool call, memory extraction,
+//! trace capture, exports). An API key given through the environment appears in no log at
+//! any level and in no file the app writes; what the person typed appears in no log either
+//! (only in the conversation and the memories learned from it).
+
+mod common;
+
+use common::World;
+use serde_json::json;
+use std::path::Path;
+
+const KEY: &str = "sk-canary-key-51x9-heron";
+const SAID: &str = "canary-said-7q2m-otter";
+
+/// Files under `dir` (recursively) whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a folder") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path)
+                    .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
+                if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                    hits.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    hits
+}
+
+fn script() -> serde_json::Value {
+    let memory = json!({"memories": [{"evidence": format!("my locker code is {SAID}"),
+        "content": format!("The user's locker code is {SAID}."), "subject": "user",
+        "kind": "fact", "slot": "locker_code", "value": SAID, "source": "user_stated",
+        "confidence": 0.9, "valid_until": null}]});
+    json!({"steps": [
+        {"model": "primary", "tool_calls": [{"id": "call_1", "name": "memory_recall",
+            "arguments": "{\"query\": \"locker\"}"}]},
+        {"model": "primary", "text": "Noted."},
+        {"model": "extractor", "when_tool": "extract_memories", "tool_calls": [{
+            "id": "x", "name": "extract_memories", "arguments": memory.to_string()}]},
+        {"model": "primary", "text": "Hello."}
+    ]})
+}
+
+#[test]
+fn a_key_and_what_the_person_said_reach_no_log_at_any_level_and_the_key_no_file() {
+    let w = World::with_config(script(), common::EXTRACTION_CONFIG);
+    let out = w
+        .command(&[
+            "ask",
+            "--session",
+            "s1",
+            &format!("my locker code is {SAID}"),
+        ])
+        .env("ECHO_LLM_API_KEY", KEY)
+        .env("ECHO_LOG", "trace")
+        .output()
+        .expect("run echod");
+    let logs = common::stderr(&out);
+    assert!(out.status.success(), "{logs}");
+    assert!(
+        logs.lines().count() > 20,
+        "trace-level logging is on: {logs}"
+    );
+    assert!(!logs.contains(KEY), "the key is in the logs");
+    assert!(!logs.contains(SAID), "what the person said is in the logs");
+    // The turn really ran: the memory was learned from it.
+    let memories = w.json(&["memory", "list", "--json"]).to_string();
+    assert!(memories.contains(SAID), "{memories}");
+
+    // The default level, a second turn.
+    let out = w
+        .command(&["ask", "--session", "s1", &format!("hello again, {SAID}")])
+        .env("ECHO_LLM_API_KEY", KEY)
+        .output()
+        .expect("run echod");
+    assert!(out.status.success());
+    assert!(!common::stderr(&out).contains(SAID));
+
+    // Exports: the memory file and a turn's replay case.
+    let exports = tempfile::tempdir().expect("tempdir");
+    let memory_file = exports.path().join("memories.jsonl");
+    w.ok(&["memory", "export", memory_file.to_str().expect("utf8")]);
+    let turn = w.turns()[1]["id"].as_str().expect("turn id").to_string();
+    let case = exports.path().join("case.json");
+    w.ok(&["trace", "export", &turn, case.to_str().expect("utf8")]);
+    assert!(
+        std::fs::read_to_string(&case).expect("case").contains(SAID),
+        "the case holds the turn (the scan below is not empty-handed)"
+    );
+    assert_eq!(files_containing(exports.path(), KEY), Vec::<String>::new());
+    assert_eq!(files_containing(w.home.path(), KEY), Vec::<String>::new());
+}
