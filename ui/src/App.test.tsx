@@ -7,7 +7,7 @@ import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from './App';
 import { ChatStore } from './chatStore';
-import type { EventEnvelope, ProviderView, StoredMessage } from './generated/engine';
+import type { EventEnvelope, ProviderView, SessionSummary, StoredMessage } from './generated/engine';
 import { translator } from './i18n';
 import { FakeEngine } from './testing/fakeEngine';
 import type { DesktopBridge } from './transport';
@@ -61,7 +61,7 @@ function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMe
   document.body.append(container);
   const root = createRoot(container);
   act(() => root.render(<App store={store} transport={transport} initialLocale={locale} initialTheme="system" hasToken />));
-  return { store, container, answers, listed, sent, emit: (e: EventEnvelope) => act(() => emit(e)), root };
+  return { store, transport, container, answers, listed, sent, emit: (e: EventEnvelope) => act(() => emit(e)), root };
 }
 
 const approval: EventEnvelope = {
@@ -127,6 +127,7 @@ describe('App views', () => {
       'MCP servers',
       'Trace capture',
       'Recent approvals',
+      'Delete all my data',
     ]);
     expect(nav('nav-settings').getAttribute('aria-pressed')).toBe('true');
     await act(async () => nav('nav-chat').click());
@@ -144,6 +145,43 @@ describe('App views', () => {
     expect(container.querySelector('.memory h2')?.textContent).toBe('What the assistant remembers');
     await act(async () => nav('nav-chat').click());
     expect(container.querySelector('.memory')).toBeNull();
+    act(() => root.unmount());
+  });
+});
+
+describe('App after deleting all data', () => {
+  it('leaves the open conversation and reads the emptied session list and conflicts again', async () => {
+    const { store, transport, container, root } = setup('en');
+    const summary: SessionSummary = { id: 's1', name: 'web', title: 'Trip plans', created_at: '', updated_at: '', message_count: 2, turn_count: 1, consolidated_seq: 0 };
+    let sessions = [summary];
+    let conflictReads = 0;
+    transport.handlers.list_sessions = () => [...sessions];
+    transport.handlers.memory_conflicts = () => {
+      conflictReads += 1;
+      return [];
+    };
+    transport.handlers.delete_all_data = () => {
+      sessions = [];
+      return { sessions: 1, memories: 0, rows: 9, user_notes: false };
+    };
+    await act(async () => store.refreshSessions());
+    await act(async () => store.select('web'));
+    expect(container.querySelector('.sessions [data-session="web"]')).not.toBeNull();
+    await act(async () => (container.querySelector('.topbar button.nav-settings') as HTMLButtonElement).click());
+    const input = container.querySelector('[data-testid="delete-all-data-confirm"]') as HTMLInputElement;
+    act(() => {
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(input, 'delete all my data');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    const reads = conflictReads;
+    await act(async () => {
+      (container.querySelector('[data-testid="delete-all-data"]') as HTMLButtonElement).click();
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect(container.querySelector('[data-testid="delete-all-data-result"]')?.textContent).toContain('Deleted 1 conversations');
+    expect(store.getState()).toMatchObject({ sessions: [], selected: null, messages: [] });
+    expect(container.querySelector('.sessions [data-session="web"]')).toBeNull();
+    expect(conflictReads).toBe(reads + 1);
     act(() => root.unmount());
   });
 });

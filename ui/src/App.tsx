@@ -195,7 +195,17 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
             </div>
           )}
           {view === 'settings' ? (
-            <SettingsView transport={transport} session={state.selected} />
+            <SettingsView
+              transport={transport}
+              session={state.selected}
+              onDataDeleted={() => {
+                // Every conversation is gone: leave the open one and read the (empty) list again,
+                // and the conflict count. The other pages read afresh when they are opened.
+                store.clear();
+                void store.refreshSessions();
+                void badge.refresh();
+              }}
+            />
           ) : view === 'memory' ? (
             <MemoryView transport={transport} badge={badge} memoryId={route.memoryId} onOpenChat={openChat} />
           ) : view === 'automations' ? (

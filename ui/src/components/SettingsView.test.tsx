@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // The settings view lays out the panels: the desktop panel only in the desktop app, the
-// standing instructions always, and the provider the engine chose at start said first. Each panel's own behaviour is tested beside it (settings/).
+// standing instructions always, the provider the engine chose at start said first, and
+// "Delete all my data" last, set apart. Each panel's own behaviour is tested beside it (settings/).
 
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,6 +43,17 @@ describe('SettingsView', () => {
     expect(first?.querySelector('[data-testid="provider-start-notice"]')?.textContent).toContain(notice);
     const kinds = [...(first?.querySelectorAll<HTMLOptionElement>('[data-testid="provider-kind"] option') ?? [])];
     expect(kinds.map((o) => o.textContent)).toContain('Built-in (local)');
+    act(() => root.unmount());
+  });
+
+  it('puts "Delete all my data" last, as the danger zone', async () => {
+    const engine = new FakeEngine({ ...fakeTransport().handlers, ...providerTransport().handlers });
+    const { container, root } = mount(<SettingsView transport={engine} session={null} />);
+    await flush();
+    const last = container.querySelector('.settings > .panel:last-child');
+    expect(last?.classList.contains('danger-zone')).toBe(true);
+    expect(last?.querySelector('h2')?.textContent).toBe('Delete all my data');
+    expect(last?.querySelector('[data-testid="delete-all-data"]')).not.toBeNull();
     act(() => root.unmount());
   });
 });

@@ -1,11 +1,13 @@
 // The settings view: the model provider, the desktop's quick-ask shortcut (in the desktop app
 // only), the standing instructions, approval rules, the MCP servers, trace capture and
-// retention, and the recent gate decisions. Each panel (components/settings/) reads one store
-// of its domain (settings/), which alone talks to the transport.
+// retention, the recent gate decisions, and last, set apart, "Delete all my data". Each panel
+// (components/settings/) reads one store of its domain (settings/), which alone talks to the
+// transport.
 
 import type { Transport } from '../transport';
 import { AuditPanel } from './settings/AuditPanel';
 import { BootstrapPanel } from './settings/BootstrapPanel';
+import { DeleteDataPanel } from './settings/DeleteDataPanel';
 import { DesktopPanel } from './settings/DesktopPanel';
 import { McpPanel } from './settings/McpPanel';
 import { ProviderPanel } from './settings/ProviderPanel';
@@ -19,9 +21,11 @@ interface Props {
   transport: SettingsTransport;
   /** The selected chat session, offered for session rules. */
   session: string | null;
+  /** Called once all the person's data is deleted, for the page to drop what it still shows. */
+  onDataDeleted?: () => void;
 }
 
-export function SettingsView({ transport, session }: Props) {
+export function SettingsView({ transport, session, onDataDeleted }: Props) {
   return (
     <div className="settings">
       <ProviderPanel transport={transport} />
@@ -31,6 +35,7 @@ export function SettingsView({ transport, session }: Props) {
       <McpPanel transport={transport} />
       <TracesPanel transport={transport} />
       <AuditPanel transport={transport} />
+      <DeleteDataPanel transport={transport} onDeleted={onDataDeleted} />
     </div>
   );
 }

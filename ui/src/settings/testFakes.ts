@@ -7,6 +7,8 @@ import type {
   AddRule,
   BootstrapFile,
   ConnectionReport,
+  DataDeleted,
+  DeleteAllData,
   DownloadState,
   LocalModelEntry,
   LocalModels,
@@ -340,4 +342,29 @@ export function traceSettingsTransport(initial: TraceSettings = { capture: true,
     },
   });
   return Object.assign(engine, { sent, settings: () => settings });
+}
+
+/**
+ * An engine deleting all the person's data like the engine does: it refuses a confirmation
+ * other than the phrase (trimmed), and is busy while `running` (a turn) is set; otherwise it
+ * answers `deleted`. `answer` can be replaced to hold the answer back.
+ */
+export function deleteDataTransport(deleted: DataDeleted = { sessions: 3, memories: 12, rows: 57, user_notes: true }) {
+  const sent: DeleteAllData[] = [];
+  const engine = Object.assign(new FakeEngine(), {
+    sent,
+    running: false,
+    answer: (): DataDeleted | Promise<DataDeleted> => ({ ...deleted }),
+  });
+  engine.handlers = {
+    delete_all_data: (r) => {
+      sent.push(r);
+      if (r.confirm.trim() !== 'delete all my data') {
+        throw new TransportError('invalid_input', 'invalid confirm: type "delete all my data" to delete all your data', 400);
+      }
+      if (engine.running) throw new TransportError('busy', 'a turn is running; stop it first', 409);
+      return engine.answer();
+    },
+  };
+  return engine;
 }
