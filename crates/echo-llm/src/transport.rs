@@ -14,8 +14,10 @@ use tokio::time::Instant;
 
 /// Largest error body read to find the server's message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
-/// Largest non-streamed answer body accepted.
-const MAX_WHOLE_BODY: usize = 32 * 1024 * 1024;
+/// Largest answer accepted, as one body or as the data of a stream's events: far beyond
+/// any token limit (128k tokens of text are about half a megabyte), so only a server that
+/// never stops reaches it, and the turn fails instead of storing it.
+const MAX_WHOLE_BODY: usize = 8 * 1024 * 1024;
 /// Longest server message kept in an error.
 const MAX_MESSAGE_CHARS: usize = 300;
 
@@ -80,11 +82,14 @@ impl Exchange<'_> {
         let looks_json = first.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let whole =
             !content_type.contains("event-stream") && (content_type.contains("json") || looks_json);
+        // What the body starts with, to name a reply that is no event stream at all (an
+        // HTML error page from a proxy) instead of calling it a cut stream.
+        let preview = String::from_utf8_lossy(&first[..first.len().min(120)]).into_owned();
         let body = futures::stream::iter([Ok(first)]).chain(body).boxed();
         if whole {
             self.read_whole(body, asm).await
         } else {
-            self.read_sse(body, asm).await
+            self.read_sse(body, asm, &content_type, &preview).await
         }
     }
 
@@ -92,11 +97,14 @@ impl Exchange<'_> {
         &self,
         body: BoxStream<'static, Result<Vec<u8>, ReadError>>,
         asm: &mut Assembler<'_>,
+        content_type: &str,
+        preview: &str,
     ) -> Result<(), LlmError> {
         let mut events = body.eventsource();
         let mut decoder = self.provider.decoder();
         let mut deltas = Vec::new();
         let mut chunks = 0usize;
+        let mut received = 0usize;
         while let Some(item) = events.next().await {
             let event = match item {
                 Ok(event) => event,
@@ -109,6 +117,13 @@ impl Exchange<'_> {
                 }
             };
             chunks += 1;
+            received += event.data.len();
+            if received > MAX_WHOLE_BODY {
+                return Err(self.protocol(format!(
+                    "the answer grew past {} MB; it was stopped",
+                    MAX_WHOLE_BODY / (1024 * 1024)
+                )));
+            }
             let result = decoder.decode(&event.event, &event.data, &mut deltas);
             for delta in deltas.drain(..) {
                 asm.apply(delta);
@@ -124,6 +139,16 @@ impl Exchange<'_> {
             // answer is complete, so accept it.
             tracing::debug!(chunks, "stream closed without {}", decoder.end_marker());
             return Ok(());
+        }
+        if chunks == 0 && !preview.trim().is_empty() {
+            let kind = if content_type.is_empty() {
+                "no content type"
+            } else {
+                content_type
+            };
+            return Err(self.protocol(format!(
+                "answered with {kind} that is neither JSON nor an event stream: {preview}"
+            )));
         }
         Err(LlmError::StreamCut {
             server: self.server.clone(),

@@ -22,6 +22,20 @@ enum Ends {
     Error(&'static str),
 }
 
+/// One OpenAI stream event carrying `text`.
+fn sse_text(text: &str) -> String {
+    let chunk = json!({"id": "x", "object": "chat.completion.chunk", "model": "primary",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]});
+    format!("data: {chunk}\n\n")
+}
+
+/// The end of an OpenAI stream.
+const SSE_END: &str = "data: {\"id\": \"x\", \"object\": \"chat.completion.chunk\", \"model\": \"primary\", \"choices\": [{\"index\": 0, \"delta\": {}, \"finish_reason\": \"stop\"}]}\n\ndata: [DONE]\n\n";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn cases() -> Vec<(&'static str, Value, Ends)> {
     let text = |t: &str| json!({"text": t});
     vec![
@@ -67,6 +81,30 @@ fn cases() -> Vec<(&'static str, Value, Ends)> {
                 text("recovered")
             ]),
             Ends::Answer("recovered"),
+        ),
+        (
+            "an HTML error page with status 200",
+            json!([{"raw_body": "<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>",
+                    "raw_content_type": "text/html", "times": 5}]),
+            Ends::Error("neither JSON nor an event stream: <!DOCTYPE html>"),
+        ),
+        (
+            "an event stream sent as text/plain",
+            json!([{"raw_body": format!("{}{}", sse_text("plain but fine"), SSE_END),
+                    "raw_content_type": "text/plain"}]),
+            Ends::Answer("plain but fine"),
+        ),
+        (
+            "a stream that is not UTF-8",
+            json!([{"raw_body_hex": hex(&[sse_text("ok ").as_bytes(), b"\xff\xfe", SSE_END.as_bytes()].concat()),
+                    "raw_content_type": "text/event-stream", "times": 5}]),
+            Ends::Error("not UTF-8"),
+        ),
+        (
+            "a 20 MB answer",
+            json!([{"raw_body": sse_text(&"x".repeat(1000)), "raw_repeat": 20_000,
+                    "raw_content_type": "text/event-stream", "times": 5}]),
+            Ends::Error("the answer grew past 8 MB"),
         ),
         (
             "a model that never stops calling tools",
@@ -163,6 +201,30 @@ fn a_server_that_refuses_connections_is_a_clear_error_and_the_message_is_kept() 
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        w.history("s")
+            .iter()
+            .any(|m| m["role"] == "user" && m["content"] == "hello?")
+    );
+}
+
+#[test]
+fn a_tls_failure_is_a_clear_error_and_the_message_is_kept() {
+    // The mock speaks plain HTTP: an https URL to it fails the TLS handshake.
+    let w = World::with_config(json!({"steps": []}), CONFIG);
+    let server = w.mock.base_url().trim_start_matches("http://").to_string();
+    let out = w
+        .command(&["ask", "--session", "s", "hello?"])
+        .env("ECHO_LLM_BASE_URL", format!("https://{server}"))
+        .output()
+        .expect("run");
+    let stderr = common::stderr(&out);
+    assert!(!out.status.success());
+    let host = server.trim_end_matches("/v1");
+    assert!(
+        stderr.contains(host) && stderr.contains("primary") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
     assert!(
         w.history("s")
             .iter()

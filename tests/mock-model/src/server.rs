@@ -204,6 +204,24 @@ async fn play(
     if step.hang {
         return std::future::pending().await;
     }
+    if let Some(Ok(bytes)) = step.raw_bytes() {
+        // The script check only lets valid status codes and hex through.
+        let status = StatusCode::from_u16(step.status.unwrap_or(200)).unwrap_or(StatusCode::OK);
+        let content_type = step
+            .raw_content_type
+            .clone()
+            .unwrap_or_else(|| "text/plain".to_owned());
+        let repeat = step.raw_repeat.unwrap_or(1);
+        let body = Bytes::from(bytes);
+        let stream = futures::stream::iter(
+            std::iter::repeat_n(body, repeat).map(Ok::<Bytes, std::convert::Infallible>),
+        );
+        return Response::builder()
+            .status(status)
+            .header(axum::http::header::CONTENT_TYPE, content_type)
+            .body(axum::body::Body::from_stream(stream))
+            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
+    }
     if let Some(code) = step.status {
         // The script check only lets valid status codes through.
         let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

@@ -42,6 +42,15 @@ pub struct Step {
     pub cut_after_chunks: Option<usize>,
     pub finish_reason: Option<String>,
     pub usage: Option<ScriptUsage>,
+    /// Reply with exactly this body (HTTP `status`, default 200) instead of an answer: an
+    /// HTML error page, a body with the wrong content type, a huge answer.
+    pub raw_body: Option<String>,
+    /// Like `raw_body`, as hex-encoded bytes (for bodies that are not UTF-8).
+    pub raw_body_hex: Option<String>,
+    /// The raw body's `Content-Type` (default `text/plain`).
+    pub raw_content_type: Option<String>,
+    /// Send the raw body this many times in a row (default 1), streamed.
+    pub raw_repeat: Option<usize>,
 }
 
 /// A scripted tool call; `arguments` is sent verbatim, so it may be malformed JSON.
@@ -119,7 +128,33 @@ impl Step {
         if self.hang_after_chunks.is_some() && self.cut_after_chunks.is_some() {
             return Err("`hang_after_chunks` and `cut_after_chunks` exclude each other".to_owned());
         }
+        if self.raw_body.is_some() && self.raw_body_hex.is_some() {
+            return Err("`raw_body` and `raw_body_hex` exclude each other".to_owned());
+        }
+        self.raw_bytes().transpose()?;
         Ok(())
+    }
+
+    /// The raw body's bytes, when the step has one.
+    pub fn raw_bytes(&self) -> Option<Result<Vec<u8>, String>> {
+        if let Some(body) = &self.raw_body {
+            return Some(Ok(body.as_bytes().to_vec()));
+        }
+        let hex = self.raw_body_hex.as_ref()?;
+        let digits: Vec<char> = hex.chars().filter(|c| !c.is_whitespace()).collect();
+        if digits.len() % 2 != 0 {
+            return Some(Err("`raw_body_hex` has an odd number of digits".to_owned()));
+        }
+        Some(
+            digits
+                .chunks(2)
+                .map(|pair| {
+                    let text: String = pair.iter().collect();
+                    u8::from_str_radix(&text, 16)
+                        .map_err(|_| format!("`raw_body_hex` has {text:?}, not a hex byte"))
+                })
+                .collect(),
+        )
     }
 
     /// Into how many pieces each text and each tool call's arguments is split.
