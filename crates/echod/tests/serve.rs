@@ -978,3 +978,144 @@ fn fading_counts_and_export_import_are_gateway_routes() {
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("line 1"), "{body}");
 }
+
+#[test]
+fn hostile_requests_are_refused_or_bounded_and_a_dropped_stream_does_not_stop_the_turn() {
+    let ui_root = tempfile::tempdir().expect("tempdir");
+    let ui = ui_root.path().join("dist");
+    std::fs::create_dir_all(&ui).expect("mkdir");
+    std::fs::write(
+        ui.join("index.html"),
+        "<!doctype html><title>Echo Desk</title>",
+    )
+    .expect("write");
+    std::fs::write(
+        ui_root.path().join("secret.txt"),
+        "top-secret-outside-the-ui",
+    )
+    .expect("write");
+    let w = World::new(json!({ "steps": [
+        { "model": "primary", "text": "one two three four five six seven eight nine ten",
+          "chunks": 10, "chunk_delay_ms": 150 },
+    ]}));
+    let dir = ui.display().to_string();
+    let s = Server::start_with(&w, &["--ui", &dir]);
+    let host = s.host();
+    let good = s.bearer();
+
+    // The token only counts in the Authorization header.
+    let (status, _) = s.raw(
+        "GET",
+        &format!("/api/sessions?token={}", s.token),
+        &[("Host", &host)],
+        None,
+    );
+    assert_eq!(status, 401, "a token in the query string is not accepted");
+    // `Origin: null` (a sandboxed page, a file:// page) is foreign.
+    let (status, body) = s.raw(
+        "GET",
+        "/api/sessions",
+        &[
+            ("Host", &host),
+            ("Authorization", &good),
+            ("Origin", "null"),
+        ],
+        None,
+    );
+    assert_eq!(status, 403, "{body}");
+
+    // Path parameters that try to climb out name nothing.
+    for path in [
+        "/api/sessions/..%2F..%2Fetc%2Fpasswd/messages",
+        "/api/traces/..%2F..%2Fsecret.txt",
+        "/api/memory/..%2Fsecret.txt",
+        "/api/settings/bootstrap/..%2F..%2Fsecret.txt",
+        "/api/automations/..%2F..%2Fsecret.txt",
+    ] {
+        let (status, body) = s.raw(
+            "GET",
+            path,
+            &[("Host", &host), ("Authorization", &good)],
+            None,
+        );
+        assert!(
+            (400..500).contains(&status) && !body.contains("root:") && !body.contains("top-secret"),
+            "{path}: {status} {body}"
+        );
+    }
+    // The UI folder is all `--ui` serves.
+    for path in [
+        "/../secret.txt",
+        "/..%2fsecret.txt",
+        "/%2e%2e/secret.txt",
+        "/assets/..%2f..%2fsecret.txt",
+        "/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    ] {
+        let (status, body) = s.raw("GET", path, &[("Host", &host)], None);
+        assert!(
+            !body.contains("top-secret") && !body.contains("root:"),
+            "{path}: {status} {body}"
+        );
+    }
+
+    // An oversized body is refused before it is read whole; the server goes on.
+    let big = 40 * 1024 * 1024;
+    let mut conn = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(
+        conn,
+        "POST /api/memory/import HTTP/1.1\r\nHost: {host}\r\nAuthorization: {good}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n\
+         {{\"text\": \"",
+        big + 13
+    )
+    .expect("send the head");
+    // The server may answer and close before the body is sent: a failed write is expected.
+    let chunk = vec![b'x'; 1024 * 1024];
+    for _ in 0..40 {
+        if conn.write_all(&chunk).is_err() {
+            break;
+        }
+    }
+    let mut answer = String::new();
+    let _ = conn.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "a 40 MB body: {answer}");
+    let (status, _) = s.get("/api/sessions");
+    assert_eq!(status, 200, "the server goes on");
+
+    // Many idle connections at once do not lock the door for the next client.
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).expect("connect"))
+        .collect();
+    let (status, _) = s.get("/api/sessions");
+    assert_eq!(status, 200, "with {} idle connections open", idle.len());
+    drop(idle);
+
+    // A client that drops the event stream mid-answer: the turn goes on and completes.
+    let mut stream = s.stream_turn("dropped", "count to ten");
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            stream.read_line(&mut line).expect("read") > 0,
+            "the stream ended early"
+        );
+        if line.contains("\"type\":\"token\"") {
+            break;
+        }
+    }
+    drop(stream);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, body) = s.get("/api/sessions/dropped/messages");
+        if body.contains("one two three four five six seven eight nine ten") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the turn did not complete after its client left: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
