@@ -14,6 +14,8 @@ mod anthropic;
 mod assemble;
 mod client;
 mod error;
+#[cfg(test)]
+mod hostile;
 mod local;
 mod ollama;
 mod openai;

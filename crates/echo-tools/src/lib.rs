@@ -8,6 +8,8 @@
 mod builtin;
 mod documents;
 mod fs;
+#[cfg(test)]
+mod hostile;
 mod registry;
 mod shell;
 mod skills;

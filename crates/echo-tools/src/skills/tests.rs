@@ -5,6 +5,7 @@ use super::{SKILL_FILE, SkillError, SkillStore, skill_tools};
 use crate::registry::{Action, Risk, ToolContext};
 use crate::{ToolOutcome, ToolRegistry};
 use echo_core::ToolCall;
+use proptest::strategy::Strategy;
 use serde_json::json;
 use std::fs;
 use std::path::PathBuf;
@@ -600,4 +601,22 @@ async fn skill_manage_shows_what_it_would_do_and_changes_nothing() {
         out.content,
         format!("error: a skill named \"deploy\" already exists at {dir}/deploy")
     );
+}
+
+proptest::proptest! {
+    /// Any SKILL.md text is a skill or a reason, never a panic (docs/reliability.md).
+    #[test]
+    fn any_skill_file_is_a_skill_or_a_reason(
+        text in proptest::prop_oneof![
+            ".{0,300}",
+            (".{0,20}", ".{0,40}", ".{0,80}").prop_map(|(name, description, body)| format!(
+                "---\nname: {name}\ndescription: {description}\n---\n{body}"
+            )),
+            (".{0,20}", "[:\\[\\]{}&*!|>'\"%@`#, -]{0,30}").prop_map(|(name, yaml)| format!(
+                "---\nname: {name}\ndescription: {yaml}\nextra: {yaml}\n---\n"
+            )),
+        ]
+    ) {
+        let _ = super::skill_md::parse(&text);
+    }
 }
