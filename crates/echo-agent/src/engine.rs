@@ -110,6 +110,15 @@ impl Engine {
                 "marked turns of ended processes as interrupted"
             );
         }
+        let released = store
+            .recover_consolidations(&|owner| instance.is_alive(owner))
+            .await?;
+        if released > 0 {
+            tracing::info!(
+                count = released,
+                "gave back consolidations that ended processes left unfinished"
+            );
+        }
         instance.sweep_stale();
         // Long-lived tasks this engine starts; `close` cancels `shutdown` and waits for them.
         let services = TaskTracker::new();

@@ -434,6 +434,9 @@ pub(crate) struct Consolidation<'a> {
     pub session: &'a echo_core::SessionId,
     pub history: &'a [echo_core::store::StoredMessage],
     pub neighbours: Option<&'a dyn echo_memory::Neighbours>,
+    /// This process's instance, recorded on the claim until the consolidation is written
+    /// (a claim whose owner died is given back at the next start).
+    pub owner: &'a str,
 }
 
 /// Consolidates the messages after the session's boundary into an episode memory and
@@ -449,6 +452,7 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         session,
         history,
         neighbours,
+        owner,
     } = job;
     let from = core
         .consolidated_seq(session)
@@ -468,7 +472,7 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         .collect();
     if range.is_empty()
         || !core
-            .claim_consolidation(session, from, to)
+            .claim_consolidation(session, from, to, owner)
             .await
             .map_err(|e| e.to_string())?
     {
@@ -487,6 +491,9 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
     .await
     {
         Ok(()) => {
+            core.finish_consolidation(session, to)
+                .await
+                .map_err(|e| e.to_string())?;
             store
                 .invalidate_snapshot(session.as_str())
                 .await

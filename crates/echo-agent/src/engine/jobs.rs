@@ -79,6 +79,7 @@ impl Engine {
                 session: &session,
                 history: &history,
                 neighbours,
+                owner: self.instance.id(),
             })
             .await
             {

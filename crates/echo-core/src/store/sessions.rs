@@ -6,7 +6,7 @@ use crate::error::{QueryContext, StoreError};
 use crate::ids::SessionId;
 use crate::time::now_rfc3339;
 use serde::Serialize;
-use sqlx::FromRow;
+use sqlx::{FromRow, Row};
 
 /// A session with its activity counts.
 #[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
@@ -93,25 +93,47 @@ impl Store {
             .during("reading the consolidation boundary")
     }
 
-    /// Claims the messages `(from, to]` for consolidation by moving the boundary from `from`
-    /// to `to` atomically. `false` when another process moved it first (its claim wins), so no
-    /// stretch is ever consolidated twice.
+    /// Claims the messages after `from` up to `to` for consolidation by `owner` (this
+    /// process's instance): moves the boundary to `to` if it still is at `from`, and records
+    /// the claim until [`Store::finish_consolidation`]. `false`: another process was faster.
     pub async fn claim_consolidation(
         &self,
         session: &SessionId,
         from: i64,
         to: i64,
+        owner: &str,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
-            "UPDATE sessions SET consolidated_seq = ? WHERE id = ? AND consolidated_seq = ?",
+            "UPDATE sessions SET consolidated_seq = ?, consolidation_owner = ?, consolidation_from = ?
+             WHERE id = ? AND consolidated_seq = ?",
         )
         .bind(to)
+        .bind(owner)
+        .bind(from)
         .bind(session.as_str())
         .bind(from)
         .execute(&self.pool)
         .await
         .during("claiming messages for consolidation")?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// Marks a claimed consolidation as written.
+    pub async fn finish_consolidation(
+        &self,
+        session: &SessionId,
+        to: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE sessions SET consolidation_owner = NULL, consolidation_from = NULL
+             WHERE id = ? AND consolidated_seq = ?",
+        )
+        .bind(session.as_str())
+        .bind(to)
+        .execute(&self.pool)
+        .await
+        .during("finishing a consolidation")?;
+        Ok(())
     }
 
     /// Gives back a claim whose consolidation failed, so a later turn tries again.
@@ -122,7 +144,9 @@ impl Store {
         to: i64,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "UPDATE sessions SET consolidated_seq = ? WHERE id = ? AND consolidated_seq = ?",
+            "UPDATE sessions SET consolidated_seq = ?, consolidation_owner = NULL,
+                    consolidation_from = NULL
+             WHERE id = ? AND consolidated_seq = ?",
         )
         .bind(from)
         .bind(session.as_str())
@@ -131,6 +155,39 @@ impl Store {
         .await
         .during("releasing a consolidation claim")?;
         Ok(())
+    }
+
+    /// Gives back every consolidation claim whose owner is gone (a process that crashed or
+    /// was killed mid-consolidation), so the stretch is consolidated again. Returns how many.
+    pub async fn recover_consolidations(
+        &self,
+        owner_alive: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<usize, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, consolidation_owner FROM sessions WHERE consolidation_owner IS NOT NULL",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .during("finding unfinished consolidations")?;
+        let mut recovered = 0;
+        for row in rows {
+            let (id, owner): (String, String) = (row.get(0), row.get(1));
+            if owner_alive(&owner) {
+                continue;
+            }
+            let done = sqlx::query(
+                "UPDATE sessions SET consolidated_seq = consolidation_from,
+                        consolidation_owner = NULL, consolidation_from = NULL
+                 WHERE id = ? AND consolidation_owner = ?",
+            )
+            .bind(&id)
+            .bind(&owner)
+            .execute(&self.pool)
+            .await
+            .during("giving back an unfinished consolidation")?;
+            recovered += done.rows_affected() as usize;
+        }
+        Ok(recovered)
     }
 
     /// All sessions, most recently active first.
