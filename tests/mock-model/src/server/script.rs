@@ -142,7 +142,7 @@ impl Step {
         }
         let hex = self.raw_body_hex.as_ref()?;
         let digits: Vec<char> = hex.chars().filter(|c| !c.is_whitespace()).collect();
-        if digits.len() % 2 != 0 {
+        if !digits.len().is_multiple_of(2) {
             return Some(Err("`raw_body_hex` has an odd number of digits".to_owned()));
         }
         Some(
