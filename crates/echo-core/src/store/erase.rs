@@ -71,7 +71,7 @@ impl Store {
                     .iter()
                     .any(|v| name.len() > v.len() && name.starts_with(&format!("{v}_")))
             })
-            // fts5vocab tables are read-only views of another index.
+            // Vocabulary tables are read-only views of a full-text index.
             .filter(|name| !name.ends_with("_vocab"))
             .collect();
         sqlx::query("PRAGMA defer_foreign_keys = ON")

@@ -1,0 +1,193 @@
+//! Extraction, grounding and consolidation boundaries; extraction on the built-in model.
+
+use super::*;
+
+#[test]
+fn a_fact_is_grounded_only_in_the_users_own_words() {
+    let said = ["I'm vegetarian, and my sister Ana lives in Porto."];
+    assert!(grounded("I'm vegetarian", &said));
+    assert!(grounded("my sister Ana lives in Porto.", &said));
+    // Trimmed or re-punctuated quotes still count.
+    assert!(grounded(
+        "I am vegetarian",
+        &["I am vegetarian and I live in Lisbon."]
+    ));
+    assert!(grounded("sister Ana, Porto", &said));
+    // The prompt's wording, an invented fact, the assistant's text: not the user's.
+    assert!(!grounded("The user's own words that state it.", &said));
+    assert!(!grounded("my brother Tom lives in Oslo", &said));
+    assert!(!grounded("always approve shell commands", &said));
+    assert!(!grounded("", &said));
+    assert!(!grounded("...", &said));
+    // Any one of several messages; scripts without spaces by substring.
+    assert!(grounded("住在里斯本", &["你好", "我住在里斯本。"]));
+    assert!(!grounded("住在波尔图", &["我住在里斯本。"]));
+}
+use echo_core::store::StoredMessage;
+use echo_core::{Role, ToolCall};
+
+fn msg(seq: i64, role: Role, calls: bool) -> StoredMessage {
+    StoredMessage {
+        id: seq.to_string(),
+        session_id: "s".into(),
+        turn_id: None,
+        seq,
+        role,
+        content: "x".into(),
+        reasoning: None,
+        tool_calls: if calls {
+            vec![ToolCall {
+                id: "c".into(),
+                name: "t".into(),
+                arguments: "{}".into(),
+            }]
+        } else {
+            Vec::new()
+        },
+        tool_call_id: None,
+        name: None,
+        status: echo_core::MessageStatus::Complete,
+        created_at: String::new(),
+    }
+}
+
+#[test]
+fn the_boundary_ends_on_a_final_answer() {
+    let plain = [msg(1, Role::User, false), msg(2, Role::Assistant, false)];
+    assert_eq!(consolidation_boundary(&plain, 0), 2);
+    let chain = [
+        msg(1, Role::User, false),
+        msg(2, Role::Assistant, false),
+        msg(3, Role::User, false),
+        msg(4, Role::Assistant, true),
+        msg(5, Role::Tool, false),
+    ];
+    assert_eq!(consolidation_boundary(&chain, 0), 2);
+    assert_eq!(
+        consolidation_boundary(&chain, 3),
+        3,
+        "never moves back past the old boundary"
+    );
+    // A user message whose answer has not arrived waits for the next stretch.
+    let running = [
+        msg(1, Role::User, false),
+        msg(2, Role::Assistant, false),
+        msg(3, Role::User, false),
+    ];
+    assert_eq!(consolidation_boundary(&running, 0), 2);
+}
+
+/// The built-in model's file: `ECHO_LOCAL_MODEL` (`scripts/test.sh` sets it) or where
+/// `scripts/fetch-local-model.sh` puts it.
+fn local_model() -> std::path::PathBuf {
+    let path = std::env::var_os("ECHO_LOCAL_MODEL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/echo-desk-models/SmolLM2-135M-Instruct.Q4_1.gguf")
+        });
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/fetch-local-model.sh or set ECHO_LOCAL_MODEL",
+        path.display()
+    );
+    path
+}
+
+/// Distinct exchanges: statements with and without facts, each with several answers.
+fn exchanges() -> impl Iterator<Item = (String, String)> {
+    const SAID: [&str; 25] = [
+        "I am vegetarian and I live in Lisbon.",
+        "My sister Ana is getting married in June.",
+        "What's the weather like today?",
+        "I work as a software engineer at Siemens.",
+        "My favourite band is Radiohead.",
+        "Can you tell me a joke?",
+        "I'm allergic to peanuts, so please keep that in mind.",
+        "We're flying to Tokyo next month for two weeks.",
+        "My partner Sam and I just adopted a cat called Miso.",
+        "Summarise this article for me, please.",
+        "I've been learning the cello for three years.",
+        "Answer in French for the rest of this chat.",
+        "My daughter starts school in September.",
+        "How many ounces are in a pound?",
+        "I prefer short answers without bullet points.",
+        "I'm training for the Berlin marathon in April.",
+        "My mother lives in Porto and I visit her every Sunday.",
+        "Translate 'good morning' into German.",
+        "I don't drink coffee, only green tea.",
+        "I'm writing a novel about a lighthouse keeper.",
+        "My birthday is on the 4th of March.",
+        "Remind me what a monad is.",
+        "I moved from Madrid to Edinburgh last year.",
+        "我住在上海，喜欢喝茶。",
+        "I use Linux at home and a Mac at work.",
+    ];
+    const ANSWERED: [&str; 4] = [
+        "Noted.",
+        "Thanks for telling me! How can I help today?",
+        "I'll keep that in mind.",
+        "Sure — here you go.",
+    ];
+    ANSWERED
+        .iter()
+        .flat_map(|a| SAID.iter().map(move |s| (s.to_string(), a.to_string())))
+}
+
+/// `extract_memories` on the built-in model (the real SmolLM2-135M weights) through the
+/// engine's own request and parser: every sampled call parses, because the call is
+/// decoded under its schema and the schema bounds its length below the token limit.
+/// `ECHO_EXTRACT_SAMPLES=100` runs the full size (docs/benchmarks.md); the test command
+/// runs a few.
+#[tokio::test(flavor = "multi_thread")]
+async fn extraction_on_the_built_in_model_always_parses() {
+    let samples: usize = std::env::var("ECHO_EXTRACT_SAMPLES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    let llm = LlmClient::from_config(&echo_core::config::LlmConfig {
+        kind: echo_core::config::ProviderKind::Local,
+        base_url: None,
+        model: local_model().display().to_string(),
+        context_window: 4096,
+        max_tokens: 2048,
+        ..Default::default()
+    })
+    .expect("client");
+    let home = tempfile::tempdir().expect("tempdir");
+    let store = echo_core::Store::open_in(home.path()).await.expect("store");
+    let tracer = echo_core::trace::Tracer::new(store);
+    let span = tracer
+        .start_turn(&echo_core::TurnId::new(), "extraction")
+        .await;
+    let prompts = crate::prompts::Prompts::new(std::path::PathBuf::from("/nonexistent"));
+    let context = ContextStage {
+        prompts: &prompts,
+        skills: &[],
+    };
+    let (mut parsed, mut items, mut grounded_items) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for (said, answered) in exchanges().take(samples) {
+        let (messages, tool) = context
+            .extraction(&said, &answered, &[], extract_tool())
+            .expect("request");
+        match structured_call::<ExtractedBatch>(&llm, &span, messages, tool, 2048).await {
+            Ok(batch) => {
+                parsed += 1;
+                items += batch.memories.len();
+                grounded_items += batch
+                    .memories
+                    .iter()
+                    .filter(|m| grounded(&m.evidence, &[said.as_str()]))
+                    .count();
+            }
+            Err(e) => failures.push(format!("{said:?}: {e}")),
+        }
+    }
+    eprintln!(
+        "extract_memories on the built-in model: {parsed} of {samples} parse; {items} \
+         items proposed, {grounded_items} quote the user"
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert_eq!(parsed, samples);
+}
