@@ -5,31 +5,9 @@
 
 mod common;
 
-use common::World;
+use common::{World, files_containing};
 use serde_json::json;
 use std::path::Path;
-
-/// Files under `dir` (recursively) whose bytes contain `needle`.
-fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read a data directory folder") {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                // A file the scan cannot read could hide the canary: that fails the test.
-                let bytes = std::fs::read(&path)
-                    .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
-                if bytes.windows(needle.len()).any(|w| w == needle) {
-                    hits.push(path.display().to_string());
-                }
-            }
-        }
-    }
-    hits
-}
 
 fn memory_id(added: &serde_json::Value) -> String {
     added["memory"]["id"]

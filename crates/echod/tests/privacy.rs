@@ -5,33 +5,11 @@
 
 mod common;
 
-use common::World;
+use common::{World, files_containing};
 use serde_json::json;
-use std::path::Path;
 
 const KEY: &str = "sk-canary-key-51x9-heron";
 const SAID: &str = "canary-said-7q2m-otter";
-
-/// Files under `dir` (recursively) whose bytes contain `needle`.
-fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read a folder") {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path)
-                    .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
-                if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-                    hits.push(path.display().to_string());
-                }
-            }
-        }
-    }
-    hits
-}
 
 fn script() -> serde_json::Value {
     let memory = json!({"memories": [{"evidence": format!("my locker code is {SAID}"),
@@ -94,6 +72,12 @@ fn a_key_and_what_the_person_said_reach_no_log_at_any_level_and_the_key_no_file(
         std::fs::read_to_string(&case).expect("case").contains(SAID),
         "the case holds the turn (the scan below is not empty-handed)"
     );
-    assert_eq!(files_containing(exports.path(), KEY), Vec::<String>::new());
-    assert_eq!(files_containing(w.home.path(), KEY), Vec::<String>::new());
+    assert_eq!(
+        files_containing(exports.path(), KEY.as_bytes()),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        files_containing(w.home.path(), KEY.as_bytes()),
+        Vec::<String>::new()
+    );
 }

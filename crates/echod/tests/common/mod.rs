@@ -284,3 +284,25 @@ impl Drop for Serving {
         let _ = self.child.wait();
     }
 }
+
+/// Files under `dir` (recursively) whose bytes contain `needle`.
+pub fn files_containing(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a data directory folder") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                // A file the scan cannot read could hide the canary: that fails the test.
+                let bytes = std::fs::read(&path)
+                    .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
+                if bytes.windows(needle.len()).any(|w| w == needle) {
+                    hits.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    hits
+}
