@@ -291,32 +291,3 @@ fn a_follow_up_turn_reuses_the_prefix_cache_as_the_trace_shows() {
         "cached prompt tokens per turn, newest first: {cached:?}"
     );
 }
-
-#[test]
-fn a_fact_stated_to_the_built_in_model_is_remembered() {
-    // Room for the extraction call's JSON (the answer limit caps it), and time for it
-    // before the one-shot `ask` exits.
-    let world = World::new(
-        "[llm]\nmax_tokens = 700\n[memory]\nembedder = \"none\"\n[agent]\nbackground_wait_secs = 900\n",
-    );
-    let model = model_path();
-    ok(
-        world
-            .local(&model, &["ask", "I am vegetarian and I live in Lisbon."])
-            .output()
-            .expect("run"),
-        "ask",
-    );
-    let list = json(
-        world
-            .local(&model, &["memory", "list", "--json"])
-            .output()
-            .expect("run"),
-        "memory list",
-    );
-    let text = list.to_string().to_lowercase();
-    assert!(
-        text.contains("vegetarian") || text.contains("lisbon"),
-        "the stated fact is remembered: {list}"
-    );
-}
