@@ -28,7 +28,7 @@ pub(crate) const JUDGE_TOOL: &str = "judge_memory_conflict";
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct ExtractedBatch {
     /// Facts worth keeping; often none.
-    #[schemars(length(max = 8))]
+    #[schemars(length(max = 4))]
     pub memories: Vec<Extracted>,
 }
 
@@ -58,22 +58,22 @@ pub(crate) enum ExtractedScope {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct Extracted {
     /// The user's own words that state it, quoted.
-    #[schemars(length(min = 1, max = 300))]
+    #[schemars(length(min = 1, max = 200))]
     pub evidence: String,
     /// One self-contained sentence.
-    #[schemars(length(min = 1, max = 300))]
+    #[schemars(length(min = 1, max = 200))]
     pub content: String,
     /// Who it is about: "user" or a named person or thing.
-    #[schemars(length(min = 1, max = 80))]
+    #[schemars(length(min = 1, max = 60))]
     pub subject: String,
     /// preference, fact, relationship, plan, project, ...
-    #[schemars(length(min = 1, max = 40))]
+    #[schemars(length(min = 1, max = 30))]
     pub kind: String,
     /// What it is about, snake_case; reuse an existing slot for the same thing.
-    #[schemars(length(min = 1, max = 60))]
+    #[schemars(length(min = 1, max = 40))]
     pub slot: Option<String>,
     /// The slot's value in a few words.
-    #[schemars(length(max = 120))]
+    #[schemars(length(max = 80))]
     pub value: Option<String>,
     /// user_stated or inferred.
     pub source: ExtractedSource,
@@ -391,11 +391,11 @@ pub(crate) async fn blocks_for_turn(
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct EpisodeAnswer {
     /// What happened in this stretch of conversation.
-    #[schemars(length(min = 1, max = 4000))]
+    #[schemars(length(min = 1, max = 1500))]
     pub summary: String,
     /// Durable facts about the user found in it (often none).
     #[serde(default)]
-    #[schemars(length(max = 12))]
+    #[schemars(length(max = 6))]
     pub memories: Vec<Extracted>,
 }
 
