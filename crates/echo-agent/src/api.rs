@@ -15,7 +15,7 @@ mod traces;
 mod turns;
 
 pub use automations::{AutomationPreview, AutomationView, RunCounts};
-pub use data::{DELETE_ALL_DATA_CONFIRMATION, DataDeleted};
+pub use data::{DELETE_ALL_DATA_CONFIRMATION, DataCheck, DataDeleted};
 pub(crate) use local_models::Downloads;
 pub use local_models::{DownloadState, LocalModelEntry, LocalModels};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};

@@ -11,11 +11,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-pub use crate::api::DataDeleted;
 pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
+pub use crate::api::{DataCheck, DataDeleted};
 pub use crate::api::{DownloadState, LocalModelEntry, LocalModels};
 pub use crate::api::{ImportReport, MemoryDetail, MemoryExport};
 pub use crate::api::{KeySource, Trace, TraceSettings};
@@ -471,6 +471,9 @@ wire! {
         /// The typed confirmation.
         confirm: String,
     }
+    /// Checks the data directory: SQLite's integrity, nothing a crash left running or
+    /// claimed, and the search indexes holding exactly the memories SQLite holds.
+    CheckData {}
     /// Deletes every memory for good. `confirm` must be the words `delete all memories`.
     MemoryDeleteAll {
         /// The typed confirmation.

@@ -6,7 +6,8 @@
 //!
 //! This file holds the [`Store`] handle and its opening; each table's operations are further
 //! `impl Store` blocks beside it: `sessions.rs`, `turns.rs`, `messages.rs`, `spans.rs` (with the captured model calls in
-//! `captures.rs`), and the history archive in `archive.rs`.
+//! `captures.rs`), the history archive in `archive.rs`, "delete all my data" in `erase.rs` and
+//! "check my data" in `check.rs`.
 
 use crate::error::StoreError;
 use sqlx::sqlite::{
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 mod archive;
 mod captures;
+mod check;
 mod erase;
 mod history_cache;
 mod messages;
@@ -27,6 +29,7 @@ pub use archive::{ArchiveHit, CompressionState, HistorySummary, NewCompression};
 pub use captures::{
     CapturePrune, CapturedRequest, CapturedResponse, ModelCall, REDACTED, Redactor,
 };
+pub use check::StoreCheck;
 pub use erase::Erased;
 pub use messages::StoredMessage;
 use messages::stored_message;

@@ -490,6 +490,11 @@ impl TextIndex {
             .map_err(|e| MemoryError::State(format!("the memory search failed: {e}")))
     }
 
+    /// Memories indexed.
+    pub(crate) fn live(&self) -> usize {
+        self.read().live as usize
+    }
+
     /// The index, for reading.
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
         self.index.read().unwrap_or_else(PoisonError::into_inner)

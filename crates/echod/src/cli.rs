@@ -164,6 +164,13 @@ enum DataCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// Check the data directory: SQLite's integrity, nothing a crash left running or
+    /// claimed, and the search indexes agreeing with SQLite. Exits 1 when something is wrong.
+    Check {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -332,6 +339,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             );
             ExitCode::SUCCESS
+        }
+        Command::Data {
+            command: DataCommand::Check { json },
+        } => {
+            let check = api.check_data().await?;
+            print::data_check(&check, json)?;
+            if check.problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Command::History { session, json } => {
             print::history(&api.history(&session).await?, json)?;

@@ -5,7 +5,7 @@
 
 use echo_agent::Trace;
 use echo_agent::wire::{
-    EventEnvelope, MessageStatus, SessionSummary, StoredMessage, TurnEvent, TurnRecord,
+    DataCheck, EventEnvelope, MessageStatus, SessionSummary, StoredMessage, TurnEvent, TurnRecord,
 };
 use std::io::Write;
 use std::sync::Mutex;
@@ -132,6 +132,35 @@ pub fn sessions(list: &[SessionSummary], as_json: bool) -> anyhow::Result<()> {
             s.updated_at,
             s.title.as_deref().map(|t| clip(t, 60)).unwrap_or_default()
         )?;
+    }
+    Ok(())
+}
+
+/// `data check`.
+pub fn data_check(check: &DataCheck, as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        return json(check);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "database: {}", check.integrity)?;
+    writeln!(
+        out,
+        "{} conversation(s), {} message(s), {} memory(ies)",
+        check.sessions, check.messages, check.memories
+    )?;
+    let vectors = check
+        .vectors
+        .map_or_else(|| "no embedder".to_string(), |v| v.to_string());
+    writeln!(
+        out,
+        "search index: {} memory(ies); vector index: {vectors}",
+        check.search_index
+    )?;
+    if check.problems.is_empty() {
+        writeln!(out, "all well")?;
+    }
+    for p in &check.problems {
+        writeln!(out, "problem: {p}")?;
     }
     Ok(())
 }

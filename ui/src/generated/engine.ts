@@ -484,6 +484,8 @@ result: string,
  */
 error_kind: string | null, };
 
+export type CheckData = Record<symbol, never>;
+
 export type Conflict = { 
 /**
  * Id.
@@ -543,6 +545,46 @@ message: string,
  * Time to the answer (or the failure).
  */
 latency_ms: number, };
+
+export type DataCheck = { 
+/**
+ * What is wrong, one sentence each; empty when all is well.
+ */
+problems: Array<string>, 
+/**
+ * SQLite's integrity check: `ok`, or its findings.
+ */
+integrity: string, 
+/**
+ * Conversations.
+ */
+sessions: number, 
+/**
+ * Messages across them.
+ */
+messages: number, 
+/**
+ * Turns left accepted or running by a process that is gone (recovered when this
+ * process opened the data directory, so this is 0 unless recovery failed).
+ */
+unfinished_turns: number, 
+/**
+ * Consolidation claims left by a process that is gone (given back the same way).
+ */
+unfinished_consolidations: number, 
+/**
+ * Memories that are not deleted, in SQLite (the source of truth).
+ */
+memories: number, 
+/**
+ * Memories in the keyword search index.
+ */
+search_index: number, 
+/**
+ * Memories in the vector index, after it repaired itself and caught up; absent without
+ * an embedder.
+ */
+vectors: number | null, };
 
 export type DataDeleted = { 
 /**
@@ -2758,6 +2800,7 @@ export interface Operations {
   rename_session: { request: RenameSession; response: SessionSummary };
   delete_session: { request: DeleteSession; response: null };
   delete_all_data: { request: DeleteAllData; response: DataDeleted };
+  check_data: { request: CheckData; response: DataCheck };
   cancel_turn: { request: CancelTurn; response: null };
   answer_approval: { request: AnswerApproval; response: null };
   pending_approvals: { request: PendingApprovals; response: Array<ApprovalId> };
@@ -2832,6 +2875,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   rename_session: { method: 'PATCH', path: '/api/sessions/{name}' },
   delete_session: { method: 'DELETE', path: '/api/sessions/{name}' },
   delete_all_data: { method: 'POST', path: '/api/data/delete_all' },
+  check_data: { method: 'GET', path: '/api/data/check' },
   cancel_turn: { method: 'POST', path: '/api/turns/{turn_id}/cancel' },
   answer_approval: { method: 'POST', path: '/api/approvals/{request_id}' },
   pending_approvals: { method: 'GET', path: '/api/approvals/pending' },

@@ -3,6 +3,9 @@
 //! and vectors, automations with their runs, approval rules and decisions, and `USER.md` —
 //! gone from every file. Settings (`config.toml`), keys, skills and the other bootstrap
 //! files stay: they are how the app is set up, not what it was told.
+//!
+//! "Check my data": the database is sound, nothing a crash interrupted is left hanging, and
+//! the derived search indexes hold exactly the memories SQLite holds.
 
 use crate::api::Api;
 use crate::api::memory::mem_err;
@@ -25,7 +28,102 @@ pub struct DataDeleted {
     pub user_notes: bool,
 }
 
+/// What `check_data` found. `problems` is empty when everything held.
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct DataCheck {
+    /// What is wrong, one sentence each; empty when all is well.
+    pub problems: Vec<String>,
+    /// SQLite's integrity check: `ok`, or its findings.
+    pub integrity: String,
+    /// Conversations.
+    pub sessions: u64,
+    /// Messages across them.
+    pub messages: u64,
+    /// Turns left accepted or running by a process that is gone (recovered when this
+    /// process opened the data directory, so this is 0 unless recovery failed).
+    pub unfinished_turns: u64,
+    /// Consolidation claims left by a process that is gone (given back the same way).
+    pub unfinished_consolidations: u64,
+    /// Memories that are not deleted, in SQLite (the source of truth).
+    pub memories: u64,
+    /// Memories in the keyword search index.
+    pub search_index: u64,
+    /// Memories in the vector index, after it repaired itself and caught up; absent without
+    /// an embedder.
+    pub vectors: Option<u64>,
+}
+
 impl Api {
+    /// Checks the data directory (see [`DataCheck`]); reads only, except that the derived
+    /// indexes catch up with SQLite first, as they would before their next use.
+    pub async fn check_data(&self) -> Result<DataCheck, ApiError> {
+        let instance = &self.inner.instance;
+        let store = self
+            .inner
+            .store
+            .check(&|owner| instance.is_alive(owner))
+            .await?;
+        let memory = self.memory();
+        let memories = memory.live_count().await.map_err(mem_err)? as u64;
+        let search_index = memory.search_index_count().await.map_err(mem_err)? as u64;
+        let mut problems = Vec::new();
+        let vectors = match self.semantic().await {
+            Some(index) => {
+                if let Err(e) = index.flush(memory).await {
+                    problems.push(format!("the vector index could not catch up: {e}"));
+                }
+                Some(index.count().await.map_err(mem_err)? as u64)
+            }
+            None => None,
+        };
+        if !store.sound() {
+            problems.push(format!(
+                "SQLite's integrity check failed: {}",
+                store.integrity.join("; ")
+            ));
+        }
+        if store.foreign_key_violations > 0 {
+            problems.push(format!(
+                "{} row(s) point at records that do not exist",
+                store.foreign_key_violations
+            ));
+        }
+        if store.unfinished_turns > 0 {
+            problems.push(format!(
+                "{} turn(s) are still marked running by a process that is gone",
+                store.unfinished_turns
+            ));
+        }
+        if store.unfinished_consolidations > 0 {
+            problems.push(format!(
+                "{} conversation stretch(es) are claimed for consolidation by a process that is gone",
+                store.unfinished_consolidations
+            ));
+        }
+        if search_index != memories {
+            problems.push(format!(
+                "the search index holds {search_index} memories, SQLite {memories}"
+            ));
+        }
+        if let Some(vectors) = vectors.filter(|v| *v != memories) {
+            problems.push(format!(
+                "the vector index holds {vectors} memories, SQLite {memories}; \
+                 `echod memory reindex` rebuilds it"
+            ));
+        }
+        Ok(DataCheck {
+            problems,
+            integrity: store.integrity.join("; "),
+            sessions: store.sessions,
+            messages: store.messages,
+            unfinished_turns: store.unfinished_turns,
+            unfinished_consolidations: store.unfinished_consolidations,
+            memories,
+            search_index,
+            vectors,
+        })
+    }
+
     /// Deletes all of the person's data; `confirm` must be
     /// [`DELETE_ALL_DATA_CONFIRMATION`]. Refused while a turn runs. Afterwards no file in
     /// the data directory holds a byte of it: memories are purged through their own path

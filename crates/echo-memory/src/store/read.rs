@@ -336,6 +336,13 @@ impl MemoryStore {
         self.text.catch_up(&self.pool).await
     }
 
+    /// How many memories this process's search index holds once it is up to date (it should
+    /// be [`MemoryStore::live_count`]).
+    pub async fn search_index_count(&self) -> Result<usize, MemoryError> {
+        self.text.catch_up(&self.pool).await?;
+        Ok(self.text.live())
+    }
+
     pub(crate) async fn require_tx(
         &self,
         tx: &mut Transaction<'_, Sqlite>,
