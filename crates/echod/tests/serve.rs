@@ -4,162 +4,13 @@
 
 mod common;
 
+use common::gateway::Server;
 use common::*;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::time::Duration;
-
-struct Server {
-    child: Child,
-    port: u16,
-    token: String,
-    _work: tempfile::TempDir,
-    _stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(w: &World) -> Server {
-        Server::start_with(w, &[])
-    }
-
-    fn start_with(w: &World, extra: &[&str]) -> Server {
-        let mut args = vec!["serve"];
-        args.extend_from_slice(extra);
-        Server::start_command(w, w.command(&args))
-    }
-
-    fn start_command(w: &World, mut command: std::process::Command) -> Server {
-        let work = tempfile::tempdir().expect("tempdir");
-        let mut child = command
-            .current_dir(work.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn echod serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut stdout = BufReader::new(stdout);
-        let mut first = String::new();
-        stdout.read_line(&mut first).expect("first line");
-        let port: u16 = first
-            .trim()
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {first:?}"));
-        assert!(
-            first.starts_with("echod serve listening on http://127.0.0.1:"),
-            "{first}"
-        );
-        let token = std::fs::read_to_string(w.home.path().join("serve-token"))
-            .expect("token file")
-            .trim()
-            .to_string();
-        Server {
-            child,
-            port,
-            token,
-            _work: work,
-            _stdout: stdout,
-        }
-    }
-
-    fn work(&self) -> &std::path::Path {
-        self._work.path()
-    }
-
-    /// One HTTP/1.1 request with full control of the headers; returns status and body.
-    fn raw(
-        &self,
-        method: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&Value>,
-    ) -> (u16, String) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .expect("timeout");
-        let body = body.map(Value::to_string).unwrap_or_default();
-        let mut req = format!(
-            "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-        if !body.is_empty() {
-            req.push_str("Content-Type: application/json\r\n");
-        }
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str("\r\n");
-        req.push_str(&body);
-        stream.write_all(req.as_bytes()).expect("send");
-        let mut text = String::new();
-        stream.read_to_string(&mut text).expect("read");
-        let status = text
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let body = text
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_string())
-            .unwrap_or_default();
-        (status, body)
-    }
-
-    /// Starts a turn and returns the open event stream (read it line by line).
-    fn stream_turn(&self, session: &str, input: &str) -> BufReader<TcpStream> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .expect("timeout");
-        let body = json!({ "session": session, "input": input }).to_string();
-        write!(
-            stream,
-            "POST /api/turns HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.host(),
-            self.bearer(),
-            body.len()
-        )
-        .expect("send");
-        BufReader::new(stream)
-    }
-
-    fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    fn bearer(&self) -> String {
-        format!("Bearer {}", self.token)
-    }
-
-    fn get(&self, path: &str) -> (u16, String) {
-        self.raw(
-            "GET",
-            path,
-            &[("Host", &self.host()), ("Authorization", &self.bearer())],
-            None,
-        )
-    }
-
-    fn post(&self, path: &str, body: &Value) -> (u16, String) {
-        self.raw(
-            "POST",
-            path,
-            &[("Host", &self.host()), ("Authorization", &self.bearer())],
-            Some(body),
-        )
-    }
-}
 
 /// Name, headers, expected status, expected error code.
 type Case = (&'static str, Vec<(&'static str, String)>, u16, &'static str);
@@ -546,27 +397,6 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
         "{}",
         stderr(&gone)
     );
-}
-
-impl Server {
-    fn put(&self, path: &str, body: &Value) -> (u16, String) {
-        self.raw(
-            "PUT",
-            path,
-            &[("Host", &self.host()), ("Authorization", &self.bearer())],
-            Some(body),
-        )
-    }
-
-    /// Runs a turn (optionally replacing from a message) and returns its events.
-    fn turn_events(&self, body: &Value) -> Vec<Value> {
-        let (status, text) = self.post("/api/turns", body);
-        assert_eq!(status, 200, "{text}");
-        text.lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter_map(|d| serde_json::from_str(d.trim()).ok())
-            .collect()
-    }
 }
 
 fn json_of(body: &str) -> Value {

@@ -2,6 +2,8 @@
 //! model server) and helpers to run the real `echod` binary in it.
 #![allow(dead_code)]
 
+pub mod gateway;
+
 use echo_mock_model::MockServer;
 use serde_json::Value;
 use std::process::{Command, Output, Stdio};
