@@ -23,6 +23,17 @@ pub enum StoreError {
         #[source]
         source: sqlx::migrate::MigrateError,
     },
+    /// The disk holding the data directory is full: SQLite could not grow its files.
+    #[error(
+        "the disk holding {path} is full ({free}): free some space and try again; \
+         what was stored before is intact"
+    )]
+    DiskFull {
+        /// The data directory.
+        path: PathBuf,
+        /// Free space, for people ("12 KiB free").
+        free: String,
+    },
     /// A query failed.
     #[error("database error while {op}: {source}")]
     Query {
@@ -70,4 +81,38 @@ impl<T> QueryContext<T> for Result<T, sqlx::Error> {
     fn during(self, op: &'static str) -> Result<T, StoreError> {
         self.map_err(|source| StoreError::Query { op, source })
     }
+}
+
+/// Below this much free space, a failing database write is blamed on a full disk.
+const FULL_BELOW: u64 = 1 << 20;
+
+impl StoreError {
+    /// This error, or [`StoreError::DiskFull`] when the disk holding `dir` has (almost) no
+    /// space left: SQLite reports a full disk as anything from "database or disk is full" to
+    /// a "disk I/O error" while growing its shared-memory file, which names no cause.
+    pub(crate) fn or_disk_full(self, dir: &std::path::Path) -> StoreError {
+        match free_space(dir) {
+            Some(free) if free < FULL_BELOW => StoreError::DiskFull {
+                path: dir.to_path_buf(),
+                free: if free < 1024 {
+                    format!("{free} bytes free")
+                } else {
+                    format!("{} KiB free", free / 1024)
+                },
+            },
+            _ => self,
+        }
+    }
+}
+
+/// Bytes an unprivileged process may still write on the disk holding `dir`.
+#[cfg(unix)]
+fn free_space(dir: &std::path::Path) -> Option<u64> {
+    let s = rustix::fs::statvfs(dir).ok()?;
+    Some(s.f_bavail.saturating_mul(s.f_frsize))
+}
+
+#[cfg(not(unix))]
+fn free_space(_dir: &std::path::Path) -> Option<u64> {
+    None
 }

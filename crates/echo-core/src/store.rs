@@ -64,6 +64,11 @@ impl Store {
 
     /// Opens (creating if needed) the database file and runs migrations.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Self::open_file(path).await.map_err(|e| e.or_disk_full(dir))
+    }
+
+    async fn open_file(path: &Path) -> Result<Store, StoreError> {
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)

@@ -69,10 +69,16 @@ impl SemanticIndex {
             index,
             dir: dir.to_path_buf(),
         };
-        // A lost or partial index (folder deleted, crash between SQLite and LanceDB) is
-        // noticed by count and rebuilt from SQLite, the source of truth.
+        // A lost or partial index (folder deleted, a crash between SQLite and LanceDB) is
+        // noticed by count and rebuilt from SQLite, the source of truth. Writes still in the
+        // outbox (a crash before they were embedded) are applied first, so such a crash costs
+        // embedding what it left behind, not the whole store again.
         let live = store.live_count().await?;
-        let rebuilt = rebuilt || this.count().await? != live;
+        let mut rebuilt = rebuilt;
+        if !rebuilt && this.count().await? != live {
+            let caught_up = this.flush(store).await.is_ok();
+            rebuilt = !caught_up || this.count().await? != store.live_count().await?;
+        }
         if rebuilt {
             this.index.clear().await.map_err(vec_err("clearing"))?;
             store.enqueue_all().await?;

@@ -100,6 +100,17 @@ pub enum VectorError {
         /// What the caller asked for.
         wanted: IndexSpec,
     },
+    /// The table on disk cannot be read: its files are damaged (LanceDB failed or panicked
+    /// while opening it). The caller rebuilds it from SQLite.
+    #[error("vector index {}: {op}: the index files are damaged ({detail}); rebuild it", .dir.display())]
+    Damaged {
+        /// Index directory.
+        dir: PathBuf,
+        /// The operation.
+        op: Op,
+        /// What LanceDB said.
+        detail: String,
+    },
     /// The table on disk does not have the layout this crate writes (`id` text, `vector` list of
     /// floats). The caller rebuilds it from SQLite.
     #[error("vector index {}: {op}: table layout not recognised ({detail}); rebuild it", .dir.display())]
@@ -197,11 +208,14 @@ pub enum VectorError {
 
 impl VectorError {
     /// True when the index on disk cannot serve the caller as it is and should be rebuilt from
-    /// SQLite: [`VectorError::IndexMismatch`] and [`VectorError::Incompatible`].
+    /// SQLite: [`VectorError::IndexMismatch`], [`VectorError::Incompatible`] and
+    /// [`VectorError::Damaged`].
     pub fn needs_rebuild(&self) -> bool {
         matches!(
             self,
-            VectorError::IndexMismatch { .. } | VectorError::Incompatible { .. }
+            VectorError::IndexMismatch { .. }
+                | VectorError::Incompatible { .. }
+                | VectorError::Damaged { .. }
         )
     }
 
@@ -210,6 +224,7 @@ impl VectorError {
         match self {
             VectorError::IndexMismatch { op, .. }
             | VectorError::Incompatible { op, .. }
+            | VectorError::Damaged { op, .. }
             | VectorError::WrongLength { op, .. }
             | VectorError::NonFinite { op, .. }
             | VectorError::ZeroVector { op, .. }

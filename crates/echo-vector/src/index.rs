@@ -185,16 +185,39 @@ impl VectorIndex {
                 builder = builder.read_consistency_interval(interval);
             }
             let connection = builder.execute().await.map_err(lance)?;
+            let table_dir = dir.join(format!("{TABLE_NAME}.lance"));
             if recreate {
-                match connection.drop_table(TABLE_NAME, &[]).await {
-                    Ok(()) | Err(lancedb::Error::TableNotFound { .. }) => {}
-                    Err(e) => return Err(lance(e)),
+                // A damaged table may not even drop: then its folder goes.
+                match guarded(connection.drop_table(TABLE_NAME, &[])).await {
+                    Ok(Ok(()) | Err(lancedb::Error::TableNotFound { .. })) => {}
+                    Ok(Err(_)) | Err(_) if table_dir.exists() => {
+                        tokio::fs::remove_dir_all(&table_dir).await.map_err(io)?;
+                    }
+                    Ok(Err(e)) => return Err(lance(e)),
+                    Err(panic) => {
+                        return Err(VectorError::Damaged {
+                            dir: dir.to_path_buf(),
+                            op,
+                            detail: panic,
+                        });
+                    }
                 }
             }
             let schema = layout::schema(&spec);
-            let table = open_or_create(&connection, schema.clone())
-                .await
-                .map_err(lance)?;
+            // The index is derived from SQLite, so a table whose files are damaged is not an
+            // outage: it is reported as such, and the caller rebuilds it. LanceDB can fail on
+            // damaged files with a panic (an overflow reading a manifest); an error stays an
+            // error, since it may pass (a busy disk, another process creating the table).
+            let damaged = |detail: String| VectorError::Damaged {
+                dir: dir.to_path_buf(),
+                op,
+                detail,
+            };
+            let table = match guarded(open_or_create(&connection, schema.clone())).await {
+                Ok(Ok(table)) => table,
+                Ok(Err(e)) => return Err(lance(e)),
+                Err(panic) => return Err(damaged(panic)),
+            };
             let found = table.schema().await.map_err(lance)?;
             layout::check(dir, op, &found, &spec)?;
             tracing::debug!(dim = spec.dim, model = %spec.model, "vector index open");
@@ -657,6 +680,21 @@ async fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
     })
     .await
     .map_err(std::io::Error::other)?
+}
+
+/// Runs `work`, turning a panic inside it (LanceDB reading damaged files) into its message.
+async fn guarded<T>(work: impl std::future::Future<Output = T>) -> Result<T, String> {
+    use futures::FutureExt;
+    std::panic::AssertUnwindSafe(work)
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "LanceDB panicked".to_string())
+        })
 }
 
 /// Opens the table, or creates it empty with `schema`. If another process creates it between

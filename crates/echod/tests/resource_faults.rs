@@ -1,0 +1,257 @@
+//! Resource faults (issue 20, suite 6): a full disk, a read-only data directory, a damaged
+//! database, a deleted or damaged vector index, a missing embedding model. Each gives a clear
+//! error where it is met, corrupts nothing that was stored, and once the fault is gone Echo
+//! Desk works again (the derived indexes rebuild themselves).
+//!
+//! The full disk and the read-only folder are real file systems: a 3 MiB tmpfs mounted over
+//! the data directory in a private mount namespace (`unshare`), filled up or remounted
+//! read-only between `echod` runs.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::path::Path;
+
+fn noted() -> Value {
+    json!({"steps": [], "default": {"text": "Noted."}})
+}
+
+/// The outcome of one `echod` run inside the namespace script.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn read_run(out: &Path, name: &str) -> Run {
+    let read = |ext: &str| std::fs::read_to_string(out.join(format!("{name}.{ext}")));
+    Run {
+        code: read("rc")
+            .unwrap_or_else(|e| panic!("step {name} never ran: {e}"))
+            .trim()
+            .parse()
+            .expect("an exit code"),
+        stdout: read("out").unwrap_or_default(),
+        stderr: read("err").unwrap_or_default(),
+    }
+}
+
+fn assert_clear_failure(run: &Run, name: &str, words: &[&str]) {
+    assert_ne!(run.code, 0, "{name} should fail: {}", run.stdout);
+    assert!(!run.stderr.contains("panicked"), "{name}: {}", run.stderr);
+    let line = run.stderr.trim();
+    assert_eq!(line.lines().count(), 1, "{name}: one line: {line}");
+    assert!(
+        words.iter().all(|w| line.contains(w)),
+        "{name}: {line:?} should say {words:?}"
+    );
+}
+
+#[test]
+fn a_full_disk_and_a_read_only_folder_are_clear_errors_and_nothing_is_lost() {
+    let w = World::new(noted());
+    let home = w.home.path().to_path_buf();
+    let outside = tempfile::tempdir().expect("a folder outside the data directory");
+    let config = outside.path().join("config.toml");
+    std::fs::copy(home.join("config.toml"), &config).expect("keep the config");
+    let script = r#"
+        set -u
+        mount -t tmpfs -o size=3m tmpfs "$ECHO_DESK_HOME" || { echo "cannot mount a tmpfs" >&2; exit 90; }
+        cp "$CONFIG" "$ECHO_DESK_HOME/config.toml"
+        run() { name=$1; shift; "$ECHOD" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; echo $? >"$OUT/$name.rc"; }
+        run first ask --session s "I keep bees on the roof."
+        dd if=/dev/zero of="$ECHO_DESK_HOME/filler" bs=16k 2>/dev/null
+        run full ask --session s "This message comes when the disk is full."
+        rm "$ECHO_DESK_HOME/filler"
+        run check_after_full data check --json
+        run after_full ask --session s "The disk has room again."
+        mount -o remount,ro "$ECHO_DESK_HOME"
+        run read_only ask --session s "This message comes when the folder is read-only."
+        mount -o remount,rw "$ECHO_DESK_HOME"
+        run check_after_read_only data check --json
+        run after_read_only ask --session s "Writable again."
+        run history history s --json
+    "#;
+    // The same environment `echod` gets everywhere else, with `unshare` in front.
+    let echod = w.command(&[]);
+    let mut command = std::process::Command::new("unshare");
+    for (key, value) in echod.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    let status = command
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", script])
+        .env("CONFIG", &config)
+        .env("OUT", outside.path())
+        .env("ECHOD", echod.get_program())
+        .stdin(std::process::Stdio::null())
+        .status()
+        .expect("run unshare (util-linux)");
+    assert!(
+        status.success(),
+        "the namespace script failed ({status}): unprivileged user namespaces are needed"
+    );
+    let run = |name: &str| read_run(outside.path(), name);
+
+    assert_eq!(run("first").code, 0, "{}", run("first").stderr);
+    assert_clear_failure(
+        &run("full"),
+        "a full disk",
+        &["disk", "is full", "free some space"],
+    );
+    assert_clear_failure(
+        &run("read_only"),
+        "a read-only folder",
+        &["Read-only file system"],
+    );
+    for check in ["check_after_full", "check_after_read_only"] {
+        let check: Value = serde_json::from_str(&run(check).stdout).expect("check JSON");
+        assert_eq!(check["problems"], json!([]), "{check:#}");
+        assert_eq!(check["integrity"], "ok", "{check:#}");
+    }
+    for after in ["after_full", "after_read_only"] {
+        assert_eq!(run(after).code, 0, "{after}: {}", run(after).stderr);
+    }
+    let history: Value = serde_json::from_str(&run("history").stdout).expect("history JSON");
+    let said: Vec<&str> = history
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "I keep bees on the roof.",
+            "The disk has room again.",
+            "Writable again."
+        ],
+        "what was said before the faults is kept; what was refused is not half-saved"
+    );
+}
+
+#[test]
+fn a_damaged_database_is_a_clear_error_naming_the_file() {
+    let w = World::new(noted());
+    w.ok(&["ask", "I keep bees on the roof."]);
+    let db = w.home.path().join("echo.db");
+    // The first page's header: the file is no longer a database at all.
+    let mut bytes = std::fs::read(&db).expect("read the database");
+    bytes[..16].copy_from_slice(b"not a database!\0");
+    std::fs::write(&db, &bytes).expect("damage the header");
+    for args in [
+        &["ask", "Hello?"][..],
+        &["history", "default"],
+        &["data", "check"],
+    ] {
+        let out = w.run(args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} on a damaged database");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            err.contains(&db.display().to_string()) && err.contains("not a database"),
+            "{args:?}: the error names the file and what is wrong: {err}"
+        );
+    }
+}
+
+#[test]
+fn damaged_pages_are_reported_by_the_data_check() {
+    let w = World::new(noted());
+    for i in 0..5 {
+        w.ok(&[
+            "memory",
+            "add",
+            &format!("The user keeps jar number {i} on the shelf by the window."),
+        ]);
+    }
+    let db = w.home.path().join("echo.db");
+    // (Each `echod` folds its write-ahead log into the file when it exits.)
+    assert_eq!(w.json(&["data", "check", "--json"])["integrity"], "ok");
+    // Scribble over the cell pointers of every page after the first (the schema): whatever
+    // a process reads next, it meets damage.
+    let mut bytes = std::fs::read(&db).expect("read the database");
+    let page = 4096;
+    assert!(bytes.len() > 4 * page, "the database has pages to damage");
+    for start in (page..bytes.len()).step_by(page) {
+        for b in &mut bytes[start + 8..start + 64] {
+            *b = 0xA5;
+        }
+    }
+    std::fs::write(&db, &bytes).expect("damage the pages");
+    let out = w.run(&["data", "check", "--json"]);
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(!out.status.success(), "a damaged page is reported");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(
+        text.contains("integrity") || text.contains("malformed"),
+        "the check says the database is damaged: {text}"
+    );
+}
+
+#[test]
+fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
+    let dir = embed_model_dir();
+    let config =
+        format!("[memory]\nextraction = false\nembedder = \"local\"\nembed_model_dir = {dir:?}\n");
+    let w = World::with_config(noted(), &config);
+    w.ok(&["memory", "add", "The user keeps bees on the roof."]);
+    w.ok(&["memory", "add", "The user drinks green tea."]);
+    let vectors = w.home.path().join("vectors");
+    let check = |w: &World| w.json(&["data", "check", "--json"]);
+    assert_eq!(check(&w)["vectors"], 2);
+
+    // Deleted: the next process notices and rebuilds it from SQLite.
+    std::fs::remove_dir_all(&vectors).expect("delete the vector index");
+    let after = check(&w);
+    assert_eq!(
+        (after["vectors"].clone(), after["problems"].clone()),
+        (json!(2), json!([]))
+    );
+
+    // Damaged: every file of it overwritten with noise; rebuilt the same way, no panic.
+    let mut stack = vec![vectors.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("index folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e != "lock") {
+                std::fs::write(&path, [0x5Au8; 100]).expect("damage a file");
+            }
+        }
+    }
+    let out = w.run(&["data", "check", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after: Value = serde_json::from_slice(&out.stdout).expect("check JSON");
+    assert_eq!(
+        (after["vectors"].clone(), after["problems"].clone()),
+        (json!(2), json!([]))
+    );
+    let found = w.ok(&["memory", "search", "bees"]);
+    assert!(found.contains("bees"), "{found}");
+
+    // A missing embedding model: memory still works by keyword, and the check says so.
+    let gone = w.home.path().join("no-such-model");
+    std::fs::write(
+        w.home.path().join("config.toml"),
+        format!(
+            "[memory]\nextraction = false\nembedder = \"local\"\nembed_model_dir = {:?}\n",
+            gone.display().to_string()
+        ),
+    )
+    .expect("config");
+    let out = w.run(&["memory", "search", "bees"]);
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("bees"),
+        "keyword search still finds it: {}",
+        stderr(&out)
+    );
+    let answer = w.run(&["ask", "What do I keep on the roof?"]);
+    assert!(answer.status.success(), "{}", stderr(&answer));
+}
