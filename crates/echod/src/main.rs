@@ -5,6 +5,7 @@ mod automations_cli;
 mod bench;
 mod bench_automations;
 mod cli;
+mod listen;
 mod memory_cli;
 mod model_cli;
 mod print;

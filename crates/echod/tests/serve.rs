@@ -7,9 +7,8 @@ mod common;
 use common::gateway::Server;
 use common::*;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
 use std::time::Duration;
 
 /// Name, headers, expected status, expected error code.
@@ -948,4 +947,66 @@ fn hostile_requests_are_refused_or_bounded_and_a_dropped_stream_does_not_stop_th
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Peak and current resident memory of a process, in KiB (`VmHWM`, `VmRSS`).
+fn memory_kib(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+#[test]
+fn slow_clients_are_dropped_and_a_thousand_connections_stay_bounded() {
+    let w = World::new(json!({"steps": []}));
+    let s = Server::start(&w);
+    let (_, before) = memory_kib(s.child.id());
+
+    // Slowloris: a request head trickled one header a second is cut off, not waited for.
+    let mut slow = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+    write!(slow, "GET /api/sessions HTTP/1.1\r\nHost: {}\r\n", s.host()).expect("send");
+    slow.set_read_timeout(Some(Duration::from_secs(1)))
+        .expect("timeout");
+    let deadline = std::time::Instant::now() + Duration::from_secs(40);
+    let mut sent = 0;
+    let dropped = loop {
+        if write!(slow, "X-Slow-{sent}: 1\r\n").is_err() {
+            break true;
+        }
+        sent += 1;
+        // The server closing (0 bytes) or answering (a 408) both end it; a timeout does not.
+        let mut byte = [0u8; 1];
+        if slow.read(&mut byte).is_ok() {
+            break true;
+        }
+        if std::time::Instant::now() > deadline {
+            break false;
+        }
+    };
+    assert!(
+        dropped,
+        "a client trickling its headers was served for {sent} s"
+    );
+
+    // A thousand connections at once, saying nothing: the next real request is still
+    // answered (once the silent ones time out), and memory stays bounded.
+    let idle: Vec<TcpStream> = (0..1000)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).expect("connect"))
+        .collect();
+    let (status, _) = s.get("/api/sessions");
+    assert_eq!(status, 200, "with {} silent connections open", idle.len());
+    let (peak, _) = memory_kib(s.child.id());
+    drop(idle);
+    eprintln!("echod serve: {before} KiB resident before, {peak} KiB peak with 1000 connections");
+    assert!(
+        peak < before + 100 * 1024,
+        "1000 connections cost {} KiB",
+        peak - before
+    );
 }

@@ -1,0 +1,61 @@
+//! Accepting the gateway's connections, with bounds a hostile local client cannot push past:
+//! at most [`MAX_CONNECTIONS`] are served at once (the next wait in the kernel's backlog), and
+//! a request's head must arrive whole within [`HEAD_TIMEOUT`], so a client that trickles its
+//! headers (slowloris) or opens a connection and says nothing is dropped, freeing its slot.
+
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// Connections served at once.
+pub const MAX_CONNECTIONS: usize = 512;
+/// Time to send a whole request head (also between requests on a kept-alive connection).
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long open connections (a turn's event stream) may take to finish after Ctrl-C.
+const DRAIN: Duration = Duration::from_secs(5);
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets open connections finish
+/// for a moment.
+pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors, usually: wait for some to close.
+                    tracing::warn!(error = %e, "cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _slot = permit;
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEAD_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            if let Err(e) = served {
+                tracing::debug!(error = %e, "a connection ended with an error");
+            }
+        });
+    }
+    let all = MAX_CONNECTIONS as u32;
+    let _ = tokio::time::timeout(DRAIN, slots.acquire_many(all)).await;
+}
