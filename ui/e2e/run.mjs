@@ -424,7 +424,7 @@ async function main() {
   await page.click(`[data-row="${renamed}"] .session-delete-button`);
   await until(page, 'the inline delete confirmation', (name) =>
     document.querySelector(`[data-row="${name}"] .session-confirm`), renamed);
-  await page.click(`[data-row="${renamed}"] .session-delete-yes`);
+  await page.click(`[data-row="${renamed}"] .session-delete-keep`);
   await until(page, 'the deleted session to leave the sidebar', (name) =>
     !document.querySelector(`[data-row="${name}"]`), renamed);
   if (await page.$('.session-error')) fail('deleting showed an error');

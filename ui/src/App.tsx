@@ -173,7 +173,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
             store.newSession();
           }}
           onRename={(name, newName) => store.rename(name, newName)}
-          onDelete={(name) => store.remove(name)}
+          onDelete={(name, memories) => store.remove(name, memories)}
           onForgetMemories={(name) => store.forgetMemories(name)}
         />
         <main className="main">

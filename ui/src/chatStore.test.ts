@@ -14,6 +14,8 @@ class FakeTransport extends FakeEngine {
   calls: string[] = [];
   sessions: SessionSummary[] = [];
   stored: Record<string, StoredMessage[]> = {};
+  /** How many memories each session taught (what a delete that forgets or deletes them counts). */
+  learned: Record<string, number> = {};
   private onEvent: ((e: EventEnvelope) => void) | undefined;
   private finish: (() => void) | undefined;
   private breakWith: ((e: Error) => void) | undefined;
@@ -39,11 +41,11 @@ class FakeTransport extends FakeEngine {
         this.sessions = this.sessions.map((s) => (s.name === name ? renamed : s));
         return renamed;
       },
-      delete_session: ({ name }) => {
-        this.calls.push(`delete ${name}`);
+      delete_session: ({ name, memories }) => {
+        this.calls.push(`delete ${name} ${memories}`);
         if (!this.sessions.some((s) => s.name === name)) throw new TransportError('not_found', `no session ${name}`, 404);
         this.sessions = this.sessions.filter((s) => s.name !== name);
-        return null;
+        return { memories: memories === 'keep' ? 0 : (this.learned[name] ?? 0) };
       },
       cancel_turn: ({ turn_id: turnId }) => {
         this.calls.push(`cancel ${turnId}`);
@@ -221,16 +223,36 @@ describe('ChatStore', () => {
     const store = new ChatStore(transport);
     await store.init();
     await store.select('b');
-    await store.remove('c'); // not selected: the selection stays
+    await store.remove('c', 'keep'); // not selected: the selection stays
     expect(store.getState()).toMatchObject({ selected: 'b' });
     expect(store.getState().sessions.map((s) => s.name)).toEqual(['a', 'b']);
-    await store.remove('b');
+    await store.remove('b', 'keep');
     expect(store.getState()).toMatchObject({ selected: 'a', loadingHistory: false });
     expect(store.getState().sessions.map((s) => s.name)).toEqual(['a']);
-    await store.remove('a');
+    await store.remove('a', 'keep');
     expect(store.getState()).toMatchObject({ selected: null, messages: [], sessions: [] });
-    await expect(store.remove('zzz')).rejects.toMatchObject({ code: 'not_found' });
-    expect(transport.calls).toEqual(['delete c', 'delete b', 'delete a', 'delete zzz']);
+    await expect(store.remove('zzz', 'keep')).rejects.toMatchObject({ code: 'not_found' });
+    expect(transport.calls).toEqual(['delete c keep', 'delete b keep', 'delete a keep', 'delete zzz keep']);
+  });
+
+  it('deletes a session keeping, forgetting or deleting its memories, and resolves with how many went', async () => {
+    const transport = new FakeTransport();
+    transport.sessions = [
+      { id: '1', name: 'a' },
+      { id: '2', name: 'b' },
+      { id: '3', name: 'c' },
+    ] as SessionSummary[];
+    transport.stored = { a: [], b: [], c: [] };
+    transport.learned = { a: 2, b: 5, c: 7 };
+    const store = new ChatStore(transport);
+    await store.init();
+    await store.select('a');
+    expect(await store.remove('c', 'keep')).toEqual({ memories: 0 });
+    expect(await store.remove('b', 'forget')).toEqual({ memories: 5 });
+    // The selected one: the answer comes once the selection has moved on.
+    expect(await store.remove('a', 'delete')).toEqual({ memories: 2 });
+    expect(store.getState()).toMatchObject({ selected: null, sessions: [] });
+    expect(transport.calls).toEqual(['delete c keep', 'delete b forget', 'delete a delete']);
   });
 
   it('forgets the memories learned in a session by its name, keeping the session, and counts them', async () => {

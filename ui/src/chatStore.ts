@@ -2,7 +2,13 @@
 // running turn. Components read it through `useSyncExternalStore` and call its actions; it
 // talks to the engine only through a `Transport`.
 
-import type { ApprovalAnswer, SessionSummary, StoredMessage } from './generated/engine';
+import type {
+  ApprovalAnswer,
+  LearnedMemories,
+  SessionDeleted,
+  SessionSummary,
+  StoredMessage,
+} from './generated/engine';
 import { type Transport, TransportError } from './transport';
 import {
   type AssistantView,
@@ -195,20 +201,24 @@ export class ChatStore {
   }
 
   /**
-   * Deletes a session on the server, then from the list; a deleted selected session gives way
-   * to the first remaining one (or none). Rejects with the transport's error.
+   * Deletes a session on the server, keeping, forgetting (reversibly) or deleting (for good)
+   * the memories learned in it as `memories` says, then drops it from the list; a deleted
+   * selected session gives way to the first remaining one (or none). Resolves with the
+   * engine's answer (how many memories were forgotten or deleted; 0 when kept). Rejects with
+   * the transport's error.
    */
-  async remove(name: string): Promise<void> {
-    await this.transport.call('delete_session', { name });
+  async remove(name: string, memories: LearnedMemories): Promise<SessionDeleted> {
+    const deleted = await this.transport.call('delete_session', { name, memories });
     const sessions = this.state.sessions.filter((s) => s.name !== name);
     this.set({ sessions });
-    if (this.state.selected !== name) return;
+    if (this.state.selected !== name) return deleted;
     const next = sessions[0]?.name ?? null;
     if (next) {
       await this.select(next);
     } else {
       this.set({ selected: null, messages: [], loadingHistory: false });
     }
+    return deleted;
   }
 
   /**

@@ -71,11 +71,11 @@ afterEach(() => {
 
 describe('TauriTransport', () => {
   it('invokes an operation as the command of its name with the request, and desktop commands in camelCase', async () => {
-    const { calls, transport } = fake((cmd) => (cmd === 'detect_ollama' || cmd === 'delete_session' ? null : { cmd }));
+    const { calls, transport } = fake((cmd) => (cmd === 'detect_ollama' ? null : cmd === 'delete_session' ? { memories: 2 } : { cmd }));
     await transport.call('list_sessions', {});
     await transport.call('history', { session: 'my chat' });
     await transport.call('rename_session', { name: 'a', new_name: 'b' });
-    expect(await transport.call('delete_session', { name: 'b' })).toBeNull();
+    expect(await transport.call('delete_session', { name: 'b', memories: 'forget' })).toEqual({ memories: 2 });
     await transport.call('cancel_turn', { turn_id: 't1' });
     await transport.call('answer_approval', { request_id: 'r1', answer: 'allow_session' });
     await transport.call('add_rule', { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' });
@@ -95,7 +95,7 @@ describe('TauriTransport', () => {
       ['list_sessions', { request: {} }],
       ['history', { request: { session: 'my chat' } }],
       ['rename_session', { request: { name: 'a', new_name: 'b' } }],
-      ['delete_session', { request: { name: 'b' } }],
+      ['delete_session', { request: { name: 'b', memories: 'forget' } }],
       ['cancel_turn', { request: { turn_id: 't1' } }],
       ['answer_approval', { request: { request_id: 'r1', answer: 'allow_session' } }],
       ['add_rule', { request: { tool: 'shell', pattern: 'echo', decision: 'allow', scope: 'session', session: 'web' } }],

@@ -88,8 +88,8 @@ describe('HttpTransport.call', () => {
   });
 
   it('answers null for 204 No Content, and rejects an answer that is not JSON', async () => {
-    const { transport } = stub((c) => (c.method === 'DELETE' ? new Response(null, { status: 204 }) : new Response('<html>', { status: 200 })));
-    expect(await transport.call('delete_session', { name: 'web' })).toBeNull();
+    const { transport } = stub((c) => (c.method === 'POST' ? new Response(null, { status: 204 }) : new Response('<html>', { status: 200 })));
+    expect(await transport.call('cancel_turn', { turn_id: 't-1' })).toBeNull();
     await expect(transport.call('list_sessions', {})).rejects.toMatchObject({ code: 'protocol' });
   });
 });
@@ -180,14 +180,14 @@ describe('HttpTransport', () => {
     await expect(transport.call('remove_rule', { id: 'r-1' })).rejects.toMatchObject({ code: 'not_found', status: 404 });
   });
 
-  it('renames and deletes sessions by their URL-encoded name', async () => {
+  it('renames and deletes sessions by their URL-encoded name, saying what becomes of their memories', async () => {
     const summary = { id: 's1', name: 'new/name', title: null, message_count: 2 };
-    const { calls, transport } = stub((c) => (c.method === 'PATCH' ? json(summary) : new Response(null, { status: 204 })));
+    const { calls, transport } = stub((c) => (c.method === 'PATCH' ? json(summary) : json({ memories: 4 })));
     expect(await transport.call('rename_session', { name: 'my chat/1', new_name: 'new/name' })).toEqual(summary);
-    expect(await transport.call('delete_session', { name: 'new/name?x' })).toBeNull();
+    expect(await transport.call('delete_session', { name: 'new/name?x', memories: 'forget' })).toEqual({ memories: 4 });
     expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
       ['PATCH', 'http://127.0.0.1:4000/api/sessions/my%20chat%2F1', { new_name: 'new/name' }],
-      ['DELETE', 'http://127.0.0.1:4000/api/sessions/new%2Fname%3Fx', undefined],
+      ['DELETE', 'http://127.0.0.1:4000/api/sessions/new%2Fname%3Fx?memories=forget', undefined],
     ]);
     for (const c of calls) expect(c.headers.Authorization).toBe('Bearer secret');
     expect(calls[0]?.headers['Content-Type']).toBe('application/json');
@@ -197,7 +197,7 @@ describe('HttpTransport', () => {
     const { transport } = stub((c) =>
       c.method === 'PATCH'
         ? json({ error: { code: 'invalid_input', message: 'the name b is taken' } }, 400)
-        : c.url.endsWith('/busy')
+        : new URL(c.url).pathname.endsWith('/busy')
           ? json({ error: { code: 'invalid_input', message: 'a turn of busy is running' } }, 400)
           : json({ error: { code: 'not_found', message: 'no session gone' } }, 404),
     );
@@ -206,8 +206,8 @@ describe('HttpTransport', () => {
       message: 'the name b is taken',
       status: 400,
     });
-    await expect(transport.call('delete_session', { name: 'busy' })).rejects.toMatchObject({ code: 'invalid_input', status: 400 });
-    const err = await transport.call('delete_session', { name: 'gone' }).catch((e: unknown) => e);
+    await expect(transport.call('delete_session', { name: 'busy', memories: 'keep' })).rejects.toMatchObject({ code: 'invalid_input', status: 400 });
+    const err = await transport.call('delete_session', { name: 'gone', memories: 'delete' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: 'not_found', message: 'no session gone', status: 404 });
   });

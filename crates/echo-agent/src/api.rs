@@ -20,6 +20,7 @@ pub(crate) use local_models::Downloads;
 pub use local_models::{DownloadState, LocalModelEntry, LocalModels};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
+pub use sessions::SessionDeleted;
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 pub use tools::RuleRequest;
 pub use traces::{Trace, TraceSettings};

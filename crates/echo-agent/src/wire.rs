@@ -15,7 +15,7 @@ pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
-pub use crate::api::{DataCheck, DataDeleted};
+pub use crate::api::{DataCheck, DataDeleted, SessionDeleted};
 pub use crate::api::{DownloadState, LocalModelEntry, LocalModels};
 pub use crate::api::{ImportReport, MemoryDetail, MemoryExport};
 pub use crate::api::{KeySource, Trace, TraceSettings};
@@ -39,8 +39,8 @@ pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Decision, EntryPoint, MessageStatus, Risk, SpanKind, SpanStatus,
-    TurnErrorCode, TurnStatus,
+    ConflictStatus, DecidedBy, Decision, EntryPoint, LearnedMemories, MessageStatus, Risk,
+    SpanKind, SpanStatus, TurnErrorCode, TurnStatus,
 };
 pub use echo_core::{
     EVENT_PROTOCOL_VERSION, EventEnvelope, Message, Role, ToolCall, ToolSpec, TurnEvent, Usage,
@@ -83,10 +83,13 @@ wire! {
         /// Its new name.
         new_name: String,
     }
-    /// Deletes a session with its history and traces (not the memories learned from it).
+    /// Deletes a session with its history, traces, archived summaries and captured model
+    /// requests; `memories` says what becomes of the memories learned from it.
     DeleteSession {
         /// Session name.
         name: String,
+        /// Keep, forget or delete the memories learned in it.
+        memories: LearnedMemories,
     }
     /// Stops a running turn; its partial answer is kept.
     CancelTurn {

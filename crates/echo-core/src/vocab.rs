@@ -121,6 +121,18 @@ closed_enum!(
 );
 
 closed_enum!(
+    /// What becomes of the memories learned in a conversation that is deleted.
+    LearnedMemories as LearnedMemories = "LearnedMemories" {
+        /// They stay (they are about the person, not the conversation).
+        Keep = "keep",
+        /// They are forgotten: out of every prompt and search, restorable.
+        Forget = "forget",
+        /// They are deleted for good, with their history and vectors.
+        Delete = "delete",
+    }
+);
+
+closed_enum!(
     /// What happened to a file in a watched folder.
     FileEvent as FileEvent = "FileEvent" {
         /// It appeared.

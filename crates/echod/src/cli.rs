@@ -4,7 +4,7 @@ use crate::print;
 use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use echo_agent::wire::{EntryPoint, TurnStatus};
+use echo_agent::wire::{EntryPoint, LearnedMemories, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_agent::{Config, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
@@ -260,11 +260,42 @@ enum SessionsCommand {
         /// New name.
         new_name: String,
     },
-    /// Delete a session with its history and traces (long-term memories stay).
+    /// Delete a session with its history, traces and captured model requests, and say what
+    /// becomes of the memories learned in it (asked when not given and stdin is a terminal).
     Delete {
         /// Session name.
         name: String,
+        /// keep, forget (restorable) or delete (for good) the memories learned in it.
+        #[arg(long, value_parser = parse_learned)]
+        memories: Option<LearnedMemories>,
     },
+}
+
+fn parse_learned(text: &str) -> Result<LearnedMemories, String> {
+    LearnedMemories::parse(text)
+        .ok_or_else(|| format!("expected one of {}", LearnedMemories::expected()))
+}
+
+/// Asks what becomes of the memories learned in a conversation being deleted.
+fn ask_learned(name: &str) -> anyhow::Result<LearnedMemories> {
+    use std::io::{BufRead, IsTerminal};
+    if !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "say what becomes of the memories learned in {name:?}: --memories {}",
+            LearnedMemories::names().join("|")
+        );
+    }
+    eprint!(
+        "Delete {name:?}. The memories learned in it: keep, forget (restorable) or delete (for good)? "
+    );
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    LearnedMemories::parse(&line.to_lowercase()).ok_or_else(|| {
+        anyhow::anyhow!(
+            "nothing deleted: {:?} is none of keep, forget, delete",
+            line.trim()
+        )
+    })
 }
 
 /// Runs the parsed command.
@@ -313,10 +344,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         }
         Command::Sessions {
-            command: SessionsCommand::Delete { name },
+            command: SessionsCommand::Delete { name, memories },
         } => {
-            api.delete_session(&name).await?;
-            println!("deleted session {name}");
+            let memories = match memories {
+                Some(m) => m,
+                None => ask_learned(&name)?,
+            };
+            let deleted = api.delete_session(&name, memories).await?;
+            match memories {
+                LearnedMemories::Keep => println!("deleted session {name}; its memories stay"),
+                LearnedMemories::Forget => println!(
+                    "deleted session {name}; forgot {} memory(ies) learned in it",
+                    deleted.memories
+                ),
+                LearnedMemories::Delete => println!(
+                    "deleted session {name} and {} memory(ies) learned in it",
+                    deleted.memories
+                ),
+            }
             ExitCode::SUCCESS
         }
         Command::Data {

@@ -276,3 +276,54 @@ fn delete_all_data_leaves_no_byte_of_it_in_any_file() {
         Some(1)
     );
 }
+
+/// A turn in `session` whose message holds `canary`, from which extraction learns a memory
+/// quoting it; long enough with a small window that part of it is archived (summarised).
+fn conversation_with_a_learned_memory(w: &World, session: &str, canary: &str) {
+    let said = format!("My locker code is {canary} and I go to the gym on Mondays");
+    let memory = json!({"memories": [{"kind": "fact", "subject": "user", "slot": null,
+        "content": format!("The user's locker code is {canary}."), "value": canary,
+        "source": "user_stated", "confidence": 0.9, "valid_until": null,
+        "evidence": format!("My locker code is {canary}")}]});
+    w.mock
+        .set_script(json!({"steps": [
+            {"model": "primary", "times": 10, "text": "Noted."},
+            {"model": "extractor", "when_tool": "extract_memories", "times": 10, "tool_calls": [{
+                "id": "x", "name": "extract_memories", "arguments": memory.to_string()}]},
+        ]}))
+        .expect("script");
+    w.ok(&["ask", "--session", session, &said]);
+}
+
+#[test]
+fn deleting_a_conversation_removes_every_copy_and_its_memories_as_asked() {
+    let w = World::with_config(json!({"steps": []}), common::EXTRACTION_CONFIG);
+    let gone = "canary-conversation-4k2q-otter";
+    let kept = "canary-conversation-8m1z-heron";
+    conversation_with_a_learned_memory(&w, "deleted", gone);
+    conversation_with_a_learned_memory(&w, "kept", kept);
+    let memories = w.ok(&["memory", "list"]);
+    assert!(
+        memories.contains(gone) && memories.contains(kept),
+        "{memories}"
+    );
+    let before = files_containing(w.home.path(), gone.as_bytes());
+    assert!(!before.is_empty(), "the scan finds the conversation");
+
+    // Deleted with its memories: no byte of it is left (messages, trace spans, captured
+    // requests and their message blobs, the memory and its history).
+    let out = w.ok(&["sessions", "delete", "deleted", "--memories", "delete"]);
+    assert!(out.contains("and 1 memory(ies)"), "{out}");
+    let after = files_containing(w.home.path(), gone.as_bytes());
+    assert!(
+        after.is_empty(),
+        "the deleted conversation is still in {after:?}"
+    );
+
+    // Deleted keeping its memories: the conversation goes, what it taught stays.
+    w.ok(&["sessions", "delete", "kept", "--memories", "keep"]);
+    let memories = w.ok(&["memory", "list"]);
+    assert!(memories.contains(kept), "{memories}");
+    let history = w.run(&["history", "kept"]);
+    assert!(!history.status.success(), "the conversation is gone");
+}

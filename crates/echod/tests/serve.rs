@@ -243,7 +243,7 @@ fn a_running_turn_is_stopped_through_the_cancel_endpoint() {
         if event["type"] == "token" && !cancelled {
             let (status, body) = s.raw(
                 "DELETE",
-                "/api/sessions/web",
+                "/api/sessions/web?memories=delete",
                 &[("Host", &s.host()), ("Authorization", &s.bearer())],
                 None,
             );
@@ -363,16 +363,21 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
     assert_eq!(status, 200);
     assert!(history.contains("hello"), "{history}");
 
-    let delete = |name: &str| {
+    let delete = |path: &str| {
         s.raw(
             "DELETE",
-            &format!("/api/sessions/{name}"),
+            path,
             &[("Host", &s.host()), ("Authorization", &s.bearer())],
             None,
         )
     };
-    assert_eq!(delete("renamed").0, 204);
-    assert_eq!(delete("renamed").0, 404);
+    // Deleting a conversation says what becomes of the memories learned in it.
+    let (status, body) = delete("/api/sessions/renamed");
+    assert_eq!(status, 400, "no word on its memories: {body}");
+    assert!(body.contains("memories"), "{body}");
+    let (status, body) = delete("/api/sessions/renamed?memories=keep");
+    assert_eq!((status, json_of(&body)), (200, json!({"memories": 0})));
+    assert_eq!(delete("/api/sessions/renamed?memories=keep").0, 404);
     assert_eq!(s.get("/api/sessions/renamed/messages").0, 404);
     let (_, list) = s.get("/api/sessions");
     let list: Value = serde_json::from_str(&list).expect("json");
@@ -388,8 +393,14 @@ fn sessions_are_renamed_and_deleted_with_their_history() {
 
     // The CLI does the same.
     w.ok(&["sessions", "rename", "second", "kept"]);
-    w.ok(&["sessions", "delete", "kept"]);
-    let gone = w.run(&["sessions", "delete", "kept"]);
+    let unasked = w.run(&["sessions", "delete", "kept"]);
+    assert!(
+        !unasked.status.success() && stderr(&unasked).contains("--memories keep|forget|delete"),
+        "nobody can be asked, so the flag is needed: {}",
+        stderr(&unasked)
+    );
+    w.ok(&["sessions", "delete", "kept", "--memories", "keep"]);
+    let gone = w.run(&["sessions", "delete", "kept", "--memories", "keep"]);
     assert!(!gone.status.success());
     assert!(
         stderr(&gone).contains("session not found"),

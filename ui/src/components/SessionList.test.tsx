@@ -1,13 +1,15 @@
 // @vitest-environment jsdom
 // The sidebar in jsdom: the search box filters by name or title regardless of case; Rename
-// edits inline (Enter saves, Esc cancels, the server's refusal is shown); Delete asks
-// "Delete? Yes / No" inline before it deletes; Forget memories asks inline (saying it can be
-// undone from the memory page) before it forgets, then says how many were forgotten.
+// edits inline (Enter saves, Esc cancels, the server's refusal is shown); Delete asks inline
+// what becomes of what the conversation taught (keep, forget or delete the memories, or
+// Cancel / Esc) before it deletes, sends that choice and says how many memories went with it;
+// Forget memories asks inline (saying it can be undone from the memory page) before it
+// forgets, then says how many were forgotten.
 
 import { act, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionSummary } from '../generated/engine';
+import type { LearnedMemories, SessionDeleted, SessionSummary } from '../generated/engine';
 import { I18nContext, translator } from '../i18n';
 import { TransportError } from '../transport';
 import { SessionList, filterSessions } from './SessionList';
@@ -31,8 +33,11 @@ const initial = [
   session('3', 'taken', null),
 ];
 
+type Forget = (name: string) => Promise<number>;
+type Remove = (name: string, memories: LearnedMemories) => Promise<SessionDeleted>;
+
 /** The list with its own session state, as the store would keep it. */
-function Harness({ calls, forget }: { calls: string[]; forget?: (name: string) => Promise<number> }) {
+function Harness({ calls, forget, remove }: { calls: string[]; forget?: Forget; remove?: Remove }) {
   const [sessions, setSessions] = useState(initial);
   return (
     <SessionList
@@ -48,9 +53,12 @@ function Harness({ calls, forget }: { calls: string[]; forget?: (name: string) =
         }
         setSessions((all) => all.map((s) => (s.name === name ? { ...s, name: newName } : s)));
       }}
-      onDelete={async (name) => {
-        calls.push(`delete ${name}`);
+      onDelete={async (name, memories) => {
+        calls.push(`delete ${name} ${memories}`);
+        // By default each session taught 3 memories.
+        const answer = remove ? await remove(name, memories) : { memories: memories === 'keep' ? 0 : 3 };
         setSessions((all) => all.filter((s) => s.name !== name));
+        return answer;
       }}
       onForgetMemories={async (name) => {
         calls.push(`forget ${name}`);
@@ -75,7 +83,7 @@ async function flush() {
   });
 }
 
-function mount(locale: 'en' | 'zh-CN' = 'en', forget?: (name: string) => Promise<number>) {
+function mount(locale: 'en' | 'zh-CN' = 'en', forget?: Forget, remove?: Remove) {
   const calls: string[] = [];
   const container = document.createElement('div');
   document.body.append(container);
@@ -83,7 +91,7 @@ function mount(locale: 'en' | 'zh-CN' = 'en', forget?: (name: string) => Promise
   act(() =>
     root.render(
       <I18nContext.Provider value={translator(locale)}>
-        <Harness calls={calls} forget={forget} />
+        <Harness calls={calls} forget={forget} remove={remove} />
       </I18nContext.Provider>,
     ),
   );
@@ -142,7 +150,7 @@ describe('SessionList', () => {
               onSelect={() => {}}
               onNew={() => {}}
               onRename={async () => {}}
-              onDelete={async () => {}}
+              onDelete={async () => ({ memories: 0 })}
               onForgetMemories={async () => 0}
             />
           </I18nContext.Provider>,
@@ -193,19 +201,103 @@ describe('SessionList', () => {
   });
 
   it('deletes only after the inline confirmation', async () => {
-    const { calls, row, click, titles } = mount();
+    const { container, calls, row, click, titles } = mount();
     click(row('taken').querySelector('.session-delete-button'));
-    expect(row('taken').querySelector('.session-confirm')?.textContent).toBe('Delete?YesNo');
+    expect(row('taken').querySelector('.session-confirm')?.textContent).toBe(
+      'Delete this conversation? What it taught me:Delete, keep memoriesDelete and forget memoriesDelete with its memoriesCancel',
+    );
     click(row('taken').querySelector('.session-delete-no'));
     expect(row('taken').querySelector('.session-confirm')).toBeNull();
     expect(calls).toEqual([]);
 
     click(row('taken').querySelector('.session-delete-button'));
-    click(row('taken').querySelector('.session-delete-yes'));
+    click(row('taken').querySelector('[data-testid="session-delete-keep"]'));
     await flush();
-    expect(calls).toEqual(['delete taken']);
+    expect(calls).toEqual(['delete taken keep']);
     expect(row('taken')).toBeNull();
     expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto']);
+    // Nothing went with it, so there is nothing to say.
+    expect(container.querySelector('[data-testid="session-delete-notice"]')).toBeNull();
+    expect(container.querySelector('[role="alert"]')).toBeNull();
+  });
+
+  it('asks what becomes of the memories as a labelled group: Cancel has the focus, Esc cancels', () => {
+    const { calls, row, click } = mount();
+    click(row('holiday').querySelector('.session-delete-button'));
+    const group = row('holiday').querySelector('.session-delete-confirm') as HTMLElement;
+    expect(group.getAttribute('role')).toBe('group');
+    const label = document.getElementById(group.getAttribute('aria-labelledby') ?? '');
+    expect(label?.textContent).toBe('Delete this conversation? What it taught me:');
+    const button = (id: string) => group.querySelector(`[data-testid="${id}"]`) as HTMLButtonElement;
+    expect(button('session-delete-keep').className).toBe('session-delete-keep');
+    expect(button('session-delete-forget').className).toBe('session-delete-forget');
+    // Only the choice that cannot be undone looks dangerous.
+    expect(button('session-delete-purge').className).toBe('session-delete-purge danger');
+    expect(button('session-delete-keep').title).toContain('stays in memory');
+    expect(button('session-delete-forget').title).toContain('undo that from the Memory page');
+    expect(button('session-delete-purge').title).toContain('cannot be undone');
+    expect(document.activeElement).toBe(button('session-delete-no'));
+    expect(button('session-delete-no').textContent).toBe('Cancel');
+
+    act(() => key(button('session-delete-forget'), 'Escape'));
+    expect(row('holiday').querySelector('.session-delete-confirm')).toBeNull();
+    expect(row('holiday').querySelector('.session-delete-button')).not.toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['session-delete-keep', 'keep'],
+    ['session-delete-forget', 'forget'],
+    ['session-delete-purge', 'delete'],
+  ] as const)('%s deletes the session with memories: %s', async (testId, memories) => {
+    const { calls, row, click, titles } = mount();
+    click(row('holiday').querySelector('.session-delete-button'));
+    click(row('holiday').querySelector(`[data-testid="${testId}"]`));
+    await flush();
+    expect(calls).toEqual([`delete holiday ${memories}`]);
+    expect(row('holiday')).toBeNull();
+    expect(titles()).toEqual(['Quarterly Report', 'taken']);
+  });
+
+  it('says how many memories were forgotten or deleted with a session, until the next action', async () => {
+    const { container, row, click } = mount();
+    const notice = () => container.querySelector('[data-testid="session-delete-notice"]');
+    click(row('holiday').querySelector('.session-delete-button'));
+    click(row('holiday').querySelector('[data-testid="session-delete-forget"]'));
+    await flush();
+    expect(notice()?.getAttribute('role')).toBe('status');
+    expect(notice()?.textContent).toBe(
+      'Deleted “Trip to Kyoto” and forgot 3 memories learned in it (undo from the Memory page).',
+    );
+
+    click(row('taken').querySelector('.session-delete-button'));
+    expect(notice()).toBeNull();
+    click(row('taken').querySelector('[data-testid="session-delete-purge"]'));
+    await flush();
+    expect(notice()?.textContent).toBe('Deleted “taken” and, for good, 3 memories learned in it.');
+  });
+
+  it('says so when a deleted session had taught nothing', async () => {
+    const { container, row, click } = mount('en', undefined, async () => ({ memories: 0 }));
+    click(row('holiday').querySelector('.session-delete-button'));
+    click(row('holiday').querySelector('[data-testid="session-delete-purge"]'));
+    await flush();
+    expect(container.querySelector('[data-testid="session-delete-notice"]')?.textContent).toBe(
+      'Deleted “Trip to Kyoto”; no memories had been learned in it.',
+    );
+  });
+
+  it('shows the refusal to delete a session next to it, keeping the session', async () => {
+    const { container, row, click, titles } = mount('en', undefined, () =>
+      Promise.reject(new TransportError('invalid_input', '"holiday" has a turn running; stop it first', 400)),
+    );
+    click(row('holiday').querySelector('.session-delete-button'));
+    click(row('holiday').querySelector('[data-testid="session-delete-forget"]'));
+    await flush();
+    expect(row('holiday').querySelector('.session-error')?.textContent).toBe('"holiday" has a turn running; stop it first');
+    expect(row('holiday').querySelector('.session-delete-confirm')).toBeNull();
+    expect(container.querySelector('[data-testid="session-delete-notice"]')).toBeNull();
+    expect(titles()).toEqual(['Quarterly Report', 'Trip to Kyoto', 'taken']);
   });
 
   it('forgets the memories of a session only after the inline confirmation, and says how many', async () => {
@@ -246,6 +338,8 @@ describe('SessionList', () => {
     const { container, row, click } = mount('zh-CN');
     expect((container.querySelector('.session-search') as HTMLInputElement).placeholder).toBe('搜索会话');
     click(row('taken').querySelector('.session-delete-button'));
-    expect(row('taken').querySelector('.session-confirm')?.textContent).toBe('删除？是否');
+    expect(row('taken').querySelector('.session-confirm')?.textContent).toBe(
+      '删除这次对话？我从中学到的内容：删除，保留记忆删除并忘记记忆连同记忆一起删除取消',
+    );
   });
 });

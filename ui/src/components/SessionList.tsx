@@ -1,12 +1,14 @@
 // The sidebar: a "new session" button, a search box and the sessions, most recent first
 // (automation runs only on request, or when one is open),
-// each with Rename (inline), Delete (confirmed inline) and Forget memories (confirmed inline:
-// forgets every memory learned in that conversation, as one change that Undo on the memory
-// page brings back) actions.
+// each with Rename (inline), Delete (confirmed inline, asking what becomes of what the
+// assistant learned in that conversation: kept, forgotten (Undo on the memory page brings
+// them back) or deleted with it for good) and Forget memories (confirmed inline: forgets every
+// memory learned in that conversation, as one change that Undo on the memory page brings
+// back) actions.
 
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useT } from '../i18n';
-import type { SessionSummary } from '../generated/engine';
+import type { LearnedMemories, SessionDeleted, SessionSummary } from '../generated/engine';
 
 interface Props {
   sessions: SessionSummary[];
@@ -16,8 +18,12 @@ interface Props {
   onNew: () => void;
   /** Renames a session; rejects with a readable error (shown next to the session). */
   onRename: (name: string, newName: string) => Promise<void>;
-  /** Deletes a session; rejects with a readable error (shown next to the session). */
-  onDelete: (name: string) => Promise<void>;
+  /**
+   * Deletes a session, keeping, forgetting or deleting the memories learned in it; resolves
+   * with the engine's answer (how many memories went with it), rejects with a readable error
+   * (shown next to the session).
+   */
+  onDelete: (name: string, memories: LearnedMemories) => Promise<SessionDeleted>;
   /**
    * Forgets every memory learned in a session (reversibly); resolves with how many were
    * forgotten, rejects with a readable error (shown next to the session).
@@ -52,6 +58,12 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
   const [error, setError] = useState<{ name: string; message: string } | null>(null);
   /** How many memories the last "forget memories" took away, and from which session. */
   const [forgotten, setForgotten] = useState<{ name: string; count: number } | null>(null);
+  /**
+   * The last delete that forgot or deleted memories: the session (as it was shown) and how
+   * many memories went. Said above the list, since the session's row is gone.
+   */
+  const [deleted, setDeleted] = useState<{ label: string; memories: LearnedMemories; count: number } | null>(null);
+  const ids = useId();
   const [showRuns, setShowRuns] = useState(false);
   const listed = selected && !sessions.some((s) => s.name === selected);
   // Automation runs each have a session; they stay out of the way (the Automations page
@@ -66,6 +78,7 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
     setMode(next);
     setError(null);
     setForgotten(null);
+    setDeleted(null);
   };
 
   const saveRename = async (name: string, value: string) => {
@@ -85,11 +98,12 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
     }
   };
 
-  const confirmDelete = async (name: string) => {
+  const confirmDelete = async (name: string, label: string, memories: LearnedMemories) => {
     setBusy(true);
     try {
-      await onDelete(name);
+      const answer = await onDelete(name, memories);
       start(null);
+      if (memories !== 'keep') setDeleted({ label, memories, count: answer.memories });
     } catch (e) {
       setMode(null);
       setError({ name, message: describe(e) });
@@ -126,6 +140,16 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
         aria-label={t('sessions.search')}
         onChange={(e) => setQuery(e.target.value)}
       />
+      {deleted && (
+        <p className="session-notice session-deleted-notice" role="status" data-testid="session-delete-notice">
+          {deleted.count === 0
+            ? t('sessions.deletedNoMemories', { name: deleted.label })
+            : t(deleted.memories === 'forget' ? 'sessions.deletedForgotten' : 'sessions.deletedPurged', {
+                name: deleted.label,
+                count: deleted.count,
+              })}
+        </p>
+      )}
       <ul>
         {listed && (
           <li>
@@ -141,6 +165,8 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
           const forgetting = mode?.kind === 'confirmForget' && mode.name === s.name;
           const rowError = error?.name === s.name ? error.message : null;
           const rowForgotten = forgotten?.name === s.name ? forgotten.count : null;
+          const label = s.title || s.name;
+          const question = `${ids}-delete-${s.id}`;
           return (
             <li key={s.id} className="session-row" data-row={s.name}>
               {renaming ? (
@@ -169,23 +195,62 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
                   disabled={disabled && s.name !== selected}
                   onClick={() => onSelect(s.name)}
                 >
-                  <span className="session-title">{s.title || s.name}</span>
+                  <span className="session-title">{label}</span>
                   <span className="session-meta">{t('sessions.messages', { count: s.message_count })}</span>
                 </button>
               )}
               {confirming ? (
-                <div className="session-actions session-confirm">
-                  <span>{t('sessions.deleteConfirm')}</span>
+                <div
+                  className="session-actions session-confirm session-delete-confirm"
+                  role="group"
+                  aria-labelledby={question}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Escape' && !busy) {
+                      e.preventDefault();
+                      start(null);
+                    }
+                  }}
+                >
+                  <span id={question}>{t('sessions.deleteConfirm')}</span>
                   <button
                     type="button"
-                    className="session-delete-yes danger"
+                    className="session-delete-keep"
+                    data-testid="session-delete-keep"
+                    title={t('sessions.deleteKeepHelp')}
                     disabled={busy}
-                    onClick={() => void confirmDelete(s.name)}
+                    onClick={() => void confirmDelete(s.name, label, 'keep')}
                   >
-                    {t('sessions.yes')}
+                    {t('sessions.deleteKeep')}
                   </button>
-                  <button type="button" className="session-delete-no" disabled={busy} onClick={() => start(null)}>
-                    {t('sessions.no')}
+                  <button
+                    type="button"
+                    className="session-delete-forget"
+                    data-testid="session-delete-forget"
+                    title={t('sessions.deleteForgetHelp')}
+                    disabled={busy}
+                    onClick={() => void confirmDelete(s.name, label, 'forget')}
+                  >
+                    {t('sessions.deleteForget')}
+                  </button>
+                  <button
+                    type="button"
+                    className="session-delete-purge danger"
+                    data-testid="session-delete-purge"
+                    title={t('sessions.deletePurgeHelp')}
+                    disabled={busy}
+                    onClick={() => void confirmDelete(s.name, label, 'delete')}
+                  >
+                    {t('sessions.deletePurge')}
+                  </button>
+                  <button
+                    type="button"
+                    className="session-delete-no"
+                    data-testid="session-delete-no"
+                    autoFocus
+                    disabled={busy}
+                    onClick={() => start(null)}
+                  >
+                    {t('sessions.cancel')}
                   </button>
                 </div>
               ) : forgetting ? (

@@ -616,7 +616,11 @@ export type DeleteSession = {
 /**
  * Session name.
  */
-name: string, };
+name: string, 
+/**
+ * Keep, forget or delete the memories learned in it.
+ */
+memories: LearnedMemories, };
 
 export type DesktopSettings = Record<symbol, never>;
 
@@ -1032,6 +1036,8 @@ duplicates: number,
 skipped_inactive: number, };
 
 export type KeySource = "environment" | "keychain" | "none";
+
+export type LearnedMemories = "keep" | "forget" | "delete";
 
 export type ListApprovals = { 
 /**
@@ -2174,6 +2180,12 @@ input: string,
  */
 replace_from?: MessageId, };
 
+export type SessionDeleted = { 
+/**
+ * Memories forgotten or deleted with it (0 when they were kept).
+ */
+memories: number, };
+
 export type SessionSummary = { 
 /**
  * Id.
@@ -2798,7 +2810,7 @@ export interface Operations {
   list_sessions: { request: ListSessions; response: Array<SessionSummary> };
   history: { request: History; response: Array<StoredMessage> };
   rename_session: { request: RenameSession; response: SessionSummary };
-  delete_session: { request: DeleteSession; response: null };
+  delete_session: { request: DeleteSession; response: SessionDeleted };
   delete_all_data: { request: DeleteAllData; response: DataDeleted };
   check_data: { request: CheckData; response: DataCheck };
   cancel_turn: { request: CancelTurn; response: null };

@@ -1,9 +1,19 @@
 //! Sessions: list, read, rename, delete.
 
 use super::Api;
+use super::memory::mem_err;
 use crate::error::ApiError;
-use echo_core::SessionId;
 use echo_core::store::{SessionSummary, StoredMessage};
+use echo_core::{LearnedMemories, SessionId};
+use echo_memory::Actor;
+use serde::Serialize;
+
+/// What `delete_session` did with the memories learned in the conversation.
+#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct SessionDeleted {
+    /// Memories forgotten or deleted with it (0 when they were kept).
+    pub memories: u64,
+}
 
 impl Api {
     /// Renames a session; returns it as listed.
@@ -31,17 +41,47 @@ impl Api {
             })
     }
 
-    /// Deletes a session with its history and traces (long-term memories stay). Refused while
-    /// one of its turns runs.
-    pub async fn delete_session(&self, name: &str) -> Result<(), ApiError> {
+    /// Deletes a session with its history, traces, archived summaries and captured model
+    /// requests, and keeps, forgets or deletes the memories learned in it. Refused while one
+    /// of its turns runs.
+    pub async fn delete_session(
+        &self,
+        name: &str,
+        memories: LearnedMemories,
+    ) -> Result<SessionDeleted, ApiError> {
         let id = self.session_id(name).await?;
-        if self.inner.store.delete_session(&id).await? {
-            Ok(())
-        } else {
-            Err(ApiError::Busy {
+        if !self.inner.store.delete_session(&id).await? {
+            return Err(ApiError::Busy {
                 message: format!("{name:?} has a turn running; stop it first"),
-            })
+            });
         }
+        // The memories name their session by id, which outlives the session's rows.
+        let memory = self.memory();
+        let touched = match memories {
+            LearnedMemories::Keep => 0,
+            LearnedMemories::Forget => {
+                let forgotten = memory
+                    .forget_learned_in(id.as_str(), Actor::User)
+                    .await
+                    .map_err(mem_err)?;
+                self.flush_vectors().await;
+                forgotten.len()
+            }
+            LearnedMemories::Delete => {
+                let ids = memory.learned_in(id.as_str()).await.map_err(mem_err)?;
+                if ids.is_empty() {
+                    0
+                } else {
+                    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                    let report = memory.purge(&ids).await.map_err(mem_err)?;
+                    self.after_purge(&report).await?;
+                    report.deleted.len()
+                }
+            }
+        };
+        Ok(SessionDeleted {
+            memories: touched as u64,
+        })
     }
 
     pub(super) async fn session_id(&self, name: &str) -> Result<SessionId, ApiError> {

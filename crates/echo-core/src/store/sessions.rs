@@ -252,8 +252,31 @@ impl Store {
         .execute(&mut *tx)
         .await
         .during("deleting a session's traces")?;
+        // Captured model requests name their turn without a foreign key too, and their
+        // messages are blobs shared between calls: the calls go, then every blob that no
+        // remaining call refers to.
+        sqlx::query(
+            "DELETE FROM model_calls WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)",
+        )
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await
+        .during("deleting a session's captured model requests")?;
+        sqlx::query(
+            "DELETE FROM trace_blobs WHERE hash NOT IN (
+                 SELECT value FROM model_calls, json_each(model_calls.messages)
+                 UNION SELECT tools FROM model_calls)",
+        )
+        .execute(&mut *tx)
+        .await
+        .during("deleting a session's captured messages")?;
         sqlx::query("DELETE FROM history_archive_fts WHERE session_id = ?")
             .bind(id.as_str())
+            .execute(&mut *tx)
+            .await
+            .during("deleting a session's archived history")?;
+        // A full-text index keeps deleted words in its segments until they are merged.
+        sqlx::query("INSERT INTO history_archive_fts(history_archive_fts) VALUES ('optimize')")
             .execute(&mut *tx)
             .await
             .during("deleting a session's archived history")?;
@@ -263,6 +286,14 @@ impl Store {
             .await
             .during("deleting a session")?;
         tx.commit().await.during("deleting a session")?;
+        // Old log frames must not keep the conversation either (best effort: a reader at
+        // this moment keeps the log until the next checkpoint).
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.pool)
+            .await
+        {
+            tracing::warn!(error = %e, "truncating the write-ahead log failed");
+        }
         Ok(true)
     }
 }

@@ -77,6 +77,17 @@ impl MemoryStore {
         Ok(after)
     }
 
+    /// Ids of the memories learned in a session (deleted ones aside), oldest first.
+    pub async fn learned_in(&self, session_id: &str) -> Result<Vec<String>, MemoryError> {
+        sqlx::query_scalar(
+            "SELECT id FROM memories WHERE source_session_id = ? AND status != 'deleted' ORDER BY created_at",
+        )
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await
+        .db("finding a session's memories")
+    }
+
     /// Forgets every memory learned in `session_id` (its source session) as one change, so
     /// one undo of any of them brings them all back. Returns what it forgot.
     pub async fn forget_learned_in(
