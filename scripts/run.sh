@@ -31,8 +31,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v cargo >/dev/null || { echo "a Rust toolchain is needed: https://rustup.rs" >&2; exit 1; }
 
-# The built-in model, checked against its SHA-256 (kept in ~/.cache/echo-desk-models).
+# The built-in model, checked against its SHA-256, and the embedding model memory search uses
+# (both kept in ~/.cache/echo-desk-models, where Echo Desk looks for them; it downloads
+# nothing by itself).
 bash scripts/fetch-local-model.sh >/dev/null
+bash scripts/fetch-embed-model.sh >/dev/null
 
 if [ "$terminal" = 1 ]; then
   exec cargo run --release --locked -p echod -- chat

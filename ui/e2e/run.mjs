@@ -14,6 +14,9 @@
 // serve`: the Automations page (a watch rule made from a template in the form, a file dropped
 // into its folder, the run waiting for approval, the question answered in the approval queue,
 // the file the run wrote, the run's trace).
+// Every page runs with all requests beyond loopback blocked and recorded (none may be made:
+// the UI works with the network off), and the API key typed into Settings must not be in the
+// browser's storage.
 // Exits non-zero on any failure and always stops what it started. Run it inside
 // scripts/with-desktop-session.sh (for the keychain).
 
@@ -205,6 +208,38 @@ async function send(page, text) {
   await page.click('.composer button.send');
 }
 
+/**
+ * Blocks every request of `page` that would leave this machine, and remembers it: the UI must
+ * work with the network off (no CDN, font, telemetry or update check), so a page that asks
+ * for anything beyond loopback fails the run (`offPage`).
+ */
+async function loopbackOnly(page) {
+  const away = [];
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    const { protocol, hostname } = new URL(url);
+    const local = ['data:', 'blob:'].includes(protocol) || ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+    if (local) return route.continue();
+    away.push(url);
+    return route.abort('internetdisconnected');
+  });
+  return away;
+}
+
+function offPage(away, which) {
+  if (away.length) fail(`${which} asked for something beyond this machine: ${away.join(', ')}`);
+}
+
+/** Everything the page keeps in the browser: local and session storage, cookies, databases, caches. */
+async function browserStorage(page) {
+  return page.evaluate(async () => {
+    const dbs = indexedDB.databases ? await indexedDB.databases() : [];
+    const cached = 'caches' in self ? await caches.keys() : [];
+    return [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage }), document.cookie,
+      JSON.stringify(dbs), JSON.stringify(cached)].join('\n');
+  });
+}
+
 async function main() {
   for (const [bin, hint] of [
     ['mock-model', 'cargo build -p echo-mock-model'],
@@ -249,6 +284,7 @@ async function main() {
 
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
   const page = await browser.newPage();
+  const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${origin}/#token=${token}`);
@@ -552,6 +588,7 @@ async function main() {
   const config = readFileSync(join(home, 'config.toml'), 'utf8');
   if (!config.includes('settings-model') || !config.includes('backup-model')) fail(`config.toml lacks the saved settings:\n${config}`);
   if (config.includes('sk-e2e-secret')) fail('the API key reached config.toml');
+  if ((await browserStorage(page)).includes('sk-e2e-secret')) fail("the API key is in the browser's storage");
   await page.reload();
   await page.click('.topbar button.nav-settings');
   await until(page, 'the saved settings after a reload', () =>
@@ -641,6 +678,7 @@ async function main() {
   await traceSettings({ page, home });
 
   if (pageErrors.length) fail(`errors in the page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the first page');
 
   // 15. Traces and the links between pages, against a second server with memory extraction
   // on (its own home, models and page, so nothing above changes); 16. edit into one.
@@ -762,6 +800,7 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the second echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   const page = await browser.newPage({ acceptDownloads: true });
+  const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${origin}/#token=${token}`);
@@ -914,6 +953,7 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   }, [token, settled.memory_b]);
   if (kept.content !== merged || kept.status !== 'active') fail(`the kept memory is ${JSON.stringify(kept).slice(0, 300)}`);
   if (pageErrors.length) fail(`errors in the second page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the second page');
   await page.close();
 }
 
@@ -966,6 +1006,7 @@ async function automationsPage({ tmp, mockUrl }) {
   const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the third echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   const page = await browser.newPage();
+  const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(`${origin}/#token=${token}`);
@@ -1074,6 +1115,7 @@ async function automationsPage({ tmp, mockUrl }) {
   const toolSpans = await page.$$eval('[data-testid="span-row"][data-kind="tool"]', (rs) => rs.map((r) => `${r.title} ${r.textContent}`));
   if (!toolSpans.some((t) => t.includes('write_file'))) fail(`the run's trace has no write_file span: ${JSON.stringify(toolSpans)}`);
   if (pageErrors.length) fail(`errors in the automations page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the automations page');
   await page.close();
 }
 

@@ -325,8 +325,13 @@ pub struct MemoryConfig {
     /// server) or `none` (BM25 only).
     pub embedder: String,
     /// Folder with the local model's files; default `$ECHO_EMBED_MODEL_DIR`, then
-    /// `<data dir>/models/all-MiniLM-L6-v2`.
+    /// `<data dir>/models/all-MiniLM-L6-v2`, then the shared model cache
+    /// (`~/.cache/echo-desk-models/all-MiniLM-L6-v2`, where `scripts/fetch-embed-model.sh`
+    /// puts it).
     pub embed_model_dir: Option<PathBuf>,
+    /// Download the local model from Hugging Face on first use when it is nowhere to be
+    /// found. Off by default: Echo Desk connects to nothing but the model server unless told.
+    pub embed_download: bool,
     /// Model name for the `openai` embedder.
     pub embed_model: String,
     /// Vector length of the `openai` embedder's model.
@@ -352,6 +357,7 @@ impl Default for MemoryConfig {
             consolidate_after: 40,
             embedder: "local".into(),
             embed_model_dir: None,
+            embed_download: false,
             embed_model: "text-embedding-3-small".into(),
             embed_dim: 1536,
             vector_weight: 0.3,

@@ -190,11 +190,25 @@ impl Engine {
                 }
             }
             _ => {
+                use echo_memory::echo_embed::{MODEL_ID, is_model_dir, resolve_model_dir};
                 let explicit = config.memory.embed_model_dir.as_deref();
-                let dir = match echo_memory::echo_embed::resolve_model_dir(explicit, &config.home) {
+                let found = resolve_model_dir(explicit, &config.home).or_else(|| {
+                    echo_local::catalog::shared_cache_dir()
+                        .map(|d| d.join(MODEL_ID))
+                        .filter(|d| is_model_dir(d))
+                });
+                let dir = match found {
                     Some(dir) => dir,
+                    None if !config.memory.embed_download => {
+                        tracing::warn!(
+                            "no local embedding model ({MODEL_ID}); memory retrieval uses BM25 only. \
+                             `bash scripts/fetch-embed-model.sh` fetches it, or set \
+                             [memory] embed_download = true to download it from Hugging Face"
+                        );
+                        return None;
+                    }
                     None => {
-                        // First use in the wild: fetch the model into the data directory.
+                        // Allowed by the person: fetch the model into the data directory.
                         let dest = echo_memory::echo_embed::default_model_dir(&config.home);
                         let url = echo_memory::echo_embed::DEFAULT_BASE_URL;
                         let fetched = tokio::time::timeout(
