@@ -25,7 +25,11 @@ pub enum MemoryError {
         /// Id.
         id: String,
     },
-    /// The operation does not apply in the memory's current state.
+    /// The request does not apply to the memory as it is now (deleted, already resolved, no
+    /// change to undo): the person's mistake, not the store's failure.
+    #[error("{0}")]
+    NotApplicable(String),
+    /// Something the store depends on failed (the vector index, the embedder).
     #[error("{0}")]
     State(String),
     /// The database failed.

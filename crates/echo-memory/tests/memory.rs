@@ -1304,7 +1304,7 @@ async fn any_change_in_the_history_can_be_undone_and_only_what_it_altered_goes_b
         .expect("edit again");
     let refused = m.undo_change(&id, Some(&edit), Actor::User).await;
     assert!(
-        matches!(&refused, Err(MemoryError::State(why)) if why.contains("content")),
+        matches!(&refused, Err(MemoryError::NotApplicable(why)) if why.contains("content")),
         "{refused:?}"
     );
     assert_eq!(

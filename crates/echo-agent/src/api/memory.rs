@@ -43,6 +43,10 @@ pub(super) fn mem_err(e: MemoryError) -> ApiError {
             what: field,
             message,
         },
+        MemoryError::NotApplicable(message) => ApiError::InvalidInput {
+            what: "request",
+            message,
+        },
         other => ApiError::Memory(other),
     }
 }

@@ -206,3 +206,108 @@ fn file_err(origin: &(impl std::fmt::Display + ?Sized), message: String) -> ApiE
         message,
     })
 }
+
+#[cfg(test)]
+mod hostile {
+    //! Hostile input (issue 20, suite 4): an uploaded export is any text at all. Importing it
+    //! gives a report or an error naming the line, never a panic or a hang, and a refused
+    //! file writes nothing.
+    use super::*;
+    use echo_core::config::Config;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    fn api(runtime: &tokio::runtime::Runtime, dir: &Path) -> Api {
+        let mut config = Config {
+            home: dir.to_path_buf(),
+            ..Config::default()
+        };
+        config.memory.embedder = "none".into();
+        config.memory.extraction = false;
+        let secrets: Arc<dyn echo_secrets::SecretStore> =
+            Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));
+        runtime
+            .block_on(Api::open_with(config, secrets))
+            .expect("engine")
+    }
+
+    /// A line of an export: a real memory with hostile values in its fields, or any JSON.
+    fn line() -> impl Strategy<Value = String> {
+        let text = any::<String>();
+        let value = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(|f| serde_json::json!(f)),
+            any::<String>().prop_map(serde_json::Value::from),
+        ];
+        let fields = prop::sample::select(vec![
+            "id",
+            "tier",
+            "kind",
+            "subject",
+            "slot",
+            "content",
+            "value",
+            "source",
+            "confidence",
+            "importance",
+            "pinned",
+            "status",
+            "valid_from",
+            "valid_until",
+            "scope",
+            "evidence",
+            "context",
+            "created_at",
+            "version",
+        ]);
+        prop_oneof![
+            text,
+            prop::collection::vec((fields, value), 0..6).prop_map(|changes| {
+                let mut m = serde_json::json!({"id": "m1", "tier": "semantic", "kind": "fact",
+                    "subject": "user", "slot": null, "content": "The user keeps bees.",
+                    "value": null, "source": "manual", "confidence": 0.9, "importance": 0.5,
+                    "pinned": false, "access_count": 0, "last_accessed": null, "stability": 1.0,
+                    "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+                    "valid_from": null, "valid_until": null, "status": "active",
+                    "superseded_by": null, "invalid_at": null, "archived_from": null,
+                    "version": 1, "scope": "global", "source_session_id": null,
+                    "source_turn_id": null, "source_message_id": null, "evidence": null,
+                    "context": null});
+                for (field, value) in changes {
+                    m[field] = value;
+                }
+                m.to_string()
+            }),
+        ]
+    }
+
+    #[test]
+    fn any_upload_is_imported_or_refused_by_line() {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = api(&runtime, dir.path());
+        let header = serde_json::json!({"format": EXPORT_FORMAT, "version": EXPORT_VERSION,
+            "exported_at": "2026-01-01T00:00:00Z", "count": 1})
+        .to_string();
+        proptest!(|(with_header in any::<bool>(), lines in prop::collection::vec(line(), 0..4))| {
+            let mut text = if with_header { format!("{header}\n") } else { String::new() };
+            text.push_str(&lines.join("\n"));
+            let before = runtime.block_on(api.memory().live_count()).expect("count");
+            match runtime.block_on(api.memory_import_text(&text)) {
+                Ok(report) => {
+                    let after = runtime.block_on(api.memory().live_count()).expect("count");
+                    prop_assert!(after <= before + report.created);
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    prop_assert!(!message.is_empty() && !message.contains('\n'), "{message}");
+                    let after = runtime.block_on(api.memory().live_count()).expect("count");
+                    prop_assert_eq!(after, before, "a refused file wrote something");
+                }
+            }
+        });
+        runtime.block_on(api.close());
+    }
+}

@@ -17,7 +17,7 @@ impl MemoryStore {
         let mut tx = self.begin().await?;
         let before = self.require_tx(&mut tx, id).await?;
         if before.status == Status::Deleted {
-            return Err(MemoryError::State(format!(
+            return Err(MemoryError::NotApplicable(format!(
                 "memory {id} is deleted; restore it first"
             )));
         }

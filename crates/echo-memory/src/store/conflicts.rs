@@ -98,7 +98,7 @@ impl MemoryStore {
                 })?;
         let (a, b, status): (String, String, String) = (row.get(0), row.get(1), row.get(2));
         if status != "open" {
-            return Err(MemoryError::State(format!(
+            return Err(MemoryError::NotApplicable(format!(
                 "conflict {conflict_id} is already resolved"
             )));
         }

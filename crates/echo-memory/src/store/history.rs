@@ -113,8 +113,9 @@ impl MemoryStore {
             .db("finding the change")?,
         };
         let Some(change) = found else {
+            self.require_tx(&mut tx, id).await?;
             return Err(match change {
-                None => MemoryError::State(format!("memory {id} has no change to undo")),
+                None => MemoryError::NotApplicable(format!("memory {id} has no change to undo")),
                 Some(change) => MemoryError::NotFound {
                     what: "change of this memory",
                     id: change.to_string(),
@@ -157,7 +158,7 @@ impl MemoryStore {
                     };
                     let current_json = serde_json::to_value(&current).map_err(corrupt)?;
                     let merged = revert_fields(&before, &after, current_json).map_err(|field| {
-                        MemoryError::State(format!(
+                        MemoryError::NotApplicable(format!(
                             "memory {memory_id}: `{field}` changed again after change {change}; \
                              undo the later change first"
                         ))
