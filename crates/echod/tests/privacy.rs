@@ -1,7 +1,8 @@
 //! Privacy: canary secrets through a full turn (answer, tool call, memory extraction,
 //! trace capture, exports). An API key given through the environment appears in no log at
 //! any level and in no file the app writes; what the person typed appears in no log either
-//! (only in the conversation and the memories learned from it).
+//! (only in the conversation and the memories learned from it). A key kept in the OS keychain
+//! reaches the model server and no log or file either.
 
 mod common;
 
@@ -78,6 +79,54 @@ fn a_key_and_what_the_person_said_reach_no_log_at_any_level_and_the_key_no_file(
     );
     assert_eq!(
         files_containing(w.home.path(), KEY.as_bytes()),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_key_kept_in_the_keychain_reaches_the_server_and_no_log_or_file() {
+    use std::io::Write;
+    const KEYCHAIN_KEY: &str = "sk-canary-keychain-3d8w-lynx";
+    let w = World::new(json!({"steps": [], "default": {"text": "Noted."}}));
+    // Saved the way Settings saves it (`Api::set_provider`): into the OS keychain.
+    let mut set = w
+        .command(&["provider", "set", "--key-stdin"])
+        .env("ECHO_LOG", "trace")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run echod provider set");
+    writeln!(set.stdin.take().expect("stdin"), "{KEYCHAIN_KEY}").expect("send the key");
+    let set = set.wait_with_output().expect("wait");
+    assert!(set.status.success(), "{}", common::stderr(&set));
+    let out = w
+        .command(&["ask", "hello"])
+        .env("ECHO_LOG", "trace")
+        .output()
+        .expect("run echod");
+    let used = w.mock.requests().expect("requests");
+    // Leave the keychain as it was before asserting anything.
+    w.ok(&["provider", "set", "--clear-key"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(
+        used.last().map(|r| r["api_key"].clone()),
+        Some(json!(KEYCHAIN_KEY)),
+        "the turn used the key from the keychain"
+    );
+    for (what, logs) in [("provider set", &set), ("ask", &out)] {
+        let text = format!(
+            "{}{}",
+            common::stderr(logs),
+            String::from_utf8_lossy(&logs.stdout)
+        );
+        assert!(
+            !text.contains(KEYCHAIN_KEY),
+            "the key is in the output of {what}"
+        );
+    }
+    assert_eq!(
+        files_containing(w.home.path(), KEYCHAIN_KEY.as_bytes()),
         Vec::<String>::new()
     );
 }
