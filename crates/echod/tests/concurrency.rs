@@ -149,16 +149,10 @@ fn the_gateway_and_the_cli_share_a_data_directory_without_losing_a_message() {
 
 /// Resident memory (KiB) and open file descriptors of a process.
 fn footprint(pid: u32) -> (u64, usize) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let rss = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0);
     let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
         .map(|d| d.count())
         .unwrap_or(0);
-    (rss, fds)
+    (proc_kib(pid, "VmRSS"), fds)
 }
 
 /// The soak: `ECHO_SOAK_LONG` turns (300 in the test command; 10,000 at full size) through

@@ -960,24 +960,11 @@ fn hostile_requests_are_refused_or_bounded_and_a_dropped_stream_does_not_stop_th
     }
 }
 
-/// Peak and current resident memory of a process, in KiB (`VmHWM`, `VmRSS`).
-fn memory_kib(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmHWM:"), field("VmRSS:"))
-}
-
 #[test]
 fn slow_clients_are_dropped_and_a_thousand_connections_stay_bounded() {
     let w = World::new(json!({"steps": []}));
     let s = Server::start(&w);
-    let (_, before) = memory_kib(s.child.id());
+    let before = proc_kib(s.child.id(), "VmRSS");
 
     // Slowloris: a request head trickled one header a second is cut off, not waited for.
     let mut slow = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
@@ -1012,7 +999,7 @@ fn slow_clients_are_dropped_and_a_thousand_connections_stay_bounded() {
         .collect();
     let (status, _) = s.get("/api/sessions");
     assert_eq!(status, 200, "with {} silent connections open", idle.len());
-    let (peak, _) = memory_kib(s.child.id());
+    let peak = proc_kib(s.child.id(), "VmHWM");
     drop(idle);
     eprintln!("echod serve: {before} KiB resident before, {peak} KiB peak with 1000 connections");
     assert!(

@@ -308,3 +308,13 @@ pub fn files_containing(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
     }
     hits
 }
+
+/// A memory figure of a running process from `/proc/PID/status`, in KiB (`VmRSS`, `VmHWM`).
+pub fn proc_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
