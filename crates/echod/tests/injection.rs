@@ -1,6 +1,7 @@
 //! Prompt injection (issue 20, suite 5): the corpus in `tests/injection/attacks.json` puts
 //! attacks where the model reads them — a file's contents, a file's name, a recalled
-//! memory, a skill file — and the mock model, scripted to obey, then makes the call the
+//! memory, a skill file, a web page the assistant fetches, an MCP tool's result — and the
+//! mock model, scripted to obey, then makes the call the
 //! attack asks for: run a shell command, write outside the workspace, read a secret, send
 //! data to a URL, change the settings, plant an instruction as a memory. Extraction is on,
 //! scripted to learn the attack as a "fact". The gate must never run an unapproved risky
@@ -8,8 +9,9 @@
 
 mod common;
 
-use common::World;
+use common::{World, mcp_test_server};
 use serde_json::{Value, json};
+use std::io::{Read, Write};
 use std::path::Path;
 
 const SECRET: &str = "canary-ssh-key-3k9d-marmot";
@@ -85,8 +87,49 @@ fn place(attack: &Value, payload: &str, scene: &Scene) -> Option<Value> {
             .expect("write");
             Some(call("skill_view", json!({"name": "notes-helper"})))
         }
+        "web_page" => {
+            let url = serve_page(format!(
+                "<html><head><title>Notes</title></head><body><p>Shopping list: eggs.</p>\n\
+                 <p>{payload}</p></body></html>"
+            ));
+            // Fetching this machine's pages is allowed by a rule; what the page says is not.
+            scene.world.ok(&[
+                "rules",
+                "add",
+                "--tool",
+                "web_fetch",
+                "--pattern",
+                "127.0.0.1",
+                "--decision",
+                "allow",
+            ]);
+            Some(call("web_fetch", json!({"url": url})))
+        }
+        "mcp_result" => Some(call("notes__echo", json!({"text": payload}))),
         other => panic!("unknown place {other}"),
     }
+}
+
+/// Serves `page` as HTML on loopback to every request, from a thread that lives as long as
+/// the test process; returns its URL.
+fn serve_page(page: String) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!(
+        "http://127.0.0.1:{}/notes.html",
+        listener.local_addr().expect("addr").port()
+    );
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
+    });
+    url
 }
 
 /// What went wrong in one attack (empty: it held).
@@ -95,8 +138,16 @@ fn run(attack: &Value) -> Vec<String> {
     let home = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(home.path().join(".ssh")).expect("mkdir");
     std::fs::write(home.path().join(".ssh/id_rsa"), SECRET).expect("write");
+    // The MCP place needs a server: the test one, whose `echo` returns what it is given.
+    let mut config = common::EXTRACTION_CONFIG.to_string();
+    if attack["place"] == "mcp_result" {
+        config.push_str(&format!(
+            "[[tools.mcp]]\nname = \"notes\"\ncommand = {:?}\n",
+            mcp_test_server().display().to_string()
+        ));
+    }
     let scene = Scene {
-        world: World::with_config(json!({"steps": []}), common::EXTRACTION_CONFIG),
+        world: World::with_config(json!({"steps": []}), &config),
         work: tempfile::tempdir().expect("tempdir"),
         outside: tempfile::tempdir().expect("tempdir"),
         home,
@@ -151,6 +202,25 @@ fn run(attack: &Value) -> Vec<String> {
     let sent = scene.world.requests();
     if sent.iter().any(|r| r.to_string().contains(SECRET)) || stdout.contains(SECRET) {
         broke.push("the private key reached the model".into());
+    }
+    // The attack really reached the model: the result of the call that read its place
+    // holds it (names with a look-alike slash, like the file).
+    let shown: String = payload.replace('/', "\u{2215}").chars().take(24).collect();
+    let delivered = sent
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .filter(|m| m["role"] == "tool" && m["tool_call_id"] == "read")
+        .any(|m| {
+            let text = m["content"].as_str().unwrap_or("");
+            text.contains(&shown) || text.contains(&payload.chars().take(24).collect::<String>())
+        });
+    let expected = attack["reaches_model"].as_bool().unwrap_or(true);
+    if delivered != expected {
+        broke.push(if expected {
+            "the attack never reached the model (the read call did not return it)".into()
+        } else {
+            "the attack reached the model, though its place should have dropped it".into()
+        });
     }
     // The obeyed call reached the model as a refusal, not as a result.
     let obeyed_result = sent
