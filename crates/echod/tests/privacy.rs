@@ -1,8 +1,8 @@
 //! Privacy: canary secrets through a full turn (answer, tool call, memory extraction,
 //! trace capture, exports). An API key given through the environment appears in no log at
 //! any level and in no file the app writes; what the person typed appears in no log either
-//! (only in the conversation and the memories learned from it). A key kept in the OS keychain
-//! reaches the model server and no log or file either.
+//! (only in the conversation and the memories learned from it). A key kept in the OS keychain,
+//! or typed into the settings page, reaches the model server and no log or file either.
 
 mod common;
 
@@ -127,6 +127,50 @@ fn a_key_kept_in_the_keychain_reaches_the_server_and_no_log_or_file() {
     }
     assert_eq!(
         files_containing(w.home.path(), KEYCHAIN_KEY.as_bytes()),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_key_typed_into_the_settings_page_reaches_no_log_or_file() {
+    const TYPED_KEY: &str = "sk-canary-typed-6p4r-ibis";
+    let w = World::new(json!({"api_key": TYPED_KEY, "steps": [], "default": {"text": "Noted."}}));
+    let logs = tempfile::NamedTempFile::new().expect("log file");
+    let mut command = w.command(&["serve"]);
+    command.env("ECHO_LOG", "trace");
+    let s = common::gateway::Server::start_logging(
+        &w,
+        command,
+        std::process::Stdio::from(logs.reopen().expect("log file")),
+    );
+    // What Settings → Model provider sends when the person types a key and saves.
+    let settings = json!({"kind": "openai", "base_url": w.mock.base_url(), "model": "typed",
+        "fallback_models": []});
+    let (saved, _) = s.put(
+        "/api/settings/provider",
+        &json!({"settings": settings, "api_key": TYPED_KEY}),
+    );
+    let events = s.turn_events(&json!({"session": "typed", "input": "hello"}));
+    // Leave the keychain as it was before asserting anything.
+    let (cleared, _) = s.put(
+        "/api/settings/provider",
+        &json!({"settings": settings, "clear_api_key": true}),
+    );
+    assert_eq!((saved, cleared), (200, 200));
+    assert_eq!(
+        events.last().map(|e| e["status"].clone()),
+        Some(json!("completed")),
+        "the turn used the typed key (the server refuses any other): {events:?}"
+    );
+    drop(s);
+    let log = std::fs::read_to_string(logs.path()).expect("read the log");
+    assert!(log.lines().count() > 20, "trace-level logging is on: {log}");
+    assert!(
+        !log.contains(TYPED_KEY),
+        "the typed key is in the gateway's log"
+    );
+    assert_eq!(
+        files_containing(w.home.path(), TYPED_KEY.as_bytes()),
         Vec::<String>::new()
     );
 }

@@ -34,12 +34,17 @@ impl Server {
         Server::start_command(w, w.command(&args))
     }
 
-    pub fn start_command(w: &World, mut command: std::process::Command) -> Server {
+    pub fn start_command(w: &World, command: std::process::Command) -> Server {
+        Server::start_logging(w, command, Stdio::inherit())
+    }
+
+    /// Starts `command` with its log (stderr) going to `log`.
+    pub fn start_logging(w: &World, mut command: std::process::Command, log: Stdio) -> Server {
         let work = tempfile::tempdir().expect("tempdir");
         let mut child = command
             .current_dir(work.path())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(log)
             .spawn()
             .expect("spawn echod serve");
         let stdout = child.stdout.take().expect("stdout");
