@@ -340,15 +340,7 @@ impl Store {
         let blobs = if calls == 0 {
             0
         } else {
-            sqlx::query(
-                "DELETE FROM trace_blobs WHERE hash NOT IN (
-                     SELECT value FROM model_calls, json_each(model_calls.messages)
-                     UNION SELECT tools FROM model_calls)",
-            )
-            .execute(&mut *tx)
-            .await
-            .during("pruning captured messages")?
-            .rows_affected()
+            drop_unshared_blobs(&mut tx).await?
         };
         tx.commit().await.during("pruning captured calls")?;
         Ok(CapturePrune { calls, blobs })
@@ -418,4 +410,20 @@ impl Store {
         }
         Ok(changed)
     }
+}
+
+/// Deletes the captured message blobs no remaining model call refers to (after calls were
+/// deleted); returns how many.
+pub(super) async fn drop_unshared_blobs(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+) -> Result<u64, StoreError> {
+    Ok(sqlx::query(
+        "DELETE FROM trace_blobs WHERE hash NOT IN (
+             SELECT value FROM model_calls, json_each(model_calls.messages)
+             UNION SELECT tools FROM model_calls)",
+    )
+    .execute(&mut **tx)
+    .await
+    .during("deleting captured messages")?
+    .rows_affected())
 }

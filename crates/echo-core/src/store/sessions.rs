@@ -262,14 +262,7 @@ impl Store {
         .execute(&mut *tx)
         .await
         .during("deleting a session's captured model requests")?;
-        sqlx::query(
-            "DELETE FROM trace_blobs WHERE hash NOT IN (
-                 SELECT value FROM model_calls, json_each(model_calls.messages)
-                 UNION SELECT tools FROM model_calls)",
-        )
-        .execute(&mut *tx)
-        .await
-        .during("deleting a session's captured messages")?;
+        super::captures::drop_unshared_blobs(&mut tx).await?;
         sqlx::query("DELETE FROM history_archive_fts WHERE session_id = ?")
             .bind(id.as_str())
             .execute(&mut *tx)
