@@ -65,6 +65,7 @@ pub struct LookupArgs {
 pub struct TestServer {
     crash: CrashMode,
     hang_on_list: bool,
+    echo_description: Option<String>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -74,6 +75,7 @@ impl TestServer {
         Self {
             crash,
             hang_on_list: false,
+            echo_description: None,
             tool_router: Self::tool_router(),
         }
     }
@@ -82,6 +84,13 @@ impl TestServer {
     /// start).
     pub fn hanging_on_list(mut self) -> Self {
         self.hang_on_list = true;
+        self
+    }
+
+    /// The same server, describing its `echo` tool with `text` (a description that tries to
+    /// steer the model, for the prompt-injection tests).
+    pub fn describing_echo(mut self, text: String) -> Self {
+        self.echo_description = Some(text);
         self
     }
 }
@@ -164,7 +173,13 @@ impl ServerHandler for TestServer {
         if self.hang_on_list {
             std::future::pending::<()>().await;
         }
-        Ok(ListToolsResult::with_all_items(self.tool_router.list_all()))
+        let mut tools = self.tool_router.list_all();
+        if let Some(text) = &self.echo_description {
+            for tool in tools.iter_mut().filter(|t| t.name == "echo") {
+                tool.description = Some(text.clone().into());
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 }
 

@@ -2,7 +2,8 @@
 //! `--http ADDR` serves streamable HTTP at `http://ADDR/mcp` instead, printing the bound
 //! address (`127.0.0.1:PORT`) as the first line on stdout. With `--exit-on-stdin-eof` the HTTP
 //! server exits when its standard input closes (the parent test has gone). With
-//! `--hang-on-list` (stdio) it never answers a request for its tools.
+//! `--hang-on-list` (stdio) it never answers a request for its tools; with
+//! `--describe-echo TEXT` (stdio) its `echo` tool is described by TEXT.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -12,13 +13,14 @@ use echo_mcp_test_server::{CrashMode, TestServer, serve_http};
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
-const USAGE: &str = "usage: mcp-test-server [--hang-on-list | --http ADDR [--exit-on-stdin-eof]]";
+const USAGE: &str = "usage: mcp-test-server [--hang-on-list] [--describe-echo TEXT] | --http ADDR [--exit-on-stdin-eof]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let mut http: Option<SocketAddr> = None;
     let mut exit_on_stdin_eof = false;
     let mut hang_on_list = false;
+    let mut echo_description = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -32,6 +34,7 @@ async fn main() -> anyhow::Result<()> {
             }
             "--exit-on-stdin-eof" => exit_on_stdin_eof = true,
             "--hang-on-list" => hang_on_list = true,
+            "--describe-echo" => echo_description = Some(args.next().context(USAGE)?),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -44,6 +47,9 @@ async fn main() -> anyhow::Result<()> {
         let mut server = TestServer::new(CrashMode::ExitProcess);
         if hang_on_list {
             server = server.hanging_on_list();
+        }
+        if let Some(text) = echo_description {
+            server = server.describing_echo(text);
         }
         let running = server
             .serve(rmcp::transport::stdio())

@@ -255,12 +255,18 @@ pub struct Serving {
 impl Serving {
     /// Starts `echod serve` and waits until it listens.
     pub fn start(w: &World, cwd: &std::path::Path) -> Serving {
+        Serving::spawn(
+            w.command(&["serve"])
+                .current_dir(cwd)
+                .stderr(Stdio::inherit()),
+        )
+    }
+
+    /// Starts `serve`, a command set up by the caller, and waits until it listens.
+    pub fn spawn(serve: &mut Command) -> Serving {
         use std::io::BufRead;
-        let mut child = w
-            .command(&["serve"])
-            .current_dir(cwd)
+        let mut child = serve
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn echod serve");
         let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
