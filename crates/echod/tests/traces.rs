@@ -2,7 +2,8 @@
 //! what each model call sent and received is kept (the key redacted, compactly), spans say
 //! what they cover, turns filter, retention applies, capture can be switched off, a turn
 //! exports as a case that `echod replay` runs again — and reports where an edited case
-//! diverges. The shipped cases in `tests/cases/` replay clean.
+//! diverges. The shipped cases in `tests/cases/` replay clean, and any edit of one is
+//! replayed or refused without a panic or a hang.
 
 mod common;
 
@@ -363,6 +364,142 @@ fn the_shipped_cases_replay_clean() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// The shipped replay cases, parsed.
+fn shipped_cases() -> Vec<Value> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).expect("case")).expect("json"))
+        .collect()
+}
+
+/// One change to a case.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// Remove the member or item.
+    Remove,
+    /// Put any JSON value there.
+    Put(Value),
+    /// Put a value of the same kind there: this text, this number, or this number's parity
+    /// as a boolean (a case that still parses, with odd contents).
+    Like(String, i64),
+}
+
+/// Applies `change` where `path` leads (each step picks a child by its index, modulo how many
+/// there are; a leaf ends the walk early).
+fn edit(value: &mut Value, path: &[usize], change: Edit) {
+    let Some((&step, rest)) = path.split_first() else {
+        *value = match (change, &*value) {
+            (Edit::Put(new), _) => new,
+            (Edit::Like(_, n), Value::Number(_)) => json!(n),
+            (Edit::Like(_, n), Value::Bool(_)) => json!(n % 2 == 0),
+            (Edit::Like(text, _), _) => json!(text),
+            (Edit::Remove, _) => Value::Null,
+        };
+        return;
+    };
+    let remove = rest.is_empty() && matches!(change, Edit::Remove);
+    let child = match value {
+        Value::Object(map) if !map.is_empty() => {
+            let key = map.keys().nth(step % map.len()).cloned().expect("key");
+            if remove {
+                map.remove(&key);
+                return;
+            }
+            map.get_mut(&key).expect("child")
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let at = step % items.len();
+            if remove {
+                items.remove(at);
+                return;
+            }
+            &mut items[at]
+        }
+        leaf => return edit(leaf, &[], change),
+    };
+    edit(child, rest, change);
+}
+
+#[test]
+fn any_edit_of_a_case_is_replayed_or_refused_without_a_panic_or_a_hang() {
+    use proptest::prelude::*;
+    let cases = shipped_cases();
+    let w = World::new(json!({"steps": []}));
+    let file = w.home.path().join("edited.json");
+    let file_arg = file.to_str().expect("utf8").to_string();
+    // Each case is a process: fewer than proptest's default unless PROPTEST_CASES says.
+    let mut config = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 32;
+    }
+    let keys = &[
+        "format",
+        "input",
+        "max_iterations",
+        "tools_offered",
+        "memories",
+        "replies",
+        "tool_calls",
+        "final_text",
+        "name",
+        "arguments",
+        "result",
+        "parameters",
+        "content",
+    ];
+    let change = prop_oneof![
+        1 => Just(Edit::Remove),
+        2 => common::any_json(keys).prop_map(Edit::Put),
+        3 => (".{0,40}", any::<i64>()).prop_map(|(t, n)| Edit::Like(t, n)),
+    ];
+    let edits = (
+        0..cases.len(),
+        prop::collection::vec((prop::collection::vec(0usize..64, 1..6), change), 1..4),
+        prop::option::weighted(0.1, 0.0f64..1.0),
+    );
+    proptest!(config, |((k, changes, cut) in edits)| {
+        let mut case = cases[k].clone();
+        for (path, change) in changes {
+            edit(&mut case, &path, change);
+        }
+        let mut text = case.to_string();
+        if let Some(cut) = cut {
+            let mut at = (text.len() as f64 * cut) as usize;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.truncate(at);
+        }
+        std::fs::write(&file, &text).expect("write case");
+        let out = common::output_within(
+            &mut w.command(&["replay", &file_arg, "--json"]),
+            std::time::Duration::from_secs(60),
+        );
+        let stderr = common::stderr(&out);
+        prop_assert!(!stderr.contains("panicked"), "{text}\n{stderr}");
+        match out.status.code() {
+            // Replayed: the same trajectory, or a divergence, as a report.
+            Some(0 | 1) if out.stdout.first() == Some(&b'{') => {
+                let report: Result<Value, _> = serde_json::from_slice(&out.stdout);
+                prop_assert!(report.is_ok(), "{text}\n{}", String::from_utf8_lossy(&out.stdout));
+            }
+            // Refused: a message saying why.
+            _ => prop_assert!(
+                !stderr.trim().is_empty(),
+                "{text}: exit {:?} with nothing said",
+                out.status
+            ),
+        }
+    });
 }
 
 #[test]
