@@ -59,7 +59,12 @@ impl McpTool {
     }
 }
 
-/// `{server}__{tool}`, with characters providers reject in tool names replaced by `_`.
+/// Longest tool name every provider accepts (OpenAI's limit, the tightest).
+const NAME_LIMIT: usize = 64;
+
+/// `{server}__{tool}`, with characters providers reject in tool names replaced by `_`; a
+/// name longer than providers accept is cut, ending in a hash of the whole remote name so two
+/// long names stay apart (and the same tool keeps its name from one start to the next).
 pub(crate) fn local_name(server: &str, remote: &str) -> String {
     let tool: String = remote
         .chars()
@@ -71,7 +76,13 @@ pub(crate) fn local_name(server: &str, remote: &str) -> String {
             }
         })
         .collect();
-    format!("{server}{SEPARATOR}{tool}")
+    let name = format!("{server}{SEPARATOR}{tool}");
+    if name.len() <= NAME_LIMIT {
+        return name;
+    }
+    let hash = blake3::hash(remote.as_bytes()).to_hex();
+    // ASCII by now: any byte is a character boundary.
+    format!("{}_{}", &name[..NAME_LIMIT - 9], &hash[..8])
 }
 
 /// The risk the server's hints imply. Hints come from the server and are trusted only as far
@@ -374,6 +385,14 @@ mod tests {
     fn names_are_namespaced_and_safe() {
         assert_eq!(local_name("git", "log"), "git__log");
         assert_eq!(local_name("git", "repo.log/all"), "git__repo_log_all");
+        let (a, b) = (
+            local_name("git", &"x".repeat(70)),
+            local_name("git", &"x".repeat(71)),
+        );
+        assert_eq!((a.len(), b.len()), (NAME_LIMIT, NAME_LIMIT));
+        assert_ne!(a, b, "two long names stay apart");
+        assert_eq!(a, local_name("git", &"x".repeat(70)), "and stay the same");
+        assert!(a.starts_with("git__xxx"), "{a}");
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! address (`127.0.0.1:PORT`) as the first line on stdout. With `--exit-on-stdin-eof` the HTTP
 //! server exits when its standard input closes (the parent test has gone). With
 //! `--hang-on-list` (stdio) it never answers a request for its tools; with
-//! `--describe-echo TEXT` (stdio) its `echo` tool is described by TEXT.
+//! `--describe-echo TEXT` (stdio) its `echo` tool is described by TEXT. With `--script FILE`
+//! it is no MCP server at all but a scripted one that answers anything (see [`scripted`]).
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::net::SocketAddr;
 
 use anyhow::{Context, bail};
@@ -13,7 +14,7 @@ use echo_mcp_test_server::{CrashMode, TestServer, serve_http};
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
-const USAGE: &str = "usage: mcp-test-server [--hang-on-list] [--describe-echo TEXT] | --http ADDR [--exit-on-stdin-eof]";
+const USAGE: &str = "usage: mcp-test-server [--hang-on-list] [--describe-echo TEXT] | --http ADDR [--exit-on-stdin-eof] | --script FILE";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -35,6 +36,7 @@ async fn main() -> anyhow::Result<()> {
             "--exit-on-stdin-eof" => exit_on_stdin_eof = true,
             "--hang-on-list" => hang_on_list = true,
             "--describe-echo" => echo_description = Some(args.next().context(USAGE)?),
+            "--script" => return scripted(&args.next().context(USAGE)?),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -84,5 +86,34 @@ async fn main() -> anyhow::Result<()> {
         _ = stdin_closed => {}
     }
     server.stop().await;
+    Ok(())
+}
+
+/// Answers the Nth request it reads on stdin with the Nth entry of the script in `path` (a
+/// JSON array of arrays of lines): each line is written as it is, with `$ID` replaced by the
+/// request's id, whatever it says. Notifications and answers from the client get nothing;
+/// once the script is used up, requests get no answer until stdin closes. For tests of a
+/// client facing a hostile or broken server.
+fn scripted(path: &str) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+    let script: Vec<Vec<String>> =
+        serde_json::from_str(&text).with_context(|| format!("{path} is not a script"))?;
+    let mut replies = script.into_iter();
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line?) else {
+            continue;
+        };
+        let (Some(id), Some(_)) = (message.get("id"), message.get("method")) else {
+            continue;
+        };
+        let Some(reply) = replies.next() else {
+            continue;
+        };
+        for line in reply {
+            writeln!(out, "{}", line.replace("$ID", &id.to_string()))?;
+        }
+        out.flush()?;
+    }
     Ok(())
 }
