@@ -229,6 +229,62 @@ impl Constraint {
     }
 }
 
+/// Where a constrained stretch of JSON is: inside a string or not (quotes escaped with `\\`
+/// do not count).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct JsonPlace {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonPlace {
+    /// Moves past `bytes` of output.
+    pub(crate) fn advance(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.escaped {
+                self.escaped = false;
+            } else if self.in_string && b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = !self.in_string;
+            }
+        }
+    }
+}
+
+/// Steers a constrained stretch that is about to run out of tokens towards its shortest end,
+/// so the call still parses: inside a string only a token that closes it (`"`, perhaps with
+/// `}` and `]` after it) may come next; outside one, only a token of `}` and `]`. Where the
+/// grammar allows no such token (a required key or an enum value must still be written), the
+/// logits are left as they are. Call after [`apply`].
+pub(crate) fn close_soon<'a>(
+    logits: &mut [f32],
+    place: JsonPlace,
+    bytes_of: impl Fn(u32) -> &'a [u8],
+) {
+    let closers = |b: &[u8]| b.iter().all(|c| matches!(c, b'}' | b']'));
+    let closes = |id: usize| {
+        let b = bytes_of(id as u32);
+        if place.in_string {
+            b.first() == Some(&b'"') && closers(&b[1..])
+        } else {
+            !b.is_empty() && closers(b)
+        }
+    };
+    let allowed = |l: &f32| *l > f32::NEG_INFINITY;
+    if logits
+        .iter()
+        .enumerate()
+        .any(|(id, l)| allowed(l) && closes(id))
+    {
+        for (id, logit) in logits.iter_mut().enumerate() {
+            if allowed(logit) && !closes(id) {
+                *logit = f32::NEG_INFINITY;
+            }
+        }
+    }
+}
+
 /// Sets every logit the mask does not allow to minus infinity (and every logit past the
 /// vocabulary, which models pad their output layer with).
 pub(crate) fn apply(mask: &SimpleVob, logits: &mut [f32]) {
@@ -242,6 +298,38 @@ pub(crate) fn apply(mask: &SimpleVob, logits: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stretch_about_to_run_out_is_steered_to_close() {
+        let vocab: [&[u8]; 6] = [b"abc", b"\"", b"}", b"\"}]", b",", b"]}"];
+        let bytes = |id: u32| vocab[id as usize];
+        let mut place = JsonPlace::default();
+        place.advance(br#"{"facts": [{"text": "May 3rd \" and"#);
+        let mut logits = vec![1.0; 6];
+        logits[2] = f32::NEG_INFINITY; // not allowed by the grammar
+        close_soon(&mut logits, place, bytes);
+        let open: Vec<usize> = (0..6).filter(|&i| logits[i].is_finite()).collect();
+        assert_eq!(open, [1, 3], "inside a string: only what closes it");
+
+        place.advance(b"\"");
+        let mut logits = vec![1.0; 6];
+        close_soon(&mut logits, place, bytes);
+        let open: Vec<usize> = (0..6).filter(|&i| logits[i].is_finite()).collect();
+        assert_eq!(open, [2, 5], "outside: only brackets that close");
+
+        // Nothing that closes is allowed: the model goes on as it would.
+        let mut logits = vec![
+            1.0,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+            2.0,
+            f32::NEG_INFINITY,
+        ];
+        close_soon(&mut logits, place, bytes);
+        assert_eq!(logits[0], 1.0);
+        assert_eq!(logits[4], 2.0);
+    }
 
     #[test]
     fn objects_that_list_their_properties_are_closed_unless_they_say_otherwise() {

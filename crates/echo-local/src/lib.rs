@@ -10,7 +10,8 @@
 //! The worker keeps the attention cache of recent prompts, so a request that starts with a
 //! prompt it already processed (the next turn of the same session) only processes the new
 //! tokens. Forced tool calls are decoded under their JSON schema (llguidance), and a tool call
-//! the model starts on its own is constrained to one of the offered tools.
+//! the model starts on its own is constrained to one of the offered tools; either is steered
+//! to its shortest end when its tokens run low, so it still parses.
 //!
 //! Invariant: this crate knows nothing of the engine; `echo-llm` turns its requests into
 //! [`Request`]s and the events back into the common stream.

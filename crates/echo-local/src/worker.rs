@@ -20,6 +20,9 @@ const SNAPSHOTS: usize = 4;
 /// How far back the repetition penalty looks, and how hard it pushes.
 const REPEAT_WINDOW: usize = 64;
 const REPEAT_PENALTY: f32 = 1.1;
+/// Tokens left when a constrained stretch is steered to its shortest end (at most half the
+/// limit): enough to close a string, write a required key or two and the brackets.
+const CLOSE_WITHIN: usize = 32;
 /// The marker that starts a tool call in the runtime's call format.
 const CALL_OPEN: &str = "<tool_call>";
 
@@ -180,6 +183,8 @@ impl Worker {
         let mut generated = 0usize;
         let mut pos = prompt.len();
         let mut calls = 0usize;
+        let close_within = CLOSE_WITHIN.min(limit / 2);
+        let mut place = constrain::JsonPlace::default();
         let finish = loop {
             if stop.load(Ordering::Relaxed) {
                 break Finish::Cancelled;
@@ -195,6 +200,9 @@ impl Worker {
                 // (`maxItems`, `maxLength`) instead.
                 let mask = c.mask()?;
                 constrain::apply(&mask, &mut logits);
+                if limit - generated <= close_within {
+                    constrain::close_soon(&mut logits, place, |id| self.vocab.token_bytes(id));
+                }
             } else {
                 penalize(&mut logits, &self.state, REPEAT_PENALTY);
             }
@@ -205,6 +213,9 @@ impl Worker {
                 &candle_core::Device::Cpu,
             )?)?;
             generated += 1;
+            if constrained {
+                place.advance(self.vocab.token_bytes(token));
+            }
 
             if let Some(c) = constraint.as_mut() {
                 // A forced call: the arguments end when the grammar does.
@@ -228,6 +239,7 @@ impl Worker {
             }
             if out.in_call.is_none() && out.wants_call() {
                 out.in_call = Some(self.grammars()?.tool_call(&req.tools)?);
+                place = constrain::JsonPlace::default();
             }
             logits = self.weights()?.forward(&[token], pos)?;
             self.state.push(token);

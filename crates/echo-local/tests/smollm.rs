@@ -128,18 +128,23 @@ async fn a_forced_call_always_follows_its_schema() {
         "additionalProperties": false
     });
     let validator = jsonschema::validator_for(&schema).expect("schema");
-    for (i, line) in [
-        "I live in Lisbon and I love green tea.",
-        "My sister's birthday is on May 3rd.",
-        "I'm allergic to peanuts.",
+    // The last runs out of tokens mid-way and must be steered shut.
+    for (i, (line, max_tokens)) in [
+        ("I live in Lisbon and I love green tea.", 400),
+        ("My sister's birthday is on May 3rd.", 400),
+        ("I'm allergic to peanuts.", 400),
+        (
+            "I have two cats, Miso and Tofu, and I run every morning.",
+            40,
+        ),
     ]
-    .iter()
+    .into_iter()
     .enumerate()
     {
         let request = Request {
             messages: vec![
                 ChatMessage::new(ChatRole::System, "Extract facts about the user."),
-                ChatMessage::new(ChatRole::User, *line),
+                ChatMessage::new(ChatRole::User, line),
             ],
             tools: vec![ToolDef {
                 name: "extract".into(),
@@ -147,7 +152,7 @@ async fn a_forced_call_always_follows_its_schema() {
                 parameters: schema.clone(),
             }],
             forced: Some("extract".into()),
-            max_tokens: 400,
+            max_tokens,
             temperature: if i == 0 { None } else { Some(0.9) },
         };
         let (events, outcome) = run(&model, request).await;
