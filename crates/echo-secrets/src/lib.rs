@@ -20,7 +20,10 @@ const PROBE_ACCOUNT: &str = "echo-desk-probe";
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
     /// No keychain could be used on this machine.
-    #[error("no keychain is available ({reason})")]
+    #[error(
+        "no keychain is available ({reason}); API keys can only be given through the \
+         environment (ECHO_LLM_API_KEY)"
+    )]
     Unavailable {
         /// Why each store was rejected.
         reason: String,

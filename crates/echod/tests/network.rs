@@ -7,25 +7,16 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use std::process::Command;
 
 /// Runs `echod args` in `w` under `strace`, with `env` changes; returns its exit status and
 /// the addresses of every IP connection it opened.
 fn connections(w: &World, args: &[&str], env: &[(&str, Option<&str>)]) -> (bool, Vec<String>) {
     let log = tempfile::NamedTempFile::new().expect("strace log");
-    let echod = w.command(args);
-    let mut command = Command::new("strace");
-    command
-        .args(["-f", "-qq", "-e", "trace=connect", "-o"])
-        .arg(log.path())
-        .arg(echod.get_program())
-        .args(echod.get_args());
-    for (key, value) in echod.get_envs() {
-        match value {
-            Some(value) => command.env(key, value),
-            None => command.env_remove(key),
-        };
-    }
+    let log_path = log.path().to_str().expect("utf8 path");
+    let mut command = under_strace(
+        &w.command(args),
+        &["-f", "-qq", "-e", "trace=connect", "-o", log_path],
+    );
     for (key, value) in env {
         match value {
             Some(value) => command.env(key, value),

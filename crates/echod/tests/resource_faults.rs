@@ -1,11 +1,13 @@
 //! Resource faults (issue 20, suite 6): a full disk, a read-only data directory, a damaged
-//! database, a deleted or damaged vector index, a missing embedding model. Each gives a clear
+//! database, a deleted or damaged vector index, a missing embedding model, keychains that all
+//! refuse. Each gives a clear
 //! error where it is met, corrupts nothing that was stored, and once the fault is gone Echo
 //! Desk works again (the derived indexes rebuild themselves).
 //!
 //! The full disk and the read-only folder are real file systems: a 3 MiB tmpfs mounted over
 //! the data directory in a private mount namespace (`unshare`), filled up or remounted
-//! read-only between `echod` runs.
+//! read-only between `echod` runs. The keychains refuse for real too: no D-Bus session to
+//! reach a Secret Service, and every kernel-keyring call failed by `strace`'s fault injection.
 
 mod common;
 
@@ -254,4 +256,114 @@ fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
     );
     let answer = w.run(&["ask", "What do I keep on the roof?"]);
     assert!(answer.status.success(), "{}", stderr(&answer));
+}
+
+/// `command` on a machine whose keychains all refuse: no D-Bus session (so no Secret
+/// Service), and every kernel keyutils call failed with EACCES.
+fn keychains_refusing(command: &std::process::Command) -> std::process::Command {
+    let mut refused = under_strace(
+        command,
+        &[
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "trace=add_key,keyctl,request_key",
+            "-e",
+            "inject=add_key,keyctl,request_key:error=EACCES",
+        ],
+    );
+    refused.env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus");
+    refused
+}
+
+#[test]
+fn keychains_that_refuse_are_a_clear_error_and_a_key_from_the_environment_still_works() {
+    use std::io::Write;
+    use std::process::Stdio;
+    const KEY: &str = "sk-canary-refused-keychain-8h2c";
+    let w = World::new(json!({"api_key": KEY, "steps": [], "default": {"text": "Noted."}}));
+    let config = || std::fs::read(w.home.path().join("config.toml")).expect("config");
+    let before = config();
+
+    // Saving a key (what Settings and `provider set --key-stdin` do) fails where it is met,
+    // in one line that says why and where a key can come from instead; nothing is saved.
+    let mut set =
+        keychains_refusing(&w.command(&["provider", "set", "--model", "other", "--key-stdin"]))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run strace (apt-get install strace)");
+    writeln!(set.stdin.take().expect("stdin"), "{KEY}").expect("send the key");
+    let set = set.wait_with_output().expect("wait");
+    let run = Run {
+        code: set.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&set.stdout).into_owned(),
+        stderr: common::stderr(&set),
+    };
+    assert_clear_failure(
+        &run,
+        "provider set",
+        &[
+            "no keychain is available",
+            "kernel keyutils",
+            "ECHO_LLM_API_KEY",
+        ],
+    );
+    assert_eq!(config(), before, "a refused key changes no setting");
+
+    // The gateway says the same, as 503, and keeps nothing.
+    let s = common::gateway::Server::start_command(&w, keychains_refusing(&w.command(&["serve"])));
+    let settings = json!({"kind": "openai", "base_url": w.mock.base_url(), "model": "other",
+        "fallback_models": []});
+    let (status, text) = s.put(
+        "/api/settings/provider",
+        &json!({"settings": settings, "api_key": KEY}),
+    );
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("no keychain is available"), "{text}");
+    // strace 6.1 leaves its tracee running when it is killed: end the gateway first.
+    let strace = s.child.id();
+    let children = std::fs::read_to_string(format!("/proc/{strace}/task/{strace}/children"))
+        .expect("the gateway under strace");
+    for pid in children.split_whitespace() {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", pid])
+            .status();
+    }
+    drop(s);
+    assert_eq!(config(), before, "a refused key changes no setting");
+
+    // A key from the environment works with every keychain refusing.
+    let out = keychains_refusing(w.command(&["ask", "hello"]).env("ECHO_LLM_API_KEY", KEY))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run strace");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Noted."));
+    assert_eq!(
+        files_containing(w.home.path(), KEY.as_bytes()),
+        Vec::<String>::new()
+    );
+
+    // Once a keychain answers again (the test session's own), the key is kept and used.
+    let mut set = w
+        .command(&["provider", "set", "--key-stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run echod");
+    writeln!(set.stdin.take().expect("stdin"), "{KEY}").expect("send the key");
+    let set = set.wait_with_output().expect("wait");
+    assert!(set.status.success(), "{}", common::stderr(&set));
+    let out = w.run(&["ask", "hello again"]);
+    w.ok(&["provider", "set", "--clear-key"]);
+    assert!(
+        out.status.success(),
+        "the kept key is used: {}",
+        common::stderr(&out)
+    );
 }

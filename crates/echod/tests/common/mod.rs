@@ -374,3 +374,24 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
     }
     child.wait_with_output().expect("wait")
 }
+
+/// `command` run under `strace` with `args` (its program, arguments, environment and
+/// directory carried over), to record or refuse the system calls it makes.
+pub fn under_strace(command: &Command, args: &[&str]) -> Command {
+    let mut traced = Command::new("strace");
+    traced
+        .args(args)
+        .arg("--")
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => traced.env(key, value),
+            None => traced.env_remove(key),
+        };
+    }
+    if let Some(dir) = command.get_current_dir() {
+        traced.current_dir(dir);
+    }
+    traced
+}
