@@ -21,7 +21,7 @@
 // scripts/with-desktop-session.sh (for the keychain).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -280,9 +280,15 @@ async function main() {
   const echod = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
   const echodUrl = await firstLine(echod, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  tokensSeen.push(token);
   const origin = echodUrl;
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true });
+  // A profile on disk, like a person's browser, so what the pages leave in it can be scanned
+  // at the end (step 19).
+  const profile = join(tmp, 'chromium-profile');
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true, acceptDownloads: true,
+  });
   const page = await browser.newPage();
   const away = await loopbackOnly(page);
   const pageErrors = [];
@@ -687,7 +693,43 @@ async function main() {
   // 17. The Automations page, against a third server (its own home, model and page); 18. the
   // run's trace.
   await automationsPage({ tmp, mockUrl });
-  console.log('e2e: 18 passed, 0 failed');
+
+  // 19. What the browser kept on disk: once it has closed (flushing its databases), no file
+  // of its profile holds the API key typed into Settings.
+  console.log("e2e: the browser's profile on disk");
+  await browser.close();
+  browser = undefined;
+  const leaks = filesContaining(profile, ['sk-e2e-secret']);
+  if (leaks.length) fail(`the browser's profile keeps the typed API key: ${leaks.join(', ')}`);
+  // Known gap (docs/reliability.md, suite 8): the gateway's token is in the address the
+  // person opens (#token=) and in the tab's sessionStorage, and Chromium keeps both on disk.
+  // Reported here, not asserted, until the address carries a one-time pairing code.
+  const tokenFiles = filesContaining(profile, tokensSeen);
+  console.log(`e2e: ${filesUnder(profile).length} files of the browser's profile: none holds the API key; `
+    + `${tokenFiles.length} hold a gateway token (${tokenFiles.join(', ')})`);
+  console.log('e2e: 19 passed, 0 failed');
+}
+
+/** Gateway tokens the pages were given (each server has its own). */
+const tokensSeen = [];
+
+/** Every file under `dir`. */
+function filesUnder(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+/** The files under `dir` (relative to it) whose bytes hold any of `needles`, as UTF-8 or
+ * UTF-16LE (how Chromium's databases keep some text). */
+function filesContaining(dir, needles) {
+  const patterns = needles.flatMap((n) => [Buffer.from(n, 'utf8'), Buffer.from(n, 'utf16le')]);
+  return filesUnder(dir)
+    .filter((file) => {
+      const bytes = readFileSync(file);
+      return patterns.some((p) => bytes.includes(p));
+    })
+    .map((file) => relative(dir, file));
 }
 
 /** The numbers in a text, in order. */
@@ -799,7 +841,8 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
   const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the second echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
-  const page = await browser.newPage({ acceptDownloads: true });
+  tokensSeen.push(token);
+  const page = await browser.newPage();
   const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
@@ -1005,6 +1048,7 @@ async function automationsPage({ tmp, mockUrl }) {
   const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
   const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the third echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  tokensSeen.push(token);
   const page = await browser.newPage();
   const away = await loopbackOnly(page);
   const pageErrors = [];
