@@ -126,6 +126,11 @@ impl Store {
         &self.pool
     }
 
+    /// [`truncate_log`] on this database.
+    pub async fn truncate_log(&self) {
+        truncate_log(&self.pool).await;
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -134,5 +139,24 @@ impl Store {
     /// Closes the pool, waiting for in-flight queries.
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+/// Copies the write-ahead log of `pool`'s database into it and empties the log, so deleted
+/// text does not linger in old log frames. Best effort: a connection reading at that moment
+/// keeps the log until its next checkpoint; that, like a failure, is logged.
+pub async fn truncate_log(pool: &SqlitePool) {
+    use sqlx::Row;
+    match sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .fetch_one(pool)
+        .await
+    {
+        Ok(row) if row.get::<i64, _>(0) != 0 => {
+            tracing::warn!(
+                "the write-ahead log is busy; deleted text leaves it at its next checkpoint"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "truncating the write-ahead log failed"),
     }
 }

@@ -401,12 +401,7 @@ impl Store {
         tx.commit().await.during("scrubbing traces")?;
         if changed > 0 {
             // Old log frames must not keep the text either.
-            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-                .execute(&self.pool)
-                .await
-            {
-                tracing::warn!(error = %e, "truncating the write-ahead log failed");
-            }
+            self.truncate_log().await;
         }
         Ok(changed)
     }

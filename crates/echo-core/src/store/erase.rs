@@ -102,14 +102,7 @@ impl Store {
         }
         tx.commit().await.during(OP)?;
         sqlx::query("VACUUM").execute(&self.pool).await.during(OP)?;
-        let busy: i64 = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .fetch_one(&self.pool)
-            .await
-            .during(OP)?
-            .get(0);
-        if busy != 0 {
-            tracing::warn!("the write-ahead log is busy; it is emptied at its next checkpoint");
-        }
+        self.truncate_log().await;
         self.histories.clear();
         Ok(Some(erased))
     }

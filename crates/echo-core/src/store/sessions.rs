@@ -279,14 +279,8 @@ impl Store {
             .await
             .during("deleting a session")?;
         tx.commit().await.during("deleting a session")?;
-        // Old log frames must not keep the conversation either (best effort: a reader at
-        // this moment keeps the log until the next checkpoint).
-        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.pool)
-            .await
-        {
-            tracing::warn!(error = %e, "truncating the write-ahead log failed");
-        }
+        // Old log frames must not keep the conversation either.
+        self.truncate_log().await;
         Ok(true)
     }
 }

@@ -170,21 +170,8 @@ impl MemoryStore {
         self.purge(&refs).await
     }
 
-    /// Copies the write-ahead log into the database and empties it, so deleted text does not
-    /// linger in old log frames. Best effort: another connection reading at the same moment
-    /// keeps the log until its next checkpoint (logged).
+    /// Empties the write-ahead log, so deleted text does not linger in old log frames.
     async fn truncate_log(&self) {
-        match sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .fetch_one(&self.pool)
-            .await
-        {
-            Ok(row) if row.get::<i64, _>(0) != 0 => {
-                tracing::warn!(
-                    "the write-ahead log is busy; deleted text leaves it at the next checkpoint"
-                );
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "truncating the write-ahead log failed"),
-        }
+        echo_core::store::truncate_log(&self.pool).await;
     }
 }
