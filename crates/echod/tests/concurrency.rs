@@ -1,7 +1,7 @@
-//! Concurrency (issue 20, suite 7): `echod serve` and the CLI on one data directory at once,
-//! several conversations each driven by its own thread, turns alternating between the gateway
-//! and `echod ask`, with extraction, consolidation and the periodic sweep running behind
-//! them. Every turn must end (within a bound) with its answer; no message may be lost or
+//! Concurrency (issue 20, suite 7): `echod serve`, the CLI and an `Api` opened in this
+//! process (what the desktop app holds) on one data directory at once, several conversations
+//! each driven by its own thread, turns taking the three in turn, with extraction,
+//! consolidation and the periodic sweep running behind them. Every turn must end (within a bound) with its answer; no message may be lost or
 //! saved twice; "database is locked" must never reach the person; and the data directory must
 //! check clean afterwards.
 //!
@@ -12,7 +12,12 @@ mod common;
 
 use common::gateway::Server;
 use common::*;
+use echo_agent::{Api, ApprovalMode, Config, Overrides, TurnRequest};
+use echo_core::TurnStatus;
+use echo_core::vocab::EntryPoint;
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Longest a single turn may take, queueing behind the others included.
@@ -51,7 +56,43 @@ struct Driven {
     slowest: Duration,
 }
 
-fn drive(w: &World, server: &Server, session: String, turns: usize) -> Driven {
+/// The environment `echod` runs with in `w`, for a config loaded in this process.
+struct WorldEnv(HashMap<String, String>);
+
+impl echo_core::config::Env for WorldEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.0.get(name).filter(|v| !v.is_empty()).cloned()
+    }
+}
+
+/// The engine as the desktop app holds it: an `Api` opened in this process on `w`'s data
+/// directory, with the same settings `echod` gets, and a runtime to drive it.
+fn desktop_app(w: &World) -> (tokio::runtime::Runtime, Api) {
+    let command = w.command(&[]);
+    let env = WorldEnv(
+        command
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string())))
+            .collect(),
+    );
+    let config = Config::load(&Overrides::default(), &env).expect("config");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let api = runtime
+        .block_on(Api::open(config))
+        .expect("open the engine in process");
+    (runtime, api)
+}
+
+fn drive(
+    w: &World,
+    server: &Server,
+    app: &(tokio::runtime::Runtime, Api),
+    session: String,
+    turns: usize,
+) -> Driven {
     let mut driven = Driven {
         session: session.clone(),
         sent: Vec::new(),
@@ -61,9 +102,31 @@ fn drive(w: &World, server: &Server, session: String, turns: usize) -> Driven {
     for i in 0..turns {
         let text = format!("{session} message {i}: I drink green tea in the afternoon.");
         let started = Instant::now();
-        // Even turns through the gateway, odd ones through the CLI: two processes (and, in
-        // the gateway, this turn's background jobs) writing the same database.
-        let outcome = if i % 2 == 0 {
+        // Turns through the gateway, the CLI and the in-process engine by turns: two
+        // processes and this one (and the background jobs of the gateway's and this
+        // process's turns) writing the same database.
+        let outcome = if i % 3 == 2 {
+            let (runtime, api) = app;
+            let request = TurnRequest {
+                session: session.clone(),
+                input: text.clone(),
+                entry_point: EntryPoint::Desktop,
+                approvals: ApprovalMode::Ask,
+                replace_from: None,
+                task: None,
+                automation: None,
+            };
+            let sent = runtime.block_on(api.send(
+                request,
+                Arc::new(|_| {}),
+                tokio_util::sync::CancellationToken::new(),
+            ));
+            match sent {
+                Ok(outcome) if outcome.status == TurnStatus::Completed => Ok(()),
+                Ok(outcome) => Err(format!("in-process turn {i} ended with {outcome:?}")),
+                Err(e) => Err(format!("in-process turn {i}: {e}")),
+            }
+        } else if i % 3 == 0 {
             let events = server.turn_events(&json!({"session": session, "input": text}));
             match events.last() {
                 Some(e) if e["type"] == "turn_finished" && e["status"] == "completed" => Ok(()),
@@ -96,7 +159,7 @@ fn drive(w: &World, server: &Server, session: String, turns: usize) -> Driven {
 }
 
 #[test]
-fn the_gateway_and_the_cli_share_a_data_directory_without_losing_a_message() {
+fn the_gateway_the_cli_and_the_app_share_a_data_directory_without_losing_a_message() {
     let sessions = size("ECHO_SOAK_SESSIONS", 4);
     let turns = size("ECHO_SOAK_TURNS", 6);
     let w = World::with_config(
@@ -105,12 +168,13 @@ fn the_gateway_and_the_cli_share_a_data_directory_without_losing_a_message() {
          consolidate_after = 4\nsweep_interval_hours = 0.001\n",
     );
     let server = Server::start(&w);
+    let app = desktop_app(&w);
     let t0 = Instant::now();
     let results: Vec<Driven> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..sessions)
             .map(|k| {
-                let (w, server) = (&w, &server);
-                scope.spawn(move || drive(w, server, format!("c{k}"), turns))
+                let (w, server, app) = (&w, &server, &app);
+                scope.spawn(move || drive(w, server, app, format!("c{k}"), turns))
             })
             .collect();
         handles
@@ -120,6 +184,12 @@ fn the_gateway_and_the_cli_share_a_data_directory_without_losing_a_message() {
     });
     let elapsed = t0.elapsed();
     drop(server);
+    // The app's background jobs (extraction, consolidation) end before the check, as the
+    // app's do when it quits.
+    let (runtime, api) = app;
+    runtime.block_on(api.close());
+    drop(api);
+    drop(runtime);
 
     for d in &results {
         assert!(d.problems.is_empty(), "{}: {:?}", d.session, d.problems);
@@ -137,11 +207,29 @@ fn the_gateway_and_the_cli_share_a_data_directory_without_losing_a_message() {
             .count();
         assert_eq!(answers, turns, "{}: every turn answered once", d.session);
     }
+    // Each of the three really ran its share of the turns.
+    let mut by_entry: HashMap<String, usize> = HashMap::new();
+    let listed = w.json(&["trace", "list", "--limit", "1000000", "--json"]);
+    for turn in listed.as_array().expect("turns") {
+        let entry = turn["entry_point"].as_str().unwrap_or("?").to_string();
+        *by_entry.entry(entry).or_default() += 1;
+    }
+    let share = |k: usize| sessions * (0..turns).filter(|i| i % 3 == k).count();
+    assert_eq!(
+        (
+            by_entry.get("gateway"),
+            by_entry.get("cli"),
+            by_entry.get("desktop")
+        ),
+        (Some(&share(0)), Some(&share(1)), Some(&share(2))),
+        "{by_entry:?}"
+    );
     let check = w.json(&["data", "check", "--json"]);
     assert_eq!(check["problems"], json!([]), "{check:#}");
     let slowest = results.iter().map(|d| d.slowest).max().unwrap_or_default();
     eprintln!(
-        "concurrency: {sessions} conversations x {turns} turns through the gateway and the CLI \
+        "concurrency: {sessions} conversations x {turns} turns through the gateway, the CLI and \
+         the app \
          in {elapsed:?}; slowest turn {slowest:?}; {} memories",
         check["memories"]
     );
