@@ -41,6 +41,7 @@ impl McpTool {
             .map(str::to_string)
             .or_else(|| tool.title.clone())
             .unwrap_or_else(|| format!("{remote} (from MCP server {})", server.name));
+        let description = bounded(description, &server.name, &remote);
         Self {
             name: local_name(&server.name, &remote),
             remote,
@@ -57,6 +58,29 @@ impl McpTool {
         self.parameters = json!({"type": "object", "properties": {}});
         self
     }
+}
+
+/// Longest tool description offered to the model, in characters: it goes into every request
+/// that offers the tool, and a server is free to send a megabyte.
+const DESCRIPTION_LIMIT: usize = 4096;
+
+/// `description`, cut to [`DESCRIPTION_LIMIT`] characters (ending in `…`) when longer.
+fn bounded(description: String, server: &str, remote: &str) -> String {
+    if description.chars().nth(DESCRIPTION_LIMIT).is_none() {
+        return description;
+    }
+    // Room for the `…`.
+    let cut = description
+        .char_indices()
+        .nth(DESCRIPTION_LIMIT - 1)
+        .map_or(description.len(), |(at, _)| at);
+    tracing::warn!(
+        server,
+        tool = remote,
+        chars = description.chars().count(),
+        "tool description cut to {DESCRIPTION_LIMIT} characters"
+    );
+    format!("{}…", &description[..cut])
 }
 
 /// Longest tool name every provider accepts (OpenAI's limit, the tightest).
@@ -379,6 +403,17 @@ mod tests {
                    "properties": {"a": {"type": "number"}}, "required": ["a"]}),
             json!({"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]}),
         );
+    }
+
+    #[test]
+    fn long_descriptions_are_cut() {
+        let short = "Lists files.".to_string();
+        assert_eq!(bounded(short.clone(), "s", "t"), short);
+        let exact = "é".repeat(DESCRIPTION_LIMIT);
+        assert_eq!(bounded(exact.clone(), "s", "t"), exact);
+        let long = bounded("é".repeat(1_000_000), "s", "t");
+        assert_eq!(long.chars().count(), DESCRIPTION_LIMIT);
+        assert!(long.ends_with("é…"));
     }
 
     #[test]
