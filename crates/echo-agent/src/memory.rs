@@ -580,11 +580,26 @@ async fn consolidate_claimed(
         evidence: Some(format!("messages {first}-{to} of the session")),
         ..Default::default()
     };
-    let written = store
-        .remember(episode, WriteOptions::plain(Actor::Consolidation))
-        .await
-        .map_err(|e| e.to_string())?;
-    report.episode = Some(written.memory.id);
+    // A process killed after writing this stretch's episode, before it could finish its
+    // claim, leaves the stretch to be consolidated again: its episode is not written twice.
+    let earlier = match range.first() {
+        Some(m) => store
+            .episode_from(session.as_str(), &m.id)
+            .await
+            .map_err(|e| e.to_string())?,
+        None => None,
+    };
+    report.episode = Some(match earlier {
+        Some(id) => id,
+        None => {
+            store
+                .remember(episode, WriteOptions::plain(Actor::Consolidation))
+                .await
+                .map_err(|e| e.to_string())?
+                .memory
+                .id
+        }
+    });
 
     let judge = LlmJudge {
         llm,

@@ -34,6 +34,72 @@ fn sessions(w: &World) -> Vec<Value> {
 }
 
 #[test]
+fn a_stretch_whose_episode_was_written_before_a_kill_gets_no_second_episode() {
+    let episode = json!({"summary": "The user is planning a trip to Kyoto.", "memories": []});
+    let w = World::with_config(
+        json!({"steps": [
+            {"model": "primary", "times": 10, "text": "Noted."},
+            {"model": "extractor", "when_tool": "consolidate_episode", "times": 10,
+             "tool_calls": [{"id": "c", "name": "consolidate_episode",
+                             "arguments": episode.to_string()}]},
+        ]}),
+        CONFIG,
+    );
+    let episodes = || {
+        w.json(&["memory", "list", "--tier", "episodic", "--json"])
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    w.ok(&[
+        "ask",
+        "--session",
+        "trip",
+        "We are planning a trip to Kyoto in April.",
+    ]);
+    w.ok(&["ask", "--session", "trip", "We want to see the temples."]);
+    assert_eq!(episodes(), 1, "four messages make one episode");
+    // What a kill between writing the episode and finishing the claim leaves behind: the
+    // stretch still claimed, by a process that is gone.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let store = echo_core::Store::open_in(w.home.path())
+            .await
+            .expect("store");
+        let session = store
+            .session_by_name("trip")
+            .await
+            .expect("session")
+            .expect("trip");
+        let to = store.consolidated_seq(&session).await.expect("boundary");
+        assert_eq!(to, 4);
+        store
+            .release_consolidation(&session, 0, to)
+            .await
+            .expect("release");
+        let claimed = store
+            .claim_consolidation(&session, 0, to, "a-process-that-is-gone")
+            .await
+            .expect("claim");
+        assert!(claimed);
+    });
+    // The next process gives the claim back and consolidates the stretch again, reusing the
+    // episode it finds.
+    let asked = w.mock.requests().expect("requests").len();
+    w.ok(&[
+        "ask",
+        "--session",
+        "trip",
+        "And we would like to eat ramen.",
+    ]);
+    let again = w.mock.requests().expect("requests")[asked..]
+        .iter()
+        .filter(|r| r.to_string().contains("consolidate_episode"))
+        .count();
+    assert!(again >= 1, "the stretch was consolidated again");
+    assert_eq!(episodes(), 1, "and its episode was not written twice");
+}
+
+#[test]
 fn a_consolidation_killed_midway_is_done_again_by_the_next_process() {
     let w = World::with_config(
         json!({"steps": [

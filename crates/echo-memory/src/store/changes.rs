@@ -88,6 +88,26 @@ impl MemoryStore {
         .db("finding a session's memories")
     }
 
+    /// The episode consolidated from the stretch of `session_id` that starts at message
+    /// `first_message_id`, if one was written (by a process that may have died before it
+    /// could record the stretch as done).
+    pub async fn episode_from(
+        &self,
+        session_id: &str,
+        first_message_id: &str,
+    ) -> Result<Option<String>, MemoryError> {
+        sqlx::query_scalar(
+            "SELECT id FROM memories WHERE source_session_id = ? AND source_message_id = ?
+               AND tier = 'episodic' AND source = 'consolidated' AND status != 'deleted'
+             ORDER BY created_at LIMIT 1",
+        )
+        .bind(session_id)
+        .bind(first_message_id)
+        .fetch_optional(&self.pool)
+        .await
+        .db("finding a stretch's episode")
+    }
+
     /// Forgets every memory learned in `session_id` (its source session) as one change, so
     /// one undo of any of them brings them all back. Returns what it forgot.
     pub async fn forget_learned_in(
