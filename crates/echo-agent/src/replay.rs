@@ -306,7 +306,7 @@ pub async fn replay(
     config.agent.max_iterations = case.max_iterations;
     // Only the turn itself talks to the model: no extraction, no summaries, no planner.
     config.memory.extraction = false;
-    config.memory.embedder = "none".into();
+    config.memory.embedder = echo_core::config::EmbedderKind::None;
     config.planner.enabled = false;
     config.trace.capture = false;
     let api = Api::open_with(config, Arc::new(NoSecrets)).await?;

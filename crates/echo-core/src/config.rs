@@ -293,6 +293,30 @@ impl Default for HalfLifeConfig {
     }
 }
 
+/// Which embedder memory search uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmbedderKind {
+    /// all-MiniLM-L6-v2, run in-process with candle.
+    #[default]
+    Local,
+    /// The `/embeddings` endpoint of the LLM server.
+    Openai,
+    /// None: keyword (BM25) search only.
+    None,
+}
+
+impl EmbedderKind {
+    /// The name used in `config.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Openai => "openai",
+            Self::None => "none",
+        }
+    }
+}
+
 /// Long-term memory.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -323,7 +347,7 @@ pub struct MemoryConfig {
     pub consolidate_after: u32,
     /// Embedder: `local` (all-MiniLM-L6-v2 with candle), `openai` (`/embeddings` of the LLM
     /// server) or `none` (BM25 only).
-    pub embedder: String,
+    pub embedder: EmbedderKind,
     /// Folder with the local model's files; default `$ECHO_EMBED_MODEL_DIR`, then
     /// `<data dir>/models/all-MiniLM-L6-v2`, then the shared model cache
     /// (`~/.cache/echo-desk-models/all-MiniLM-L6-v2`, where `scripts/fetch-embed-model.sh`
@@ -355,7 +379,7 @@ impl Default for MemoryConfig {
             recall_k: 6,
             conflict_similarity: 0.8,
             consolidate_after: 40,
-            embedder: "local".into(),
+            embedder: EmbedderKind::Local,
             embed_model_dir: None,
             embed_download: false,
             embed_model: "text-embedding-3-small".into(),

@@ -359,7 +359,7 @@ impl Api {
             what: "embedder",
             message: format!(
                 "memory.embedder is {:?} or its model is unavailable, so there is no vector index to rebuild",
-                self.config().memory.embedder
+                self.config().memory.embedder.as_str()
             ),
         })?;
         index.reindex(self.memory()).await.map_err(mem_err)

@@ -222,7 +222,7 @@ mod hostile {
             home: dir.to_path_buf(),
             ..Config::default()
         };
-        config.memory.embedder = "none".into();
+        config.memory.embedder = echo_core::config::EmbedderKind::None;
         config.memory.extraction = false;
         let secrets: Arc<dyn echo_secrets::SecretStore> =
             Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));

@@ -5,6 +5,7 @@ use super::Engine;
 use crate::background::title_of;
 use crate::memory::{self, TurnFacts};
 use crate::pipeline::context::ContextStage;
+use echo_core::config::EmbedderKind;
 use echo_core::trace::{SpanKind, SpanStatus};
 use echo_core::{MessageId, SessionId, TurnId};
 use echo_memory::SemanticIndex;
@@ -172,9 +173,9 @@ impl Engine {
         if !config.memory.enabled {
             return None;
         }
-        let embedder: Arc<dyn Embedder> = match config.memory.embedder.as_str() {
-            "none" => return None,
-            "openai" => {
+        let embedder: Arc<dyn Embedder> = match config.memory.embedder {
+            EmbedderKind::None => return None,
+            EmbedderKind::Openai => {
                 let url = config.llm.effective_base_url();
                 match OpenAiEmbedder::new(
                     &url,
@@ -189,7 +190,7 @@ impl Engine {
                     }
                 }
             }
-            _ => {
+            EmbedderKind::Local => {
                 use echo_memory::echo_embed::{MODEL_ID, is_model_dir, resolve_model_dir};
                 let explicit = config.memory.embed_model_dir.as_deref();
                 let found = resolve_model_dir(explicit, &config.home).or_else(|| {

@@ -36,6 +36,11 @@ fn bad_files_name_file_line_and_key() {
         "[llm]\nkind = \"gpt\"\n",
         "/h/config.toml:2:8: llm.kind: unknown variant `gpt`",
     );
+    // A misspelt embedder is an error, not quietly the local one.
+    check_err(
+        "[memory]\nembedder = \"lokal\"\n",
+        "/h/config.toml:2:12: memory.embedder: unknown variant `lokal`",
+    );
     check_err("[llm\nmodel = 1\n", "/h/config.toml:1:5: ");
     check_err(
         "[llm]\napi_key = \"sk-1\"\n",
