@@ -10,6 +10,7 @@ mod llm;
 mod sections;
 mod share;
 
+pub use crate::vocab::EmbedderKind;
 pub use edit::ProviderSettings;
 pub use llm::{LlmConfig, MIN_INPUT_TOKENS};
 pub use sections::{AutomationsConfig, TraceConfig};
@@ -289,30 +290,6 @@ impl Default for HalfLifeConfig {
             user_stated: 120.0,
             consolidated: 60.0,
             inferred: 21.0,
-        }
-    }
-}
-
-/// Which embedder memory search uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EmbedderKind {
-    /// all-MiniLM-L6-v2, run in-process with candle.
-    #[default]
-    Local,
-    /// The `/embeddings` endpoint of the LLM server.
-    Openai,
-    /// None: keyword (BM25) search only.
-    None,
-}
-
-impl EmbedderKind {
-    /// The name used in `config.toml`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Local => "local",
-            Self::Openai => "openai",
-            Self::None => "none",
         }
     }
 }

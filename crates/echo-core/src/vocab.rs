@@ -483,3 +483,15 @@ mod tests {
         assert_eq!(Decision::expected(), "allow, ask or deny");
     }
 }
+
+closed_enum!(
+    /// Which embedder memory search uses (`memory.embedder`).
+    EmbedderKind as EmbedderKind = "EmbedderKind" {
+        /// all-MiniLM-L6-v2, run in-process with candle.
+        Local = "local",
+        /// The `/embeddings` endpoint of the LLM server.
+        Openai = "openai",
+        /// None: keyword (BM25) search only.
+        None = "none",
+    }
+);

@@ -229,8 +229,8 @@ impl Constraint {
     }
 }
 
-/// Where a constrained stretch of JSON is: inside a string or not (quotes escaped with `\\`
-/// do not count).
+/// Where a constrained stretch of JSON is: inside a string or not (a quote escaped with a
+/// backslash does not count).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct JsonPlace {
     in_string: bool,
