@@ -752,7 +752,7 @@ async function memoryTools({ page, tmp }) {
       && chart.querySelector('[data-testid="fading-threshold"]') && chart.querySelector('[data-testid="fading-now"]');
   });
   await until(page, 'the counts with the memory', () =>
-    /^1 active of 1 memories$/.test(document.querySelector('[data-testid="memory-stats-total"]')?.textContent ?? ''));
+    /^1 active of 1 memory$/.test(document.querySelector('[data-testid="memory-stats-total"]')?.textContent ?? ''));
   const sweep = await page.textContent('[data-testid="memory-stats-sweep"]');
   if (!/next sweep: \d+ expired, \d+ faded/.test(sweep ?? '')) fail(`the next sweep reads ${JSON.stringify(sweep)}`);
   await page.locator('[data-testid="memory-fading"]').scrollIntoViewIfNeeded();
@@ -784,7 +784,7 @@ async function memoryTools({ page, tmp }) {
   await until(page, 'the refusal naming the bad line', () =>
     document.querySelector('[data-testid="memory-transfer-outcome"][role="alert"]')?.textContent.includes('line 3'));
   const kept = await page.evaluate(() => document.querySelector('[data-testid="memory-stats-total"]')?.textContent);
-  if (kept !== '1 active of 1 memories') fail(`after the refused file the counts read ${kept}`);
+  if (kept !== '1 active of 1 memory') fail(`after the refused file the counts read ${kept}`);
 }
 
 // 14. The Traces settings panel: capture off is saved to config.toml and still off after a

@@ -721,3 +721,25 @@ export const en = {
 
 /** A UI string's key. */
 export type MessageKey = keyof typeof en;
+
+/** The English strings for a count of one, where they differ from the plural in `en`
+ * (`translator` picks them by the locale's plural rule for `{count}`). */
+export const enOne: Partial<Record<MessageKey, string>> = {
+  'sessions.messages': '{count} message',
+  'sessions.deletedForgotten': 'Deleted “{name}” and forgot {count} memory learned in it (undo from the Memory page).',
+  'sessions.deletedPurged': 'Deleted “{name}” and, for good, {count} memory learned in it.',
+  'sessions.forgotten': 'Forgot {count} memory (undo from the Memory page).',
+  'ollama.offer': 'Ollama is running on this computer with {count} model.',
+  'memory.deletedCount': 'Deleted {count} memory for good.',
+  'memory.detail.conflicts': 'In {count} open conflict — see Review conflicts.',
+  'memory.stats.total': '{active} active of {total} memory',
+  'memory.stats.conflicts': '{count} open conflict',
+  'memory.transfer.exported': 'Exported {count} memory to {file}.',
+  'memory.confirm.ids': 'Delete {count} memory, with its older versions and history. This cannot be undone — unlike Forget, which keeps it and can restore it.',
+  'nav.conflictsBadge': '{count} open conflict to review',
+  'trace.approvalsMark': '{count} approval',
+  'nav.approvalsBadge': '{count} question from automations waits for an answer',
+  'automations.notice.allPaused': 'Paused {count} automation.',
+  'automations.notice.allResumed': 'Resumed {count} automation.',
+  'automations.runs.attempts': 'started {count} time',
+};

@@ -134,7 +134,7 @@ describe('AutomationsView', () => {
 
     await click(byTestId(container, 'automations-pause-all'));
     expect(e.sent('set_all_automations_enabled')).toEqual([{ enabled: false }]);
-    expect(byTestId(container, 'automations-notice')?.textContent).toContain('Paused 1 automations.');
+    expect(byTestId(container, 'automations-notice')?.textContent).toContain('Paused 1 automation.');
     expect(byTestId<HTMLInputElement>(container, 'automation-enabled')?.checked).toBe(false);
     expect(byTestId<HTMLButtonElement>(container, 'automations-pause-all')?.disabled).toBe(true);
 

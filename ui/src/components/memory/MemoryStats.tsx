@@ -23,7 +23,7 @@ export function MemoryStats({ stats, error }: Props) {
   return (
     <details className="memory-stats" data-testid="memory-stats">
       <summary>
-        <span data-testid="memory-stats-total">{t('memory.stats.total', { active, total })}</span>
+        <span data-testid="memory-stats-total">{t('memory.stats.total', { active, total, count: total })}</span>
         <span data-testid="memory-stats-conflicts">{t('memory.stats.conflicts', { count: stats.open_conflicts })}</span>
         <span data-testid="memory-stats-sweep">{t('memory.stats.nextSweep', { expired: stats.will_expire, faded: stats.will_fade })}</span>
         <span className="muted" data-testid="memory-stats-last-sweep">

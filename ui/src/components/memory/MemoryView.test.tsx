@@ -48,7 +48,7 @@ describe('MemoryView', () => {
     expect(engine.sent('memory_delete')).toEqual([{ ids: ['m-0001'] }]);
     expect(byTestId(container, 'memory-confirm')).toBeNull();
     expect(byTestId(container, 'memory-detail')).toBeNull();
-    expect(byTestId(container, 'memory-deleted')?.textContent).toContain('Deleted 1 memories for good.');
+    expect(byTestId(container, 'memory-deleted')?.textContent).toContain('Deleted 1 memory for good.');
     expect(all(container, 'memory-row').map((r) => r.dataset.memoryId).slice(0, 2)).toEqual(['m-0000', 'm-0002']);
     act(() => root.unmount());
   });

@@ -54,7 +54,7 @@ describe('TraceView', () => {
     expect(first.textContent).toContain('quick ask');
     expect(first.textContent).toContain('failed');
     expect(first.querySelector('[data-testid="trace-degraded"]')?.textContent).toBe('degraded');
-    expect(first.querySelector('[data-testid="trace-approvals"]')?.textContent).toBe('1 approvals');
+    expect(first.querySelector('[data-testid="trace-approvals"]')?.textContent).toBe('1 approval');
     expect(rows[1]?.querySelector('[data-testid="trace-degraded"]')).toBeNull();
     expect(rows[1]?.querySelector('[data-testid="trace-approvals"]')).toBeNull();
     act(() => root.unmount());
