@@ -85,20 +85,14 @@ fn a_key_and_what_the_person_said_reach_no_log_at_any_level_and_the_key_no_file(
 
 #[test]
 fn a_key_kept_in_the_keychain_reaches_the_server_and_no_log_or_file() {
-    use std::io::Write;
     const KEYCHAIN_KEY: &str = "sk-canary-keychain-3d8w-lynx";
     let w = World::new(json!({"steps": [], "default": {"text": "Noted."}}));
     // Saved the way Settings saves it (`Api::set_provider`): into the OS keychain.
-    let mut set = w
-        .command(&["provider", "set", "--key-stdin"])
-        .env("ECHO_LOG", "trace")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run echod provider set");
-    writeln!(set.stdin.take().expect("stdin"), "{KEYCHAIN_KEY}").expect("send the key");
-    let set = set.wait_with_output().expect("wait");
+    let set = common::output_with_line(
+        w.command(&["provider", "set", "--key-stdin"])
+            .env("ECHO_LOG", "trace"),
+        KEYCHAIN_KEY,
+    );
     assert!(set.status.success(), "{}", common::stderr(&set));
     let out = w
         .command(&["ask", "hello"])

@@ -280,7 +280,6 @@ fn keychains_refusing(command: &std::process::Command) -> std::process::Command 
 
 #[test]
 fn keychains_that_refuse_are_a_clear_error_and_a_key_from_the_environment_still_works() {
-    use std::io::Write;
     use std::process::Stdio;
     const KEY: &str = "sk-canary-refused-keychain-8h2c";
     let w = World::new(json!({"api_key": KEY, "steps": [], "default": {"text": "Noted."}}));
@@ -289,15 +288,16 @@ fn keychains_that_refuse_are_a_clear_error_and_a_key_from_the_environment_still_
 
     // Saving a key (what Settings and `provider set --key-stdin` do) fails where it is met,
     // in one line that says why and where a key can come from instead; nothing is saved.
-    let mut set =
-        keychains_refusing(&w.command(&["provider", "set", "--model", "other", "--key-stdin"]))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run strace (apt-get install strace)");
-    writeln!(set.stdin.take().expect("stdin"), "{KEY}").expect("send the key");
-    let set = set.wait_with_output().expect("wait");
+    let set = output_with_line(
+        &mut keychains_refusing(&w.command(&[
+            "provider",
+            "set",
+            "--model",
+            "other",
+            "--key-stdin",
+        ])),
+        KEY,
+    );
     let run = Run {
         code: set.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&set.stdout).into_owned(),
@@ -349,15 +349,7 @@ fn keychains_that_refuse_are_a_clear_error_and_a_key_from_the_environment_still_
     );
 
     // Once a keychain answers again (the test session's own), the key is kept and used.
-    let mut set = w
-        .command(&["provider", "set", "--key-stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run echod");
-    writeln!(set.stdin.take().expect("stdin"), "{KEY}").expect("send the key");
-    let set = set.wait_with_output().expect("wait");
+    let set = output_with_line(&mut w.command(&["provider", "set", "--key-stdin"]), KEY);
     assert!(set.status.success(), "{}", common::stderr(&set));
     let out = w.run(&["ask", "hello again"]);
     w.ok(&["provider", "set", "--clear-key"]);

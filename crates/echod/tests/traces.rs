@@ -345,13 +345,7 @@ fn an_exported_turn_replays_clean_and_an_edited_case_diverges() {
 
 #[test]
 fn the_shipped_cases_replay_clean() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    cases.sort();
+    let cases = shipped_case_files();
     assert!(cases.len() >= 3, "tests/cases holds {} cases", cases.len());
     let w = World::new(json!({"steps": []}));
     for case in &cases {
@@ -366,8 +360,8 @@ fn the_shipped_cases_replay_clean() {
     }
 }
 
-/// The shipped replay cases, parsed.
-fn shipped_cases() -> Vec<Value> {
+/// The files of the shipped replay cases (`tests/cases/*.json`), in name order.
+fn shipped_case_files() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -376,6 +370,11 @@ fn shipped_cases() -> Vec<Value> {
         .collect();
     paths.sort();
     paths
+}
+
+/// The shipped replay cases, parsed.
+fn shipped_cases() -> Vec<Value> {
+    shipped_case_files()
         .iter()
         .map(|p| serde_json::from_str(&std::fs::read_to_string(p).expect("case")).expect("json"))
         .collect()

@@ -395,3 +395,16 @@ pub fn under_strace(command: &Command, args: &[&str]) -> Command {
     }
     traced
 }
+
+/// Runs `cmd` with `line` (and a newline) on its standard input, to its end.
+pub fn output_with_line(cmd: &mut Command, line: &str) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {:?}: {e}", cmd.get_program()));
+    writeln!(child.stdin.take().expect("stdin"), "{line}").expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
