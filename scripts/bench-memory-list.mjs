@@ -44,9 +44,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveAddress } from '../ui/e2e/serveAddress.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'ui/dist');
@@ -159,23 +159,6 @@ function stopAll() {
       // best effort
     }
   }
-}
-
-function firstLine(child, pattern, what) {
-  return new Promise((resolveLine, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} printed no address within 60 s\n${child.stderrText()}`)), 60_000);
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      const m = pattern.exec(line);
-      if (m) resolveLine(m[1]);
-      else reject(new Error(`${what} printed ${JSON.stringify(line)}, expected ${pattern}\n${child.stderrText()}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} exited with ${code} before printing its address\n${child.stderrText()}`));
-    });
-  });
 }
 
 /** CPU seconds a process has used (user + system), from /proc. */
@@ -591,7 +574,7 @@ async function measureStore(echodPath, label, count, opts) {
   mkdirSync(work);
 
   const echod = start(echodPath, ['serve', '--ui', DIST], { cwd: work, env: { ...process.env, ECHO_DESK_HOME: home } });
-  const origin = await firstLine(echod, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'echod serve');
+  const { origin, open } = await serveAddress(echod, 'echod serve', 60_000);
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   // `echod serve` builds the memory search index at start-up; measure after it is done.
   const settled = await waitIdle(echod.pid, 'echod serve');
@@ -636,9 +619,9 @@ async function measureStore(echodPath, label, count, opts) {
     const reps = [];
     let countText = '';
     for (let i = 0; i < opts.reps; i++) {
-      if (i === 0) await page.goto(`${origin}/#token=${token}`);
+      if (i === 0) await page.goto(open);
       else await page.reload();
-      await until('the app with its Memory button', () => !location.hash.includes('token=') && document.querySelector('.topbar button.nav-memory'));
+      await until('the app with its Memory button', () => !location.hash.includes('pair=') && document.querySelector('.topbar button.nav-memory'));
       await page.waitForTimeout(1_000); // let the chat page's own start-up requests finish
       await page.evaluate(installProbe, ROW_HEIGHT);
       reps.push(await page.evaluate(clickToFirstRows, 30_000));

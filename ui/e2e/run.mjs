@@ -27,6 +27,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { serveAddress } from './serveAddress.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = join(ROOT, 'ui/dist');
@@ -278,10 +279,9 @@ async function main() {
     ECHO_LLM_MODEL: 'primary',
   };
   const echod = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const echodUrl = await firstLine(echod, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'echod serve');
+  const { open, code: firstCode } = await serveAddress(echod, 'echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   tokensSeen.push(token);
-  const origin = echodUrl;
 
   // A profile on disk, like a person's browser, so what the pages leave in it can be scanned
   // at the end (step 19).
@@ -293,9 +293,15 @@ async function main() {
   const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(`${origin}/#token=${token}`);
-  await until(page, 'the token to leave the address bar', () => !location.hash.includes('token='));
+  await page.goto(open);
+  await until(page, 'the pairing code to leave the address bar', () => !location.hash.includes('pair='));
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+  // The address, which the browser keeps in its history, opens nothing a second time.
+  const again = await page.evaluate(async (code) => {
+    const r = await fetch('/api/pair', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    return r.status;
+  }, firstCode);
+  if (again !== 401) fail(`a spent pairing code was answered ${again}, not 401`);
 
   // 1. Tokens stream in.
   console.log('e2e: streaming');
@@ -701,16 +707,16 @@ async function main() {
   browser = undefined;
   const leaks = filesContaining(profile, ['sk-e2e-secret']);
   if (leaks.length) fail(`the browser's profile keeps the typed API key: ${leaks.join(', ')}`);
-  // Known gap (docs/reliability.md, suite 8): the gateway's token is in the address the
-  // person opens (#token=) and in the tab's sessionStorage, and Chromium keeps both on disk.
-  // Reported here, not asserted, until the address carries a one-time pairing code.
+  // The pages were paired with one-time codes: the lasting token of each data directory (its
+  // serve-token file) never reached the browser.
   const tokenFiles = filesContaining(profile, tokensSeen);
-  console.log(`e2e: ${filesUnder(profile).length} files of the browser's profile: none holds the API key; `
-    + `${tokenFiles.length} hold a gateway token (${tokenFiles.join(', ')})`);
+  if (tokenFiles.length) fail(`the browser's profile keeps a lasting gateway token: ${tokenFiles.join(', ')}`);
+  console.log(`e2e: ${filesUnder(profile).length} files of the browser's profile: none holds the API key `
+    + 'or a lasting gateway token');
   console.log('e2e: 19 passed, 0 failed');
 }
 
-/** Gateway tokens the pages were given (each server has its own). */
+/** The lasting gateway tokens (serve-token files) of the servers the pages paired with. */
 const tokensSeen = [];
 
 /** Every file under `dir`. */
@@ -839,14 +845,14 @@ async function tracesAndLinks({ tmp, mockUrl }) {
     ECHO_LLM_MODEL: 'trace-primary',
   };
   const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the second echod serve');
+  const { open } = await serveAddress(server, 'the second echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   tokensSeen.push(token);
   const page = await browser.newPage();
   const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(`${origin}/#token=${token}`);
+  await page.goto(open);
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
   const lastAssistant = (text) => {
     const m = document.querySelectorAll('.message.assistant');
@@ -1046,14 +1052,14 @@ async function automationsPage({ tmp, mockUrl }) {
     ECHO_LLM_MODEL: AUTOMATION_MODEL,
   };
   const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const origin = await firstLine(server, /^echod serve listening on (http:\/\/127\.0\.0\.1:\d+)$/, 'the third echod serve');
+  const { open } = await serveAddress(server, 'the third echod serve');
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   tokensSeen.push(token);
   const page = await browser.newPage();
   const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(`${origin}/#token=${token}`);
+  await page.goto(open);
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
   const api = (path) => page.evaluate(async ([t, p]) => {
     const r = await fetch(p, { headers: { Authorization: `Bearer ${t}` } });

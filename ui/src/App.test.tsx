@@ -24,7 +24,12 @@ const providerView: ProviderView = {
   notice: null,
 };
 
-function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMessage[] = []) {
+function setup(
+  locale: 'en' | 'zh-CN',
+  desktop?: DesktopBridge,
+  stored: StoredMessage[] = [],
+  access: { hasToken: boolean; pairingError?: string } = { hasToken: true },
+) {
   const answers: string[] = [];
   const listed: string[] = [];
   const sent: string[] = [];
@@ -60,7 +65,7 @@ function setup(locale: 'en' | 'zh-CN', desktop?: DesktopBridge, stored: StoredMe
   const container = document.createElement('div');
   document.body.append(container);
   const root = createRoot(container);
-  act(() => root.render(<App store={store} transport={transport} initialLocale={locale} initialTheme="system" hasToken />));
+  act(() => root.render(<App store={store} transport={transport} initialLocale={locale} initialTheme="system" {...access} />));
   return { store, transport, container, answers, listed, sent, emit: (e: EventEnvelope) => act(() => emit(e)), root };
 }
 
@@ -100,6 +105,21 @@ describe('App', () => {
     expect(container.querySelector('[role="dialog"]')).toBeNull();
     expect(container.querySelector('.composer button.stop')?.textContent).toBe('Stop');
     act(() => root.unmount());
+  });
+
+  it('says how to connect when the page is not paired, with the reason pairing failed', () => {
+    const banner = (access: { hasToken: boolean; pairingError?: string }) => {
+      const { container, root } = setup('en', undefined, [], access);
+      const text = container.querySelector('.main > .banner.error')?.textContent ?? null;
+      act(() => root.unmount());
+      document.body.innerHTML = '';
+      return text;
+    };
+    expect(banner({ hasToken: true })).toBeNull();
+    expect(banner({ hasToken: false })).toContain('Open the newest address it printed');
+    expect(banner({ hasToken: false, pairingError: 'this pairing code was used already' })).toBe(
+      'Could not connect to `echod serve`: this pairing code was used already',
+    );
   });
 
   it('speaks Simplified Chinese', async () => {

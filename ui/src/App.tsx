@@ -28,9 +28,11 @@ interface Props {
   initialLocale: Locale;
   initialTheme: ThemeChoice;
   hasToken: boolean;
+  /** Why pairing with `echod serve` failed, when it did (the server's one line). */
+  pairingError?: string;
 }
 
-export function App({ store, transport, initialLocale, initialTheme, hasToken }: Props) {
+export function App({ store, transport, initialLocale, initialTheme, hasToken, pairingError }: Props) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [theme, setTheme] = useState<ThemeChoice>(initialTheme);
@@ -177,7 +179,11 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken }:
           onForgetMemories={(name) => store.forgetMemories(name)}
         />
         <main className="main">
-          {!hasToken && <p className="banner error">{t('error.noToken')}</p>}
+          {!hasToken && (
+            <p className="banner error">
+              {pairingError ? t('error.pairingFailed', { message: pairingError }) : t('error.noToken')}
+            </p>
+          )}
           {state.error && (
             <div className="banner error" role="alert">
               <span>{state.error}</span>

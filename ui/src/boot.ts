@@ -6,18 +6,29 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { type Locale, LOCALE_KEY, LOCALES, pickLocale } from './i18n';
 import { TauriTransport } from './tauriTransport';
-import { HttpTransport, takeToken, type Transport } from './transport';
+import { HttpTransport, pairPage, TOKEN_KEY, type Transport } from './transport';
 
 /** Whether the page runs inside the desktop app. */
 export function inTauri(): boolean {
   return '__TAURI_INTERNALS__' in window;
 }
 
-/** The transport, and whether it has what it needs to reach the engine (the HTTP token). */
-export function createTransport(): { transport: Transport; hasToken: boolean } {
+/** The transport, whether it has what it needs to reach the engine (the HTTP token), and why
+ * pairing failed when it did. */
+export async function createTransport(): Promise<{ transport: Transport; hasToken: boolean; pairingError?: string }> {
   if (inTauri()) return { transport: new TauriTransport({ invoke, Channel, listen }), hasToken: true };
-  const token = takeToken(window.location, window.sessionStorage, window.history);
-  return { transport: new HttpTransport(window.location.origin, token), hasToken: token !== undefined };
+  const origin = window.location.origin;
+  let token: string | undefined;
+  let pairingError: string | undefined;
+  try {
+    token = await pairPage(window.location, window.sessionStorage, window.history, (code) =>
+      new HttpTransport(origin, undefined).pair(code),
+    );
+  } catch (e) {
+    pairingError = e instanceof Error ? e.message : String(e);
+    token = window.sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+  }
+  return { transport: new HttpTransport(origin, token), hasToken: token !== undefined, pairingError };
 }
 
 /** The saved locale, or the browser's best. */

@@ -1,5 +1,5 @@
 // Entry point of the main window: builds the transport (Tauri IPC in the desktop app, HTTP
-// otherwise) and the store, then mounts the app.
+// otherwise, after pairing with `echod serve`) and the store, then mounts the app.
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -9,15 +9,22 @@ import { ChatStore } from './chatStore';
 import { loadTheme } from './theme';
 import './styles.css';
 
-const { transport, hasToken } = createTransport();
-const store = new ChatStore(transport, window.localStorage);
-
-const root = document.getElementById('root');
-if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <App store={store} transport={transport} initialLocale={initialLocale()} initialTheme={loadTheme()} hasToken={hasToken} />
-    </StrictMode>,
-  );
-}
-void store.init();
+void createTransport().then(({ transport, hasToken, pairingError }) => {
+  const store = new ChatStore(transport, window.localStorage);
+  const root = document.getElementById('root');
+  if (root) {
+    createRoot(root).render(
+      <StrictMode>
+        <App
+          store={store}
+          transport={transport}
+          initialLocale={initialLocale()}
+          initialTheme={loadTheme()}
+          hasToken={hasToken}
+          pairingError={pairingError}
+        />
+      </StrictMode>,
+    );
+  }
+  void store.init();
+});

@@ -9,15 +9,15 @@ import { QuickAsk } from './components/QuickAsk';
 import { applyTheme, loadTheme } from './theme';
 import './styles.css';
 
-const { transport } = createTransport();
-const store = new ChatStore(transport, undefined, { quick: true, sessionName: quickSessionName });
 applyTheme(loadTheme());
-
-const root = document.getElementById('root');
-if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <QuickAsk store={store} desktop={transport.desktop} locale={initialLocale()} />
-    </StrictMode>,
-  );
-}
+void createTransport().then(({ transport }) => {
+  const store = new ChatStore(transport, undefined, { quick: true, sessionName: quickSessionName });
+  const root = document.getElementById('root');
+  if (root) {
+    createRoot(root).render(
+      <StrictMode>
+        <QuickAsk store={store} desktop={transport.desktop} locale={initialLocale()} />
+      </StrictMode>,
+    );
+  }
+});

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope, McpServerConfig, ProviderView } from './generated/engine';
 import { providerUpdate } from './settings/providerStore';
-import { HttpTransport, TOKEN_KEY, type Transport, TransportError, takeToken } from './transport';
+import { HttpTransport, pairPage, TOKEN_KEY, type Transport, TransportError } from './transport';
 
 interface Call {
   url: string;
@@ -367,25 +367,65 @@ describe('HttpTransport', () => {
   });
 });
 
-describe('takeToken', () => {
-  function page(hash: string, stored: string | null = null) {
+describe('pairPage', () => {
+  async function page(hash: string, stored: string | null, pair: (code: string) => Promise<string>) {
     const store = new Map<string, string>(stored ? [[TOKEN_KEY, stored]] : []);
     const replaced: string[] = [];
-    const token = takeToken(
+    const paired: string[] = [];
+    const result = pairPage(
       { hash, pathname: '/', search: '' },
       { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) },
       { replaceState: (_d, _t, url) => void replaced.push(String(url)) },
+      (code) => {
+        paired.push(code);
+        return pair(code);
+      },
     );
-    return { token, stored: store.get(TOKEN_KEY), replaced };
+    const token = await result.catch((e: Error) => `rejected: ${e.message}`);
+    return { token, stored: store.get(TOKEN_KEY), replaced, paired };
   }
+  const grant = async (code: string) => `token-for-${code}`;
 
-  it('takes the token from the fragment, keeps it and removes it from the address', () => {
-    expect(page('#token=abc')).toEqual({ token: 'abc', stored: 'abc', replaced: ['/'] });
-    expect(page('#x=1&token=abc').replaced).toEqual(['/#x=1']);
+  it('trades the code for a token, keeps the token and takes the code out of the address first', async () => {
+    expect(await page('#pair=abc', null, grant)).toEqual({
+      token: 'token-for-abc',
+      stored: 'token-for-abc',
+      replaced: ['/'],
+      paired: ['abc'],
+    });
+    expect((await page('#x=1&pair=abc', 'old', grant)).replaced).toEqual(['/#x=1']);
   });
 
-  it('falls back to the kept token, and to none', () => {
-    expect(page('', 'kept')).toEqual({ token: 'kept', stored: 'kept', replaced: [] });
-    expect(page('').token).toBeUndefined();
+  it('falls back to the kept token, and to none, without pairing', async () => {
+    expect(await page('', 'kept', grant)).toEqual({ token: 'kept', stored: 'kept', replaced: [], paired: [] });
+    expect((await page('', null, grant)).token).toBeUndefined();
+  });
+
+  it("rejects with the server's reason when the code is spent, and keeps nothing new", async () => {
+    const spent = async () => {
+      throw new TransportError('unauthorized', 'this pairing code was used already');
+    };
+    expect(await page('#pair=old', 'kept', spent)).toEqual({
+      token: 'rejected: this pairing code was used already',
+      stored: 'kept',
+      replaced: ['/'],
+      paired: ['old'],
+    });
+  });
+
+  it('pairs through POST /api/pair without a token', async () => {
+    const calls: { url: string; headers: Record<string, string>; body: unknown }[] = [];
+    const fetchFn = async (input: RequestInfo | URL, init?: RequestInit) => {
+      calls.push({
+        url: String(input),
+        headers: (init?.headers ?? {}) as Record<string, string>,
+        body: JSON.parse(String(init?.body)),
+      });
+      return new Response(JSON.stringify({ token: 't' }), { status: 200 });
+    };
+    expect(await new HttpTransport('http://127.0.0.1:4000', undefined, fetchFn as typeof fetch).pair('c')).toBe('t');
+    expect(calls).toEqual([
+      { url: 'http://127.0.0.1:4000/api/pair', headers: { 'Content-Type': 'application/json' }, body: { code: 'c' } },
+    ]);
   });
 });

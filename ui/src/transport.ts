@@ -8,6 +8,8 @@ import {
   OPERATION_ROUTES,
   type OperationName,
   type Operations,
+  type Paired,
+  type PairRequest,
   type SendTurn,
   type ShortcutStatus,
 } from './generated/engine';
@@ -83,28 +85,31 @@ export class TransportError extends Error {
   }
 }
 
-/** Where the token is kept for the rest of the browser session. */
+/** Where the paired token is kept for the rest of the browser session. */
 export const TOKEN_KEY = 'echo-desk-token';
 
 /**
- * The bearer token: taken once from the address's `#token=...` (then kept in `storage` and
- * removed from the address bar), otherwise read from `storage`.
+ * The page's bearer token. The address `echod serve` printed carries a one-time pairing code
+ * (`#pair=...`), never a token, because the browser keeps the addresses it opens: the code
+ * leaves the address bar at once and is traded (`pair`) for a token that lives as long as that
+ * server's process, kept in `storage` for reloads. Without a code: the kept token, if any.
+ * Rejects with the server's reason when the code was wrong or spent.
  */
-export function takeToken(
+export async function pairPage(
   location: Pick<Location, 'hash' | 'pathname' | 'search'>,
   storage: Pick<Storage, 'getItem' | 'setItem'>,
   history: Pick<History, 'replaceState'>,
-): string | undefined {
+  pair: (code: string) => Promise<string>,
+): Promise<string | undefined> {
   const params = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const fromHash = params.get('token');
-  if (fromHash) {
-    storage.setItem(TOKEN_KEY, fromHash);
-    params.delete('token');
-    const rest = params.toString();
-    history.replaceState(null, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
-    return fromHash;
-  }
-  return storage.getItem(TOKEN_KEY) ?? undefined;
+  const code = params.get('pair');
+  if (!code) return storage.getItem(TOKEN_KEY) ?? undefined;
+  params.delete('pair');
+  const rest = params.toString();
+  history.replaceState(null, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
+  const token = await pair(code);
+  storage.setItem(TOKEN_KEY, token);
+  return token;
 }
 
 type Fetch = typeof fetch;
@@ -143,6 +148,13 @@ export class HttpTransport implements Transport {
       return this.json<ResponseOf<K>>(method, search ? `${url}?${search}` : url);
     }
     return this.json<ResponseOf<K>>(method, url, rest);
+  }
+
+  /** Trades a one-time pairing code for a token (needs none itself); see `pairPage`. */
+  async pair(code: string): Promise<string> {
+    const request: PairRequest = { code };
+    const paired = await this.json<Paired>('POST', '/api/pair', request);
+    return paired.token;
   }
 
   /** `options.quick` is not sent: quick ask exists only in the desktop app. */

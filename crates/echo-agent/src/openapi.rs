@@ -5,7 +5,7 @@
 
 use crate::error::ErrorBody;
 use crate::operations::{Operation, OperationVisitor, Schema, visit_operations};
-use crate::wire::{EventEnvelope, SendTurn};
+use crate::wire::{EventEnvelope, PairRequest, Paired, SendTurn};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use utoipa::{PartialSchema, ToSchema};
@@ -36,11 +36,33 @@ pub fn openapi_document() -> Value {
         }
     });
     doc.paths.insert("/api/turns".into(), turn);
+    doc.add_named::<PairRequest>();
+    doc.add_named::<Paired>();
+    let pair = json!({
+        "post": {
+            "operationId": "pair",
+            "summary": "Exchanges the one-time code of the address `echod serve` printed (`#pair=…`) for a token.",
+            "description": "Needs no token. A code works once, and only for the run that printed it; after each pairing the server prints a fresh address for the next browser. The token dies with the process.",
+            "security": [],
+            "requestBody": {
+                "required": true,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PairRequest"}}}
+            },
+            "responses": {
+                "200": {
+                    "description": "The token for the rest of this run",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Paired"}}}
+                },
+                "default": error_response()
+            }
+        }
+    });
+    doc.paths.insert("/api/pair".into(), pair);
     json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Echo Desk gateway",
-            "description": "The engine's operations over loopback HTTP (`echod serve`). Every request needs `Authorization: Bearer <token>` (the `serve-token` file in the data directory). Generated from the operation table; do not edit.",
+            "description": "The engine's operations over loopback HTTP (`echod serve`). Every request but `/api/pair` needs `Authorization: Bearer <token>`: the `serve-token` file in the data directory, or the token a browser page got by pairing. Generated from the operation table; do not edit.",
             "version": env!("CARGO_PKG_VERSION"),
         },
         "paths": doc.paths,

@@ -512,6 +512,23 @@ pub struct SendTurn {
     pub replace_from: Option<MessageId>,
 }
 
+/// `POST /api/pair`: the one-time code from the address `echod serve` printed
+/// (`#pair=…`), given by a browser page in exchange for a token.
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PairRequest {
+    /// The code; it works once, and only for the run of `echod serve` that printed it.
+    pub code: String,
+}
+
+/// The answer to a pairing: the bearer token for the rest of this run of `echod serve`.
+/// It dies with the process, so a copy left in a browser's storage opens nothing later.
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+pub struct Paired {
+    /// Sent as `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
 /// The `[desktop]` settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
 pub struct DesktopSettingsView {

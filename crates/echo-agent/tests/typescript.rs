@@ -6,7 +6,7 @@
 //! --test typescript` rewrites it.
 
 use echo_agent::ErrorBody;
-use echo_agent::wire::{EventEnvelope, SendTurn, ShortcutStatus, TurnEvent};
+use echo_agent::wire::{EventEnvelope, PairRequest, Paired, SendTurn, ShortcutStatus, TurnEvent};
 use echo_agent::{Operation, OperationVisitor, visit_operations};
 use std::any::TypeId;
 use std::collections::{BTreeMap, HashSet};
@@ -80,8 +80,11 @@ fn generated() -> String {
         routes: Vec::new(),
     };
     visit_operations(&mut ops);
-    // Outside the table: the turn (a stream of events), the error body, the desktop's own.
+    // Outside the table: the turn (a stream of events), pairing a browser, the error body, the
+    // desktop's own.
     ops.types.visit::<SendTurn>();
+    ops.types.visit::<PairRequest>();
+    ops.types.visit::<Paired>();
     ops.types.visit::<EventEnvelope>();
     // Flattened into the envelope, so not reached through it; the UI names it.
     ops.types.visit::<TurnEvent>();

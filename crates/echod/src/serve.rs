@@ -1,7 +1,11 @@
 //! `echod serve`: the engine's `Api` over HTTP on loopback, for the browser UI and scripts.
 //!
-//! Every `/api` request needs the bearer token kept in `<data dir>/serve-token` (readable only
-//! by the user). Requests whose `Host` is not this loopback address, or whose `Origin` is
+//! Every `/api` request needs a bearer token: the one kept in `<data dir>/serve-token`
+//! (readable only by the user, for scripts), or the one a browser page gets by pairing. The
+//! address printed for the browser carries a one-time pairing code (`#pair=…`), never a
+//! token: a browser keeps the addresses it opens on disk (and may sync them), and a spent code
+//! opens nothing. The page trades the code for a token that dies with this process
+//! (`POST /api/pair`), and each pairing prints a fresh address for the next page. Requests whose `Host` is not this loopback address, or whose `Origin` is
 //! another site, are refused before anything else — so a web page cannot reach the server
 //! through DNS rebinding or a cross-site request. A turn is a `POST /api/turns` answered with
 //! server-sent events (the same `EventEnvelope`s the CLI prints with `--events`); approval
@@ -16,14 +20,14 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, get, on, post};
 use axum::{Json, Router};
-use echo_agent::wire::{EntryPoint, EventEnvelope, SendTurn};
+use echo_agent::wire::{EntryPoint, EventEnvelope, PairRequest, Paired, SendTurn};
 use echo_agent::{
     Api, ApiError, ApprovalMode, ErrorBody, ErrorCode, EventHandler, HttpMethod, Operation,
     OperationVisitor, TurnRequest, openapi_document, path_params, visit_operations,
 };
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 /// Name of the token file in the data directory.
@@ -33,7 +37,46 @@ const TOKEN_FILE: &str = "serve-token";
 struct AppState {
     api: Api,
     token: Arc<str>,
+    pairing: Arc<Pairing>,
     port: u16,
+}
+
+/// Pairing a browser page: the one-time code the printed address carries, and the token a
+/// page gets for it, which lives as long as this process.
+struct Pairing {
+    code: Mutex<String>,
+    token: String,
+}
+
+impl Pairing {
+    fn new() -> Pairing {
+        Pairing {
+            code: Mutex::new(random_hex(1)),
+            token: random_hex(2),
+        }
+    }
+
+    fn code(&self) -> String {
+        self.code.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The next code when `given` is the current one (which is then spent), else `None`.
+    fn redeem(&self, given: &str) -> Option<String> {
+        use subtle::ConstantTimeEq;
+        let mut code = self.code.lock().unwrap_or_else(|e| e.into_inner());
+        if !bool::from(given.as_bytes().ct_eq(code.as_bytes())) {
+            return None;
+        }
+        *code = random_hex(1);
+        Some(code.clone())
+    }
+}
+
+/// `n` × 122 random bits as lowercase hex (32 characters each).
+fn random_hex(n: usize) -> String {
+    (0..n)
+        .map(|_| uuid::Uuid::new_v4().simple().to_string())
+        .collect()
 }
 
 /// Runs the server until Ctrl-C; with `ui`, also serves the built UI from that directory.
@@ -78,10 +121,11 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
     let state = AppState {
         api: api.clone(),
         token: token.into(),
+        pairing: Arc::new(Pairing::new()),
         port: addr.port(),
     };
     // Everything that is not /api is the single-page UI; the guard still checks Host and
-    // Origin, but the page itself needs no token (it reads it from the fragment).
+    // Origin, but the page itself needs no token (it pairs for one).
     let page = match &ui {
         Some(dir) => Router::new().fallback_service(
             tower_http::services::ServeDir::new(dir)
@@ -98,8 +142,11 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
         token_path.display()
     );
     if has_ui {
-        // The token travels in the fragment, which browsers never send to a server.
-        banner.push_str(&format!("open: http://{addr}/#token={}\n", state.token));
+        // The code travels in the fragment, which browsers never send to a server.
+        banner.push_str(&format!(
+            "open: http://{addr}/#pair={}\n",
+            state.pairing.code()
+        ));
     }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(banner.as_bytes()).and_then(|()| out.flush()) {
@@ -120,6 +167,7 @@ fn router(state: AppState) -> Router {
         .0
         .route("/api/openapi.json", get(openapi))
         .route("/api/turns", post(turn))
+        .route(PAIR_PATH, post(pair))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -160,27 +208,33 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
             );
         }
     }
-    let api = request.uri().path().starts_with("/api/");
-    if api && !authorized(headers, &state.token) {
+    let path = request.uri().path();
+    let api = path.starts_with("/api/") && path != PAIR_PATH;
+    if api && !authorized(headers, &state) {
         return refuse(
             StatusCode::UNAUTHORIZED,
             ErrorCode::Unauthorized,
-            "missing or wrong bearer token (see the serve-token file in the data directory)".into(),
+            "missing or wrong bearer token: open the newest address `echod serve` printed, or send the token in the serve-token file of the data directory".into(),
         );
     }
     next.run(request).await
 }
 
-fn authorized(headers: &HeaderMap, token: &str) -> bool {
+/// The route that trades a pairing code for a token; the only `/api` route without one.
+const PAIR_PATH: &str = "/api/pair";
+
+fn authorized(headers: &HeaderMap, state: &AppState) -> bool {
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
         .and_then(|h| h.strip_prefix("Bearer "))
         .unwrap_or("");
     // In constant time, so timing says nothing about how much of a guess was right (the
-    // length is no secret: every token has 64 characters).
+    // length is no secret: every token has 64 characters). Both are always compared.
     use subtle::ConstantTimeEq;
-    given.as_bytes().ct_eq(token.as_bytes()).into()
+    let file = given.as_bytes().ct_eq(state.token.as_bytes());
+    let paired = given.as_bytes().ct_eq(state.pairing.token.as_bytes());
+    (file | paired).into()
 }
 
 /// The token, created (random, 256 bits, mode 0600) on first use.
@@ -200,11 +254,7 @@ fn load_or_create_token(home: &std::path::Path) -> anyhow::Result<(String, PathB
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
-    let token = format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    );
+    let token = random_hex(2);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -387,6 +437,40 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
     Sse::new(stream)
         .keep_alive(KeepAlive::default())
         .into_response()
+}
+
+/// Trades the current pairing code for this process's browser token, and prints the address
+/// with the next code (for another page or browser).
+async fn pair(State(s): State<AppState>, body: Bytes) -> Response {
+    let body: PairRequest = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(e) => {
+            return Failure(ApiError::InvalidInput {
+                what: "request",
+                message: e.to_string(),
+            })
+            .into_response();
+        }
+    };
+    let Some(next) = s.pairing.redeem(&body.code) else {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "this pairing code is wrong, was used already, or belongs to an earlier run of echod serve: open the newest address `echod serve` printed".into(),
+        );
+    };
+    let line = format!(
+        "paired a browser page; for another one, open: http://127.0.0.1:{}/#pair={next}\n",
+        s.port
+    );
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
+        tracing::warn!(error = %e, "cannot print the next pairing address");
+    }
+    Json(Paired {
+        token: s.pairing.token.clone(),
+    })
+    .into_response()
 }
 
 async fn openapi() -> Response {

@@ -1,5 +1,5 @@
 //! `echod serve` as a real process on loopback: refusing requests without the token, with a
-//! foreign Host or Origin; a turn streamed as server-sent events whose approval question is
+//! foreign Host or Origin; pairing a browser page with a one-time code; a turn streamed as server-sent events whose approval question is
 //! answered through the endpoint; the OpenAPI document.
 
 mod common;
@@ -304,6 +304,111 @@ fn the_built_ui_is_served_without_a_token_but_only_to_this_host() {
     let missing = w.run(&["serve", "--ui", "/nonexistent/dist"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("has no index.html"));
+}
+
+#[test]
+fn a_browser_page_pairs_with_a_one_time_code_for_a_token_that_dies_with_the_process() {
+    let ui = tempfile::tempdir().expect("tempdir");
+    std::fs::write(ui.path().join("index.html"), "<!doctype html>").expect("write");
+    let dir = ui.path().display().to_string();
+    let w = World::new(json!({ "steps": [] }));
+    let s = Server::start_with(&w, &["--ui", &dir]);
+    let banner: Vec<String> = (0..3).map(|_| s.next_line()).collect();
+    assert!(
+        !banner.concat().contains(&s.token),
+        "the file's token is never printed: {banner:?}"
+    );
+    let code_of = |line: &str| -> String {
+        line.split_once("#pair=")
+            .unwrap_or_else(|| panic!("no pairing code in {line:?}"))
+            .1
+            .to_string()
+    };
+    let open = banner
+        .iter()
+        .find(|l| l.starts_with(&format!("open: http://{}/#pair=", s.host())))
+        .unwrap_or_else(|| panic!("no address to open in {banner:?}"));
+    let code = code_of(open);
+    let host = s.host();
+    let pair = |s: &Server, code: &str, origin: Option<&str>| {
+        let mut headers = vec![("Host", host.as_str())];
+        headers.extend(origin.map(|o| ("Origin", o)));
+        s.raw(
+            "POST",
+            "/api/pair",
+            &headers,
+            Some(&json!({ "code": code })),
+        )
+    };
+    let sessions = |s: &Server, token: &str| {
+        let bearer = format!("Bearer {token}");
+        s.raw(
+            "GET",
+            "/api/sessions",
+            &[("Host", &s.host()), ("Authorization", &bearer)],
+            None,
+        )
+        .0
+    };
+
+    let (status, body) = pair(&s, &"0".repeat(code.len()), None);
+    assert_eq!(status, 401, "a wrong code: {body}");
+    assert_eq!(json_of(&body)["error"]["code"], "unauthorized");
+    let (status, body) = pair(&s, &code, Some("http://evil.example"));
+    assert_eq!(status, 403, "another site cannot pair: {body}");
+
+    let (status, body) = pair(&s, &code, Some(&format!("http://{host}")));
+    assert_eq!(
+        status, 200,
+        "the printed code pairs (a refused try did not spend it): {body}"
+    );
+    let token = json_of(&body)["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    assert_eq!(token.len(), 64);
+    assert_ne!(token, s.token, "the page never gets the file's token");
+    assert_eq!(sessions(&s, &token), 200, "the paired token opens the API");
+    let (status, body) = pair(&s, &code, None);
+    assert_eq!(status, 401, "a code works once: {body}");
+    assert!(body.contains("open the newest address"), "{body}");
+
+    // Each pairing prints the address for the next page; it is a new code, for the same token.
+    let next = s.next_line();
+    assert!(next.starts_with("paired a browser page"), "{next}");
+    let second = code_of(&next);
+    assert_ne!(second, code);
+    let (status, body) = pair(&s, &second, None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json_of(&body)["token"], token.as_str());
+    let third = code_of(&s.next_line());
+
+    // A new run: the paired token and the last run's code open nothing; the file's token does.
+    let file_token = s.token.clone();
+    drop(s);
+    let s = Server::start_with(&w, &["--ui", &dir]);
+    let host = s.host();
+    let pair = |code: &str| {
+        s.raw(
+            "POST",
+            "/api/pair",
+            &[("Host", &host)],
+            Some(&json!({ "code": code })),
+        )
+    };
+    assert_eq!(
+        sessions(&s, &token),
+        401,
+        "a paired token dies with its process"
+    );
+    assert_eq!(sessions(&s, &file_token), 200);
+    assert_eq!(pair(&third).0, 401, "a code dies with its process");
+    let (status, body) = s.raw("POST", "/api/pair", &[("Host", &host)], Some(&json!({})));
+    assert_eq!(
+        (status, json_of(&body)["error"]["code"].clone()),
+        (400, json!("invalid_input")),
+        "{body}"
+    );
 }
 
 #[test]

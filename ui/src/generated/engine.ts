@@ -1791,6 +1791,18 @@ base_url: string,
  */
 models: Array<string>, };
 
+export type PairRequest = { 
+/**
+ * The code; it works once, and only for the run of `echod serve` that printed it.
+ */
+code: string, };
+
+export type Paired = { 
+/**
+ * Sent as `Authorization: Bearer <token>`.
+ */
+token: string, };
+
 export type PendingApprovals = Record<symbol, never>;
 
 export type PreApproval = { 

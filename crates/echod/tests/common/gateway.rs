@@ -13,7 +13,8 @@ pub struct Server {
     pub port: u16,
     pub token: String,
     _work: tempfile::TempDir,
-    _stdout: BufReader<std::process::ChildStdout>,
+    /// What the server printed after its first line, line by line.
+    stdout: std::sync::Mutex<std::sync::mpsc::Receiver<String>>,
 }
 
 impl Drop for Server {
@@ -61,6 +62,16 @@ impl Server {
             first.starts_with("echod serve listening on http://127.0.0.1:"),
             "{first}"
         );
+        // The rest of stdout is read all along, so the server never blocks on a full pipe.
+        let (lines, stdout_lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let token = std::fs::read_to_string(w.home.path().join("serve-token"))
             .expect("token file")
             .trim()
@@ -70,8 +81,17 @@ impl Server {
             port,
             token,
             _work: work,
-            _stdout: stdout,
+            stdout: std::sync::Mutex::new(stdout_lines),
         }
+    }
+
+    /// The next line the server prints, waited for up to 30 s.
+    pub fn next_line(&self) -> String {
+        self.stdout
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recv_timeout(Duration::from_secs(30))
+            .expect("echod serve printed no further line within 30 s")
     }
 
     pub fn work(&self) -> &std::path::Path {
