@@ -5,6 +5,7 @@ use echo_agent::{Config, Overrides, ProcessEnv};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    echo_agent::crash::harden("echo-desk");
     let started = std::time::Instant::now();
     let filter = tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -35,6 +35,7 @@ pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use automations::RunContext;
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
 pub use echo_core::config::{Config, Overrides, ProcessEnv};
+pub use echo_core::crash;
 pub use echo_core::store::TurnFilter;
 pub use echo_local::catalog::DEFAULT_ID as DEFAULT_LOCAL_MODEL;
 pub use echo_memory::{ListFilter, parse_time};

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod crash;
 pub mod error;
 pub mod event;
 pub mod ids;

@@ -2,7 +2,8 @@
 //! trace capture, exports). An API key given through the environment appears in no log at
 //! any level and in no file the app writes; what the person typed appears in no log either
 //! (only in the conversation and the memories learned from it). A key kept in the OS keychain,
-//! or typed into the settings page, reaches the model server and no log or file either.
+//! or typed into the settings page, reaches the model server and no log or file either. A
+//! crash writes no core file.
 
 mod common;
 
@@ -77,6 +78,87 @@ fn a_key_and_what_the_person_said_reach_no_log_at_any_level_and_the_key_no_file(
         files_containing(exports.path(), KEY.as_bytes()),
         Vec::<String>::new()
     );
+    assert_eq!(
+        files_containing(w.home.path(), KEY.as_bytes()),
+        Vec::<String>::new()
+    );
+}
+
+/// What a crash leaves: `echod serve`, started the way a shell that allows core files would
+/// start it, turns them off for itself; killed by SIGABRT after a turn (the key and what was
+/// said are in its memory), it writes no core file, and its crash output holds neither.
+/// (SIGABRT, whose default action is a core file; Rust's own SIGSEGV handler lets a SIGSEGV
+/// that did not come from a fault pass once.)
+#[test]
+fn a_crash_writes_no_core_file_and_its_output_holds_no_key() {
+    use std::os::unix::process::ExitStatusExt;
+    let w = World::new(json!({"steps": [{"model": "primary", "text": "Noted."}]}));
+    let serve = w.command(&["serve"]);
+    let mut allowing = std::process::Command::new("bash");
+    allowing
+        .args([
+            "-c",
+            "ulimit -S -c \"$(ulimit -H -c)\" && exec \"$0\" \"$@\"",
+        ])
+        .arg(serve.get_program())
+        .args(serve.get_args())
+        .env("ECHO_LLM_API_KEY", KEY)
+        .stdin(std::process::Stdio::null());
+    for (name, value) in serve.get_envs() {
+        match value {
+            Some(value) => allowing.env(name, value),
+            None => allowing.env_remove(name),
+        };
+    }
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let mut s = common::gateway::Server::start_logging(
+        &w,
+        allowing,
+        log.reopen().expect("log file").into(),
+    );
+    let events =
+        s.turn_events(&json!({"session": "s1", "input": format!("my locker code is {SAID}")}));
+    assert!(
+        events.iter().any(|e| e["type"] == "turn_finished"),
+        "the turn ran: {events:?}"
+    );
+    let pid = s.child.id();
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("limits");
+    let core = limits
+        .lines()
+        .find(|l| l.starts_with("Max core file size"))
+        .expect("a core limit");
+    let soft: Vec<&str> = core.split_whitespace().skip(4).take(1).collect();
+    assert_eq!(
+        soft,
+        ["0"],
+        "echod turned core files off for itself: {core}"
+    );
+
+    let killed = std::process::Command::new("kill")
+        .args(["-ABRT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = s.child.wait().expect("wait");
+    assert_eq!(status.signal(), Some(6), "{status:?}");
+    let pattern = std::fs::read_to_string("/proc/sys/kernel/core_pattern").unwrap_or_default();
+    // A core handed to a helper program (systemd-coredump, apport) is that program's to keep
+    // or drop (both drop it when the limit is 0); a plain file pattern is checked here.
+    if !pattern.starts_with('|') {
+        assert!(
+            !status.core_dumped(),
+            "a core file was written ({pattern:?})"
+        );
+        let cores: Vec<_> = std::fs::read_dir(s.work())
+            .expect("work dir")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("core"))
+            .collect();
+        assert!(cores.is_empty(), "{cores:?}");
+    }
+    let output = std::fs::read_to_string(log.path()).expect("crash output");
+    assert!(!output.contains(KEY) && !output.contains(SAID), "{output}");
     assert_eq!(
         files_containing(w.home.path(), KEY.as_bytes()),
         Vec::<String>::new()
