@@ -18,6 +18,10 @@ const GATEWAY_ONLY: &[(&str, &str)] = &[
         "/api/turns",
         "a turn: its answer is a stream of server-sent events (IPC: send_turn)",
     ),
+    (
+        "/api/pair",
+        "a browser page trades its one-time code for a token (IPC needs none)",
+    ),
 ];
 
 /// Desktop commands the quick-ask window may call; every other desktop command is the main
