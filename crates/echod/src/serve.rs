@@ -5,9 +5,11 @@
 //! address printed for the browser carries a one-time pairing code (`#pair=…`), never a
 //! token: a browser keeps the addresses it opens on disk (and may sync them), and a spent code
 //! opens nothing. The page trades the code for a token that dies with this process
-//! (`POST /api/pair`), and each pairing prints a fresh address for the next page. Requests whose `Host` is not this loopback address, or whose `Origin` is
-//! another site, are refused before anything else — so a web page cannot reach the server
-//! through DNS rebinding or a cross-site request. A turn is a `POST /api/turns` answered with
+//! (`POST /api/pair`), and each pairing prints a fresh address for the next page.
+//!
+//! Requests whose `Host` is not this loopback address, or whose `Origin` is another site, are
+//! refused before anything else — so a web page cannot reach the server through DNS
+//! rebinding or a cross-site request. A turn is a `POST /api/turns` answered with
 //! server-sent events (the same `EventEnvelope`s the CLI prints with `--events`); approval
 //! questions in it are answered with `POST /api/approvals/{request_id}`.
 
