@@ -390,18 +390,22 @@ fn parse<O: Operation>(
     }
 }
 
+/// The JSON body of a route outside the operation table, or the failure (400) that refuses it.
+fn json_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Failure> {
+    serde_json::from_slice(body).map_err(|e| {
+        Failure(ApiError::InvalidInput {
+            what: "request",
+            message: e.to_string(),
+        })
+    })
+}
+
 /// A turn: the request is checked before the stream starts (a bad one is a plain error),
 /// then its events go out as server-sent events.
 async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
-    let body: SendTurn = match serde_json::from_slice(&body) {
+    let body: SendTurn = match json_body(&body) {
         Ok(body) => body,
-        Err(e) => {
-            return Failure(ApiError::InvalidInput {
-                what: "request",
-                message: e.to_string(),
-            })
-            .into_response();
-        }
+        Err(refused) => return refused.into_response(),
     };
     let request = TurnRequest {
         session: body.session,
@@ -444,15 +448,9 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
 /// Trades the current pairing code for this process's browser token, and prints the address
 /// with the next code (for another page or browser).
 async fn pair(State(s): State<AppState>, body: Bytes) -> Response {
-    let body: PairRequest = match serde_json::from_slice(&body) {
+    let body: PairRequest = match json_body(&body) {
         Ok(body) => body,
-        Err(e) => {
-            return Failure(ApiError::InvalidInput {
-                what: "request",
-                message: e.to_string(),
-            })
-            .into_response();
-        }
+        Err(refused) => return refused.into_response(),
     };
     let Some(next) = s.pairing.redeem(&body.code) else {
         return refuse(
