@@ -64,6 +64,9 @@ pub(crate) struct Engine {
     pub(crate) session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Sessions whose consolidation failed: how often in a row, and when it may try again.
     pub(crate) consolidation_backoff: Mutex<HashMap<String, (u32, std::time::Instant)>>,
+    /// The tools each session's last turn was offered when the window made it choose (see
+    /// `tool_choice`): the next turn offers the same while they serve it.
+    pub(crate) tools_offered: Mutex<HashMap<String, Vec<String>>>,
     /// Turns of this process that are running, by id, with the token that stops each.
     pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
     pub(crate) memory: MemoryStore,
@@ -269,6 +272,7 @@ impl Engine {
             background: Background::default(),
             session_locks: Mutex::new(HashMap::new()),
             consolidation_backoff: Mutex::new(HashMap::new()),
+            tools_offered: Mutex::new(HashMap::new()),
             running: Mutex::new(HashMap::new()),
             config,
             store,

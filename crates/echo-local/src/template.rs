@@ -3,7 +3,7 @@
 //! from minijinja-contrib, which Hugging Face templates use.
 //!
 //! Templates that know tools (Qwen's) get the tools and the calls as they expect them. For a
-//! template that does not (SmolLM2's), the tool list goes into the system message and calls
+//! template that does not (SmolLM2's), the tool list follows the system message and calls
 //! and results are written into the turns in the same `<tool_call>` / `<tool_response>` form,
 //! the one the runtime parses and constrains.
 
@@ -49,11 +49,6 @@ impl ChatTemplate {
             bos: bos.to_string(),
             eos: eos.to_string(),
         })
-    }
-
-    /// Whether the template places tools itself (then they are part of its system block).
-    pub(crate) fn knows_tools(&self) -> bool {
-        self.knows_tools
     }
 
     /// The prompt for `messages` with `tools` offered, ending where the assistant's answer
@@ -128,9 +123,10 @@ fn native(m: &ChatMessage) -> Value {
 }
 
 /// The conversation for a template without tool support: calls and results written into
-/// the turns, and the tool list as a system message just before the last user message, so
-/// everything before it stays the same from one turn to the next (the prompt cache keeps
-/// it) even when the tools offered change with the message.
+/// the turns, and the tool list as a system message right after the first system message
+/// (the most stable part of the prompt). The engine keeps a session's tool list the same
+/// from turn to turn where it can, so the prefix cache then keeps everything up to the new
+/// message; when the list changes, the history after it is processed again.
 fn written_out(messages: &[ChatMessage], tools: &[ToolDef]) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     for m in messages {
@@ -159,10 +155,7 @@ fn written_out(messages: &[ChatMessage], tools: &[ToolDef]) -> Vec<Value> {
             "role": "system",
             "content": TOOLS_PROMPT.replace("{tools}", &list.join("\n")),
         });
-        let at = messages
-            .iter()
-            .rposition(|m| m.role == ChatRole::User)
-            .unwrap_or(messages.len());
+        let at = usize::from(messages.first().is_some_and(|m| m.role == ChatRole::System));
         out.insert(at, block);
     }
     out
@@ -182,6 +175,8 @@ mod tests {
     fn conversation() -> Vec<ChatMessage> {
         vec![
             ChatMessage::new(ChatRole::System, "Be brief."),
+            ChatMessage::new(ChatRole::User, "Hi."),
+            ChatMessage::new(ChatRole::Assistant, "Hello."),
             ChatMessage::new(ChatRole::User, "Weather?"),
             ChatMessage {
                 role: ChatRole::Assistant,
@@ -226,10 +221,11 @@ mod tests {
             ),
             "{text}"
         );
-        // The tool list comes just before the last message the person wrote.
+        // The tool list comes before the whole conversation, so it stays in the prefix
+        // cache as the conversation grows.
         let tools_at = text.find("# Tools").expect("tool list");
         assert!(
-            tools_at < text.find("Weather?").expect("question"),
+            tools_at < text.find("Hi.").expect("first message"),
             "{text}"
         );
         assert!(text.contains("\"name\":\"weather\""), "{text}");

@@ -369,15 +369,11 @@ impl Worker {
         if last_user == 0 {
             return None;
         }
-        // Written-out tool lists sit after the head; a template's own sit inside it.
-        let head_tools: &[crate::ToolDef] = if self.template.knows_tools() {
-            &req.tools
-        } else {
-            &[]
-        };
+        // The tool list is part of the head: a template's own sits inside its system
+        // block, a written-out one right after the first system message.
         let head = self
             .template
-            .render(&req.messages[..last_user], head_tools, false)
+            .render(&req.messages[..last_user], &req.tools, false)
             .ok()?;
         if head.is_empty() || !whole.starts_with(&head) {
             return None;

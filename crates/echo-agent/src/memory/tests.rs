@@ -173,6 +173,12 @@ async fn extraction_on_the_built_in_model_follows_its_schema() {
             .expect("request");
         match structured_call::<ExtractedBatch>(&llm, &span, messages, tool, 2048).await {
             Ok(batch) => {
+                for m in &batch.memories {
+                    eprintln!(
+                        "{said:?}: evidence {:?}, content {:?}",
+                        m.evidence, m.content
+                    );
+                }
                 parsed += 1;
                 items += batch.memories.len();
                 grounded_items += batch

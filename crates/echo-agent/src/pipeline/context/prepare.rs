@@ -150,6 +150,12 @@ async fn prepare_in(
             .unwrap_or(before)
     };
     let budget = llm.input_budget();
+    let last_offered = inner
+        .tools_offered
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(session.as_str())
+        .cloned();
     let build = |summary: Option<&str>, from: usize| {
         let visible = &history[from..before];
         // The tools that fetch back what was cut are offered only once something can be.
@@ -175,6 +181,7 @@ async fn prepare_in(
             &called,
             (budget as f64 * share) as usize,
             &tokenizer,
+            last_offered.as_deref(),
         );
         let prepared = context
             .build(
@@ -288,6 +295,18 @@ async fn prepare_in(
     node.attr("summary_to_seq", covered);
     node.attr("messages", prepared.messages.len());
     node.attr("tools", prepared.tools.len());
+    {
+        let mut offered = inner
+            .tools_offered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if tools_left_out.is_empty() {
+            offered.remove(session.as_str());
+        } else {
+            let names = prepared.tools.iter().map(|t| t.name.clone()).collect();
+            offered.insert(session.as_str().to_owned(), names);
+        }
+    }
     if !tools_left_out.is_empty() {
         node.attr("tools_left_out", tools_left_out.clone());
         node.degrade("tools_trimmed");
