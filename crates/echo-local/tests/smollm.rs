@@ -2,23 +2,11 @@
 //! (`scripts/fetch-local-model.sh`; `scripts/test.sh` sets `ECHO_LOCAL_MODEL`).
 
 use echo_local::{ChatMessage, ChatRole, Event, Finish, LocalModel, Next, Request, ToolDef};
-use std::path::PathBuf;
 use std::sync::Arc;
 
-fn model_path() -> PathBuf {
-    let path = std::env::var_os("ECHO_LOCAL_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/echo-desk-models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.is_file(),
-        "{} is missing: run scripts/fetch-local-model.sh or set ECHO_LOCAL_MODEL",
-        path.display()
-    );
-    path
-}
+#[path = "support/ci_model.rs"]
+mod ci_model;
+use ci_model::model_path;
 
 fn model() -> Arc<LocalModel> {
     LocalModel::open(&model_path()).expect("the CI model opens")

@@ -4,23 +4,12 @@
 
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn model_path() -> PathBuf {
-    let path = std::env::var_os("ECHO_LOCAL_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/echo-desk-models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.is_file(),
-        "{} is missing: run scripts/fetch-local-model.sh or set ECHO_LOCAL_MODEL",
-        path.display()
-    );
-    path
-}
+#[path = "../../echo-local/tests/support/ci_model.rs"]
+mod ci_model;
+use ci_model::model_path;
 
 /// A data directory and a cache directory of its own; no model server anywhere.
 struct World {

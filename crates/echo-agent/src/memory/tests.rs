@@ -77,22 +77,9 @@ fn the_boundary_ends_on_a_final_answer() {
     assert_eq!(consolidation_boundary(&running, 0), 2);
 }
 
-/// The built-in model's file: `ECHO_LOCAL_MODEL` (`scripts/test.sh` sets it) or where
-/// `scripts/fetch-local-model.sh` puts it.
-fn local_model() -> std::path::PathBuf {
-    let path = std::env::var_os("ECHO_LOCAL_MODEL")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/echo-desk-models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    assert!(
-        path.is_file(),
-        "{} is missing: run scripts/fetch-local-model.sh or set ECHO_LOCAL_MODEL",
-        path.display()
-    );
-    path
-}
+#[path = "../../../echo-local/tests/support/ci_model.rs"]
+mod ci_model;
+use ci_model::model_path as local_model;
 
 /// Distinct exchanges: statements with and without facts, each with several answers.
 fn exchanges() -> impl Iterator<Item = (String, String)> {
