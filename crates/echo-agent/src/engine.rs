@@ -66,7 +66,8 @@ pub(crate) struct Engine {
     pub(crate) consolidation_backoff: Mutex<HashMap<String, (u32, std::time::Instant)>>,
     /// The tools each session's last turn was offered when the window made it choose (see
     /// `tool_choice`): the next turn offers the same while they serve it.
-    pub(crate) tools_offered: Mutex<HashMap<String, Vec<String>>>,
+    pub(crate) tools_offered:
+        Mutex<HashMap<String, crate::pipeline::context::tool_choice::LastChoice>>,
     /// Turns of this process that are running, by id, with the token that stops each.
     pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
     pub(crate) memory: MemoryStore,

@@ -181,7 +181,7 @@ async fn prepare_in(
             &called,
             (budget as f64 * share) as usize,
             &tokenizer,
-            last_offered.as_deref(),
+            last_offered.as_ref(),
         );
         let prepared = context
             .build(
@@ -303,8 +303,11 @@ async fn prepare_in(
         if tools_left_out.is_empty() {
             offered.remove(session.as_str());
         } else {
-            let names = prepared.tools.iter().map(|t| t.name.clone()).collect();
-            offered.insert(session.as_str().to_owned(), names);
+            let last = tool_choice::LastChoice {
+                offered: prepared.tools.iter().map(|t| t.name.clone()).collect(),
+                left_out: tools_left_out.clone(),
+            };
+            offered.insert(session.as_str().to_owned(), last);
         }
     }
     if !tools_left_out.is_empty() {

@@ -25,6 +25,13 @@ pub(crate) struct Choice {
     pub left_out: Vec<String>,
 }
 
+/// What a session's last turn was offered, when it had to choose, and what it left out.
+#[derive(Clone, Debug)]
+pub(crate) struct LastChoice {
+    pub offered: Vec<String>,
+    pub left_out: Vec<String>,
+}
+
 /// Chooses from `tools` (in their usual order) what fits `limit` tokens for a turn whose
 /// message is `input`; `called` are tools called in the visible history, `last` the tools
 /// the session's previous turn was offered when it had to choose.
@@ -34,7 +41,7 @@ pub(crate) fn choose(
     called: &HashSet<String>,
     limit: usize,
     tokenizer: &Tokenizer,
-    last: Option<&[String]>,
+    last: Option<&LastChoice>,
 ) -> Choice {
     let costs: Vec<usize> = tools.iter().map(|t| tokenizer.count_tool(t)).collect();
     if costs.iter().sum::<usize>() <= limit {
@@ -62,7 +69,7 @@ pub(crate) fn choose(
     let mut keep = vec![false; tools.len()];
     if let Some(last) = last.filter(|last| serves(last, &tools, &costs, &mentions, called, limit)) {
         for (k, tool) in keep.iter_mut().zip(&tools) {
-            *k = last.contains(&tool.name);
+            *k = last.offered.contains(&tool.name);
         }
     } else {
         let mut used = 0;
@@ -94,20 +101,30 @@ struct Mentions {
     in_name: usize,
 }
 
-/// Whether the list `last` still serves this turn: it fits, and no tool left out of it
-/// was called in the visible history or is clearly asked for, by a word of the message in
-/// its name ("fetch" for `web_fetch`) or by two in its description. One word shared with a
+/// Whether the list `last` still serves this turn: it fits, no tool is new since (as
+/// `history_search` is once something was compressed), and no tool left out of it was
+/// called in the visible history or is clearly asked for, by a word of the message in its
+/// name ("fetch" for `web_fetch`) or by two in its description. One word shared with a
 /// description is too weak a sign to process the whole conversation again for ("another
 /// one?" and a description that says "another host").
 fn serves(
-    last: &[String],
+    last: &LastChoice,
     tools: &[ToolSpec],
     costs: &[usize],
     mentions: &[Mentions],
     called: &HashSet<String>,
     limit: usize,
 ) -> bool {
-    let offered: Vec<bool> = tools.iter().map(|t| last.contains(&t.name)).collect();
+    if tools
+        .iter()
+        .any(|t| !last.offered.contains(&t.name) && !last.left_out.contains(&t.name))
+    {
+        return false;
+    }
+    let offered: Vec<bool> = tools
+        .iter()
+        .map(|t| last.offered.contains(&t.name))
+        .collect();
     let cost: usize = costs
         .iter()
         .zip(&offered)
@@ -198,6 +215,13 @@ mod tests {
         choice.tools.iter().map(|x| x.name.as_str()).collect()
     }
 
+    fn remembered(choice: &Choice) -> LastChoice {
+        LastChoice {
+            offered: choice.tools.iter().map(|x| x.name.clone()).collect(),
+            left_out: choice.left_out.clone(),
+        }
+    }
+
     #[test]
     fn the_next_turn_keeps_the_last_list_while_it_serves_and_chooses_again_when_not() {
         let t = Tokenizer::Estimate;
@@ -206,7 +230,7 @@ mod tests {
         let none = HashSet::new();
         let first = choose(tools(), "fetch that page", &none, limit, &t, None);
         assert_eq!(names(&first), ["current_time", "web_fetch"]);
-        let last: Vec<String> = names(&first).iter().map(|n| n.to_string()).collect();
+        let last = remembered(&first);
         // A message that relates to no tool: a fresh choice takes the first tools in their
         // usual order; the next turn of the session keeps the list it had.
         let follow_up = "thanks, and the other one?";
@@ -217,7 +241,7 @@ mod tests {
         assert_eq!(kept.left_out, ["read_file", "memory_recall", "run_command"]);
         // One word that a left-out tool's description shares is too weak to choose again.
         let first_read = choose(tools(), "read the notes file", &none, limit, &t, None);
-        let read_list: Vec<String> = names(&first_read).iter().map(|n| n.to_string()).collect();
+        let read_list = remembered(&first_read);
         let workspace = "anything else in the workspace?";
         assert_eq!(
             names(&choose(tools(), workspace, &none, limit, &t, None)),
@@ -242,5 +266,13 @@ mod tests {
         // And a list that no longer fits.
         let small = choose(tools(), follow_up, &none, one + one / 2, &t, Some(&last));
         assert_eq!(names(&small), ["current_time"]);
+        // And a tool that is new since (`history_search` once something was compressed).
+        let mut more = tools();
+        more.insert(
+            0,
+            tool("history_search", "Search earlier messages of this chat."),
+        );
+        let renewed = choose(more, follow_up, &none, limit, &t, Some(&last));
+        assert_eq!(names(&renewed), ["history_search", "current_time"]);
     }
 }
