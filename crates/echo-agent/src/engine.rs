@@ -383,6 +383,24 @@ impl Engine {
         let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(session.to_string()).or_default().clone()
     }
+
+    /// Drops what this process keeps about sessions between turns (the turn lock, the
+    /// consolidation back-off, the last tool choice) once they are deleted: `Some(id)` one
+    /// session, `None` every session.
+    pub(crate) fn forget_sessions(&self, which: Option<&SessionId>) {
+        fn drop_from<V>(map: &Mutex<HashMap<String, V>>, which: Option<&SessionId>) {
+            let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+            match which {
+                Some(id) => {
+                    map.remove(id.as_str());
+                }
+                None => map.clear(),
+            }
+        }
+        drop_from(&self.session_locks, which);
+        drop_from(&self.consolidation_backoff, which);
+        drop_from(&self.tools_offered, which);
+    }
 }
 
 /// Removes captured model calls made more than `days` days before `now` (logged, never

@@ -151,6 +151,7 @@ impl Api {
             .erase_everything()
             .await?
             .ok_or_else(busy)?;
+        self.inner.forget_sessions(None);
         let user_notes = self
             .inner_bootstrap()
             .list()?

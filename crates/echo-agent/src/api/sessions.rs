@@ -55,6 +55,7 @@ impl Api {
                 message: format!("{name:?} has a turn running; stop it first"),
             });
         }
+        self.inner.forget_sessions(Some(&id));
         // The memories name their session by id, which outlives the session's rows.
         let memory = self.memory();
         let touched = match memories {
@@ -132,4 +133,76 @@ pub(super) fn check_session_name(name: &str) -> Result<(), ApiError> {
         return bad("it contains control characters");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::context::tool_choice::LastChoice;
+    use echo_core::config::Config;
+    use std::sync::Arc;
+
+    /// What the engine keeps about a session between turns goes with the session: a deleted
+    /// session's name, used again, starts from nothing, and the maps do not grow for ever.
+    #[tokio::test]
+    async fn deleting_a_session_drops_what_the_process_kept_about_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut config = Config {
+            home: dir.path().to_path_buf(),
+            ..Config::default()
+        };
+        config.memory.embedder = echo_core::config::EmbedderKind::None;
+        config.memory.extraction = false;
+        let secrets: Arc<dyn echo_secrets::SecretStore> =
+            Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));
+        let api = Api::open_with(config, secrets).await.expect("engine");
+        let engine = &api.inner;
+        let mut ids = Vec::new();
+        for name in ["first", "second", "third"] {
+            let id = engine
+                .store
+                .session_by_name_or_create(name)
+                .await
+                .expect("session");
+            let _ = engine.session_lock(&id);
+            engine
+                .consolidation_backoff
+                .lock()
+                .expect("lock")
+                .insert(id.to_string(), (1, std::time::Instant::now()));
+            engine.tools_offered.lock().expect("lock").insert(
+                id.to_string(),
+                LastChoice {
+                    offered: vec!["read_file".into()],
+                    left_out: Vec::new(),
+                },
+            );
+            ids.push(id.to_string());
+        }
+        let kept = |id: &str| {
+            [
+                engine.session_locks.lock().expect("lock").contains_key(id),
+                engine
+                    .consolidation_backoff
+                    .lock()
+                    .expect("lock")
+                    .contains_key(id),
+                engine.tools_offered.lock().expect("lock").contains_key(id),
+            ]
+        };
+
+        api.delete_session("first", LearnedMemories::Keep)
+            .await
+            .expect("delete");
+        assert_eq!(kept(&ids[0]), [false; 3], "the deleted session's state");
+        assert_eq!(kept(&ids[1]), [true; 3], "another session's state is kept");
+
+        api.delete_all_data(crate::api::DELETE_ALL_DATA_CONFIRMATION)
+            .await
+            .expect("delete all");
+        for id in &ids[1..] {
+            assert_eq!(kept(id), [false; 3], "after deleting all data");
+        }
+        api.close().await;
+    }
 }
