@@ -6,52 +6,34 @@ use crate::ToolRegistry;
 use crate::test_support::{TestDir, ctx};
 use echo_core::ToolCall;
 use proptest::prelude::*;
-use serde_json::Value;
 
-/// Any JSON value, nested a little.
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_map(|x| serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)),
-        ".{0,16}".prop_map(Value::String),
-        Just(Value::String("../../../../etc/passwd".into())),
-    ];
-    leaf.prop_recursive(3, 24, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::btree_map(
-                prop::sample::select(vec![
-                    "path",
-                    "command",
-                    "content",
-                    "query",
-                    "start_line",
-                    "max_lines",
-                    "timeout_secs",
-                    "pattern",
-                    "old",
-                    "new",
-                    "url",
-                    "id",
-                    "name",
-                    "x",
-                ]),
-                inner,
-                0..5,
-            )
-            .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
-        ]
-    })
-}
+#[path = "../../echo-core/tests/support/any_json.rs"]
+mod any_json;
+
+/// The argument names of the built-in tools, and a value each should refuse.
+const KEYS: &[&str] = &[
+    "path",
+    "command",
+    "content",
+    "query",
+    "start_line",
+    "max_lines",
+    "timeout_secs",
+    "pattern",
+    "old",
+    "new",
+    "url",
+    "id",
+    "name",
+    "x",
+];
+const STRINGS: &[&str] = &["../../../../etc/passwd"];
 
 proptest! {
     #[test]
     fn any_arguments_for_any_built_in_tool_are_prepared_or_refused(
         tool in 0usize..32,
-        args in prop_oneof![json_value().prop_map(|v| v.to_string()), ".{0,40}"],
+        args in prop_oneof![any_json::any_json(KEYS, STRINGS).prop_map(|v| v.to_string()), ".{0,40}"],
     ) {
         let registry = ToolRegistry::with_builtins();
         let names = registry.names();

@@ -2,6 +2,8 @@
 //! model server) and helpers to run the real `echod` binary in it.
 #![allow(dead_code)]
 
+#[path = "../../../echo-core/tests/support/any_json.rs"]
+pub mod any_json;
 pub mod gateway;
 
 use echo_mock_model::MockServer;
@@ -323,32 +325,6 @@ pub fn proc_kib(pid: u32, field: &str) -> u64 {
         .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
-}
-
-/// Any JSON value (nested a little), for hostile input; object keys are often one of `keys`.
-pub fn any_json(keys: &'static [&'static str]) -> impl proptest::strategy::Strategy<Value = Value> {
-    use proptest::prelude::*;
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(|f| serde_json::json!(f)),
-        ".{0,40}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(3, 24, 6, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
-            prop::collection::btree_map(
-                prop_oneof![
-                    ".{0,12}",
-                    prop::sample::select(keys).prop_map(str::to_string),
-                ],
-                inner,
-                0..5
-            )
-            .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
 }
 
 /// Runs `cmd` to its end, killing it (and failing) after `limit`: for hostile input, where a
