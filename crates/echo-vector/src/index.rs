@@ -205,20 +205,29 @@ impl VectorIndex {
             }
             let schema = layout::schema(&spec);
             // The index is derived from SQLite, so a table whose files are damaged is not an
-            // outage: it is reported as such, and the caller rebuilds it. LanceDB can fail on
-            // damaged files with a panic (an overflow reading a manifest); an error stays an
-            // error, since it may pass (a busy disk, another process creating the table).
+            // outage: it is reported as such, and the caller rebuilds it. LanceDB fails on
+            // damaged files with an error ("does not have sufficient data") or, in a build with
+            // overflow checks, a panic (an overflow reading a manifest). An error the system
+            // gave (no permission, a full or read-only disk) stays an error: it may pass, and a
+            // rebuild would not help. No other process creates the table meanwhile: the lock.
             let damaged = |detail: String| VectorError::Damaged {
                 dir: dir.to_path_buf(),
                 op,
                 detail,
             };
+            let failed = |e: lancedb::Error| {
+                if table_dir.exists() && !is_outage(&e) {
+                    damaged(e.to_string())
+                } else {
+                    lance(e)
+                }
+            };
             let table = match guarded(open_or_create(&connection, schema.clone())).await {
                 Ok(Ok(table)) => table,
-                Ok(Err(e)) => return Err(lance(e)),
+                Ok(Err(e)) => return Err(failed(e)),
                 Err(panic) => return Err(damaged(panic)),
             };
-            let found = table.schema().await.map_err(lance)?;
+            let found = table.schema().await.map_err(failed)?;
             layout::check(dir, op, &found, &spec)?;
             tracing::debug!(dim = spec.dim, model = %spec.model, "vector index open");
             Ok(Self {
@@ -680,6 +689,31 @@ async fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
     })
     .await
     .map_err(std::io::Error::other)?
+}
+
+/// True when `e` comes from the system rather than from the files' content: an I/O error of a
+/// kind that can pass or that a rebuild cannot fix (no permission, a full or read-only disk).
+fn is_outage(e: &lancedb::Error) -> bool {
+    use std::io::ErrorKind::*;
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                PermissionDenied
+                    | StorageFull
+                    | ReadOnlyFilesystem
+                    | ResourceBusy
+                    | Interrupted
+                    | TimedOut
+                    | WouldBlock
+                    | OutOfMemory
+                    | QuotaExceeded
+            ) || io.raw_os_error() == Some(5); // EIO: the disk itself
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// Runs `work`, turning a panic inside it (LanceDB reading damaged files) into its message.

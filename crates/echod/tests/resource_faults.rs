@@ -215,25 +215,31 @@ fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
         (json!(2), json!([]))
     );
 
-    // Damaged: every file of it overwritten with noise; rebuilt the same way, no panic.
-    let mut stack = vec![vectors.clone()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("index folder") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e != "lock") {
-                std::fs::write(&path, [0x5Au8; 100]).expect("damage a file");
+    // Damaged: every file of it overwritten with noise, or cut short; rebuilt the same way,
+    // no panic. LanceDB reports the short files with an error ("does not have sufficient
+    // data"), and the noise with a panic where overflow checks are on, else an error too.
+    for (damage, bytes) in [("noise", 100), ("cut short", 8)] {
+        let mut stack = vec![vectors.clone()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("index folder") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e != "lock") {
+                    std::fs::write(&path, vec![0x5Au8; bytes]).expect("damage a file");
+                }
             }
         }
+        let out = w.run(&["data", "check", "--json"]);
+        assert!(out.status.success(), "{damage}: {}", stderr(&out));
+        let after: Value = serde_json::from_slice(&out.stdout).expect("check JSON");
+        assert_eq!(
+            (after["vectors"].clone(), after["problems"].clone()),
+            (json!(2), json!([])),
+            "{damage}: {}",
+            stderr(&out)
+        );
     }
-    let out = w.run(&["data", "check", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let after: Value = serde_json::from_slice(&out.stdout).expect("check JSON");
-    assert_eq!(
-        (after["vectors"].clone(), after["problems"].clone()),
-        (json!(2), json!([]))
-    );
     let found = w.ok(&["memory", "search", "bees"]);
     assert!(found.contains("bees"), "{found}");
 
