@@ -29,11 +29,39 @@ impl TokenizerEnv for Env {
     }
 
     fn tokenize_bytes(&self, s: &[u8]) -> Vec<u32> {
-        // Grammar literals are text; a tokenizing failure leaves llguidance its greedy path.
-        match self.vocab.encode_text(&String::from_utf8_lossy(s)) {
-            Ok(ids) => ids,
-            Err(_) => self.trie.greedy_tokenize(s),
+        // Mostly text, but llguidance also asks for bytes that begin or end inside a
+        // character (the rest of a forced literal after a token that ended mid-character).
+        // Text goes through the tokenizer; bytes that are not text go byte-wise through the
+        // trie (read as text, they would turn into U+FFFD and break the grammar).
+        let mut ids = Vec::new();
+        let mut rest = s;
+        while !rest.is_empty() {
+            let (text, bad) = match std::str::from_utf8(rest) {
+                Ok(text) => (text, 0),
+                Err(e) => {
+                    let text = std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default();
+                    let bad = e.error_len().unwrap_or(rest.len() - e.valid_up_to());
+                    (text, bad)
+                }
+            };
+            ids.extend(self.tokenize_text(text));
+            let after = text.len();
+            ids.extend(self.trie.greedy_tokenize(&rest[after..after + bad]));
+            rest = &rest[after + bad..];
         }
+        ids
+    }
+}
+
+impl Env {
+    /// `text` by the tokenizer; a tokenizing failure leaves llguidance its greedy path.
+    fn tokenize_text(&self, text: &str) -> Vec<u32> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        self.vocab
+            .encode_text(text)
+            .unwrap_or_else(|_| self.trie.greedy_tokenize(text.as_bytes()))
     }
 }
 

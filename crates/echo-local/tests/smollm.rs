@@ -23,6 +23,24 @@ async fn run(model: &LocalModel, request: Request) -> (Vec<Event>, echo_local::O
     }
 }
 
+/// The forced call a generation made, with its arguments parsed (a failure names what came
+/// instead).
+fn the_call(
+    events: &[Event],
+    outcome: &echo_local::Outcome,
+) -> (echo_local::CallText, serde_json::Value) {
+    let call = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCall(c) => Some(c.clone()),
+            Event::Text(_) => None,
+        })
+        .unwrap_or_else(|| panic!("no call: {events:?} {outcome:?}"));
+    let value =
+        serde_json::from_str(&call.arguments).unwrap_or_else(|e| panic!("{e}: {}", call.arguments));
+    (call, value)
+}
+
 fn chat(text: &str) -> Request {
     Request {
         messages: vec![
@@ -144,19 +162,40 @@ async fn a_forced_call_always_follows_its_schema() {
             temperature: if i == 0 { None } else { Some(0.9) },
         };
         let (events, outcome) = run(&model, request).await;
-        let call = events
-            .iter()
-            .find_map(|e| match e {
-                Event::ToolCall(c) => Some(c.clone()),
-                Event::Text(_) => None,
-            })
-            .unwrap_or_else(|| panic!("no call: {events:?} {outcome:?}"));
+        let (call, value) = the_call(&events, &outcome);
         assert_eq!(call.name, "extract");
-        let value: serde_json::Value = serde_json::from_str(&call.arguments)
-            .unwrap_or_else(|e| panic!("{e}: {}", call.arguments));
         assert!(validator.is_valid(&value), "{}", call.arguments);
         assert_eq!(outcome.finish, Finish::ToolCalls);
     }
+}
+
+/// A forced literal in a script whose characters span several tokens: the grammar makes
+/// the model write it out, and the rest of it after a token that ends inside a character
+/// must be tokenized as bytes (read as text, it became U+FFFD and broke the grammar).
+#[tokio::test]
+async fn a_forced_call_writes_a_chinese_choice_whole() {
+    let model = model();
+    let choice = "我住在上海，喜欢喝茶。";
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"statement": {"enum": [choice]}},
+        "required": ["statement"],
+        "additionalProperties": false
+    });
+    let request = Request {
+        messages: vec![ChatMessage::new(ChatRole::User, choice)],
+        tools: vec![ToolDef {
+            name: "keep".into(),
+            description: "Keep a statement".into(),
+            parameters: schema,
+        }],
+        forced: Some("keep".into()),
+        max_tokens: 100,
+        temperature: None,
+    };
+    let (events, outcome) = run(&model, request).await;
+    let (_, value) = the_call(&events, &outcome);
+    assert_eq!(value["statement"], choice);
 }
 
 #[tokio::test]
