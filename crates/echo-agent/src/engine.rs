@@ -73,8 +73,7 @@ pub(crate) struct Engine {
     pub(crate) memory: MemoryStore,
     /// Automations, their runs and the approval queue of unattended runs.
     pub(crate) automations: echo_automations::AutomationStore,
-    /// Embedder + vector index, set up on first use; `None` when no embedder is available
-    /// (retrieval is then BM25 only, which is logged once).
+    /// Embedder + vector index, set up on first use (retrieval is BM25 only without them).
     pub(crate) semantic: SharedSemantic,
     /// `[desktop]` as saved (changed through [`Api::save_quick_ask_shortcut`]).
     pub(crate) desktop: Mutex<echo_core::config::DesktopConfig>,
@@ -462,8 +461,7 @@ mod tests {
         config.memory.sweep_interval_hours = 24.0;
         // Long enough that a task that ignores the shutdown is still there after close.
         config.agent.background_wait_secs = 0.5;
-        let secrets: Arc<dyn SecretStore> =
-            Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));
+        let secrets = crate::test_support::in_memory_secrets();
         let engine = Engine::build(config, secrets).await.expect("engine");
         // The scheduled sweep sleeps for a day; a service that never ends on its own.
         engine.spawn_service("test: forever", std::future::pending());

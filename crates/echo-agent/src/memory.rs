@@ -8,6 +8,7 @@ use crate::model_calls::structured_call;
 use crate::pipeline::context::{ContextStage, MemoryBlocks};
 use async_trait::async_trait;
 use chrono::Utc;
+use echo_core::config::ExtractionStyle;
 use echo_core::trace::Span;
 use echo_core::{Message, ToolSpec};
 use echo_llm::LlmClient;
@@ -201,22 +202,29 @@ pub(crate) async fn extract(
     context: ContextStage<'_>,
     span: &Span,
     turn: &TurnFacts<'_>,
+    style: ExtractionStyle,
 ) -> Result<ExtractionReport, String> {
-    let slots = store.slots().await.map_err(|e| e.to_string())?;
-    let tool = extract_tool();
-    let (messages, tool) = context
-        .extraction(&turn.user_message, &turn.assistant_message, &slots, tool)
-        .map_err(|e| e.to_string())?;
-    let batch = structured_call::<ExtractedBatch>(llm, span, messages, tool, 2048).await;
-    let batch = batch?;
+    let (items, rejected) = if quoted::applies(style, llm) {
+        let kept = quoted::keep(llm, &context, span, &turn.user_message).await?;
+        (kept.facts, kept.rejected)
+    } else {
+        let slots = store.slots().await.map_err(|e| e.to_string())?;
+        let tool = extract_tool();
+        let (messages, tool) = context
+            .extraction(&turn.user_message, &turn.assistant_message, &slots, tool)
+            .map_err(|e| e.to_string())?;
+        let batch = structured_call::<ExtractedBatch>(llm, span, messages, tool, 2048).await?;
+        (batch.memories, Vec::new())
+    };
 
     // Validate every item before writing any: a bad item is dropped with its reason.
     let mut report = ExtractionReport {
-        proposed: batch.memories.len(),
+        proposed: items.len() + rejected.len(),
+        rejected,
         ..Default::default()
     };
     let mut drafts = Vec::new();
-    for item in batch.memories {
+    for item in items {
         if !grounded(&item.evidence, &[turn.user_message.as_str()]) {
             report
                 .rejected
@@ -437,6 +445,8 @@ pub(crate) struct Consolidation<'a> {
     /// This process's instance, recorded on the claim until the consolidation is written
     /// (a claim whose owner died is given back at the next start).
     pub owner: &'a str,
+    /// `memory.extraction_style`: in the quoted style the call asks for the summary only.
+    pub style: ExtractionStyle,
 }
 
 /// Consolidates the messages after the session's boundary into an episode memory and
@@ -453,14 +463,20 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         history,
         neighbours,
         owner,
+        style,
     } = job;
+    let tool = if quoted::applies(style, llm) {
+        quoted::summary_only(episode_tool())?
+    } else {
+        episode_tool()
+    };
     let from = core
         .consolidated_seq(session)
         .await
         .map_err(|e| e.to_string())?;
     let to = consolidation_boundary(history, from);
     let slots = store.slots().await.map_err(|e| e.to_string())?;
-    let to = fitting_end(llm, &context, &slots, history, from, to)?;
+    let to = fitting_end(llm, &context, &slots, &tool, history, from, to)?;
     let mut report = ConsolidationReport {
         from_seq: from,
         to_seq: to,
@@ -486,6 +502,7 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         session,
         &range,
         neighbours,
+        tool,
         &mut report,
     )
     .await
@@ -516,6 +533,7 @@ fn fitting_end(
     llm: &LlmClient,
     context: &ContextStage<'_>,
     slots: &[String],
+    tool: &ToolSpec,
     history: &[echo_core::store::StoredMessage],
     from: i64,
     to: i64,
@@ -534,7 +552,7 @@ fn fitting_end(
             .map(|m| m.to_message())
             .collect();
         let (req, tool) = context
-            .consolidation(&messages, slots, episode_tool())
+            .consolidation(&messages, slots, tool.clone())
             .map_err(|e| e.to_string())?;
         if best.is_some() && llm.tokenizer().count_request(&req, &[tool]) > budget {
             break;
@@ -554,13 +572,13 @@ async fn consolidate_claimed(
     session: &echo_core::SessionId,
     range: &[&echo_core::store::StoredMessage],
     neighbours: Option<&dyn echo_memory::Neighbours>,
+    tool: ToolSpec,
     report: &mut ConsolidationReport,
 ) -> Result<(), String> {
     let to = report.to_seq;
     let from = report.from_seq;
     let messages: Vec<Message> = range.iter().map(|m| m.to_message()).collect();
     let slots = store.slots().await.map_err(|e| e.to_string())?;
-    let tool = episode_tool();
     let (req, tool) = context
         .consolidation(&messages, &slots, tool)
         .map_err(|e| e.to_string())?;
@@ -651,5 +669,6 @@ async fn consolidate_claimed(
     Ok(())
 }
 
+pub(crate) mod quoted;
 #[cfg(test)]
 mod tests;

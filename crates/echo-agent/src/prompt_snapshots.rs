@@ -159,6 +159,7 @@ async fn offered_tools_with_their_schemas() {
 fn forced_call_definitions() {
     let calls = [
         crate::memory::extract_tool(),
+        crate::memory::quoted::keep_tool(),
         crate::memory::judge_tool(),
         crate::memory::episode_tool(),
         crate::pipeline::context::compress::summary_tool(),

@@ -32,6 +32,8 @@ pub(crate) const MEMORY_NOTE: PromptText = prompt_text!("tools/memory_note.md");
 pub(crate) const MEMORY_RECALL: PromptText = prompt_text!("tools/memory_recall.md");
 /// The forced `extract_memories` call's description.
 pub(crate) const CALL_EXTRACT_MEMORIES: PromptText = prompt_text!("calls/extract_memories.md");
+/// The forced `keep_statements` call's description (extraction, quoted style).
+pub(crate) const CALL_KEEP_STATEMENTS: PromptText = prompt_text!("calls/keep_statements.md");
 /// The forced `judge_memory_conflict` call's description.
 pub(crate) const CALL_JUDGE_MEMORY_CONFLICT: PromptText =
     prompt_text!("calls/judge_memory_conflict.md");
@@ -58,6 +60,7 @@ const DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("memory_note", MEMORY_NOTE),
     ("memory_recall", MEMORY_RECALL),
     ("extract_memories", CALL_EXTRACT_MEMORIES),
+    ("keep_statements", CALL_KEEP_STATEMENTS),
     ("judge_memory_conflict", CALL_JUDGE_MEMORY_CONFLICT),
     ("consolidate_episode", CALL_CONSOLIDATE_EPISODE),
     ("summarize_history", CALL_SUMMARIZE_HISTORY),
@@ -89,6 +92,12 @@ pub enum PromptName {
     ExtractMemories,
     /// The exchange given to the extraction call.
     ExtractMemoriesInput,
+    /// System block of the extraction call in the quoted style.
+    KeepStatements,
+    /// The user's statements given to that call.
+    KeepStatementsInput,
+    /// The content of a memory kept in the quoted style.
+    QuotedMemory,
     /// System block of the conflict judge call.
     JudgeConflict,
     /// The two memories given to the judge.
@@ -131,6 +140,9 @@ impl PromptName {
             Self::MemoryContext => "memory_context.md",
             Self::ExtractMemories => "extract_memories.md",
             Self::ExtractMemoriesInput => "extract_memories_input.md",
+            Self::KeepStatements => "keep_statements.md",
+            Self::KeepStatementsInput => "keep_statements_input.md",
+            Self::QuotedMemory => "quoted_memory.md",
             Self::JudgeConflict => "judge_memory_conflict.md",
             Self::JudgeConflictInput => "judge_memory_conflict_input.md",
             Self::ConsolidateEpisode => "consolidate_episode.md",
@@ -160,6 +172,9 @@ impl PromptName {
             Self::ExtractMemoriesInput => {
                 include_str!("../../../prompts/extract_memories_input.md")
             }
+            Self::KeepStatements => include_str!("../../../prompts/keep_statements.md"),
+            Self::KeepStatementsInput => include_str!("../../../prompts/keep_statements_input.md"),
+            Self::QuotedMemory => include_str!("../../../prompts/quoted_memory.md"),
             Self::JudgeConflict => include_str!("../../../prompts/judge_memory_conflict.md"),
             Self::JudgeConflictInput => {
                 include_str!("../../../prompts/judge_memory_conflict_input.md")

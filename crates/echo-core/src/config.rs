@@ -294,6 +294,19 @@ impl Default for HalfLifeConfig {
     }
 }
 
+/// How extraction states a fact (`memory.extraction_style`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractionStyle {
+    /// `quoted` on the built-in (local) model, `written` on a server.
+    #[default]
+    Auto,
+    /// The model writes each fact in its own words, with a quote as evidence.
+    Written,
+    /// The model only chooses which of the user's statements to keep, in their words.
+    Quoted,
+}
+
 /// Long-term memory.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -302,6 +315,8 @@ pub struct MemoryConfig {
     pub enabled: bool,
     /// Extract memories after each turn (a background model call).
     pub extraction: bool,
+    /// How the extraction call states a fact (`auto`: `quoted` on the built-in model).
+    pub extraction_style: ExtractionStyle,
     /// Model for extraction and conflict judging (same server); the main model when unset.
     pub extraction_model: Option<String>,
     /// Initial half-lives by source.
@@ -346,6 +361,7 @@ impl Default for MemoryConfig {
         Self {
             enabled: true,
             extraction: true,
+            extraction_style: ExtractionStyle::Auto,
             extraction_model: None,
             half_life_days: HalfLifeConfig::default(),
             reinforce_factor: 1.6,

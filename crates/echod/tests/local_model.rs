@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 #[path = "../../echo-local/tests/support/ci_model.rs"]
 mod ci_model;
+mod common;
 use ci_model::model_path;
 
 /// A data directory and a cache directory of its own; no model server anywhere.
@@ -300,5 +301,79 @@ fn a_follow_up_turn_reuses_the_prefix_cache_as_the_trace_shows() {
         first_input > 1_000 && processed * 4 < first_input,
         "the follow-up should process only the conversation; (prompt tokens, reused) per \
          turn, newest first: {per_turn:?}"
+    );
+}
+
+/// The memory story on the built-in model alone: a fact stated in a turn is kept (in the
+/// quoted style, the built-in model's default: the model chooses which of the person's
+/// statements to keep) and `echod memory list` shows it; the question beside it is not
+/// offered.
+#[test]
+fn a_fact_stated_to_the_built_in_model_is_remembered() {
+    let world = World::new(
+        "[llm]\nmax_tokens = 48\n[agent]\nbackground_wait_secs = 900\n\
+         [memory]\nembedder = \"none\"\n",
+    );
+    let said = "My sister Ana lives in Porto.";
+    ok(
+        world
+            .local(
+                &model_path(),
+                &["ask", &format!("{said} Can you suggest a gift for her?")],
+            )
+            .output()
+            .expect("run"),
+        "ask",
+    );
+    let list = json(
+        world
+            .local(&model_path(), &["memory", "list", "--json"])
+            .output()
+            .expect("run"),
+        "memory list",
+    );
+    let memories = list.as_array().cloned().unwrap_or_default();
+    let kept = memories
+        .iter()
+        .find(|m| m["content"].as_str().is_some_and(|c| c.contains(said)))
+        .unwrap_or_else(|| panic!("the fact is not remembered: {list:#}"));
+    assert_eq!(kept["source"], "user_stated", "{kept:#}");
+    assert!(
+        !list.to_string().contains("gift"),
+        "the question is not a memory: {list:#}"
+    );
+}
+
+/// The quoted style as a model server receives it (the scripted mock, the style chosen in
+/// the configuration): the extraction call fixes the person's statement about themselves
+/// and leaves out the request beside it, and consolidation asks for its summary only.
+#[test]
+fn the_quoted_style_sends_fixed_statements_and_a_summary_only_consolidation() {
+    let w = common::World::with_config(
+        serde_json::json!({"steps": [], "default": {"text": "Noted."}}),
+        "[memory]\nextraction_style = \"quoted\"\nembedder = \"none\"\nconsolidate_after = 2\n\
+         [agent]\nbackground_wait_secs = 60\n",
+    );
+    w.ok(&["ask", "I keep bees on the roof. Translate this for me."]);
+    let requests = w.requests();
+    let parameters = |name: &str| -> Value {
+        requests
+            .iter()
+            .filter_map(|r| r["tools"].as_array())
+            .flatten()
+            .find(|t| t["function"]["name"] == name)
+            .map(|t| t["function"]["parameters"].clone())
+            .unwrap_or_else(|| panic!("no {name} request among {requests:#?}"))
+    };
+    let decisions = &parameters("keep_statements")["properties"]["decisions"];
+    assert_eq!(decisions["maxItems"], 1, "{decisions:#}");
+    assert_eq!(
+        decisions["prefixItems"][0]["properties"]["statement"]["const"], "I keep bees on the roof.",
+        "{decisions:#}"
+    );
+    let episode = parameters("consolidate_episode");
+    assert_eq!(
+        episode["properties"]["memories"]["maxItems"], 0,
+        "{episode:#}"
     );
 }

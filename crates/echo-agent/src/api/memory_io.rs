@@ -213,22 +213,10 @@ mod hostile {
     //! gives a report or an error naming the line, never a panic or a hang, and a refused
     //! file writes nothing.
     use super::*;
-    use echo_core::config::Config;
     use proptest::prelude::*;
-    use std::sync::Arc;
 
     fn api(runtime: &tokio::runtime::Runtime, dir: &Path) -> Api {
-        let mut config = Config {
-            home: dir.to_path_buf(),
-            ..Config::default()
-        };
-        config.memory.embedder = echo_core::config::EmbedderKind::None;
-        config.memory.extraction = false;
-        let secrets: Arc<dyn echo_secrets::SecretStore> =
-            Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));
-        runtime
-            .block_on(Api::open_with(config, secrets))
-            .expect("engine")
+        runtime.block_on(crate::test_support::quiet_api(dir))
     }
 
     /// A line of an export: a real memory with hostile values in its fields, or any JSON.

@@ -139,23 +139,13 @@ pub(super) fn check_session_name(name: &str) -> Result<(), ApiError> {
 mod tests {
     use super::*;
     use crate::pipeline::context::tool_choice::LastChoice;
-    use echo_core::config::Config;
-    use std::sync::Arc;
 
     /// What the engine keeps about a session between turns goes with the session: a deleted
     /// session's name, used again, starts from nothing, and the maps do not grow for ever.
     #[tokio::test]
     async fn deleting_a_session_drops_what_the_process_kept_about_it() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut config = Config {
-            home: dir.path().to_path_buf(),
-            ..Config::default()
-        };
-        config.memory.embedder = echo_core::config::EmbedderKind::None;
-        config.memory.extraction = false;
-        let secrets: Arc<dyn echo_secrets::SecretStore> =
-            Arc::new(echo_secrets::Keychain::in_memory().expect("in-memory keychain"));
-        let api = Api::open_with(config, secrets).await.expect("engine");
+        let api = crate::test_support::quiet_api(dir.path()).await;
         let engine = &api.inner;
         let mut ids = Vec::new();
         for name in ["first", "second", "third"] {

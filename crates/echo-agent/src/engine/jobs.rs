@@ -81,6 +81,7 @@ impl Engine {
                 history: &history,
                 neighbours,
                 owner: self.instance.id(),
+                style: self.config.memory.extraction_style,
             })
             .await
             {
@@ -343,6 +344,7 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
                     context,
                     &span,
                     &facts,
+                    inner.config.memory.extraction_style,
                 )
                 .await;
                 if let Some(index) = semantic {

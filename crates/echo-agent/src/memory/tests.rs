@@ -81,53 +81,111 @@ fn the_boundary_ends_on_a_final_answer() {
 mod ci_model;
 use ci_model::model_path as local_model;
 
-/// Distinct exchanges: statements with and without facts, each with several answers.
-fn exchanges() -> impl Iterator<Item = (String, String)> {
-    const SAID: [&str; 25] = [
-        "I am vegetarian and I live in Lisbon.",
-        "My sister Ana is getting married in June.",
-        "What's the weather like today?",
-        "I work as a software engineer at Siemens.",
-        "My favourite band is Radiohead.",
-        "Can you tell me a joke?",
+/// What people say, and whether it states a lasting fact about them.
+const SAID: [(&str, bool); 30] = [
+    ("I am vegetarian and I live in Lisbon.", true),
+    ("My sister Ana is getting married in June.", true),
+    ("What's the weather like today?", false),
+    ("I work as a software engineer at Siemens.", true),
+    ("My favourite band is Radiohead.", true),
+    ("Can you tell me a joke?", false),
+    (
         "I'm allergic to peanuts, so please keep that in mind.",
-        "We're flying to Tokyo next month for two weeks.",
-        "My partner Sam and I just adopted a cat called Miso.",
-        "Summarise this article for me, please.",
-        "I've been learning the cello for three years.",
-        "Answer in French for the rest of this chat.",
-        "My daughter starts school in September.",
-        "How many ounces are in a pound?",
-        "I prefer short answers without bullet points.",
-        "I'm training for the Berlin marathon in April.",
+        true,
+    ),
+    ("We're flying to Tokyo next month for two weeks.", true),
+    ("My partner Sam and I just adopted a cat called Miso.", true),
+    ("Summarise this article for me, please.", false),
+    ("I've been learning the cello for three years.", true),
+    ("Answer in French for the rest of this chat.", false),
+    ("My daughter starts school in September.", true),
+    ("How many ounces are in a pound?", false),
+    ("I prefer short answers without bullet points.", true),
+    ("I'm training for the Berlin marathon in April.", true),
+    (
         "My mother lives in Porto and I visit her every Sunday.",
-        "Translate 'good morning' into German.",
-        "I don't drink coffee, only green tea.",
-        "I'm writing a novel about a lighthouse keeper.",
-        "My birthday is on the 4th of March.",
-        "Remind me what a monad is.",
-        "I moved from Madrid to Edinburgh last year.",
-        "我住在上海，喜欢喝茶。",
-        "I use Linux at home and a Mac at work.",
-    ];
-    const ANSWERED: [&str; 4] = [
-        "Noted.",
-        "Thanks for telling me! How can I help today?",
-        "I'll keep that in mind.",
-        "Sure — here you go.",
-    ];
-    ANSWERED
-        .iter()
-        .flat_map(|a| SAID.iter().map(move |s| (s.to_string(), a.to_string())))
+        true,
+    ),
+    ("Translate 'good morning' into German.", false),
+    ("I don't drink coffee, only green tea.", true),
+    ("I'm writing a novel about a lighthouse keeper.", true),
+    ("My birthday is on the 4th of March.", true),
+    ("Remind me what a monad is.", false),
+    ("I moved from Madrid to Edinburgh last year.", true),
+    ("我住在上海，喜欢喝茶。", true),
+    ("I use Linux at home and a Mac at work.", true),
+    // About the speaker, but not a lasting fact.
+    ("I need a quick recipe for dinner tonight.", false),
+    ("I want you to write me a haiku about autumn.", false),
+    ("Thanks, I appreciate it.", false),
+    ("I think that's all for now.", false),
+    ("My question is about Python decorators.", false),
+];
+
+/// Distinct user messages: each statement alone, then every pair of them (a fact beside a
+/// request, two facts, …), so no two calls see the same input.
+fn messages() -> impl Iterator<Item = String> {
+    let n = SAID.len();
+    let singles = (0..n).map(|i| SAID[i].0.to_string());
+    let pairs = (1..n).flat_map(move |gap| {
+        (0..n).map(move |i| format!("{} {}", SAID[i].0, SAID[(i + gap) % n].0))
+    });
+    singles.chain(pairs)
 }
 
-/// `extract_memories` on the built-in model (the real SmolLM2-135M weights) through the
-/// engine's own request and parser. The call is decoded under its schema, and steered shut
-/// when its tokens run low, so every call must parse: any error fails the test. How many
-/// items were proposed, and how many quote the user, is printed (docs/benchmarks.md).
-/// `ECHO_EXTRACT_SAMPLES=N` runs more; the test command runs 3.
+#[test]
+fn the_quoted_style_offers_the_users_statements_about_themselves() {
+    let said = "I live in Lisbon.  What's good here? I live in Lisbon. 我住在上海。你好吗？\n\
+                - I keep bees\n... Summarise this for me, please. Answer in French. J'ai un chat.";
+    assert_eq!(
+        quoted::statements(said),
+        [
+            "I live in Lisbon.",
+            "我住在上海。",
+            "- I keep bees",
+            "J'ai un chat."
+        ],
+        "sentences about the speaker, without questions, requests or repeats"
+    );
+    let long = format!("I {}", "really ".repeat(40));
+    assert!(
+        quoted::statements(&long).is_empty(),
+        "too long to be one fact"
+    );
+    let many: String = (0..20).map(|i| format!("I own {i} cats. ")).collect();
+    assert_eq!(quoted::statements(&many).len(), 12);
+
+    // The call's grammar fixes each statement in its place; the model writes only `keep`.
+    let offered = quoted::statements("I live in Lisbon. I keep bees.");
+    let tool = quoted::restricted(quoted::keep_tool(), &offered).expect("restricted");
+    let decisions = &tool.parameters["properties"]["decisions"];
+    assert_eq!(decisions["minItems"], 2);
+    assert_eq!(decisions["maxItems"], 2);
+    assert_eq!(decisions["items"], false);
+    assert_eq!(
+        decisions["prefixItems"][1]["properties"]["statement"]["const"],
+        "I keep bees."
+    );
+    // A schema without those places is an error, not an unconstrained call.
+    let error = quoted::restricted(extract_tool(), &offered).expect_err("nothing to fix");
+    assert!(error.contains("extract_memories"), "{error}");
+}
+
+#[test]
+fn consolidation_in_the_quoted_style_asks_for_the_summary_only() {
+    let tool = quoted::summary_only(episode_tool()).expect("summary only");
+    assert_eq!(tool.parameters["properties"]["memories"]["maxItems"], 0);
+    assert!(tool.parameters["properties"]["summary"].is_object());
+    let error = quoted::summary_only(quoted::keep_tool()).expect_err("no memories");
+    assert!(error.contains("keep_statements"), "{error}");
+}
+
+/// `keep_statements` (the extraction call on the built-in model) on the real SmolLM2-135M
+/// weights, through the engine's own request, grammar and parser. Every call must parse and
+/// keep only statements it was offered; how many facts and how many requests it kept is
+/// printed (docs/benchmarks.md). `ECHO_EXTRACT_SAMPLES=N` runs more; the test command runs 3.
 #[tokio::test(flavor = "multi_thread")]
-async fn extraction_on_the_built_in_model_follows_its_schema() {
+async fn extraction_on_the_built_in_model_keeps_only_the_users_statements() {
     let samples: usize = std::env::var("ECHO_EXTRACT_SAMPLES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -141,46 +199,55 @@ async fn extraction_on_the_built_in_model_follows_its_schema() {
         ..Default::default()
     })
     .expect("client");
+    assert!(quoted::applies(ExtractionStyle::Auto, &llm));
     let home = tempfile::tempdir().expect("tempdir");
     let store = echo_core::Store::open_in(home.path()).await.expect("store");
     let tracer = echo_core::trace::Tracer::new(store);
     let span = tracer
         .start_turn(&echo_core::TurnId::new(), "extraction")
         .await;
-    let prompts = crate::prompts::Prompts::new(std::path::PathBuf::from("/nonexistent"));
+    let prompts = crate::prompts::Prompts::new(std::path::PathBuf::from(
+        std::env::var("ECHO_TRY_PROMPTS").unwrap_or("/nonexistent".into()),
+    ));
     let context = ContextStage {
         prompts: &prompts,
         skills: &[],
     };
-    let (mut parsed, mut items, mut grounded_items) = (0, 0, 0);
+    let is_fact = |s: &str| SAID.iter().find(|(said, _)| *said == s).map(|(_, f)| *f);
+    let (mut calls, mut offered_facts, mut offered_other) = (0, 0, 0);
+    let (mut kept_facts, mut kept_other) = (0, 0);
     let mut failures = Vec::new();
-    for (said, answered) in exchanges().take(samples) {
-        let (messages, tool) = context
-            .extraction(&said, &answered, &[], extract_tool())
-            .expect("request");
-        match structured_call::<ExtractedBatch>(&llm, &span, messages, tool, 2048).await {
-            Ok(batch) => {
-                for m in &batch.memories {
-                    eprintln!(
-                        "{said:?}: evidence {:?}, content {:?}",
-                        m.evidence, m.content
-                    );
-                }
-                parsed += 1;
-                items += batch.memories.len();
-                grounded_items += batch
-                    .memories
-                    .iter()
-                    .filter(|m| grounded(&m.evidence, &[said.as_str()]))
-                    .count();
+    for message in messages().take(samples) {
+        let offered = quoted::statements(&message);
+        for s in &offered {
+            match is_fact(s) {
+                Some(true) => offered_facts += 1,
+                _ => offered_other += 1,
             }
-            Err(e) => failures.push(format!("{said:?}: {e}")),
+        }
+        calls += usize::from(!offered.is_empty());
+        match quoted::keep(&llm, &context, &span, &message).await {
+            Ok(kept) => {
+                if !kept.rejected.is_empty() {
+                    failures.push(format!("{message:?}: {:?}", kept.rejected));
+                }
+                for fact in &kept.facts {
+                    eprintln!("{message:?}: kept {:?}", fact.evidence);
+                    assert!(offered.contains(&fact.evidence), "{fact:?}");
+                    match is_fact(&fact.evidence) {
+                        Some(true) => kept_facts += 1,
+                        _ => kept_other += 1,
+                    }
+                }
+            }
+            Err(e) => failures.push(format!("{message:?}: {e}")),
         }
     }
     eprintln!(
-        "extract_memories on the built-in model: {parsed} of {samples} parse; {items} items \
-         proposed, {grounded_items} quote the user"
+        "keep_statements on the built-in model: {samples} messages, {calls} calls, {} parse; \
+         kept {kept_facts} of {offered_facts} facts offered and {kept_other} of \
+         {offered_other} other statements",
+        calls - failures.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
-    assert_eq!(parsed, samples);
 }

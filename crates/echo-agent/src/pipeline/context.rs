@@ -375,6 +375,30 @@ impl ContextStage<'_> {
         Ok((vec![Message::system(system), Message::user(input)], tool))
     }
 
+    /// The extraction request in the quoted style: the user's statements, and the one tool
+    /// the model must call to choose among them.
+    pub(crate) fn keep_statements(
+        &self,
+        statements: &[String],
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let system = self.prompts.render(PromptName::KeepStatements, ())?;
+        let input = self.prompts.render(
+            PromptName::KeepStatementsInput,
+            serde_json::json!({ "statements": statements }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// A memory's content in the quoted style: the user's statement, marked as theirs.
+    pub(crate) fn quoted_memory(&self, statement: &str) -> Result<String, PromptError> {
+        self.prompts.render(
+            PromptName::QuotedMemory,
+            serde_json::json!({ "statement": statement }),
+        )
+    }
+
     /// The consolidation request for a stretch of conversation.
     pub(crate) fn consolidation(
         &self,
