@@ -13,7 +13,29 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 /// The semantic index as the engine opens it (lazily, on the first turn).
-pub(crate) type SharedSemantic = Arc<OnceCell<Option<SemanticIndex>>>;
+pub(crate) type SharedSemantic = Arc<OnceCell<Semantic>>;
+
+/// What opening the semantic index came to.
+pub(crate) enum Semantic {
+    /// Open: memory search ranks by meaning as well as by keywords.
+    Ready(SemanticIndex),
+    /// Not used, and nothing is wrong: memory is off, no embedder is configured or none could
+    /// be loaded (said once in the log). Search uses keywords.
+    Off,
+    /// There was an embedder but the index could not be opened (no permission, a full disk):
+    /// search uses keywords, and `data check` reports why.
+    Unavailable(String),
+}
+
+impl Semantic {
+    /// The index, when it is open.
+    pub(crate) fn index(&self) -> Option<&SemanticIndex> {
+        match self {
+            Semantic::Ready(index) => Some(index),
+            Semantic::Off | Semantic::Unavailable(_) => None,
+        }
+    }
+}
 
 /// `memory_note`.
 pub(crate) struct MemoryNote {
@@ -103,7 +125,7 @@ impl Tool for MemoryRecall {
         let neighbours = self
             .semantic
             .get()
-            .and_then(Option::as_ref)
+            .and_then(Semantic::index)
             .map(|s| s as &dyn echo_memory::Neighbours);
         let (found, _) = self
             .store

@@ -142,19 +142,10 @@ fn a_deleted_memory_leaves_no_copy_in_captured_model_requests_or_tool_results() 
 
 /// LanceDB table versions kept under `dir` (one manifest each).
 fn vector_versions(dir: &Path) -> usize {
-    let mut n = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read a vector folder") {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "manifest") {
-                n += 1;
-            }
-        }
-    }
-    n
+    common::files_under(dir)
+        .iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "manifest"))
+        .count()
 }
 
 #[test]

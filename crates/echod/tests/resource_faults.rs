@@ -195,14 +195,20 @@ fn damaged_pages_are_reported_by_the_data_check() {
     );
 }
 
-#[test]
-fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
+/// A world with the local embedder and two memories in its vector index.
+fn indexed_world() -> World {
     let dir = embed_model_dir();
     let config =
         format!("[memory]\nextraction = false\nembedder = \"local\"\nembed_model_dir = {dir:?}\n");
     let w = World::with_config(noted(), &config);
     w.ok(&["memory", "add", "The user keeps bees on the roof."]);
     w.ok(&["memory", "add", "The user drinks green tea."]);
+    w
+}
+
+#[test]
+fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
+    let w = indexed_world();
     let vectors = w.home.path().join("vectors");
     let check = |w: &World| w.json(&["data", "check", "--json"]);
     assert_eq!(check(&w)["vectors"], 2);
@@ -219,15 +225,9 @@ fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
     // no panic. LanceDB reports the short files with an error ("does not have sufficient
     // data"), and the noise with a panic where overflow checks are on, else an error too.
     for (damage, bytes) in [("noise", 100), ("cut short", 8)] {
-        let mut stack = vec![vectors.clone()];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).expect("index folder") {
-                let path = entry.expect("entry").path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e != "lock") {
-                    std::fs::write(&path, vec![0x5Au8; bytes]).expect("damage a file");
-                }
+        for path in files_under(&vectors) {
+            if path.extension().is_some_and(|e| e != "lock") {
+                std::fs::write(&path, vec![0x5Au8; bytes]).expect("damage a file");
             }
         }
         let out = w.run(&["data", "check", "--json"]);
@@ -262,6 +262,58 @@ fn a_deleted_or_damaged_vector_index_and_a_missing_embedder_recover() {
     );
     let answer = w.run(&["ask", "What do I keep on the roof?"]);
     assert!(answer.status.success(), "{}", stderr(&answer));
+}
+
+/// An index the system will not let `echod` read is an outage, not damage: `data check`
+/// says so, the files are left as they are (not rebuilt over), and the index is in use again
+/// once the permission is back. Root reads any file, so `echod` runs without the
+/// capabilities that let it ignore file modes (`setpriv`).
+#[test]
+fn a_vector_index_without_permission_is_reported_and_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = indexed_world();
+    assert_eq!(w.json(&["data", "check", "--json"])["vectors"], 2);
+
+    let manifests: Vec<_> = files_under(&w.home.path().join("vectors"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "manifest"))
+        .collect();
+    assert!(!manifests.is_empty(), "the index has versions");
+    let set_mode = |mode: u32| {
+        for path in &manifests {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        }
+    };
+    set_mode(0o000);
+    let out = run_by(
+        "setpriv",
+        &["--bounding-set=-dac_override,-dac_read_search"],
+        &w.command(&["data", "check", "--json"]),
+    )
+    .output()
+    .expect("setpriv");
+    // Not rebuilt over: the very files are still there, still unreadable.
+    for path in &manifests {
+        let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o777);
+        assert_eq!(mode.ok(), Some(0), "{} was rebuilt over", path.display());
+    }
+    set_mode(0o644);
+    // A problem found: the check says so and exits with 1.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let check: Value = serde_json::from_slice(&out.stdout).expect("check JSON");
+    assert_eq!(check["vectors"], Value::Null, "{check:#}");
+    let problems = check["problems"].to_string();
+    assert!(
+        problems.contains("the vector index cannot be opened") && problems.contains("ermission"),
+        "{check:#}"
+    );
+
+    // Permission back: the same index, whole.
+    let after = w.json(&["data", "check", "--json"]);
+    assert_eq!(
+        (after["vectors"].clone(), after["problems"].clone()),
+        (json!(2), json!([]))
+    );
 }
 
 /// `command` on a machine whose keychains all refuse: no D-Bus session (so no Secret

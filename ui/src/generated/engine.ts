@@ -582,7 +582,7 @@ memories: number,
 search_index: number, 
 /**
  * Memories in the vector index, after it repaired itself and caught up; absent without
- * an embedder.
+ * an embedder, or when the index cannot be opened (a problem says why).
  */
 vectors: number | null, };
 

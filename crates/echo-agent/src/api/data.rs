@@ -10,6 +10,7 @@
 use crate::api::Api;
 use crate::api::memory::mem_err;
 use crate::error::ApiError;
+use crate::memory_tools::Semantic;
 use serde::Serialize;
 
 /// What a person types to delete all their data (`delete_all_data`).
@@ -49,7 +50,7 @@ pub struct DataCheck {
     /// Memories in the keyword search index.
     pub search_index: u64,
     /// Memories in the vector index, after it repaired itself and caught up; absent without
-    /// an embedder.
+    /// an embedder, or when the index cannot be opened (a problem says why).
     pub vectors: Option<u64>,
 }
 
@@ -67,14 +68,21 @@ impl Api {
         let memories = memory.live_count().await.map_err(mem_err)? as u64;
         let search_index = memory.search_index_count().await.map_err(mem_err)? as u64;
         let mut problems = Vec::new();
-        let vectors = match self.semantic().await {
-            Some(index) => {
+        let vectors = match self.inner.semantic_state().await {
+            Semantic::Ready(index) => {
                 if let Err(e) = index.flush(memory).await {
                     problems.push(format!("the vector index could not catch up: {e}"));
                 }
                 Some(index.count().await.map_err(mem_err)? as u64)
             }
-            None => None,
+            Semantic::Unavailable(why) => {
+                problems.push(format!(
+                    "the vector index cannot be opened, so memory search uses keywords only: \
+                     {why}"
+                ));
+                None
+            }
+            Semantic::Off => None,
         };
         if !store.sound() {
             problems.push(format!(

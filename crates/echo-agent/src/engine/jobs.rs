@@ -4,6 +4,7 @@
 use super::Engine;
 use crate::background::title_of;
 use crate::memory::{self, TurnFacts};
+use crate::memory_tools::Semantic;
 use crate::pipeline::context::ContextStage;
 use echo_core::config::EmbedderKind;
 use echo_core::trace::{SpanKind, SpanStatus};
@@ -160,22 +161,25 @@ impl Engine {
         );
     }
 
+    /// The vector index, opened on first use; `None` when search uses keywords only.
     pub(crate) async fn semantic(&self) -> Option<&SemanticIndex> {
-        self.semantic
-            .get_or_init(|| self.open_semantic())
-            .await
-            .as_ref()
+        self.semantic_state().await.index()
+    }
+
+    /// What opening the vector index came to (opened on first use).
+    pub(crate) async fn semantic_state(&self) -> &Semantic {
+        self.semantic.get_or_init(|| self.open_semantic()).await
     }
 
     /// Chooses the embedder from the configuration and opens the vector index. Anything
     /// missing means BM25-only retrieval, said once in the log.
-    async fn open_semantic(&self) -> Option<SemanticIndex> {
+    async fn open_semantic(&self) -> Semantic {
         let config = &self.config;
         if !config.memory.enabled {
-            return None;
+            return Semantic::Off;
         }
         let embedder: Arc<dyn Embedder> = match config.memory.embedder {
-            EmbedderKind::None => return None,
+            EmbedderKind::None => return Semantic::Off,
             EmbedderKind::Openai => {
                 let url = config.llm.effective_base_url();
                 match OpenAiEmbedder::new(
@@ -187,7 +191,7 @@ impl Engine {
                     Ok(e) => Arc::new(e),
                     Err(e) => {
                         tracing::warn!(error = %e, "embedder unavailable; memory retrieval uses BM25 only");
-                        return None;
+                        return Semantic::Off;
                     }
                 }
             }
@@ -207,7 +211,7 @@ impl Engine {
                              `bash scripts/fetch-embed-model.sh` fetches it, or set \
                              [memory] embed_download = true to download it from Hugging Face"
                         );
-                        return None;
+                        return Semantic::Off;
                     }
                     None => {
                         // Allowed by the person: fetch the model into the data directory.
@@ -222,13 +226,13 @@ impl Engine {
                             Ok(Ok(dir)) => dir,
                             Ok(Err(e)) => {
                                 tracing::warn!(error = %e, "no local embedding model; memory retrieval uses BM25 only");
-                                return None;
+                                return Semantic::Off;
                             }
                             Err(_) => {
                                 tracing::warn!(
                                     "embedding model download timed out; memory retrieval uses BM25 only"
                                 );
-                                return None;
+                                return Semantic::Off;
                             }
                         }
                     }
@@ -237,11 +241,11 @@ impl Engine {
                     Ok(Ok(e)) => Arc::new(e),
                     Ok(Err(e)) => {
                         tracing::warn!(error = %e, "embedding model unusable; memory retrieval uses BM25 only");
-                        return None;
+                        return Semantic::Off;
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "embedding model load failed; memory retrieval uses BM25 only");
-                        return None;
+                        return Semantic::Off;
                     }
                 }
             }
@@ -255,11 +259,11 @@ impl Engine {
                 if let Err(e) = index.flush(&self.memory).await {
                     tracing::warn!(error = %e, "embedding pending memories failed");
                 }
-                Some(index)
+                Semantic::Ready(index)
             }
             Err(e) => {
                 tracing::warn!(error = %e, "vector index unavailable; memory retrieval uses BM25 only");
-                None
+                Semantic::Unavailable(e.to_string())
             }
         }
     }

@@ -295,9 +295,9 @@ impl Drop for Serving {
     }
 }
 
-/// Files under `dir` (recursively) whose bytes contain `needle`.
-pub fn files_containing(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
-    let mut hits = Vec::new();
+/// Every file under `dir`, recursively.
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read a data directory folder") {
@@ -305,16 +305,25 @@ pub fn files_containing(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                // A file the scan cannot read could hide the canary: that fails the test.
-                let bytes = std::fs::read(&path)
-                    .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
-                if bytes.windows(needle.len()).any(|w| w == needle) {
-                    hits.push(path.display().to_string());
-                }
+                files.push(path);
             }
         }
     }
-    hits
+    files
+}
+
+/// Files under `dir` (recursively) whose bytes contain `needle`.
+pub fn files_containing(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
+    files_under(dir)
+        .into_iter()
+        .filter(|path| {
+            // A file the scan cannot read could hide the canary: that fails the test.
+            let bytes = std::fs::read(path)
+                .unwrap_or_else(|e| panic!("cannot scan {}: {e}", path.display()));
+            bytes.windows(needle.len()).any(|w| w == needle)
+        })
+        .map(|path| path.display().to_string())
+        .collect()
 }
 
 /// A memory figure of a running process from `/proc/PID/status`, in KiB (`VmRSS`, `VmHWM`).
@@ -354,22 +363,28 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
 /// `command` run under `strace` with `args` (its program, arguments, environment and
 /// directory carried over), to record or refuse the system calls it makes.
 pub fn under_strace(command: &Command, args: &[&str]) -> Command {
-    let mut traced = Command::new("strace");
-    traced
+    run_by("strace", args, command)
+}
+
+/// `command` run by `program` with `args` before it (`strace …`, `setpriv …`), its program,
+/// arguments, environment and directory carried over.
+pub fn run_by(program: &str, args: &[&str], command: &Command) -> Command {
+    let mut wrapped = Command::new(program);
+    wrapped
         .args(args)
         .arg("--")
         .arg(command.get_program())
         .args(command.get_args());
     for (key, value) in command.get_envs() {
         match value {
-            Some(value) => traced.env(key, value),
-            None => traced.env_remove(key),
+            Some(value) => wrapped.env(key, value),
+            None => wrapped.env_remove(key),
         };
     }
     if let Some(dir) = command.get_current_dir() {
-        traced.current_dir(dir);
+        wrapped.current_dir(dir);
     }
-    traced
+    wrapped
 }
 
 /// Runs `cmd` with `line` (and a newline) on its standard input, to its end.
