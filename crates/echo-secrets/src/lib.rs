@@ -40,6 +40,23 @@ pub enum SecretError {
         /// What the keychain said.
         message: String,
     },
+    /// The keychain is there but would not let this be done: it is locked, or (the Secret
+    /// Service) it has no default keyring to keep keys in. Said with what to do about it.
+    #[error(
+        "the keychain ({store}) would not {op} {account:?}: it is locked, or has no default \
+         keyring to keep keys in ({message}). Unlock it, or create a default keyring, in the \
+         system's password manager; or give the key through the environment (ECHO_LLM_API_KEY)"
+    )]
+    Refused {
+        /// Which keychain.
+        store: String,
+        /// `read`, `store` or `delete`.
+        op: &'static str,
+        /// The account concerned.
+        account: String,
+        /// What the keychain said.
+        message: String,
+    },
     /// The stored secret is not UTF-8 text.
     #[error("the secret stored for {account:?} in the keychain is not text")]
     NotText {
@@ -167,11 +184,24 @@ impl Keychain {
     }
 
     fn failed(&self, op: &'static str, account: &str, e: &keyring_core::Error) -> SecretError {
-        SecretError::Failed {
-            store: self.chosen().name.clone(),
-            op,
-            account: account.to_string(),
-            message: e.to_string(),
+        let (store, account, message) = (
+            self.chosen().name.clone(),
+            account.to_string(),
+            e.to_string(),
+        );
+        match e {
+            keyring_core::Error::NoStorageAccess(_) => SecretError::Refused {
+                store,
+                op,
+                account,
+                message,
+            },
+            _ => SecretError::Failed {
+                store,
+                op,
+                account,
+                message,
+            },
         }
     }
 }

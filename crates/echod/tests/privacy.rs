@@ -175,7 +175,7 @@ fn a_key_kept_in_the_keychain_reaches_the_server_and_no_log_or_file() {
             .env("ECHO_LOG", "trace"),
         KEYCHAIN_KEY,
     );
-    assert!(set.status.success(), "{}", common::stderr(&set));
+    assert!(set.status.success(), "{}", tail(&set));
     let out = w
         .command(&["ask", "hello"])
         .env("ECHO_LOG", "trace")
@@ -184,7 +184,7 @@ fn a_key_kept_in_the_keychain_reaches_the_server_and_no_log_or_file() {
     let used = w.mock.requests().expect("requests");
     // Leave the keychain as it was before asserting anything.
     w.ok(&["provider", "set", "--clear-key"]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(out.status.success(), "{}", tail(&out));
     assert_eq!(
         used.last().map(|r| r["api_key"].clone()),
         Some(json!(KEYCHAIN_KEY)),
@@ -222,7 +222,7 @@ fn a_key_typed_into_the_settings_page_reaches_no_log_or_file() {
     // What Settings → Model provider sends when the person types a key and saves.
     let settings = json!({"kind": "openai", "base_url": w.mock.base_url(), "model": "typed",
         "fallback_models": []});
-    let (saved, _) = s.put(
+    let (saved, answer) = s.put(
         "/api/settings/provider",
         &json!({"settings": settings, "api_key": TYPED_KEY}),
     );
@@ -232,7 +232,7 @@ fn a_key_typed_into_the_settings_page_reaches_no_log_or_file() {
         "/api/settings/provider",
         &json!({"settings": settings, "clear_api_key": true}),
     );
-    assert_eq!((saved, cleared), (200, 200));
+    assert_eq!((saved, cleared), (200, 200), "saving answered: {answer}");
     assert_eq!(
         events.last().map(|e| e["status"].clone()),
         Some(json!("completed")),
@@ -249,4 +249,12 @@ fn a_key_typed_into_the_settings_page_reaches_no_log_or_file() {
         files_containing(w.home.path(), TYPED_KEY.as_bytes()),
         Vec::<String>::new()
     );
+}
+
+/// The end of a trace-level run's stderr: where its error is, without the thousand lines of
+/// trace before it.
+fn tail(out: &std::process::Output) -> String {
+    let all = common::stderr(out);
+    let lines: Vec<&str> = all.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
 }

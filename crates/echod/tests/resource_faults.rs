@@ -1,6 +1,6 @@
 //! Resource faults (issue 20, suite 6): a full disk, a read-only data directory, a damaged
 //! database, a deleted or damaged vector index, a missing embedding model, keychains that all
-//! refuse. Each gives a clear
+//! refuse, a Secret Service with no default keyring. Each gives a clear
 //! error where it is met, corrupts nothing that was stored, and once the fault is gone Echo
 //! Desk works again (the derived indexes rebuild themselves).
 //!
@@ -415,5 +415,66 @@ fn keychains_that_refuse_are_a_clear_error_and_a_key_from_the_environment_still_
         out.status.success(),
         "the kept key is used: {}",
         common::stderr(&out)
+    );
+}
+
+/// A Secret Service with no default keyring (gnome-keyring on a fresh account before anything
+/// made a login keyring; what stop 32's CI met when its keyring daemon was replaced): reading
+/// finds nothing, saving is refused. The refusal is one line that says what is wrong and what
+/// to do, and no setting changes.
+#[test]
+fn a_keychain_with_no_default_keyring_says_so_and_what_to_do() {
+    const KEY: &str = "sk-canary-no-default-keyring-5t1q";
+    let w = World::new(noted());
+    let before = std::fs::read(w.home.path().join("config.toml")).expect("config");
+    let session = tempfile::tempdir().expect("a folder for the session");
+    let (data, runtime) = (session.path().join("data"), session.path().join("runtime"));
+    std::fs::create_dir(&data).expect("data folder");
+    std::fs::create_dir(&runtime).expect("runtime folder");
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .expect("runtime folder mode");
+    let errors = session.path().join("echod.err");
+
+    // `echod` in a D-Bus session of its own, where the system's service file starts
+    // gnome-keyring on an empty data folder. Its stderr is kept apart from the bus's messages.
+    let mut set = w.command(&["provider", "set", "--model", "other", "--key-stdin"]);
+    set.env("XDG_DATA_HOME", &data)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("ECHOD_STDERR", &errors)
+        .env_remove("DISPLAY");
+    let own_stderr = run_by(
+        "sh",
+        &["-c", r#"shift; exec "$@" 2>"$ECHOD_STDERR""#, "sh"],
+        &set,
+    );
+    let out = output_with_line(&mut run_by("dbus-run-session", &[], &own_stderr), KEY);
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: std::fs::read_to_string(&errors).unwrap_or_default(),
+    };
+    assert!(
+        common::stderr(&out).contains("org.freedesktop.secrets"),
+        "the bus started a Secret Service: {}",
+        common::stderr(&out)
+    );
+    assert_clear_failure(
+        &run,
+        "provider set",
+        &[
+            "Secret Service",
+            "has no default keyring",
+            "Unlock it, or create a default keyring",
+            "ECHO_LLM_API_KEY",
+        ],
+    );
+    assert!(!run.stderr.contains(KEY), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(w.home.path().join("config.toml")).expect("config"),
+        before,
+        "a refused key changes no setting"
     );
 }
