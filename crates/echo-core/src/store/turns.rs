@@ -237,7 +237,9 @@ impl Store {
     }
 
     /// Marks every `accepted` or `running` turn whose owner is gone as `interrupted` (and its
-    /// open spans as cancelled). Returns the turns it changed.
+    /// open spans as cancelled), and closes the spans its background work (extraction,
+    /// consolidation, a title) left running in finished turns. Returns the turns it
+    /// interrupted.
     pub async fn recover_orphans(
         &self,
         owner_alive: &(dyn Fn(&str) -> bool + Sync),
@@ -258,6 +260,21 @@ impl Store {
             mark_orphan(&mut tx, &id, &now).await?;
             tx.commit().await.during("recovering a turn")?;
             recovered.push(TurnId::from_string(id));
+        }
+        // Background work outlives its turn, in the turn's process: `echod ask` can leave
+        // while an extraction runs. Its span would otherwise show `running` forever.
+        let rows = sqlx::query(
+            "SELECT DISTINCT t.id, t.owner FROM spans s JOIN turns t ON t.id = s.turn_id
+             WHERE s.status = 'running' AND t.status NOT IN ('accepted', 'running')",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .during("finding background work left running")?;
+        for row in rows {
+            let (id, owner): (String, String) = (row.get(0), row.get(1));
+            if !owner_alive(&owner) {
+                close_orphaned_spans(&self.pool, &id).await?;
+            }
         }
         Ok(recovered)
     }
@@ -364,11 +381,19 @@ async fn mark_orphan(
     .execute(&mut **tx)
     .await
     .during("interrupting an orphaned turn")?;
+    close_orphaned_spans(&mut **tx, turn).await
+}
+
+/// Marks the spans of `turn` that are still running as cancelled by the end of their process.
+async fn close_orphaned_spans<'e>(
+    db: impl sqlx::SqliteExecutor<'e>,
+    turn: &str,
+) -> Result<(), StoreError> {
     sqlx::query(
         "UPDATE spans SET status = 'cancelled', error = 'process ended' WHERE turn_id = ? AND status = 'running'",
     )
     .bind(turn)
-    .execute(&mut **tx)
+    .execute(db)
     .await
     .during("closing an orphaned turn's spans")?;
     Ok(())
