@@ -1,29 +1,8 @@
 //! What a new process finds left by one that ended without finishing its work.
 
-use echo_core::store::{SpanRecord, StartOutcome, TurnStatus};
-use echo_core::vocab::{SpanKind, SpanLevel, SpanStatus};
+use echo_core::store::{StartOutcome, TurnStatus};
+use echo_core::trace::{SpanKind, SpanStatus, Tracer};
 use echo_core::{Message, Store};
-
-fn running_span(turn: &str, name: &str) -> SpanRecord {
-    SpanRecord {
-        id: format!("{turn}-{name}"),
-        turn_id: turn.to_string(),
-        parent_id: None,
-        level: SpanLevel::Node,
-        kind: SpanKind::Background,
-        name: name.to_string(),
-        started_at: "2026-12-05T00:00:00Z".into(),
-        duration_ms: None,
-        status: SpanStatus::Running,
-        model: None,
-        tokens_in: None,
-        tokens_out: None,
-        degraded: false,
-        degraded_reason: None,
-        error: None,
-        attrs: serde_json::json!({}),
-    }
-}
 
 /// `echod ask` can leave while the turn's memory extraction still runs. When that process is
 /// gone, the extraction's span is closed as cancelled, not shown running forever; a live
@@ -48,10 +27,16 @@ async fn background_work_a_finished_process_left_running_is_closed() {
             .finish_turn(&turn, TurnStatus::Completed, None, None, Default::default())
             .await
             .expect("finish");
-        store
-            .insert_span(&running_span(turn.as_str(), "background:extract_memories"))
-            .await
-            .expect("span");
+        let extraction = Tracer::new(store.clone())
+            .start_detached(
+                &turn,
+                "root",
+                SpanKind::Background,
+                "background:extract_memories",
+            )
+            .await;
+        // The process ends without the span's end being written (a drop would write it).
+        std::mem::forget(extraction);
         turns.push(turn);
     }
 
