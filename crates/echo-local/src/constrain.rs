@@ -98,9 +98,13 @@ impl Grammars {
         self.matcher(what, TopLevelGrammar::from_json_schema(schema))
     }
 
-    /// A matcher for the rest of a tool call once the model wrote `<tool_call>`: one of
-    /// `tools` by name, with arguments that follow its schema, then `</tool_call>`.
-    pub(crate) fn tool_call(&self, tools: &[crate::ToolDef]) -> Result<Constraint, LocalError> {
+    /// A matcher for a tool call the model starts on its own: one of `tools` by name, with
+    /// arguments that follow its schema, written in `form`.
+    pub(crate) fn tool_call(
+        &self,
+        tools: &[crate::ToolDef],
+        form: CallForm,
+    ) -> Result<Constraint, LocalError> {
         // Each tool's `$defs` move to the root, where their `#/$defs/…` references point.
         let mut defs = serde_json::Map::new();
         let mut one_of = Vec::with_capacity(tools.len());
@@ -140,9 +144,24 @@ impl Grammars {
         if !defs.is_empty() {
             schema["$defs"] = Value::Object(defs);
         }
-        let schema = compact(schema);
-        let lark =
-            format!("start: \"\\n\"? call \"\\n\"? \"</tool_call>\"\ncall: %json {schema}\n");
+        let schema = match form {
+            CallForm::Tagged => compact(schema),
+            // The model wrote the start of these before the grammar took over, in its own
+            // spacing (Qwen2.5-Coder indents them): any spacing, bounded, is taken.
+            CallForm::Bare | CallForm::Fenced => guidance(
+                schema,
+                json!({"whitespace_pattern": "[\\x20\\x0A\\x0D\\x09]{1,24}"}),
+            ),
+        };
+        let start = match form {
+            CallForm::Tagged => r#"start: "\n"? call "\n"? "</tool_call>""#,
+            CallForm::Bare => "start: SPACE? call\nSPACE: /[ \\t\\r\\n]+/",
+            CallForm::Fenced => concat!(
+                r#"start: SPACE? FENCE call "\n"? "```""#,
+                "\nSPACE: /[ \\t\\r\\n]+/\nFENCE: /```(json)?[ \\t]*\\n/",
+            ),
+        };
+        let lark = format!("{start}\ncall: %json {schema}\n");
         self.matcher("a tool call", TopLevelGrammar::from_lark(lark))
     }
 
@@ -169,16 +188,21 @@ impl Grammars {
 /// The schema with llguidance's layout options: JSON written as `json.dumps` writes it
 /// (`", "` and `": "`), with no other whitespace, so a small model cannot pad its output
 /// with newlines until the token limit.
-fn compact(mut schema: Value) -> Value {
+fn compact(schema: Value) -> Value {
+    guidance(
+        schema,
+        json!({
+            "whitespace_flexible": false,
+            "item_separator": ", ",
+            "key_separator": ": ",
+        }),
+    )
+}
+
+/// `schema` with llguidance's JSON options.
+fn guidance(mut schema: Value, options: Value) -> Value {
     if let Value::Object(map) = &mut schema {
-        map.insert(
-            "x-guidance".into(),
-            json!({
-                "whitespace_flexible": false,
-                "item_separator": ", ",
-                "key_separator": ": ",
-            }),
-        );
+        map.insert("x-guidance".into(), options);
     }
     schema
 }
@@ -220,6 +244,18 @@ fn schema_or_object(schema: &Value) -> Value {
         Value::Null => json!({ "type": "object" }),
         other => other.clone(),
     }
+}
+
+/// How a tool call the model starts on its own is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CallForm {
+    /// After `<tool_call>` (the model's own format, which the grammar closes with
+    /// `</tool_call>`).
+    Tagged,
+    /// As the answer itself: `{"name": …, "arguments": …}` and nothing after it.
+    Bare,
+    /// The same inside a Markdown code fence.
+    Fenced,
 }
 
 /// One constrained stretch of output.

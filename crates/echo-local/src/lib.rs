@@ -10,7 +10,8 @@
 //! The worker keeps the attention cache of recent prompts, so a request that starts with a
 //! prompt it already processed (the next turn of the same session) only processes the new
 //! tokens. Forced tool calls are decoded under their JSON schema (llguidance), and a tool call
-//! the model starts on its own is constrained to one of the offered tools; either is steered
+//! the model starts on its own (after `<tool_call>`, or as an untagged `{"name": …}` answer)
+//! is constrained to one of the offered tools; either is steered
 //! to its shortest end when its tokens run low, so it still parses.
 //!
 //! Invariant: this crate knows nothing of the engine; `echo-llm` turns its requests into
@@ -18,10 +19,14 @@
 #![deny(missing_docs)]
 
 pub mod catalog;
+#[cfg(test)]
+#[path = "../tests/support/ci_model.rs"]
+mod ci_model;
 mod constrain;
 pub mod download;
 mod error;
 mod gguf;
+mod output;
 mod template;
 mod vocab;
 mod weights;

@@ -1,9 +1,10 @@
 //! The worker thread of one model: loads the weights on the first request, then runs
 //! requests one at a time, keeping the attention cache of recent prompts between them.
 
-use crate::constrain::{self, Constraint, Grammars};
+use crate::constrain::{self, Grammars};
 use crate::error::LocalError;
 use crate::gguf::{self, Header};
+use crate::output::{CALL_OPEN, Output};
 use crate::template::ChatTemplate;
 use crate::vocab::Vocab;
 use crate::weights::Weights;
@@ -23,8 +24,6 @@ const REPEAT_PENALTY: f32 = 1.1;
 /// Tokens left when a constrained stretch is steered to its shortest end (at most half the
 /// limit): enough to close a string, write a required key or two and the brackets.
 const CLOSE_WITHIN: usize = 32;
-/// The marker that starts a tool call in the runtime's call format.
-const CALL_OPEN: &str = "<tool_call>";
 
 pub(crate) fn spawn(
     info: ModelInfo,
@@ -192,8 +191,8 @@ impl Worker {
             if generated >= limit {
                 break Finish::Length;
             }
-            let constrained = constraint.is_some() || out.in_call.is_some();
-            if let Some(c) = constraint.as_mut().or(out.in_call.as_mut()) {
+            let constrained = constraint.is_some() || out.in_call();
+            if let Some(c) = constraint.as_mut().or(out.constraint()) {
                 // No repetition penalty within JSON: it pushes a small model off the
                 // quotes, keys and words it must repeat (it wrote `<script>` where a
                 // sentence belonged). Runaway arrays and strings are bounded by the schema
@@ -233,13 +232,16 @@ impl Worker {
                 } else {
                     Finish::Stop
                 };
-            } else if let Some(call) = out.take_token(token, emit)? {
-                calls += 1;
-                emit(Event::ToolCall(call));
-            }
-            if out.in_call.is_none() && out.wants_call() {
-                out.in_call = Some(self.grammars()?.tool_call(&req.tools)?);
-                place = constrain::JsonPlace::default();
+            } else {
+                let open = &mut |form| self.grammars()?.tool_call(&req.tools, form);
+                if let Some(call) = out.take_token(token, open, emit)? {
+                    calls += 1;
+                    emit(Event::ToolCall(call));
+                } else if !constrained && out.in_call() {
+                    // A call opened: what it has written so far is JSON (untagged calls).
+                    place = constrain::JsonPlace::default();
+                    place.advance(out.call_so_far());
+                }
             }
             logits = self.weights()?.forward(&[token], pos)?;
             self.state.push(token);
@@ -401,161 +403,9 @@ fn penalize(logits: &mut [f32], history: &[u32], penalty: f32) {
     }
 }
 
-/// Turns sampled tokens into text events and tool calls.
-struct Output {
-    vocab: Arc<Vocab>,
-    /// Whether tool calls are watched for.
-    tools: bool,
-    /// Bytes not yet valid UTF-8.
-    bytes: Vec<u8>,
-    /// Text held back because it may be the start of a tool call.
-    held: String,
-    /// The constraint of the call being written, and its text so far.
-    in_call: Option<Constraint>,
-    call: Vec<u8>,
-    /// A forced call's arguments.
-    args: Vec<u8>,
-}
-
-impl Output {
-    fn new(vocab: Arc<Vocab>, tools: bool) -> Self {
-        Self {
-            vocab,
-            tools,
-            bytes: Vec::new(),
-            held: String::new(),
-            in_call: None,
-            call: Vec::new(),
-            args: Vec::new(),
-        }
-    }
-
-    /// Whether the text just written opened a tool call.
-    fn wants_call(&self) -> bool {
-        self.tools && self.held.ends_with(CALL_OPEN)
-    }
-
-    /// Takes one sampled token; returns a call when this token completed one.
-    fn take_token(
-        &mut self,
-        token: u32,
-        emit: &mut dyn FnMut(Event),
-    ) -> Result<Option<CallText>, LocalError> {
-        if let Some(c) = self.in_call.as_mut() {
-            c.consume(token)?;
-            self.call.extend_from_slice(self.vocab.token_bytes(token));
-            if !c.is_done() {
-                return Ok(None);
-            }
-            self.in_call = None;
-            self.held.clear();
-            let text = String::from_utf8_lossy(&std::mem::take(&mut self.call)).into_owned();
-            return Ok(parse_call(&text));
-        }
-        if self.vocab.is_control(token) {
-            return Ok(None);
-        }
-        self.bytes.extend_from_slice(self.vocab.token_bytes(token));
-        let text = take_utf8(&mut self.bytes);
-        if text.is_empty() {
-            return Ok(None);
-        }
-        if !self.tools {
-            emit(Event::Text(text));
-            return Ok(None);
-        }
-        self.held.push_str(&text);
-        if self.held.ends_with(CALL_OPEN) {
-            let before = self.held.len() - CALL_OPEN.len();
-            if before > 0 {
-                emit(Event::Text(self.held[..before].to_string()));
-                self.held.drain(..before);
-            }
-            return Ok(None);
-        }
-        // Keep back the longest end that could still become `<tool_call>`.
-        let keep = (1..CALL_OPEN.len())
-            .rev()
-            .find(|&k| {
-                self.held.len() >= k
-                    && self.held.is_char_boundary(self.held.len() - k)
-                    && CALL_OPEN.starts_with(&self.held[self.held.len() - k..])
-            })
-            .unwrap_or(0);
-        let ready = self.held.len() - keep;
-        if ready > 0 {
-            emit(Event::Text(self.held[..ready].to_string()));
-            self.held.drain(..ready);
-        }
-        Ok(None)
-    }
-
-    /// Sends what was held back.
-    fn flush(&mut self, emit: &mut dyn FnMut(Event)) {
-        let rest = String::from_utf8_lossy(&std::mem::take(&mut self.bytes)).into_owned();
-        self.held.push_str(&rest);
-        if self.in_call.is_none() && !self.held.is_empty() {
-            emit(Event::Text(std::mem::take(&mut self.held)));
-        }
-    }
-}
-
-/// The valid UTF-8 at the start of `bytes`, removed from it; an incomplete character at the
-/// end stays for the next token, invalid bytes become U+FFFD.
-fn take_utf8(bytes: &mut Vec<u8>) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => {
-            let s = s.to_string();
-            bytes.clear();
-            s
-        }
-        Err(e) if e.error_len().is_none() => {
-            let valid = e.valid_up_to();
-            let s = String::from_utf8_lossy(&bytes[..valid]).into_owned();
-            bytes.drain(..valid);
-            s
-        }
-        Err(_) => String::from_utf8_lossy(&std::mem::take(bytes)).into_owned(),
-    }
-}
-
-/// The call in the text after `<tool_call>` (`{"name": …, "arguments": …}\n</tool_call>`).
-fn parse_call(text: &str) -> Option<CallText> {
-    let body = text.trim().strip_suffix("</tool_call>")?.trim();
-    let value: serde_json::Value = serde_json::from_str(body).ok()?;
-    Some(CallText {
-        name: value.get("name")?.as_str()?.to_string(),
-        arguments: value.get("arguments")?.to_string(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn utf8_is_cut_only_between_characters() {
-        let mut bytes = "é🎉".as_bytes().to_vec();
-        bytes.truncate(4);
-        assert_eq!(take_utf8(&mut bytes), "é");
-        assert_eq!(bytes.len(), 2);
-        bytes.extend_from_slice(&"🎉".as_bytes()[2..]);
-        assert_eq!(take_utf8(&mut bytes), "🎉");
-        assert!(bytes.is_empty());
-    }
-
-    #[test]
-    fn calls_are_parsed_from_their_block() {
-        let call = parse_call("\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>");
-        assert_eq!(
-            call,
-            Some(CallText {
-                name: "f".into(),
-                arguments: "{\"a\":1}".into()
-            })
-        );
-        assert_eq!(parse_call("{\"name\": 1}</tool_call>"), None);
-    }
 
     #[test]
     fn repeats_are_penalized_once_each() {
