@@ -20,6 +20,7 @@ mod archive;
 mod captures;
 mod check;
 mod erase;
+mod extractions;
 mod history_cache;
 mod messages;
 mod sessions;
@@ -31,6 +32,7 @@ pub use captures::{
 };
 pub use check::StoreCheck;
 pub use erase::Erased;
+pub use extractions::{EXTRACTION_TRIES, PendingExtraction};
 pub use messages::StoredMessage;
 use messages::stored_message;
 pub use sessions::SessionSummary;

@@ -1,6 +1,6 @@
 //! What a new process finds left by one that ended without finishing its work.
 
-use echo_core::store::{StartOutcome, TurnStatus};
+use echo_core::store::{EXTRACTION_TRIES, StartOutcome, TurnStatus};
 use echo_core::trace::{SpanKind, SpanStatus, Tracer};
 use echo_core::{Message, Store};
 
@@ -57,4 +57,102 @@ async fn background_work_a_finished_process_left_running_is_closed() {
     assert_eq!(turn.status, TurnStatus::Completed);
     let alive = store.spans(turns[1].as_str()).await.expect("spans");
     assert_eq!(alive[0].status, SpanStatus::Running, "{alive:?}");
+}
+
+/// A turn's memory extraction that its process did not finish is claimed by one later
+/// process at a time, at most `EXTRACTION_TRIES` attempts in all, and never while its owner
+/// still runs.
+#[tokio::test]
+async fn an_unfinished_extraction_is_claimed_once_and_given_up_after_its_tries() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_in(dir.path()).await.expect("open");
+    let session = store.session_by_name_or_create("s").await.expect("session");
+    let turn = store
+        .create_turn(
+            &session,
+            "I'm allergic to peanuts.",
+            echo_core::EntryPoint::Cli,
+            "a",
+        )
+        .await
+        .expect("turn");
+    let message = store
+        .append_message(
+            &session,
+            Some(&turn),
+            &Message::assistant("Noted."),
+            None,
+            false,
+        )
+        .await
+        .expect("answer");
+    store
+        .extraction_started(&turn, &message, "a")
+        .await
+        .expect("started");
+
+    let alive = |live: &'static str| move |owner: &str| owner == live;
+    let claimed = store
+        .claim_pending_extractions("b", &alive("a"), 4)
+        .await
+        .expect("claim");
+    assert!(claimed.is_empty(), "its owner still runs");
+
+    let claimed = store
+        .claim_pending_extractions("b", &alive("b"), 4)
+        .await
+        .expect("claim");
+    assert_eq!(claimed.len(), 1);
+    let p = &claimed[0];
+    assert_eq!(
+        (
+            p.turn.as_str(),
+            p.input.as_str(),
+            &p.message,
+            p.answer.as_str(),
+            p.attempt
+        ),
+        (
+            turn.as_str(),
+            "I'm allergic to peanuts.",
+            &message,
+            "Noted.",
+            2
+        )
+    );
+    let again = store
+        .claim_pending_extractions("c", &alive("b"), 4)
+        .await
+        .expect("claim");
+    assert!(again.is_empty(), "b runs it now");
+
+    // b is gone too: c takes it, the last attempt; after c, nobody.
+    let last = store
+        .claim_pending_extractions("c", &alive("c"), 4)
+        .await
+        .expect("claim");
+    assert_eq!(last.iter().map(|p| p.attempt).collect::<Vec<_>>(), [3]);
+    for me in ["d", "e"] {
+        let none = store
+            .claim_pending_extractions(me, &alive(me), 4)
+            .await
+            .expect("claim");
+        assert!(none.is_empty(), "{EXTRACTION_TRIES} tries in all");
+    }
+
+    // One that ended is not claimed at all.
+    let turn = store
+        .create_turn(&session, "Hello.", echo_core::EntryPoint::Cli, "f")
+        .await
+        .expect("turn");
+    store
+        .extraction_started(&turn, &message, "f")
+        .await
+        .expect("started");
+    store.extraction_ended(&turn).await.expect("ended");
+    let none = store
+        .claim_pending_extractions("g", &alive("g"), 4)
+        .await
+        .expect("claim");
+    assert!(none.is_empty());
 }

@@ -3,6 +3,8 @@
 //! - A process killed (SIGKILL) in the middle of a consolidation leaves the stretch claimed;
 //!   the next process gives the claim back and the stretch is consolidated, so no part of the
 //!   conversation is skipped by long-term memory.
+//! - An extraction its process did not finish (killed, or `echod ask` gone after its bounded
+//!   wait) is run again by the next process's turn, so what was said is not lost to memory.
 //! - The kill harness: turns through `echod ask` and `echod serve`, memory imports and sweeps,
 //!   each killed at a random moment, `ECHO_CRASH_KILLS` times (12 in the test command, 200 at
 //!   full size; `ECHO_CRASH_SEED` replays a run). After every kill the next process must find
@@ -166,6 +168,72 @@ fn a_consolidation_killed_midway_is_done_again_by_the_next_process() {
         "{episodes:?}"
     );
     assert_eq!(sessions(&w)[0]["consolidated_seq"], 6);
+}
+
+#[test]
+fn an_extraction_its_process_did_not_finish_is_run_again_by_the_next_one() {
+    let config = "[memory]\nembedder = \"none\"\nextraction_model = \"extractor\"\n\
+        [agent]\nbackground_wait_secs = 600\n";
+    let w = World::with_config(
+        json!({"steps": [
+            {"model": "primary", "times": 10, "text": "Noted."},
+            {"model": "extractor", "when_tool": "extract_memories", "hang": true, "times": 1},
+        ]}),
+        config,
+    );
+    let extractions_of = |words: &str| {
+        w.mock
+            .requests()
+            .expect("requests")
+            .iter()
+            .filter(|r| {
+                let r = r.to_string();
+                r.contains("\"extract_memories\"") && r.contains(words)
+            })
+            .count()
+    };
+    // The answer is saved; the extraction after it hangs, and the process is gone before
+    // it ends (as `echod ask` leaves after its bounded wait, or a crash).
+    let mut child = w
+        .command(&["ask", "--session", "food", "I'm allergic to peanuts."])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn echod");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while extractions_of("allergic to peanuts") == 0 {
+        assert!(Instant::now() < deadline, "the extraction never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("wait");
+
+    let fact = json!({"memories": [{"kind": "fact", "subject": "user", "slot": "allergy",
+        "content": "The user is allergic to peanuts.", "value": "peanuts",
+        "source": "user_stated", "confidence": 0.9, "valid_until": null,
+        "evidence": "I'm allergic to peanuts"}]});
+    w.mock
+        .set_script(json!({"steps": [
+            {"model": "primary", "times": 10, "text": "Noted."},
+            {"model": "extractor", "when_tool": "extract_memories", "times": 10,
+             "tool_calls": [{"id": "x", "name": "extract_memories", "arguments": fact.to_string()}]},
+        ]}))
+        .expect("script");
+    // The next turn, in another conversation, runs the unfinished extraction again.
+    w.ok(&["ask", "--session", "weather", "Will it rain tomorrow?"]);
+    assert_eq!(
+        extractions_of("allergic to peanuts"),
+        2,
+        "the unfinished extraction ran again"
+    );
+    let memories = w.json(&["memory", "list", "--json"]);
+    assert!(
+        memories.to_string().contains("allergic to peanuts"),
+        "{memories}"
+    );
+    // It ended, so it is not run a third time.
+    w.ok(&["ask", "--session", "weather", "And the day after?"]);
+    assert_eq!(extractions_of("allergic to peanuts"), 2);
 }
 
 /// What one step of the harness does before it is killed.

@@ -320,62 +320,124 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
         background.track(task);
     }
     if inner.config.memory.enabled && inner.config.memory.extraction {
-        let turn = job.turn.clone();
-        let root = job.root_span.clone();
-        background.spawn(
-            tracer,
-            turn,
-            root,
-            (SpanKind::MemoryWrite, "extract_memories"),
-            move |mut span| async move {
-                span.set_capture(inner.capture());
-                let semantic = inner.semantic().await;
-                let facts = TurnFacts {
-                    session_id: job.session.to_string(),
-                    turn_id: job.turn.to_string(),
-                    message_id: Some(job.message.to_string()),
-                    user_message: job.input,
-                    assistant_message: job.answer,
-                    neighbours: semantic.map(|s| s as &dyn echo_memory::Neighbours),
-                };
-                let context = ContextStage {
-                    prompts: &inner.prompts,
-                    skills: &[],
-                };
-                let result = memory::extract(
-                    &inner.memory,
-                    &inner.models().memory,
-                    context,
-                    &span,
-                    &facts,
-                    inner.config.memory.extraction_style,
-                )
-                .await;
-                if let Some(index) = semantic {
-                    match index.flush(&inner.memory).await {
-                        Ok(flushed) => span.attr("embedded", flushed.embedded),
-                        Err(e) => {
-                            span.degrade("embedding_failed");
-                            span.attr("embedding_error", e.to_string());
-                        }
-                    }
-                } else {
-                    span.attr("semantic", false);
-                }
-                match result {
-                    Ok(report) => {
-                        span.attr("memory_ids", report.created.clone());
-                        if let Ok(value) = serde_json::to_value(&report) {
-                            span.attr("report", value);
-                        }
-                        if !report.judge_failures.is_empty() {
-                            span.degrade("judge_fallback");
-                        }
-                        (span, Ok(()))
-                    }
-                    Err(e) => (span, Err(e)),
-                }
-            },
-        );
+        // Extractions a gone process left unfinished come after this turn's own.
+        let rerun = inner.clone();
+        spawn_extraction(inner, job, None);
+        let background = rerun.background.clone();
+        background.track(rerun_pending_extractions(rerun));
     }
+}
+
+/// Claims the extractions that gone processes left unfinished (at most this many per turn)
+/// and runs them again.
+const RERUNS_PER_TURN: usize = 4;
+
+async fn rerun_pending_extractions(inner: Arc<Engine>) {
+    let instance = &inner.instance;
+    let pending = match inner
+        .store
+        .claim_pending_extractions(
+            instance.id(),
+            &|owner| instance.is_alive(owner),
+            RERUNS_PER_TURN,
+        )
+        .await
+    {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot look for unfinished memory extractions");
+            return;
+        }
+    };
+    for p in pending {
+        tracing::info!(turn = %p.turn, attempt = p.attempt, "running an unfinished memory extraction again");
+        let job = PostTurn {
+            session: p.session,
+            // Without its trace (retention), the span starts a root of its own.
+            root_span: p.root_span.unwrap_or_else(|| p.turn.to_string()),
+            turn: p.turn,
+            input: p.input,
+            answer: p.answer,
+            message: p.message,
+        };
+        spawn_extraction(inner.clone(), job, Some(p.attempt));
+    }
+}
+
+/// Extracts memories from a turn in the background, recorded as pending until it ends so a
+/// process that is gone before then leaves it to be run again. `attempt` is set when this is
+/// such a run.
+fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
+    let tracer = inner.tracer.clone();
+    let background = inner.background.clone();
+    let turn = job.turn.clone();
+    let root = job.root_span.clone();
+    background.spawn(
+        tracer,
+        turn,
+        root,
+        (SpanKind::MemoryWrite, "extract_memories"),
+        move |mut span| async move {
+            if let Some(attempt) = attempt {
+                span.attr("attempt", attempt);
+            } else if let Err(e) = inner
+                .store
+                .extraction_started(&job.turn, &job.message, inner.instance.id())
+                .await
+            {
+                tracing::warn!(error = %e, "cannot record a memory extraction as pending");
+            }
+            span.set_capture(inner.capture());
+            let semantic = inner.semantic().await;
+            let facts = TurnFacts {
+                session_id: job.session.to_string(),
+                turn_id: job.turn.to_string(),
+                message_id: Some(job.message.to_string()),
+                user_message: job.input,
+                assistant_message: job.answer,
+                neighbours: semantic.map(|s| s as &dyn echo_memory::Neighbours),
+            };
+            let context = ContextStage {
+                prompts: &inner.prompts,
+                skills: &[],
+            };
+            let result = memory::extract(
+                &inner.memory,
+                &inner.models().memory,
+                context,
+                &span,
+                &facts,
+                inner.config.memory.extraction_style,
+            )
+            .await;
+            if let Some(index) = semantic {
+                match index.flush(&inner.memory).await {
+                    Ok(flushed) => span.attr("embedded", flushed.embedded),
+                    Err(e) => {
+                        span.degrade("embedding_failed");
+                        span.attr("embedding_error", e.to_string());
+                    }
+                }
+            } else {
+                span.attr("semantic", false);
+            }
+            // Done or failed, it ended here: only a process that is gone leaves it pending.
+            if let Err(e) = inner.store.extraction_ended(&job.turn).await {
+                tracing::warn!(error = %e, "cannot record the end of a memory extraction");
+            }
+            match result {
+                Ok(report) => {
+                    span.attr("memory_ids", report.created.clone());
+                    if let Ok(value) = serde_json::to_value(&report) {
+                        span.attr("report", value);
+                    }
+                    if !report.judge_failures.is_empty() {
+                        span.degrade("judge_fallback");
+                    }
+                    (span, Ok(()))
+                }
+                Err(e) => (span, Err(e)),
+            }
+        },
+    );
 }
