@@ -97,6 +97,15 @@ fn cases() -> Vec<(&'static str, Value, Ends)> {
             Ends::Answer("plain but fine"),
         ),
         (
+            "a whole JSON answer (not a stream) sent as text/plain",
+            json!([{"raw_body": json!({"id": "x", "object": "chat.completion", "model": "primary",
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": "plain JSON"}}]})
+                        .to_string(),
+                    "raw_content_type": "text/plain"}]),
+            Ends::Answer("plain JSON"),
+        ),
+        (
             "a stream that is not UTF-8",
             json!([{"raw_body_hex": hex(&[sse_text("ok ").as_bytes(), b"\xff\xfe", SSE_END.as_bytes()].concat()),
                     "raw_content_type": "text/event-stream", "times": 5}]),
