@@ -289,16 +289,15 @@ pub(crate) struct PostTurn {
 }
 
 /// Starts the background jobs of a completed turn: the session title and, when memory is on,
-/// memory extraction.
+/// consolidation, memory extraction and the extractions gone processes left unfinished.
 pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
-    let tracer = inner.tracer.clone();
     let background = inner.background.clone();
     {
         let store = inner.store.clone();
         let session = job.session.clone();
         let title = title_of(&job.input);
         background.spawn(
-            tracer.clone(),
+            inner.tracer.clone(),
             job.turn.clone(),
             job.root_span.clone(),
             (SpanKind::Background, "session_title"),
@@ -321,10 +320,9 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
     }
     if inner.config.memory.enabled && inner.config.memory.extraction {
         // Extractions a gone process left unfinished come after this turn's own.
-        let rerun = inner.clone();
+        let rerun = rerun_pending_extractions(inner.clone());
         spawn_extraction(inner, job, None);
-        let background = rerun.background.clone();
-        background.track(rerun_pending_extractions(rerun));
+        background.track(rerun);
     }
 }
 
