@@ -79,6 +79,7 @@ pub(crate) async fn run(
         store: &inner.store,
         session,
         turn,
+        extract_by: inner.extracts_memories().then(|| inner.instance.id()),
         start_jobs: Box::new(move |answer: &str, message: &MessageId| {
             start_post_turn_jobs(
                 jobs_inner,

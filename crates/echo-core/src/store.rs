@@ -37,7 +37,7 @@ pub use messages::StoredMessage;
 use messages::stored_message;
 pub use sessions::SessionSummary;
 pub use spans::SpanRecord;
-pub use turns::{StartOutcome, TurnFilter, TurnRecord};
+pub use turns::{CompletedAnswer, StartOutcome, TurnFilter, TurnRecord};
 
 /// Name of the database file inside the data directory.
 pub const DB_FILE: &str = "echo.db";

@@ -1,8 +1,8 @@
 //! What a new process finds left by one that ended without finishing its work.
 
-use echo_core::store::{EXTRACTION_TRIES, StartOutcome, TurnStatus};
+use echo_core::store::{CompletedAnswer, EXTRACTION_TRIES, StartOutcome, TurnStatus};
 use echo_core::trace::{SpanKind, SpanStatus, Tracer};
-use echo_core::{Message, Store};
+use echo_core::{Message, Store, Usage};
 
 /// `echod ask` can leave while the turn's memory extraction still runs. When that process is
 /// gone, the extraction's span is closed as cancelled, not shown running forever; a live
@@ -61,7 +61,8 @@ async fn background_work_a_finished_process_left_running_is_closed() {
 
 /// A turn's memory extraction that its process did not finish is claimed by one later
 /// process at a time, at most `EXTRACTION_TRIES` attempts in all, and never while its owner
-/// still runs.
+/// still runs. It is pending from the moment the answer is saved (the same transaction), so
+/// a process killed before its extraction job even started leaves it too.
 #[tokio::test]
 async fn an_unfinished_extraction_is_claimed_once_and_given_up_after_its_tries() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -76,20 +77,25 @@ async fn an_unfinished_extraction_is_claimed_once_and_given_up_after_its_tries()
         )
         .await
         .expect("turn");
+    let answer = Message::assistant("Noted.");
+    let completed = |turn| CompletedAnswer {
+        session: &session,
+        turn,
+        message: &answer,
+        reasoning: None,
+        model: "m",
+        usage: Usage::default(),
+    };
     let message = store
-        .append_message(
-            &session,
-            Some(&turn),
-            &Message::assistant("Noted."),
-            None,
-            false,
-        )
+        .complete_turn(completed(&turn), Some("a"))
         .await
         .expect("answer");
-    store
-        .extraction_started(&turn, &message, "a")
+    let record = store
+        .turn(turn.as_str())
         .await
-        .expect("started");
+        .expect("read")
+        .expect("turn");
+    assert_eq!(record.status, TurnStatus::Completed);
 
     let alive = |live: &'static str| move |owner: &str| owner == live;
     let claimed = store
@@ -140,16 +146,24 @@ async fn an_unfinished_extraction_is_claimed_once_and_given_up_after_its_tries()
         assert!(none.is_empty(), "{EXTRACTION_TRIES} tries in all");
     }
 
-    // One that ended is not claimed at all.
+    // One that ended is not claimed at all, nor one that was never to run.
     let turn = store
         .create_turn(&session, "Hello.", echo_core::EntryPoint::Cli, "f")
         .await
         .expect("turn");
     store
-        .extraction_started(&turn, &message, "f")
+        .complete_turn(completed(&turn), Some("f"))
         .await
-        .expect("started");
+        .expect("answer");
     store.extraction_ended(&turn).await.expect("ended");
+    let turn = store
+        .create_turn(&session, "Hi.", echo_core::EntryPoint::Cli, "f")
+        .await
+        .expect("turn");
+    store
+        .complete_turn(completed(&turn), None)
+        .await
+        .expect("answer");
     let none = store
         .claim_pending_extractions("g", &alive("g"), 4)
         .await

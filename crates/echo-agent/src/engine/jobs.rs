@@ -318,11 +318,19 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
         );
         background.track(task);
     }
-    if inner.config.memory.enabled && inner.config.memory.extraction {
+    if inner.extracts_memories() {
         // Extractions a gone process left unfinished come after this turn's own.
         let rerun = rerun_pending_extractions(inner.clone());
         spawn_extraction(inner, job, None);
         background.track(rerun);
+    }
+}
+
+impl Engine {
+    /// Whether a completed turn's memory extraction runs (then `Store::complete_turn`
+    /// records it as pending with the answer).
+    pub(crate) fn extracts_memories(&self) -> bool {
+        self.config.memory.enabled && self.config.memory.extraction
     }
 }
 
@@ -362,9 +370,9 @@ async fn rerun_pending_extractions(inner: Arc<Engine>) {
     }
 }
 
-/// Extracts memories from a turn in the background, recorded as pending until it ends so a
-/// process that is gone before then leaves it to be run again. `attempt` is set when this is
-/// such a run.
+/// Extracts memories from a turn in the background. It is recorded as pending (with the
+/// answer, or by the claim of a run again) until it ends, so a process that is gone before
+/// then leaves it to be run again. `attempt` is set when this is such a run.
 fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
     let tracer = inner.tracer.clone();
     let background = inner.background.clone();
@@ -378,12 +386,6 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
         move |mut span| async move {
             if let Some(attempt) = attempt {
                 span.attr("attempt", attempt);
-            } else if let Err(e) = inner
-                .store
-                .extraction_started(&job.turn, &job.message, inner.instance.id())
-                .await
-            {
-                tracing::warn!(error = %e, "cannot record a memory extraction as pending");
             }
             span.set_capture(inner.capture());
             let semantic = inner.semantic().await;

@@ -5,7 +5,7 @@
 use crate::events::TurnEvents;
 use crate::pipeline::inference::{InferenceResult, TurnFailure, join_reasoning};
 use crate::think::strip_think;
-use echo_core::store::{Store, TurnStatus};
+use echo_core::store::{CompletedAnswer, Store};
 use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId};
 
 /// Publishes the final answer; consumed on use, so a turn cannot publish twice.
@@ -31,6 +31,9 @@ pub(crate) struct Commit<'a> {
     pub store: &'a Store,
     pub session: &'a SessionId,
     pub turn: &'a TurnId,
+    /// The process that will extract memories from the turn, when one will: the extraction
+    /// is recorded as pending with the answer.
+    pub extract_by: Option<&'a str>,
     pub start_jobs: StartJobs<'a>,
 }
 
@@ -43,29 +46,18 @@ pub(crate) async fn finalize(
 ) -> Result<String, TurnFailure> {
     let (visible, think) = strip_think(&result.text);
     let reasoning = join_reasoning(&result.reasoning, &think);
-    let save = async {
-        let id = commit
-            .store
-            .append_message(
-                commit.session,
-                Some(commit.turn),
-                &Message::assistant(visible.clone()),
-                Some(&reasoning),
-                false,
-            )
-            .await?;
-        commit
-            .store
-            .finish_turn(
-                commit.turn,
-                TurnStatus::Completed,
-                Some(&result.model),
-                None,
-                result.usage,
-            )
-            .await?;
-        Ok::<_, echo_core::StoreError>(id)
-    };
+    let answer = Message::assistant(visible.clone());
+    let save = commit.store.complete_turn(
+        CompletedAnswer {
+            session: commit.session,
+            turn: commit.turn,
+            message: &answer,
+            reasoning: Some(&reasoning),
+            model: &result.model,
+            usage: result.usage,
+        },
+        commit.extract_by,
+    );
     let message_id = save.await.map_err(|e| {
         TurnFailure::internal(
             echo_core::TurnErrorCode::Store,

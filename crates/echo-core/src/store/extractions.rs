@@ -1,5 +1,5 @@
 //! Pending memory extractions: a turn's extraction is recorded as pending, under the process
-//! that runs it, until it ends. One that a gone process left pending is claimed by a later
+//! that runs it, from the transaction that saves the answer until it ends. One that a gone process left pending is claimed by a later
 //! process and run again.
 
 use super::Store;
@@ -30,28 +30,29 @@ pub struct PendingExtraction {
     pub attempt: i64,
 }
 
-impl Store {
-    /// Records that the extraction of `turn` (whose answer is `message`) runs under `owner`.
-    pub async fn extraction_started(
-        &self,
-        turn: &TurnId,
-        message: &MessageId,
-        owner: &str,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE turns SET extraction_message = ?, extraction_owner = ?,
-                    extraction_tries = MAX(extraction_tries, 1)
-             WHERE id = ?",
-        )
-        .bind(message.as_str())
-        .bind(owner)
-        .bind(turn.as_str())
-        .execute(&self.pool)
-        .await
-        .during("recording a memory extraction")?;
-        Ok(())
-    }
+/// Records that the extraction of `turn` (whose answer is `message`) runs under `owner`; a
+/// completed turn's answer is saved in the same transaction (`Store::complete_turn`).
+pub(super) async fn mark_pending(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    turn: &TurnId,
+    message: &MessageId,
+    owner: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE turns SET extraction_message = ?, extraction_owner = ?,
+                extraction_tries = MAX(extraction_tries, 1)
+         WHERE id = ?",
+    )
+    .bind(message.as_str())
+    .bind(owner)
+    .bind(turn.as_str())
+    .execute(&mut **tx)
+    .await
+    .during("recording a memory extraction")?;
+    Ok(())
+}
 
+impl Store {
     /// Records that the extraction of `turn` ended (done or failed: it is not run again).
     pub async fn extraction_ended(&self, turn: &TurnId) -> Result<(), StoreError> {
         sqlx::query(

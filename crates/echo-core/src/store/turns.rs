@@ -11,6 +11,51 @@ use crate::vocab::{EntryPoint, TurnErrorCode, TurnStatus};
 use serde::Serialize;
 use sqlx::{FromRow, Row};
 
+/// A completed turn's answer, for [`Store::complete_turn`].
+#[derive(Clone, Copy, Debug)]
+pub struct CompletedAnswer<'a> {
+    /// The session.
+    pub session: &'a SessionId,
+    /// The turn.
+    pub turn: &'a TurnId,
+    /// The assistant's message.
+    pub message: &'a Message,
+    /// The model's reasoning, kept beside the message.
+    pub reasoning: Option<&'a str>,
+    /// The model that answered.
+    pub model: &'a str,
+    /// The turn's token usage.
+    pub usage: Usage,
+}
+
+/// Sets a turn's final status, error and token usage.
+async fn set_finished(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    turn: &TurnId,
+    status: TurnStatus,
+    model: Option<&str>,
+    error: Option<(TurnErrorCode, &str)>,
+    usage: Usage,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE turns SET status = ?, model = COALESCE(?, model), error_code = ?, error = ?,
+                input_tokens = ?, output_tokens = ?, finished_at = ?
+         WHERE id = ?",
+    )
+    .bind(status.as_str())
+    .bind(model)
+    .bind(error.map(|e| e.0.as_str()))
+    .bind(error.map(|e| e.1))
+    .bind(usage.input_tokens as i64)
+    .bind(usage.output_tokens as i64)
+    .bind(now_rfc3339())
+    .bind(turn.as_str())
+    .execute(&mut **tx)
+    .await
+    .during("finishing a turn")?;
+    Ok(())
+}
+
 /// A turn record.
 #[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
 pub struct TurnRecord {
@@ -217,23 +262,53 @@ impl Store {
         error: Option<(TurnErrorCode, &str)>,
         usage: Usage,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE turns SET status = ?, model = COALESCE(?, model), error_code = ?, error = ?,
-                    input_tokens = ?, output_tokens = ?, finished_at = ?
-             WHERE id = ?",
+        let mut tx = self.pool.begin().await.during("finishing a turn")?;
+        set_finished(&mut tx, turn, status, model, error, usage).await?;
+        tx.commit().await.during("finishing a turn")
+    }
+
+    /// Saves a turn's answer and completes the turn in one transaction. With `extract_by`
+    /// (the process that will run the turn's memory extraction), the extraction is recorded
+    /// as pending in the same transaction: no moment exists in which the answer is saved but
+    /// a kill would lose its extraction (see `extractions.rs`).
+    pub async fn complete_turn(
+        &self,
+        answer: CompletedAnswer<'_>,
+        extract_by: Option<&str>,
+    ) -> Result<MessageId, StoreError> {
+        let CompletedAnswer {
+            session,
+            turn,
+            message,
+            reasoning,
+            model,
+            usage,
+        } = answer;
+        let mut tx = self.pool.begin().await.during("saving the answer")?;
+        let id = insert_message(
+            &mut tx,
+            session,
+            Some(turn),
+            message,
+            reasoning,
+            "complete",
+            &now_rfc3339(),
         )
-        .bind(status.as_str())
-        .bind(model)
-        .bind(error.map(|e| e.0.as_str()))
-        .bind(error.map(|e| e.1))
-        .bind(usage.input_tokens as i64)
-        .bind(usage.output_tokens as i64)
-        .bind(now_rfc3339())
-        .bind(turn.as_str())
-        .execute(&self.pool)
-        .await
-        .during("finishing a turn")?;
-        Ok(())
+        .await?;
+        set_finished(
+            &mut tx,
+            turn,
+            TurnStatus::Completed,
+            Some(model),
+            None,
+            usage,
+        )
+        .await?;
+        if let Some(owner) = extract_by {
+            super::extractions::mark_pending(&mut tx, turn, &id, owner).await?;
+        }
+        tx.commit().await.during("saving the answer")?;
+        Ok(id)
     }
 
     /// Marks every `accepted` or `running` turn whose owner is gone as `interrupted` (and its
