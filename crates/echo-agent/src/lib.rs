@@ -35,10 +35,11 @@ pub use api::{
 pub use approval::{ApprovalAnswer, ApprovalMode};
 pub use automations::RunContext;
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
-pub use echo_core::config::{Config, Overrides, ProcessEnv};
+pub use echo_core::config::{Config, ConfigError, Overrides, ProcessEnv};
 pub use echo_core::crash;
 pub use echo_core::store::TurnFilter;
 pub use echo_local::catalog::DEFAULT_ID as DEFAULT_LOCAL_MODEL;
+pub use echo_local::threads;
 pub use echo_memory::{ListFilter, parse_time};
 pub use error::{ApiError, ErrorBody, ErrorCode, ErrorDetail};
 pub use events::EventHandler;

@@ -28,6 +28,7 @@ mod error;
 mod gguf;
 mod output;
 mod template;
+pub mod threads;
 mod vocab;
 mod weights;
 mod worker;

@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use echo_agent::wire::{EntryPoint, LearnedMemories, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
-use echo_agent::{Config, Overrides, ProcessEnv};
+use echo_agent::{Config, ConfigError, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -298,20 +298,28 @@ fn ask_learned(name: &str) -> anyhow::Result<LearnedMemories> {
     })
 }
 
-/// Runs the parsed command.
-pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let g = cli.global;
-    let overrides = Overrides {
-        home: g.home,
-        kind: g.provider,
-        base_url: g.base_url,
-        model: g.model,
-        fallback_models: g.fallback_models,
-    };
+impl Cli {
+    /// Loads the configuration with this command line's flags over the file and the
+    /// environment (before the async runtime starts: see `main`).
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let g = &self.global;
+        let overrides = Overrides {
+            home: g.home.clone(),
+            kind: g.provider.clone(),
+            base_url: g.base_url.clone(),
+            model: g.model.clone(),
+            fallback_models: g.fallback_models.clone(),
+        };
+        Config::load(&overrides, &ProcessEnv)
+    }
+}
+
+/// Runs the parsed command with the configuration `Cli::config` loaded (`replay` needs none).
+pub async fn run(cli: Cli, config: Result<Config, ConfigError>) -> anyhow::Result<ExitCode> {
     if let Command::Replay { file, json } = &cli.command {
         return crate::trace_cli::replay(file, *json).await;
     }
-    let config = Config::load(&overrides, &ProcessEnv)?;
+    let config = config?;
     let api = Api::open(config).await.context("cannot open the engine")?;
     if matches!(
         cli.command,

@@ -27,6 +27,14 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
         )
         .init();
+    let config = cli.config();
+    // Before the runtime starts its threads: candle reads the count once, from the environment.
+    if let Ok(config) = &config
+        && let Some(threads) = config.llm.threads
+        && let Err(e) = echo_agent::threads::set(threads)
+    {
+        eprintln!("echod: llm.threads ({threads}) not applied: {e}");
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -37,7 +45,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = runtime.block_on(cli::run(cli));
+    let result = runtime.block_on(cli::run(cli, config));
     // A tool stuck in blocking I/O must not keep the process alive after the turn ended.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     match result {

@@ -71,6 +71,10 @@ fn list(models: &LocalModels) {
         );
     }
     println!("models directory: {}", models.dir);
+    println!(
+        "threads: {} (llm.threads; the physical cores when unset)",
+        models.threads
+    );
 }
 
 fn megabytes(bytes: u64) -> String {

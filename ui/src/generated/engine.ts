@@ -1133,7 +1133,12 @@ in_use: string | null,
 /**
  * Recommended models, smallest first.
  */
-models: Array<LocalModelEntry>, };
+models: Array<LocalModelEntry>, 
+/**
+ * Threads the built-in model computes with in this process: `llm.threads` when it was
+ * set at start, else the machine's physical cores.
+ */
+threads: number, };
 
 export type McpConfig = Record<symbol, never>;
 

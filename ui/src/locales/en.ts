@@ -117,6 +117,7 @@ export const en = {
   'ollama.use': 'Use Ollama',
   'provider.dismissNotice': 'Dismiss',
   'local.heading': 'Built-in model',
+  'local.threads': 'Computes with {threads} threads. To change that, set llm.threads in config.toml; it applies at the next start.',
   'local.help': 'Runs on this computer from a GGUF file: no server and no key, and nothing leaves the machine. Downloads go to {dir}.',
   'local.model': 'Model',
   'local.size': 'Size',

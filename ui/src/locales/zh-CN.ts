@@ -119,6 +119,7 @@ export const zhCN: Record<MessageKey, string> = {
   'ollama.use': '使用 Ollama',
   'provider.dismissNotice': '关闭',
   'local.heading': '内置模型',
+  'local.threads': '使用 {threads} 个线程计算。如需更改，请在 config.toml 中设置 llm.threads，下次启动时生效。',
   'local.help': '在本机从 GGUF 文件运行：无需服务器和密钥，数据不会离开本机。下载保存在 {dir}。',
   'local.model': '模型',
   'local.size': '大小',

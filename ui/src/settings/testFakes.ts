@@ -245,6 +245,7 @@ export function localModelsTransport(
       return {
         dir: MODELS_DIR,
         in_use: current,
+        threads: 2,
         models: models.map((m) => ({ ...copy(m), in_use: m.path !== null && m.path === current })),
       };
     },

@@ -59,6 +59,9 @@ pub struct LocalModels {
     pub in_use: Option<String>,
     /// Recommended models, smallest first.
     pub models: Vec<LocalModelEntry>,
+    /// Threads the built-in model computes with in this process: `llm.threads` when it was
+    /// set at start, else the machine's physical cores.
+    pub threads: u32,
 }
 
 impl Api {
@@ -92,6 +95,7 @@ impl Api {
                 })
                 .collect(),
             in_use,
+            threads: u32::try_from(echo_local::threads::in_use()).unwrap_or(u32::MAX),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::{ConfigError, ProviderKind, RetryConfig, TimeoutConfig};
 use serde::Deserialize;
+use std::num::NonZeroUsize;
 
 /// The default model and how to reach it.
 #[derive(Clone, Debug, Deserialize)]
@@ -26,6 +27,10 @@ pub struct LlmConfig {
     pub reserve_output: Option<u32>,
     /// Sampling temperature; the server's default when unset.
     pub temperature: Option<f32>,
+    /// Threads the built-in models (the chat model and memory's embedder) compute with; the
+    /// machine's physical cores when unset. Read when the process starts, so a change applies
+    /// at the next start; `CANDLE_NUM_THREADS`/`RAYON_NUM_THREADS` in the environment win.
+    pub threads: Option<NonZeroUsize>,
     /// Network time limits.
     pub timeouts: TimeoutConfig,
     /// Retry policy.
@@ -46,6 +51,7 @@ impl Default for LlmConfig {
             context_window: 32_768,
             reserve_output: None,
             temperature: None,
+            threads: None,
             timeouts: TimeoutConfig::default(),
             retry: RetryConfig::default(),
             api_key: None,

@@ -114,6 +114,11 @@ export function LocalModelsSection({ transport, onUsed }: Props) {
     <section className="local-models" aria-labelledby="local-models-heading" data-testid="local-models">
       <h3 id="local-models-heading">{t('local.heading')}</h3>
       {catalog && <p className="help">{t('local.help', { dir: catalog.dir })}</p>}
+      {catalog && (
+        <p className="help" data-testid="local-threads">
+          {t('local.threads', { threads: catalog.threads })}
+        </p>
+      )}
       <LoadState loaded={catalog !== undefined} error={state.loadError} />
       {fileInUse && (
         <p className="local-file-in-use" data-testid="local-file-in-use">
