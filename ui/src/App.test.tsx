@@ -29,6 +29,7 @@ function setup(
   desktop?: DesktopBridge,
   stored: StoredMessage[] = [],
   access: { hasToken: boolean; pairingError?: string } = { hasToken: true },
+  notice: string | null = null,
 ) {
   const answers: string[] = [];
   const listed: string[] = [];
@@ -49,7 +50,7 @@ function setup(
     mcp_servers: () => [],
     mcp_config: () => [],
     approvals: () => [],
-    provider: () => providerView,
+    provider: () => ({ ...providerView, notice }),
     detect_ollama: () => null,
     bootstrap_files: () => [],
     memory_list: () => ({ items: [], total: 0 }),
@@ -120,6 +121,22 @@ describe('App', () => {
     expect(banner({ hasToken: false, pairingError: 'this pairing code was used already' })).toBe(
       'Could not connect to `echod serve`: this pairing code was used already',
     );
+  });
+
+  it('says under an empty conversation which provider the engine chose at start', async () => {
+    const note = 'No model provider is configured and no Ollama server answers: using the built-in model.';
+    const { store, container, emit, root } = setup('en', undefined, [], { hasToken: true }, note);
+    await act(async () => {});
+    expect(container.querySelector('[data-testid="chat-start-note"]')?.textContent).toBe(note);
+    await act(async () => void store.send('hello'));
+    emit(approval);
+    expect(container.querySelector('[data-testid="chat-start-note"]')).toBeNull();
+    act(() => root.unmount());
+    document.body.innerHTML = '';
+    const chosen = setup('en');
+    await act(async () => {});
+    expect(chosen.container.querySelector('[data-testid="chat-start-note"]')).toBeNull();
+    act(() => chosen.root.unmount());
   });
 
   it('speaks Simplified Chinese', async () => {

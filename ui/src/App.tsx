@@ -60,6 +60,16 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
     if (wasRunning.current && !running) badge.refreshAfterTurn();
     wasRunning.current = running;
   }, [running, badge]);
+  // The line on which provider the engine chose at start (the built-in model, when nothing
+  // was configured and no Ollama answered) and how to switch: shown where a conversation
+  // starts, as Settings shows it. Without it the chat just has no such line.
+  const [startNote, setStartNote] = useState<string | null>(null);
+  useEffect(() => {
+    transport.call('provider', {}).then(
+      (view) => setStartNote(view.notice),
+      () => setStartNote(null),
+    );
+  }, [transport]);
   const openChat = (session: string, messageId: string | null = null) => {
     nav.show('chat');
     void store.openAt(session, messageId);
@@ -234,6 +244,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
               <ChatView
                 messages={state.messages}
                 loading={state.loadingHistory}
+                startNote={startNote}
                 onRegenerate={regenerateTarget(state) ? () => void store.regenerate() : undefined}
                 onEdit={idle ? (key, text) => void store.editAndResend(key, text) : undefined}
                 onShowTrace={(turnId) => nav.openTrace(turnId)}

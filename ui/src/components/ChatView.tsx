@@ -40,9 +40,20 @@ interface Props {
   highlight?: string | null;
   /** Called when the mark has been shown long enough. */
   onHighlightSeen?: () => void;
+  /** Which provider answers, said under an empty conversation (the built-in model's first run). */
+  startNote?: string | null;
 }
 
-export function ChatView({ messages, loading, onRegenerate, onEdit, onShowTrace, highlight, onHighlightSeen }: Props) {
+export function ChatView({
+  messages,
+  loading,
+  onRegenerate,
+  onEdit,
+  onShowTrace,
+  highlight,
+  onHighlightSeen,
+  startNote,
+}: Props) {
   const t = useT();
   const scroller = useRef<HTMLElement>(null);
   const stick = useRef(true);
@@ -99,6 +110,11 @@ export function ChatView({ messages, loading, onRegenerate, onEdit, onShowTrace,
     <section className="chat" aria-live="polite" ref={scroller} onScroll={onScroll}>
       {loading && <p className="muted chat-note">{t('chat.loading')}</p>}
       {!loading && messages.length === 0 && <p className="muted empty">{t('chat.empty')}</p>}
+      {!loading && messages.length === 0 && startNote && (
+        <p className="muted start-note" role="status" data-testid="chat-start-note">
+          {startNote}
+        </p>
+      )}
       <div className="chat-rows" style={{ height: total }}>
         {virtualizer.getVirtualItems().map((item) => {
           const m = messages[item.index];
