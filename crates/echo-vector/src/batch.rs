@@ -12,8 +12,9 @@ use arrow_schema::{ArrowError, DataType, Field, SchemaRef};
 
 use crate::layout::ID_COLUMN;
 
-/// Column LanceDB adds to vector search results.
-const DISTANCE_COLUMN: &str = "_distance";
+/// Column LanceDB adds to vector search results (asked for by name: LanceDB warns that it
+/// will stop adding it unasked).
+pub(crate) const DISTANCE_COLUMN: &str = "_distance";
 
 /// The items with duplicate ids collapsed to the last occurrence, in first-seen order. A
 /// `merge_insert` source must not match one target row twice.

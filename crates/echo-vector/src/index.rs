@@ -427,7 +427,7 @@ impl VectorIndex {
             }
             let stream = search
                 .limit(k)
-                .select(Select::columns(&[ID_COLUMN]))
+                .select(Select::columns(&[ID_COLUMN, batch::DISTANCE_COLUMN]))
                 .execute()
                 .await
                 .map_err(lance)?;
