@@ -1,6 +1,6 @@
 //! Pending memory extractions: a turn's extraction is recorded as pending, under the process
-//! that runs it, from the transaction that saves the answer until it ends. One that a gone process left pending is claimed by a later
-//! process and run again.
+//! that runs it, from the transaction that saves the answer until it ends. One that a gone
+//! process left pending is claimed by a later process and run again.
 
 use super::Store;
 use crate::error::{QueryContext, StoreError};

@@ -28,9 +28,9 @@ pub struct CompletedAnswer<'a> {
     pub usage: Usage,
 }
 
-/// Sets a turn's final status, error and token usage.
-async fn set_finished(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+/// Sets a turn's final status, error and token usage (alone, or inside a transaction).
+async fn set_finished<'e>(
+    db: impl sqlx::SqliteExecutor<'e>,
     turn: &TurnId,
     status: TurnStatus,
     model: Option<&str>,
@@ -50,7 +50,7 @@ async fn set_finished(
     .bind(usage.output_tokens as i64)
     .bind(now_rfc3339())
     .bind(turn.as_str())
-    .execute(&mut **tx)
+    .execute(db)
     .await
     .during("finishing a turn")?;
     Ok(())
@@ -262,9 +262,7 @@ impl Store {
         error: Option<(TurnErrorCode, &str)>,
         usage: Usage,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await.during("finishing a turn")?;
-        set_finished(&mut tx, turn, status, model, error, usage).await?;
-        tx.commit().await.during("finishing a turn")
+        set_finished(&self.pool, turn, status, model, error, usage).await
     }
 
     /// Saves a turn's answer and completes the turn in one transaction. With `extract_by`
@@ -296,7 +294,7 @@ impl Store {
         )
         .await?;
         set_finished(
-            &mut tx,
+            &mut *tx,
             turn,
             TurnStatus::Completed,
             Some(model),
