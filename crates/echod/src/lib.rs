@@ -1,0 +1,75 @@
+//! `echod`: Echo Desk without a window. A thin front end over `echo_agent::Api`: it parses
+//! arguments, calls one `Api` operation, prints, and maps errors to exit codes in one place.
+//!
+//! A library with one entry point, [`main`], so that two binaries run it: `echod` itself
+//! (`src/main.rs`), and the desktop app's `echo-desk` when it is started under the name
+//! `echod` (the installed package ships one engine binary under both names).
+
+mod automations_cli;
+mod bench;
+mod bench_automations;
+mod cli;
+mod listen;
+mod memory_cli;
+mod model_cli;
+mod print;
+mod provider_cli;
+mod serve;
+mod tools_cli;
+mod trace_cli;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Runs `echod` on the process's arguments; the exit code says how it went.
+pub fn main() -> ExitCode {
+    echo_agent::crash::harden("echod");
+    let cli = cli::Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
+        )
+        .init();
+    let config = cli.config();
+    // Before the runtime starts its threads: candle reads the count once, from the environment.
+    if let Ok(config) = &config
+        && let Some(threads) = config.llm.threads
+        && let Err(e) = echo_agent::threads::set(threads)
+    {
+        eprintln!("echod: llm.threads ({threads}) not applied: {e}");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("echod: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime.block_on(cli::run(cli, config));
+    // A tool stuck in blocking I/O must not keep the process alive after the turn ended.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("echod: {}", one_line(&e));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The error and its causes on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string().replace('\n', " ");
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
+}
