@@ -32,7 +32,7 @@ use crate::error::ApiError;
 use crate::prompts::Prompts;
 use echo_core::config::Config;
 use echo_core::store::Store;
-use echo_memory::{MemoryStore, SemanticIndex};
+use echo_memory::MemoryStore;
 use echo_secrets::SecretStore;
 use std::sync::Arc;
 use std::time::Duration;
@@ -223,7 +223,7 @@ impl Api {
     }
 
     /// The semantic index, set up on first use.
-    pub(crate) async fn semantic(&self) -> Option<&SemanticIndex> {
+    pub(crate) async fn semantic(&self) -> crate::semantic::SemanticRef {
         self.inner.semantic().await
     }
 

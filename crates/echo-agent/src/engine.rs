@@ -15,8 +15,9 @@ use crate::background::Background;
 use crate::error::ApiError;
 use crate::history_tools::{HistorySearch, ReadToolOutput};
 use crate::instance::Instance;
-use crate::memory_tools::{MemoryNote, MemoryRecall, SharedSemantic};
+use crate::memory_tools::{MemoryNote, MemoryRecall};
 use crate::prompts::Prompts;
+use crate::semantic::SemanticSlot;
 use echo_core::SessionId;
 use echo_core::config::Config;
 use echo_core::store::Store;
@@ -74,7 +75,7 @@ pub(crate) struct Engine {
     /// Automations, their runs and the approval queue of unattended runs.
     pub(crate) automations: echo_automations::AutomationStore,
     /// Embedder + vector index, set up on first use (retrieval is BM25 only without them).
-    pub(crate) semantic: SharedSemantic,
+    pub(crate) semantic: Arc<SemanticSlot>,
     /// `[desktop]` as saved (changed through [`Api::save_quick_ask_shortcut`]).
     pub(crate) desktop: Mutex<echo_core::config::DesktopConfig>,
     /// `[trace]` as saved (the settings page changes it while the engine runs).
@@ -184,7 +185,25 @@ impl Engine {
             });
         }
         let workdir = std::env::current_dir().unwrap_or_else(|_| home.clone());
-        let semantic: SharedSemantic = Arc::new(tokio::sync::OnceCell::new());
+        let semantic = Arc::new(SemanticSlot::default());
+        if config.memory.release_after_secs > 0 {
+            // An app open all day does not keep the embedder's weights and LanceDB's caches
+            // through the hours nobody searches.
+            let quiet = Duration::from_secs(config.memory.release_after_secs);
+            let every = (quiet / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+            let slot = semantic.clone();
+            spawn_service(&services, &shutdown, "memory search release", async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    if slot.release_if_quiet(quiet) {
+                        tracing::info!(
+                            quiet_secs = quiet.as_secs(),
+                            "memory search let go of the embedder and the vector index"
+                        );
+                    }
+                }
+            });
+        }
         let tools = Arc::new(ToolRegistry::with_limits(echo_tools::Limits {
             output_cap_chars: config.tools.output_cap_chars,
             breaker_failures: config.tools.breaker_failures,

@@ -22,6 +22,7 @@ mod pipeline;
 mod prompt_snapshots;
 mod prompts;
 pub mod replay;
+mod semantic;
 mod test_support;
 mod think;
 mod tool_output;

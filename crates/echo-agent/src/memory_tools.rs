@@ -2,40 +2,13 @@
 //! scratchpad for the current task) and `memory_recall` (search long-term memory). The model
 //! never writes long-term memory directly: that happens after the turn, through extraction.
 
+use crate::semantic::SemanticSlot;
 use async_trait::async_trait;
-use echo_memory::{
-    Actor, MemoryStore, NewMemory, RecallOptions, SemanticIndex, Source, Tier, WriteOptions,
-};
+use echo_memory::{Actor, MemoryStore, NewMemory, RecallOptions, Source, Tier, WriteOptions};
 use echo_tools::{Risk, Tool, ToolContext, ToolError, schema_of};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
-use tokio::sync::OnceCell;
-
-/// The semantic index as the engine opens it (lazily, on the first turn).
-pub(crate) type SharedSemantic = Arc<OnceCell<Semantic>>;
-
-/// What opening the semantic index came to.
-pub(crate) enum Semantic {
-    /// Open: memory search ranks by meaning as well as by keywords.
-    Ready(SemanticIndex),
-    /// Not used, and nothing is wrong: memory is off, no embedder is configured or none could
-    /// be loaded (said once in the log). Search uses keywords.
-    Off,
-    /// There was an embedder but the index could not be opened (no permission, a full disk):
-    /// search uses keywords, and `data check` reports why.
-    Unavailable(String),
-}
-
-impl Semantic {
-    /// The index, when it is open.
-    pub(crate) fn index(&self) -> Option<&SemanticIndex> {
-        match self {
-            Semantic::Ready(index) => Some(index),
-            Semantic::Off | Semantic::Unavailable(_) => None,
-        }
-    }
-}
 
 /// `memory_note`.
 pub(crate) struct MemoryNote {
@@ -87,7 +60,8 @@ impl Tool for MemoryNote {
 /// `memory_recall`.
 pub(crate) struct MemoryRecall {
     pub store: MemoryStore,
-    pub semantic: SharedSemantic,
+    /// Used when open; a recall does not open it (the turn's own recall did, if it could).
+    pub semantic: Arc<SemanticSlot>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -122,10 +96,10 @@ impl Tool for MemoryRecall {
             session_id: Some(ctx.session_id.clone()),
             include_inactive: false,
         };
-        let neighbours = self
-            .semantic
-            .get()
-            .and_then(Semantic::index)
+        let semantic = self.semantic.get();
+        let neighbours = semantic
+            .as_ref()
+            .and_then(|s| s.index())
             .map(|s| s as &dyn echo_memory::Neighbours);
         let (found, _) = self
             .store

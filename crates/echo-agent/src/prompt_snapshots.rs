@@ -76,7 +76,7 @@ async fn offered_tools() -> Vec<ToolSpec> {
     }));
     engine.push(Arc::new(MemoryRecall {
         store: memory,
-        semantic: Arc::new(tokio::sync::OnceCell::new()),
+        semantic: Arc::default(),
     }));
     engine.push(Arc::new(HistorySearch {
         store: store.clone(),

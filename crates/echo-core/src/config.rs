@@ -342,8 +342,7 @@ pub struct MemoryConfig {
     pub embedder: EmbedderKind,
     /// Folder with the local model's files; default `$ECHO_EMBED_MODEL_DIR`, then
     /// `<data dir>/models/all-MiniLM-L6-v2`, then the shared model cache
-    /// (`~/.cache/echo-desk-models/all-MiniLM-L6-v2`, where `scripts/fetch-embed-model.sh`
-    /// puts it).
+    /// (`~/.cache/echo-desk-models/all-MiniLM-L6-v2`: `scripts/fetch-embed-model.sh`'s).
     pub embed_model_dir: Option<PathBuf>,
     /// Download the local model from Hugging Face on first use when it is nowhere to be
     /// found. Off by default: Echo Desk connects to nothing but the model server unless told.
@@ -354,6 +353,8 @@ pub struct MemoryConfig {
     pub embed_dim: usize,
     /// Weight of the vector ranking against BM25 (1.0) in reciprocal-rank fusion.
     pub vector_weight: f64,
+    /// Seconds without memory search before the embedder and vector index are let go (0: kept).
+    pub release_after_secs: u64,
 }
 
 impl Default for MemoryConfig {
@@ -378,6 +379,7 @@ impl Default for MemoryConfig {
             embed_model: "text-embedding-3-small".into(),
             embed_dim: 1536,
             vector_weight: 0.3,
+            release_after_secs: 300,
         }
     }
 }

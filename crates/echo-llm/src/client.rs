@@ -146,7 +146,9 @@ impl LlmClient {
     /// smaller of `llm.context_window` and the model's own; fallback models and network
     /// limits do not apply.
     fn local(cfg: &LlmConfig) -> Result<Self, LlmError> {
-        let model = crate::local::open(&cfg.model);
+        let release_after = (cfg.release_after_secs > 0)
+            .then(|| std::time::Duration::from_secs(cfg.release_after_secs));
+        let model = crate::local::open(&cfg.model, release_after);
         let model_window = match &model {
             Ok(m) => m.info().window,
             Err(_) => echo_local::MAX_WINDOW,

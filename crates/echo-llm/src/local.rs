@@ -17,7 +17,10 @@ pub(crate) const HOST: &str = "built-in";
 
 /// Opens the GGUF model at `path` (shared with every other client of the same file), or
 /// says why it cannot be used.
-pub(crate) fn open(path: &str) -> Result<Arc<LocalModel>, String> {
+pub(crate) fn open(
+    path: &str,
+    release_after: Option<std::time::Duration>,
+) -> Result<Arc<LocalModel>, String> {
     if path.trim().is_empty() {
         return Err(
             "no built-in model is installed: run `echod model fetch`, or set llm.model \
@@ -25,7 +28,7 @@ pub(crate) fn open(path: &str) -> Result<Arc<LocalModel>, String> {
                 .into(),
         );
     }
-    LocalModel::open(Path::new(path.trim())).map_err(|e| e.to_string())
+    LocalModel::open(Path::new(path.trim()), release_after).map_err(|e| e.to_string())
 }
 
 /// Runs one request on the built-in model, feeding `asm` as the worker produces output.

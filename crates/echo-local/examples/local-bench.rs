@@ -67,7 +67,7 @@ async fn main() {
     };
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
     let load = Instant::now();
-    let model = match LocalModel::open(std::path::Path::new(&path)) {
+    let model = match LocalModel::open(std::path::Path::new(&path), None) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{e}");

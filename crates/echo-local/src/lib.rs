@@ -41,6 +41,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// Who wrote a message.
@@ -204,6 +205,7 @@ pub struct LocalModel {
     info: ModelInfo,
     jobs: Mutex<std::sync::mpsc::Sender<Job>>,
     vocab: Arc<Vocab>,
+    loaded: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for LocalModel {
@@ -220,8 +222,14 @@ static OPEN: Mutex<Vec<(PathBuf, u64, Weak<LocalModel>)>> = Mutex::new(Vec::new(
 
 impl LocalModel {
     /// Opens the GGUF model at `path` (or returns the one already open): checks that it can
-    /// be run and starts its worker. The weights are read on the first request.
-    pub fn open(path: &Path) -> Result<Arc<LocalModel>, LocalError> {
+    /// be run and starts its worker. The weights are read on the first request; with
+    /// `release_after`, the worker lets go of them (and of its attention caches) after that
+    /// long without a request, and the next request reads them again. The first opening of a
+    /// file decides that for every client of it.
+    pub fn open(
+        path: &Path,
+        release_after: Option<Duration>,
+    ) -> Result<Arc<LocalModel>, LocalError> {
         let open_error = |e: std::io::Error| LocalError::Open {
             path: path.to_path_buf(),
             detail: e.to_string(),
@@ -259,14 +267,29 @@ impl LocalModel {
             size_bytes: size,
         };
         let (jobs, inbox) = std::sync::mpsc::channel();
-        worker::spawn(info.clone(), vocab.clone(), header, inbox)?;
+        let loaded = Arc::new(AtomicBool::new(false));
+        worker::spawn(
+            info.clone(),
+            vocab.clone(),
+            header,
+            inbox,
+            release_after,
+            loaded.clone(),
+        )?;
         let model = Arc::new(LocalModel {
             info,
             jobs: Mutex::new(jobs),
             vocab,
+            loaded,
         });
         open.push((canonical, size, Arc::downgrade(&model)));
         Ok(model)
+    }
+
+    /// Whether the weights are in memory (read on the first request, let go after the quiet
+    /// period the model was opened with).
+    pub fn loaded(&self) -> bool {
+        self.loaded.load(Ordering::Acquire)
     }
 
     /// What the file holds.

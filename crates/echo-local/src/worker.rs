@@ -1,5 +1,8 @@
 //! The worker thread of one model: loads the weights on the first request, then runs
-//! requests one at a time, keeping the attention cache of recent prompts between them.
+//! requests one at a time, keeping the attention cache of recent prompts between them. After
+//! a quiet period (when the model was opened with one) it lets go of the weights, the caches
+//! and the grammar engine, so an idle app does not hold the model; the next request loads
+//! them again.
 
 use crate::constrain::{self, Grammars};
 use crate::error::LocalError;
@@ -12,6 +15,7 @@ use crate::{CallText, Event, Finish, Job, Message, ModelInfo, Outcome, Request};
 use candle_transformers::generation::{LogitsProcessor, Sampling};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 
 /// Prompt tokens fed to the network per step (bounds the attention scratch memory).
 const PREFILL_CHUNK: usize = 256;
@@ -30,6 +34,8 @@ pub(crate) fn spawn(
     vocab: Arc<Vocab>,
     header: Header,
     inbox: std::sync::mpsc::Receiver<Job>,
+    release_after: Option<std::time::Duration>,
+    loaded: Arc<AtomicBool>,
 ) -> Result<(), LocalError> {
     let template = ChatTemplate::new(
         header.metadata.opt_string("tokenizer.chat_template"),
@@ -49,8 +55,23 @@ pub(crate) fn spawn(
                 state: Vec::new(),
                 snapshots: Vec::new(),
                 seed: 0x5eed,
+                loaded,
             };
-            while let Ok(job) = inbox.recv() {
+            loop {
+                let job = match release_after {
+                    Some(quiet) if worker.weights.is_some() => match inbox.recv_timeout(quiet) {
+                        Ok(job) => job,
+                        Err(RecvTimeoutError::Timeout) => {
+                            worker.release(quiet);
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    },
+                    _ => match inbox.recv() {
+                        Ok(job) => job,
+                        Err(_) => break,
+                    },
+                };
                 let out = job.out.clone();
                 let result = worker.run(&job.request, &job.stop, &mut |event| {
                     let _ = out.send(Message::Event(event));
@@ -80,9 +101,26 @@ struct Worker {
     state: Vec<u32>,
     snapshots: Vec<Snapshot>,
     seed: u64,
+    /// Whether the weights are in memory, for [`crate::LocalModel::loaded`].
+    loaded: Arc<AtomicBool>,
 }
 
 impl Worker {
+    /// Lets go of the weights, the attention caches and the grammar engine (loaded again on
+    /// the next request).
+    fn release(&mut self, quiet: std::time::Duration) {
+        self.weights = None;
+        self.snapshots.clear();
+        self.state.clear();
+        self.grammars = None;
+        self.loaded.store(false, Ordering::Release);
+        tracing::info!(
+            model = %self.info.name,
+            quiet_secs = quiet.as_secs(),
+            "built-in model released after a quiet period"
+        );
+    }
+
     fn weights(&mut self) -> Result<&mut Weights, LocalError> {
         if self.weights.is_none() {
             let header = match self.header.take() {
@@ -91,6 +129,7 @@ impl Worker {
             };
             let started = std::time::Instant::now();
             self.weights = Some(Weights::load(&self.info.path, header, self.info.arch)?);
+            self.loaded.store(true, Ordering::Release);
             tracing::info!(
                 model = %self.info.name,
                 ms = started.elapsed().as_millis() as u64,

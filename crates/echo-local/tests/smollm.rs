@@ -9,7 +9,7 @@ mod ci_model;
 use ci_model::model_path;
 
 fn model() -> Arc<LocalModel> {
-    LocalModel::open(&model_path()).expect("the CI model opens")
+    LocalModel::open(&model_path(), None).expect("the CI model opens")
 }
 
 async fn run(model: &LocalModel, request: Request) -> (Vec<Event>, echo_local::Outcome) {
@@ -204,7 +204,7 @@ async fn a_follow_up_turn_reuses_the_prompt_cache() {
     let dir = tempfile::tempdir().expect("tempdir");
     let own = dir.path().join("own.gguf");
     std::fs::copy(model_path(), &own).expect("copy");
-    let model = LocalModel::open(&own).expect("opens");
+    let model = LocalModel::open(&own, None).expect("opens");
     let mut first = chat("Name a colour.");
     // A system block of the size the engine sends (identity, rules, memories).
     first.messages[0].content = (0..40)
@@ -237,19 +237,19 @@ async fn a_follow_up_turn_reuses_the_prompt_cache() {
 fn a_missing_or_damaged_file_is_a_clear_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("nothing.gguf");
-    let e = LocalModel::open(&missing).expect_err("missing");
+    let e = LocalModel::open(&missing, None).expect_err("missing");
     assert!(e.to_string().contains("cannot open the model file"), "{e}");
 
     let junk = dir.path().join("junk.gguf");
     std::fs::write(&junk, b"this is not a model").expect("write");
-    let e = LocalModel::open(&junk).expect_err("junk");
+    let e = LocalModel::open(&junk, None).expect_err("junk");
     assert!(e.to_string().contains("is damaged"), "{e}");
 
     // A real model cut in the middle of its header.
     let bytes = std::fs::read(model_path()).expect("read");
     let cut = dir.path().join("cut.gguf");
     std::fs::write(&cut, &bytes[..4096]).expect("write");
-    let e = LocalModel::open(&cut).expect_err("cut");
+    let e = LocalModel::open(&cut, None).expect_err("cut");
     assert!(e.to_string().contains("is damaged"), "{e}");
 }
 
@@ -289,4 +289,31 @@ fn the_tokenizer_matches_llama_cpp() {
         let plain = text.replace("<|im_start|>", "").replace("<|im_end|>", "");
         assert_eq!(vocab.decode(ids), plain, "{text:?} decodes back");
     }
+}
+
+#[tokio::test]
+async fn a_quiet_model_lets_go_of_its_weights_and_loads_them_again_on_the_next_request() {
+    // A model of its own (a copy of the file), opened with a short quiet period.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let own = dir.path().join("quiet.gguf");
+    std::fs::copy(model_path(), &own).expect("copy");
+    let quiet = std::time::Duration::from_millis(300);
+    let model = LocalModel::open(&own, Some(quiet)).expect("opens");
+    assert!(!model.loaded(), "the weights wait for the first request");
+    let (_, first) = run(&model, chat("Name a colour.")).await;
+    assert!(model.loaded(), "the first request loaded the weights");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while model.loaded() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the weights were not let go after {quiet:?} without a request"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // The next request loads them again and answers; its prompt is not taken from a cache
+    // that was let go with them.
+    let (events, again) = run(&model, chat("Name a colour.")).await;
+    assert!(model.loaded());
+    assert!(!events.is_empty(), "an answer after reloading");
+    assert_eq!(again.cached_tokens, 0, "{first:?} {again:?}");
 }

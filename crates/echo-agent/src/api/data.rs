@@ -10,7 +10,7 @@
 use crate::api::Api;
 use crate::api::memory::mem_err;
 use crate::error::ApiError;
-use crate::memory_tools::Semantic;
+use crate::semantic::Semantic;
 use serde::Serialize;
 
 /// What a person types to delete all their data (`delete_all_data`).
@@ -68,7 +68,8 @@ impl Api {
         let memories = memory.live_count().await.map_err(mem_err)? as u64;
         let search_index = memory.search_index_count().await.map_err(mem_err)? as u64;
         let mut problems = Vec::new();
-        let vectors = match self.inner.semantic_state().await {
+        let semantic = self.inner.semantic().await;
+        let vectors = match semantic.state() {
             Semantic::Ready(index) => {
                 if let Err(e) = index.flush(memory).await {
                     problems.push(format!("the vector index could not catch up: {e}"));

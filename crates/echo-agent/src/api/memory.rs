@@ -69,10 +69,8 @@ impl Api {
             session_id: None,
             include_inactive: true,
         };
-        let neighbours = self
-            .semantic()
-            .await
-            .map(|s| s as &dyn echo_memory::Neighbours);
+        let semantic = self.semantic().await;
+        let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
         let (found, _) = self
             .memory()
             .recall(query, &opts, neighbours)
@@ -247,7 +245,7 @@ impl Api {
     /// versions and the data files that held them removed (`SemanticIndex::erase`).
     pub(super) async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
         self.inner.store.scrub_copies(&report.contents).await?;
-        if let Some(index) = self.inner.semantic().await {
+        if let Some(index) = self.inner.semantic().await.index() {
             index.erase(&self.inner.memory).await.map_err(|e| {
                 ApiError::Memory(echo_memory::MemoryError::State(format!(
                     "the memories are deleted, but erasing their vectors failed ({e}); \
@@ -355,7 +353,8 @@ impl Api {
     /// Rebuilds the vector index from SQLite (e.g. after its folder was deleted or the
     /// embedder changed). Fails when no embedder is available.
     pub async fn memory_reindex(&self) -> Result<FlushReport, ApiError> {
-        let index = self.semantic().await.ok_or_else(|| ApiError::InvalidInput {
+        let semantic = self.semantic().await;
+        let index = semantic.index().ok_or_else(|| ApiError::InvalidInput {
             what: "embedder",
             message: format!(
                 "memory.embedder is {:?} or its model is unavailable, so there is no vector index to rebuild",
@@ -363,5 +362,60 @@ impl Api {
             ),
         })?;
         index.reindex(self.memory()).await.map_err(mem_err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    /// With the real embedder: a search opens the vector index, a quiet period closes it (the
+    /// embedder's weights and LanceDB's caches go), and the next search opens it again and
+    /// finds the same.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn memory_search_lets_go_of_the_embedder_when_quiet_and_opens_it_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut config = crate::test_support::quiet_config(dir.path());
+        config.memory.embedder = echo_core::config::EmbedderKind::Local;
+        config.memory.embed_model_dir = Some(
+            std::env::var_os("ECHO_EMBED_MODEL_DIR")
+                .map(std::path::PathBuf::from)
+                .expect("ECHO_EMBED_MODEL_DIR names all-MiniLM-L6-v2 (scripts/test.sh sets it)"),
+        );
+        config.memory.release_after_secs = 1;
+        let api = crate::Api::open_with(config, crate::test_support::in_memory_secrets())
+            .await
+            .expect("engine");
+        api.memory_add("The user waters the ferns on Sundays", None, false)
+            .await
+            .expect("a memory");
+        let found = api
+            .memory_search("when are the ferns watered", 5)
+            .await
+            .expect("search");
+        assert!(!found.is_empty(), "found");
+        assert!(
+            api.inner.semantic.is_open(),
+            "the search opened the vector index"
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while api.inner.semantic.is_open() {
+            assert!(
+                Instant::now() < deadline,
+                "the index was not let go after a quiet second"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let again = api
+            .memory_search("when are the ferns watered", 5)
+            .await
+            .expect("search");
+        assert_eq!(
+            again.iter().map(|r| &r.memory.id).collect::<Vec<_>>(),
+            found.iter().map(|r| &r.memory.id).collect::<Vec<_>>(),
+            "the reopened index finds the same"
+        );
+        assert!(api.inner.semantic.is_open());
+        api.close().await;
     }
 }

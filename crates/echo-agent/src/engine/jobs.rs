@@ -4,8 +4,8 @@
 use super::Engine;
 use crate::background::title_of;
 use crate::memory::{self, TurnFacts};
-use crate::memory_tools::Semantic;
 use crate::pipeline::context::ContextStage;
+use crate::semantic::{Semantic, SemanticRef};
 use echo_core::config::EmbedderKind;
 use echo_core::trace::{SpanKind, SpanStatus};
 use echo_core::{MessageId, SessionId, TurnId};
@@ -62,7 +62,7 @@ impl Engine {
             .await;
         span.set_capture(self.capture());
         let semantic = self.semantic().await;
-        let neighbours = semantic.map(|s| s as &dyn echo_memory::Neighbours);
+        let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
         let context = ContextStage {
             prompts: &self.prompts,
             skills: &[],
@@ -113,7 +113,7 @@ impl Engine {
                 if let Some(v) = reports.last().and_then(|r| serde_json::to_value(r).ok()) {
                     span.attr("report", v);
                 }
-                if let Some(index) = semantic
+                if let Some(index) = semantic.index()
                     && let Err(e) = index.flush(&self.memory).await
                 {
                     span.degrade("embedding_failed");
@@ -161,14 +161,10 @@ impl Engine {
         );
     }
 
-    /// The vector index, opened on first use; `None` when search uses keywords only.
-    pub(crate) async fn semantic(&self) -> Option<&SemanticIndex> {
-        self.semantic_state().await.index()
-    }
-
-    /// What opening the vector index came to (opened on first use).
-    pub(crate) async fn semantic_state(&self) -> &Semantic {
-        self.semantic.get_or_init(|| self.open_semantic()).await
+    /// The vector index, opened on first use (and again after a quiet period let it go); its
+    /// `index()` is `None` when search uses keywords only.
+    pub(crate) async fn semantic(&self) -> SemanticRef {
+        self.semantic.get_or_open(self.open_semantic()).await
     }
 
     /// Chooses the embedder from the configuration and opens the vector index. Anything
@@ -270,7 +266,7 @@ impl Engine {
 
     /// Embeds what the outbox holds (after memory changes). Failures stay in the outbox.
     pub(crate) async fn flush_vectors(&self) {
-        if let Some(index) = self.semantic().await
+        if let Some(index) = self.semantic().await.index()
             && let Err(e) = index.flush(&self.memory).await
         {
             tracing::warn!(error = %e, "embedding memories failed; they stay queued");
@@ -395,7 +391,7 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
                 message_id: Some(job.message.to_string()),
                 user_message: job.input,
                 assistant_message: job.answer,
-                neighbours: semantic.map(|s| s as &dyn echo_memory::Neighbours),
+                neighbours: semantic.index().map(|s| s as &dyn echo_memory::Neighbours),
             };
             let context = ContextStage {
                 prompts: &inner.prompts,
@@ -410,7 +406,7 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
                 inner.config.memory.extraction_style,
             )
             .await;
-            if let Some(index) = semantic {
+            if let Some(index) = semantic.index() {
                 match index.flush(&inner.memory).await {
                     Ok(flushed) => span.attr("embedded", flushed.embedded),
                     Err(e) => {

@@ -31,6 +31,10 @@ pub struct LlmConfig {
     /// machine's physical cores when unset. Read when the process starts, so a change applies
     /// at the next start; `CANDLE_NUM_THREADS`/`RAYON_NUM_THREADS` in the environment win.
     pub threads: Option<NonZeroUsize>,
+    /// Seconds without a request after which the built-in model lets go of its weights and
+    /// attention caches (the next request loads them again); 0 keeps them until the process
+    /// ends.
+    pub release_after_secs: u64,
     /// Network time limits.
     pub timeouts: TimeoutConfig,
     /// Retry policy.
@@ -52,6 +56,7 @@ impl Default for LlmConfig {
             reserve_output: None,
             temperature: None,
             threads: None,
+            release_after_secs: 600,
             timeouts: TimeoutConfig::default(),
             retry: RetryConfig::default(),
             api_key: None,

@@ -402,10 +402,8 @@ async fn memory_blocks(
     if !inner.config.memory.enabled {
         return MemoryBlocks::default();
     }
-    let neighbours = inner
-        .semantic()
-        .await
-        .map(|s| s as &dyn echo_memory::Neighbours);
+    let semantic = inner.semantic().await;
+    let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
     let mut span = node
         .child_of(SpanKind::MemoryRead, Level::Call, "memory_recall")
         .await;
