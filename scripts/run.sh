@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up and runs Echo Desk on a fresh Debian/Ubuntu machine (README "Set up and run"):
+# Sets up and runs Echo Desk on a fresh Debian/Ubuntu machine (README "Build from source"):
 # installs the system packages that are missing (with sudo unless root), builds the web UI
 # and the app, fetches the built-in model (SmolLM2-135M-Instruct, ~100 MB, once), then starts
 # the desktop app — or `echod chat` in the terminal when there is no display.
@@ -16,20 +16,7 @@ terminal=0
 [ "${1:-}" = "--terminal" ] && terminal=1
 [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && terminal=1
 
-PACKAGES=(build-essential pkg-config ca-certificates protobuf-compiler libprotobuf-dev unzip python3-pip)
-[ "$terminal" = 0 ] && PACKAGES+=(libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev libssl-dev)
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=()
-  [ "$(id -u)" = 0 ] || sudo=(sudo)
-  echo "== installing ${missing[*]}" >&2
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
-command -v cargo >/dev/null || { echo "a Rust toolchain is needed: https://rustup.rs" >&2; exit 1; }
+if [ "$terminal" = 1 ]; then bash scripts/install-build-deps.sh; else bash scripts/install-build-deps.sh --desktop; fi
 
 # The built-in model, checked against its SHA-256, and the embedding model memory search uses
 # (both kept in ~/.cache/echo-desk-models, where Echo Desk looks for them; it downloads

@@ -1,7 +1,8 @@
 //! Echo Desk, the desktop app: a Tauri 2 shell that owns the engine (`echo_agent::Api`)
 //! in-process and hosts the same web UI `echod serve` serves.
 //!
-//! The rooms, each depending only on those listed before it: `state` (what the app keeps),
+//! The rooms, each depending only on those listed before it: `instance` (one app per data
+//! directory; a second start hands its request over), `state` (what the app keeps),
 //! `windows` (main and quick-ask windows), `shortcut` (the global quick-ask shortcut), `tray`
 //! (its menu, the approvals count, pause/resume all automations), `notices` (OS notifications
 //! about automation runs), `commands` (IPC: thin calls into `Api`), and this file, which owns the command list and
@@ -9,6 +10,7 @@
 //! runtime; [`run`] for the real one).
 
 mod commands;
+mod instance;
 mod notices;
 mod shortcut;
 mod state;
@@ -16,6 +18,7 @@ mod tray;
 mod windows;
 
 pub use commands::{DESKTOP_COMMANDS, OPERATION_COMMANDS};
+pub use instance::Request as Launch;
 pub use state::Desk;
 
 use echo_agent::Api;
@@ -48,9 +51,26 @@ pub fn builder<R: Runtime>(base: tauri::Builder<R>) -> tauri::Builder<R> {
         })
 }
 
-/// Opens the engine and runs the app until it quits. `started` is when the process began;
-/// the time to the main page's first load is logged (`scripts/bench-desktop.sh` reads it).
-pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
+/// Opens the engine and runs the app until it quits, or, when an app already runs on the
+/// same data directory, hands `launch` to it and returns. `started` is when the process
+/// began; the time to the main page's first load is logged (`scripts/bench-desktop.sh` reads
+/// it).
+pub fn run(config: Config, started: Instant, launch: Launch) -> anyhow::Result<()> {
+    let listener = match instance::claim(&config.home, launch) {
+        Ok(instance::Claim::First(listener)) => listener,
+        Ok(instance::Claim::Forwarded) => {
+            tracing::info!(
+                ?launch,
+                "handed to the app already running on this data directory"
+            );
+            return Ok(());
+        }
+        Err(e) => anyhow::bail!(
+            "cannot tell whether Echo Desk already runs on {}: {e}",
+            config.home.display()
+        ),
+    };
+    let webview_data = windows::WebviewData(config.home.join("webview"));
     let app = builder(tauri::Builder::<tauri::Wry>::new())
         .plugin(
             tauri_plugin_global_shortcut::Builder::new()
@@ -72,6 +92,8 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
                 api.start_automations();
             });
             app.manage(Desk::new(api));
+            app.manage(webview_data);
+            windows::create_main(app.handle())?;
             if let Err(e) = tray::build(app.handle()) {
                 // No tray (no status-notifier host): the app still works from its window.
                 tracing::warn!(error = %e, "no tray icon");
@@ -85,6 +107,23 @@ pub fn run(config: Config, started: Instant) -> anyhow::Result<()> {
             }
             desk.set_shortcut_status(status);
             quit_on_signal(app.handle().clone());
+            let handle = app.handle().clone();
+            instance::serve(listener, move |request| {
+                let app = handle.clone();
+                let shown = handle.run_on_main_thread(move || match request {
+                    Launch::Show => windows::show_main(&app),
+                    Launch::QuickAsk => windows::open_quick(&app),
+                });
+                if let Err(e) = shown {
+                    tracing::warn!(error = %e, "cannot act on a second start");
+                }
+            });
+            if launch == Launch::QuickAsk {
+                if let Some(main) = app.get_webview_window(windows::MAIN) {
+                    let _ = main.hide();
+                }
+                windows::open_quick(app.handle());
+            }
             Ok(())
         })
         .on_page_load(move |webview, payload| {

@@ -1,7 +1,35 @@
 //! The app's windows: the main window (shown, hidden, brought up on a session) and the
 //! quick-ask window (created on demand, destroyed when dismissed so no WebKit process idles).
 
+use std::path::PathBuf;
 use tauri::{Emitter, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
+
+/// Where the web views keep their storage (WebKit's local storage, caches, cookies): inside
+/// the data directory, so nothing of the app's lives outside it (Tauri's default is a
+/// directory of its own under the platform's local data directory). Both windows share it,
+/// and with it one WebKit network process.
+pub struct WebviewData(pub PathBuf);
+
+/// Creates the main window from its entry in tauri.conf.json (`create: false` there, so that
+/// it gets the data directory of [`WebviewData`]).
+pub fn create_main<R: Runtime>(app: &tauri::AppHandle<R>) -> tauri::Result<()> {
+    let Some(config) = app.config().app.windows.iter().find(|w| w.label == MAIN) else {
+        return Err(tauri::Error::WindowNotFound);
+    };
+    let builder = WebviewWindowBuilder::from_config(app, config)?;
+    with_data_directory(app, builder).build()?;
+    Ok(())
+}
+
+fn with_data_directory<'a, R: Runtime, M: Manager<R>>(
+    app: &M,
+    builder: WebviewWindowBuilder<'a, R, M>,
+) -> WebviewWindowBuilder<'a, R, M> {
+    match app.try_state::<WebviewData>() {
+        Some(dir) => builder.data_directory(dir.0.clone()),
+        None => builder,
+    }
+}
 
 /// Label of the main window (tauri.conf.json).
 pub const MAIN: &str = "main";
@@ -42,7 +70,19 @@ pub fn toggle_quick<R: Runtime, M: Manager<R>>(app: &M) {
         close_quick(app);
         return;
     }
-    let built = WebviewWindowBuilder::new(app, QUICK, WebviewUrl::App("quick.html".into()))
+    open_quick(app);
+}
+
+/// Opens quick ask, or brings it to the front when it is open.
+pub fn open_quick<R: Runtime, M: Manager<R>>(app: &M) {
+    if let Some(quick) = app.get_webview_window(QUICK) {
+        if let Err(e) = quick.show().and_then(|()| quick.set_focus()) {
+            tracing::warn!(error = %e, "cannot bring the quick-ask window up");
+        }
+        return;
+    }
+    let builder = WebviewWindowBuilder::new(app, QUICK, WebviewUrl::App("quick.html".into()));
+    let built = with_data_directory(app, builder)
         .title("Echo Desk")
         .inner_size(640.0, 380.0)
         .resizable(false)

@@ -11,75 +11,21 @@
 //! (`cargo install tauri-driver --locked`; `TAURI_DRIVER` may name it), `WebKitWebDriver`
 //! (Debian `webkit2gtk-driver`) and `dunst`. `scripts/test.sh` provides them.
 
+mod support;
+
 use echo_core::store::Store;
 use echo_mock_model::MockServer;
+use fantoccini::Locator;
 use fantoccini::key::Key;
-use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{
+    LAST_ASSISTANT, STEP, app_pids, click, connect, send, start_driver, until, wait_for_windows,
+};
 
 const APP: &str = env!("CARGO_BIN_EXE_echo-desk");
-const STEP: Duration = Duration::from_secs(30);
-
-/// `tauri-driver` and what it started; killed at the end whatever happens.
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        for pid in app_pids() {
-            let _ = Command::new("kill")
-                .arg("-KILL")
-                .arg(pid.to_string())
-                .status();
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn tauri_driver() -> PathBuf {
-    if let Some(p) = std::env::var_os("TAURI_DRIVER") {
-        return PathBuf::from(p);
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| {
-            std::env::split_paths(&paths)
-                .map(|d| d.join("tauri-driver"))
-                .find(|p| p.is_file())
-        })
-        .unwrap_or_default();
-    on_path.unwrap_or_else(|| {
-        panic!("tauri-driver not found: `cargo install tauri-driver --locked` (scripts/test.sh puts ~/.cache/echo-desk-tools/bin on PATH)")
-    })
-}
-
-/// Processes whose executable is the app binary.
-fn app_pids() -> Vec<u32> {
-    let app = std::fs::canonicalize(APP).unwrap_or_else(|_| PathBuf::from(APP));
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| {
-            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-            let exe = std::fs::read_link(e.path().join("exe")).ok()?;
-            (exe == app).then_some(pid)
-        })
-        .collect()
-}
 
 /// A notification daemon on the test's session bus, killed at the end.
 struct Notifications {
@@ -168,121 +114,6 @@ async fn add_automation(home: &Path, inbox: &Path) {
     store.close().await;
 }
 
-fn start_driver(home: &Path, work: &Path, mock: &MockServer) -> Driver {
-    assert!(
-        std::env::var_os("DISPLAY").is_some(),
-        "no DISPLAY: run under `xvfb-run -a` (scripts/test.sh does)"
-    );
-    let port = free_port();
-    let native = free_port();
-    let child = Command::new(tauri_driver())
-        .args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &native.to_string(),
-        ])
-        .env("ECHO_DESK_HOME", home)
-        .env("ECHO_LLM_KIND", "openai")
-        .env("ECHO_LLM_BASE_URL", mock.base_url())
-        .env("ECHO_LLM_MODEL", "primary")
-        .env_remove("ECHO_LLM_API_KEY")
-        .env_remove("ECHO_LLM_FALLBACK_MODELS")
-        .current_dir(work)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn tauri-driver");
-    let driver = Driver { child, port };
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < STEP,
-            "tauri-driver did not listen on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    driver
-}
-
-/// Opens a WebDriver session with the app. On a loaded machine tauri-driver sometimes drops
-/// the first session request mid-answer (`IncompleteMessage`) while WebKitWebDriver starts,
-/// so a failed attempt is retried until the step's deadline.
-async fn connect(driver: &Driver) -> Client {
-    let mut caps = serde_json::Map::new();
-    caps.insert("tauri:options".into(), json!({ "application": APP }));
-    let start = Instant::now();
-    loop {
-        let attempt = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps.clone())
-            .connect(&format!("http://127.0.0.1:{}", driver.port))
-            .await;
-        match attempt {
-            Ok(client) => return client,
-            Err(e) if start.elapsed() < STEP => {
-                eprintln!("WebDriver session not ready yet ({e}); trying again");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-            Err(e) => panic!("a WebDriver session with the app: {e}"),
-        }
-    }
-}
-
-/// Polls a script in the page until it returns `true`.
-async fn until(client: &Client, what: &str, script: &str) {
-    let start = Instant::now();
-    loop {
-        let v = client.execute(script, vec![]).await.unwrap_or(Value::Null);
-        if v == Value::Bool(true) {
-            return;
-        }
-        assert!(start.elapsed() < STEP, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Clicks the element `css` selects (`what` names it in the failure message).
-async fn click(client: &Client, css: &str, what: &str) {
-    client
-        .find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{what} ({css}): {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("clicking {what}: {e}"));
-}
-
-async fn send(client: &Client, text: &str) {
-    let composer = client
-        .wait()
-        .at_most(STEP)
-        .for_element(Locator::Css(".composer textarea"))
-        .await
-        .expect("the composer");
-    composer
-        .send_keys(&format!("{text}{}", char::from(Key::Enter)))
-        .await
-        .expect("typing");
-}
-
-/// Waits until the session has `n` windows; returns their handles.
-async fn wait_for_windows(client: &Client, n: usize) -> Vec<fantoccini::wd::WindowHandle> {
-    let start = Instant::now();
-    loop {
-        let windows = client.windows().await.unwrap_or_default();
-        if windows.len() == n {
-            return windows;
-        }
-        assert!(
-            start.elapsed() < STEP,
-            "timed out waiting for {n} windows (have {})",
-            windows.len()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 /// WebKit web processes on this machine (each live web view has one).
 fn web_processes() -> usize {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -296,9 +127,6 @@ fn web_processes() -> usize {
         })
         .count()
 }
-
-const LAST_ASSISTANT: &str =
-    "const m = document.querySelectorAll('.message.assistant'); const last = m[m.length - 1];";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
@@ -326,7 +154,12 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     std::fs::create_dir(work.path().join("notes")).expect("notes");
     add_automation(home.path(), &inbox).await;
     let notifications = Notifications::start();
-    let driver = start_driver(home.path(), work.path(), &mock);
+    let driver = start_driver(
+        Path::new(APP),
+        &[("ECHO_DESK_HOME", home.path().as_os_str())],
+        work.path(),
+        &mock,
+    );
     let client = connect(&driver).await;
 
     // The window rendered the UI, and the engine answers through the IPC channel.
@@ -599,7 +432,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         &format!("{LAST_ASSISTANT} return !!last && last.dataset.status === 'running' && last.textContent.includes('goes on')"),
     )
     .await;
-    let pids = app_pids();
+    let pids = app_pids(Path::new(APP));
     assert_eq!(pids.len(), 1, "one app process: {pids:?}");
     let status = Command::new("kill")
         .arg("-TERM")
@@ -608,7 +441,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
         .expect("kill");
     assert!(status.success());
     let start = Instant::now();
-    while !app_pids().is_empty() {
+    while !app_pids(Path::new(APP)).is_empty() {
         assert!(start.elapsed() < STEP, "the app did not quit after SIGTERM");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
