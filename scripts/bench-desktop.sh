@@ -10,8 +10,9 @@
 #   the page loaded, with a breakdown per process;
 # - idle memory after use: the app started under tauri-driver (WebDriver), one chat turn
 #   against the scripted mock model (with memory recall) and one memory search through the
-#   app's IPC, then 5 s idle (the WebDriver session itself adds to the web process, so this
-#   figure errs against the app);
+#   app's IPC, then idle: 5 s with what the use loaded kept (`memory.release_after_secs = 0`),
+#   and 8 s with it let go after a 2 s quiet period (the WebDriver session itself adds to
+#   the web process, so these figures err against the app);
 # - the time to quit after SIGTERM, the binary's size, and the .deb's when it was built.
 #
 #   cargo build --release --locked -p echo-desk
@@ -63,9 +64,10 @@ tree_pss() {
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 drop_caches() { { sync && echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null && cache="cold"; true; }
-fresh_home() {
+fresh_home() {  # $1: memory.release_after_secs (default: the app's own)
   local home; home="$(mktemp -d)"
-  printf '[memory]\nextraction = false\n' > "$home/config.toml"
+  printf '[memory]\nextraction = false\n%s' "${1:+release_after_secs = $1
+}" > "$home/config.toml"
   echo "$home"
 }
 
@@ -101,10 +103,11 @@ wd_until() {  # $1 session, $2 script returning true when done, $3 what
   echo "timed out waiting for $3" >&2; return 1
 }
 
-# The app under WebDriver: one turn, one memory search, 5 s idle; prints "pss_kb breakdown".
+# The app under WebDriver: one turn, one memory search, then $2 s idle with
+# memory.release_after_secs = $1; prints "pss_kb breakdown".
 used_idle() {
   local home script mock_pid mock_url driver_pid session element pid line
-  home="$(fresh_home)"
+  home="$(fresh_home "$1")"
   script="$home/mock.json"
   printf '{"steps": [], "default": {"text": "An answer from the mock model, streamed.", "chunks": 4}}\n' > "$script"
   coproc MOCK { exec "$mock" --script "$script" --exit-on-stdin-eof; }
@@ -127,7 +130,7 @@ used_idle() {
   wd POST "/session/$session/execute/async" \
     '{"script": "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(\"memory_search\", {request: {query: \"garden\"}}).then(() => done(true), (e) => done(String(e)));", "args": []}' \
     | grep -q '"value":true' || { echo "the memory search failed" >&2; exit 1; }
-  sleep 5
+  sleep "$2"
   pid=$(for p in $(pgrep -f "^$app"); do [ "$(readlink /proc/"$p"/exe)" = "$(readlink -f "$app")" ] && echo "$p"; done | head -n 1)
   line=$(tree_pss "$pid")
   wd DELETE "/session/$session" >/dev/null || true
@@ -138,7 +141,7 @@ used_idle() {
 }
 
 cache="warm"
-bare_ms=() bare_pss=() app_ms=() app_pss=() app_quit=() used_pss=()
+bare_ms=() bare_pss=() app_ms=() app_pss=() app_quit=() used_pss=() released_pss=()
 for i in $(seq 1 "$runs"); do
   drop_caches
   read -r ms pss quit parts < <(start_idle_quit "$bare")
@@ -148,18 +151,23 @@ for i in $(seq 1 "$runs"); do
   read -r ms pss quit parts < <(start_idle_quit "$app")
   echo "run $i echo-desk:  main page loaded ${ms} ms, idle PSS $((pss / 1024)) MiB ($parts), quit ${quit} ms"
   app_ms+=("$ms"); app_pss+=("$pss"); app_quit+=("$quit")
-  read -r pss parts < <(used_idle)
-  echo "run $i echo-desk after one turn and one memory search: idle PSS $((pss / 1024)) MiB ($parts)"
+  read -r pss parts < <(used_idle 0 5)
+  echo "run $i echo-desk after one turn and one memory search, kept: idle PSS $((pss / 1024)) MiB ($parts)"
   used_pss+=("$pss")
+  read -r pss parts < <(used_idle 2 8)
+  echo "run $i echo-desk after one turn and one memory search, let go: idle PSS $((pss / 1024)) MiB ($parts)"
+  released_pss+=("$pss")
 done
 
 m() { printf '%s\n' "$@" | median; }
-bms=$(m "${bare_ms[@]}") bpss=$(m "${bare_pss[@]}") ams=$(m "${app_ms[@]}") apss=$(m "${app_pss[@]}") upss=$(m "${used_pss[@]}")
+bms=$(m "${bare_ms[@]}") bpss=$(m "${bare_pss[@]}") ams=$(m "${app_ms[@]}") apss=$(m "${app_pss[@]}")
+upss=$(m "${used_pss[@]}") rpss=$(m "${released_pss[@]}")
 bsize=$(stat -c %s "$bare") asize=$(stat -c %s "$app")
 echo "profile=$profile runs=$runs cache=$cache embedder=${embed_dir:-none}"
 echo "start to main page loaded: echo-desk $ams ms, bare Tauri $bms ms, ratio $(ratio "$ams" "$bms")"
 echo "idle PSS, fresh start: echo-desk $((apss / 1024)) MiB, bare Tauri $((bpss / 1024)) MiB, ratio $(ratio "$apss" "$bpss")"
-echo "idle PSS after one turn and one memory search: echo-desk $((upss / 1024)) MiB, ratio to bare Tauri $(ratio "$upss" "$bpss")"
+echo "idle PSS after one turn and one memory search, kept: echo-desk $((upss / 1024)) MiB, ratio to bare Tauri $(ratio "$upss" "$bpss")"
+echo "idle PSS after one turn and one memory search, let go after a quiet period: echo-desk $((rpss / 1024)) MiB, ratio to bare Tauri $(ratio "$rpss" "$bpss")"
 echo "quit after SIGTERM: echo-desk $(m "${app_quit[@]}") ms"
 echo "binary: echo-desk $((asize / 1024 / 1024)) MiB, bare Tauri $((bsize / 1024 / 1024)) MiB, ratio $(ratio "$asize" "$bsize")"
 deb=$(ls "$target/$profile"/bundle/deb/echo-desk_*.deb 2>/dev/null | head -n 1 || true)

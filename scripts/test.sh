@@ -63,5 +63,11 @@ cargo build --workspace --all-targets --locked
 echo "== cargo test (in a private X + D-Bus + keyring session)"
 bash scripts/with-desktop-session.sh cargo test --workspace --locked
 
+# src-tauri/tests/package.rs built, installed and removed this package; what it holds:
+deb="$(ls "${CARGO_TARGET_DIR:-target}"/debug/bundle/deb/echo-desk_*.deb)"
+echo "== the package the tests installed: $deb"
+dpkg-deb --info "$deb"
+dpkg-deb --contents "$deb"
+
 echo "== web UI: browser end-to-end against echod serve"
 bash scripts/with-desktop-session.sh npm run e2e

@@ -163,12 +163,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let client = connect(&driver).await;
 
     // The window rendered the UI, and the engine answers through the IPC channel.
-    until(
-        &client,
-        "the composer",
-        "return !!document.querySelector('.composer textarea')",
-    )
-    .await;
+    support::composer_ready(&client).await;
     send(&client, "Say hello").await;
     until(
         &client,

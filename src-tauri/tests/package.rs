@@ -369,12 +369,7 @@ async fn the_package_installs_opens_from_its_launcher_entry_chats_and_uninstalls
         &mock,
     );
     let client = connect(&driver).await;
-    until(
-        &client,
-        "the composer",
-        "return !!document.querySelector('.composer textarea')",
-    )
-    .await;
+    support::composer_ready(&client).await;
     send(&client, "Hello there").await;
     until(
         &client,

@@ -156,6 +156,16 @@ pub async fn until(client: &Client, what: &str, script: &str) {
     }
 }
 
+/// Waits until the chat's composer is on the page (the UI rendered and booted).
+pub async fn composer_ready(client: &Client) {
+    until(
+        client,
+        "the composer",
+        "return !!document.querySelector('.composer textarea')",
+    )
+    .await;
+}
+
 /// Clicks the element `css` selects (`what` names it in the failure message).
 pub async fn click(client: &Client, css: &str, what: &str) {
     client
