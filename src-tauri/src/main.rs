@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         }
     }
     echo_agent::crash::harden("echo-desk");
+    echo_agent::allocator::return_freed_memory();
     let started = std::time::Instant::now();
     let filter = tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -3,6 +3,7 @@
 //! says which); it depends on none of them.
 #![deny(missing_docs)]
 
+pub mod allocator;
 pub mod config;
 pub mod crash;
 pub mod error;

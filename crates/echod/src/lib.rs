@@ -24,6 +24,7 @@ use std::process::ExitCode;
 /// Runs `echod` on the process's arguments; the exit code says how it went.
 pub fn main() -> ExitCode {
     echo_agent::crash::harden("echod");
+    echo_agent::allocator::return_freed_memory();
     let cli = cli::Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
