@@ -83,6 +83,11 @@ pub fn run(config: Config, started: Instant, launch: Launch) -> anyhow::Result<(
         )
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
+            // The window first, as Tauri creates configured windows before `setup`: WebKit
+            // starts and loads the page while the engine opens (the page's calls wait for
+            // the event loop, which runs once `setup` is done).
+            app.manage(webview_data);
+            windows::create_main(app.handle())?;
             let api = tauri::async_runtime::block_on(Api::open(config))?;
             // The runtime context lets the index build start on Tauri's runtime.
             tauri::async_runtime::block_on(async {
@@ -92,8 +97,6 @@ pub fn run(config: Config, started: Instant, launch: Launch) -> anyhow::Result<(
                 api.start_automations();
             });
             app.manage(Desk::new(api));
-            app.manage(webview_data);
-            windows::create_main(app.handle())?;
             if let Err(e) = tray::build(app.handle()) {
                 // No tray (no status-notifier host): the app still works from its window.
                 tracing::warn!(error = %e, "no tray icon");

@@ -200,17 +200,20 @@ fn dependency_closure() -> BTreeSet<String> {
         .collect()
 }
 
-fn echod(home: &Path, args: &[&str]) -> String {
-    let output = Command::new("echod")
-        .args(args)
+/// Runs an installed command as the person whose home is `home` (their default data
+/// directory), and fails the test, with its stderr, when it fails.
+fn as_person<'a>(home: &Path, program: &str, args: impl IntoIterator<Item = &'a str>) -> String {
+    let args: Vec<&str> = args.into_iter().collect();
+    let output = Command::new(program)
+        .args(&args)
         .env("HOME", home)
         .env_remove("ECHO_DESK_HOME")
         .env_remove("XDG_DATA_HOME")
         .output()
-        .expect("echod on the PATH, from the package");
+        .unwrap_or_else(|e| panic!("{program} on the PATH, from the package: {e}"));
     assert!(
         output.status.success(),
-        "echod {args:?}: {}\n{}",
+        "{program} {args:?}: {}\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
@@ -383,18 +386,7 @@ async fn the_package_installs_opens_from_its_launcher_entry_chats_and_uninstalls
     let mut words = quick_ask_exec.split_whitespace();
     let program = words.next().expect("a program");
     let started = Instant::now();
-    let second = Command::new(program)
-        .args(words)
-        .env("HOME", home.path())
-        .env_remove("ECHO_DESK_HOME")
-        .output()
-        .expect("the quick-ask action's command");
-    assert!(
-        second.status.success(),
-        "the second start: {}\n{}",
-        second.status,
-        String::from_utf8_lossy(&second.stderr)
-    );
+    as_person(home.path(), program, words);
     eprintln!("second start handed over in {:?}", started.elapsed());
     support::wait_for_windows(&client, 2).await;
     assert_eq!(
@@ -414,13 +406,13 @@ async fn the_package_installs_opens_from_its_launcher_entry_chats_and_uninstalls
     }
     drop(client);
     drop(driver);
-    let sessions = echod(home.path(), &["sessions", "list", "--json"]);
+    let sessions = as_person(home.path(), "echod", ["sessions", "list", "--json"]);
     let sessions: serde_json::Value = serde_json::from_str(&sessions).expect("sessions JSON");
     let name = sessions[0]["name"]
         .as_str()
         .expect("the chat's session")
         .to_string();
-    let history = echod(home.path(), &["history", &name]);
+    let history = as_person(home.path(), "echod", ["history", name.as_str()]);
     assert!(
         history.contains("Hello there") && history.contains("Hello from the installed app."),
         "the window's conversation, read by the installed echod:\n{history}"
