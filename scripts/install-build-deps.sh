@@ -4,7 +4,7 @@
 # files), and with --desktop the desktop app's (WebKitGTK, GTK, appindicator, rsvg, xdo).
 # scripts/run.sh and scripts/package.sh call it.
 set -euo pipefail
-PACKAGES=(build-essential pkg-config ca-certificates protobuf-compiler libprotobuf-dev unzip python3-pip)
+PACKAGES=(build-essential pkg-config ca-certificates protobuf-compiler libprotobuf-dev cmake libclang-dev unzip python3-pip)
 [ "${1:-}" = "--desktop" ] && PACKAGES+=(libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev libssl-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -57,11 +57,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Before the app starts any thread (candle reads the count once, from the environment).
-    if let Some(threads) = config.llm.threads
-        && let Err(e) = echo_agent::threads::set(threads)
-    {
-        eprintln!("echo-desk: llm.threads ({threads}) not applied: {e}");
+    if let Some(threads) = config.llm.threads {
+        echo_agent::threads::set(threads);
     }
     match echo_desk_shell::run(config, started, launch) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,9 @@
 //! Echo Desk's memory benchmarks, run by `echod bench locomo` and `echod bench memory`
-//! (see `docs/benchmarks.md`). They drive the real memory store, write path and vector index
+//! (see `docs/benchmarks.md`), and the built-in model's speed (`echod bench local-model`). They drive the real memory store, write path and vector index
 //! through echo-memory's public API on throw-away stores in temporary folders; nothing here is
 //! part of the engine a front end talks to.
 
+pub mod local_model;
 pub mod locomo;
 pub mod memory;
 

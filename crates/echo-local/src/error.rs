@@ -60,9 +60,3 @@ pub enum LocalError {
     #[error("the built-in model's worker stopped")]
     WorkerGone,
 }
-
-impl From<candle_core::Error> for LocalError {
-    fn from(e: candle_core::Error) -> Self {
-        LocalError::Compute(e.to_string())
-    }
-}

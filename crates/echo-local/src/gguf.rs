@@ -1,12 +1,13 @@
 //! Reading a GGUF file's header: what the model is, how long its window is, and the metadata
-//! its tokenizer and chat template come from. The weights are read later, by the worker.
+//! its tokenizer and chat template come from. The weights are read later, by the worker
+//! (llama.cpp reads the file itself).
 
 use crate::error::LocalError;
 use candle_core::quantized::gguf_file::{Content, Value};
 use std::path::{Path, PathBuf};
 
-/// The longest window the runtime uses: candle's Llama implementation precomputes 4,096
-/// positions, Qwen3's CPU cache starts at 4,096, and on a CPU a longer prompt takes minutes.
+/// The longest window the runtime uses: llama.cpp sets the attention cache aside for the
+/// whole window when the model loads, and on a CPU a longer prompt takes minutes.
 pub const MAX_WINDOW: usize = 4096;
 
 /// The architectures the built-in runtime can run.
@@ -33,7 +34,6 @@ impl Arch {
 
 /// The parsed header of one GGUF file.
 pub(crate) struct Header {
-    pub content: Content,
     pub metadata: Metadata,
 }
 
@@ -56,9 +56,9 @@ pub(crate) fn read_header(path: &Path) -> Result<Header, LocalError> {
     })?;
     let metadata = Metadata {
         path: path.to_path_buf(),
-        values: content.metadata.clone(),
+        values: content.metadata,
     };
-    Ok(Header { content, metadata })
+    Ok(Header { metadata })
 }
 
 impl Metadata {

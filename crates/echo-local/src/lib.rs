@@ -1,15 +1,16 @@
-//! Echo Desk's built-in model: a GGUF chat model run in-process on the CPU.
+//! Echo Desk's built-in model: a GGUF chat model run on the CPU by llama.cpp.
 //!
 //! [`LocalModel::open`] reads a GGUF file's header (architecture, window, tokenizer, chat
 //! template) and starts the model's worker thread; the weights are loaded there on the first
 //! request. [`LocalModel::start`] sends one request to the worker and returns a
 //! [`Generation`] that streams [`Event`]s and ends with an [`Outcome`]. Generation runs on
-//! the worker thread and candle's own thread pool, never on the async runtime; dropping the
+//! the worker thread and llama.cpp's own threads, never on the async runtime; dropping the
 //! `Generation` (or calling [`Generation::stop`]) stops it before the next token.
 //!
 //! The worker keeps the attention cache of recent prompts, so a request that starts with a
 //! prompt it already processed (the next turn of the same session) only processes the new
-//! tokens. Forced tool calls are decoded under their JSON schema (llguidance), and a tool call
+//! tokens. Prompts are tokenized and answers decoded here, with the GGUF's own vocabulary;
+//! llama.cpp computes the logits, and sampling and the grammar masks run in Rust. Forced tool calls are decoded under their JSON schema (llguidance), and a tool call
 //! the model starts on its own (after `<tool_call>`, or as an untagged `{"name": …}` answer)
 //! is constrained to one of the offered tools; either is steered
 //! to its shortest end when its tokens run low, so it still parses.
@@ -26,11 +27,11 @@ mod constrain;
 pub mod download;
 mod error;
 mod gguf;
+mod llama;
 mod output;
 mod template;
 pub mod threads;
 mod vocab;
-mod weights;
 mod worker;
 
 pub use error::LocalError;
@@ -171,6 +172,21 @@ pub struct Outcome {
     pub output_tokens: usize,
     /// Why it ended.
     pub finish: Finish,
+    /// Where the time went.
+    pub timings: Timings,
+}
+
+/// Where one generation's time went, measured on the worker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Reading the weights, when this request had to (the first, or the first after the
+    /// model was let go); zero otherwise.
+    pub load: Duration,
+    /// Processing the prompt's tokens that were not in the cache, up to the first token's
+    /// logits.
+    pub prompt: Duration,
+    /// Generating the answer's tokens, grammar masks and sampling included.
+    pub generate: Duration,
 }
 
 /// What a GGUF file holds, read from its header.
@@ -268,10 +284,15 @@ impl LocalModel {
         };
         let (jobs, inbox) = std::sync::mpsc::channel();
         let loaded = Arc::new(AtomicBool::new(false));
+        let template = template::ChatTemplate::new(
+            header.metadata.opt_string("tokenizer.chat_template"),
+            "",
+            "",
+        )?;
         worker::spawn(
             info.clone(),
             vocab.clone(),
-            header,
+            template,
             inbox,
             release_after,
             loaded.clone(),

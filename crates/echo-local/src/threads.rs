@@ -1,67 +1,25 @@
-//! How many threads the built-in model computes with.
-//!
-//! candle sizes its two thread pools once per process, at their first use, from the
-//! environment: the quantized matrix products (most of the work) from `CANDLE_NUM_THREADS`,
-//! its other kernels from `RAYON_NUM_THREADS`; unset, both take the machine's physical cores.
-//! So a setting can only reach candle through the environment, and before the pools exist.
-//! Writing the environment is sound only while no other thread of the process runs (another
-//! thread could read it at the same moment), which [`set`] checks before it writes.
-#![allow(unsafe_code)] // the one `std::env::set_var` of the workspace, see `set`
+//! How many threads the built-in model computes with: `llm.threads` when set (the same
+//! count for every model of the process), else the machine's physical cores. llama.cpp
+//! takes the count when a model's weights are loaded, so a change reaches a model the next
+//! time it loads.
 
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The variables candle reads, in the order [`set`] writes them.
-const VARIABLES: [&str; 2] = ["CANDLE_NUM_THREADS", "RAYON_NUM_THREADS"];
+/// The count set with [`set`]; 0 = not set.
+static CHOSEN: AtomicUsize = AtomicUsize::new(0);
 
-/// Why a thread count was not applied.
-#[derive(Debug, thiserror::Error)]
-pub enum ThreadsError {
-    /// Other threads already run: writing the environment now could race with them.
-    #[error("the thread count must be set before the process starts other threads ({0} run)")]
-    TooLate(usize),
-    /// The process's threads cannot be counted (no `/proc/self/task`).
-    #[error("cannot count this process's threads: {0}")]
-    Uncounted(std::io::Error),
+/// Makes the built-in model compute with `threads` threads in this process.
+pub fn set(threads: NonZeroUsize) {
+    CHOSEN.store(threads.get(), Ordering::Relaxed);
 }
 
-/// What [`set`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Applied {
-    /// The count is now in the environment candle reads.
-    Set,
-    /// `CANDLE_NUM_THREADS` or `RAYON_NUM_THREADS` was already set: the environment wins, as
-    /// the `ECHO_LLM_*` variables win over the file, and nothing was written.
-    Environment,
-}
-
-/// Makes candle compute with `threads` threads in this process. Call it first thing in
-/// `main`, before any other thread starts (the async runtime's included); later it refuses.
-pub fn set(threads: NonZeroUsize) -> Result<Applied, ThreadsError> {
-    if VARIABLES
-        .iter()
-        .any(|name| std::env::var_os(name).is_some())
-    {
-        return Ok(Applied::Environment);
-    }
-    let running = std::fs::read_dir("/proc/self/task")
-        .map_err(ThreadsError::Uncounted)?
-        .count();
-    if running != 1 {
-        return Err(ThreadsError::TooLate(running));
-    }
-    let value = threads.to_string();
-    for name in VARIABLES {
-        // SAFETY: this is the process's only thread (counted just above, and this thread
-        // starts none in between), so nothing can read the environment while it changes.
-        unsafe { std::env::set_var(name, &value) };
-    }
-    Ok(Applied::Set)
-}
-
-/// The threads the model's quantized matrix products run on in this process: candle's pool,
-/// started here if no product has run yet, plus the calling thread, which takes a share.
+/// The threads a model computes with: the count [`set`] chose, else the physical cores.
 pub fn in_use() -> usize {
-    candle_core::utils::barrier_pool().n_workers() + 1
+    match CHOSEN.load(Ordering::Relaxed) {
+        0 => num_cpus::get_physical().max(1),
+        n => n,
+    }
 }
 
 #[cfg(test)]
@@ -69,22 +27,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_process_that_already_runs_other_threads_is_refused() {
-        // The test harness runs this test on a thread of its own, beside the main thread.
-        let extra = std::thread::spawn(std::thread::park);
-        let result = set(NonZeroUsize::MIN);
-        if VARIABLES
-            .iter()
-            .any(|name| std::env::var_os(name).is_some())
-        {
-            assert!(matches!(result, Ok(Applied::Environment)), "{result:?}");
-        } else {
-            assert!(
-                matches!(result, Err(ThreadsError::TooLate(n)) if n >= 2),
-                "{result:?}"
-            );
-            assert!(std::env::var_os("CANDLE_NUM_THREADS").is_none());
-        }
-        extra.thread().unpark();
+    fn a_chosen_count_wins_over_the_cores() {
+        assert!(in_use() >= 1);
+        set(NonZeroUsize::new(3).expect("3 > 0"));
+        assert_eq!(in_use(), 3);
+        CHOSEN.store(0, Ordering::Relaxed);
+        assert_eq!(in_use(), num_cpus::get_physical().max(1));
     }
 }

@@ -1,47 +1,40 @@
 //! The worker thread of one model: loads the weights on the first request, then runs
-//! requests one at a time, keeping the attention cache of recent prompts between them. After
-//! a quiet period (when the model was opened with one) it lets go of the weights, the caches
-//! and the grammar engine, so an idle app does not hold the model; the next request loads
-//! them again.
+//! requests one at a time in one llama.cpp context, whose attention cache keeps recent
+//! prompts between them. After a quiet period (when the model was opened with one) it lets
+//! go of the weights, the cache and the grammar engine, so an idle app does not hold the
+//! model; the next request loads them again.
 
 use crate::constrain::{self, Grammars};
 use crate::error::LocalError;
-use crate::gguf::{self, Header};
+use crate::llama::{Session, Weights};
 use crate::output::{CALL_OPEN, Output};
 use crate::template::ChatTemplate;
 use crate::vocab::Vocab;
-use crate::weights::Weights;
-use crate::{CallText, Event, Finish, Job, Message, ModelInfo, Outcome, Request};
-use candle_transformers::generation::{LogitsProcessor, Sampling};
+use crate::{CallText, Event, Finish, Job, Message, ModelInfo, Outcome, Request, Timings};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
 
-/// Prompt tokens fed to the network per step (bounds the attention scratch memory).
-const PREFILL_CHUNK: usize = 256;
-/// Prompt states kept for reuse (each holds its attention cache): two points of the
-/// conversation and two of the background calls that come between its turns.
-const SNAPSHOTS: usize = 4;
 /// How far back the repetition penalty looks, and how hard it pushes.
 const REPEAT_WINDOW: usize = 64;
 const REPEAT_PENALTY: f32 = 1.1;
 /// Tokens left when a constrained stretch is steered to its shortest end (at most half the
 /// limit): enough to close a string, write a required key or two and the brackets.
 const CLOSE_WITHIN: usize = 32;
+/// Sampling of text: the `TOP_K` likeliest tokens, then the smallest set of them holding
+/// `TOP_P` of the probability.
+const TOP_K: usize = 40;
+const TOP_P: f32 = 0.9;
 
 pub(crate) fn spawn(
     info: ModelInfo,
     vocab: Arc<Vocab>,
-    header: Header,
-    inbox: std::sync::mpsc::Receiver<Job>,
-    release_after: Option<std::time::Duration>,
+    template: ChatTemplate,
+    inbox: Receiver<Job>,
+    release_after: Option<Duration>,
     loaded: Arc<AtomicBool>,
 ) -> Result<(), LocalError> {
-    let template = ChatTemplate::new(
-        header.metadata.opt_string("tokenizer.chat_template"),
-        "",
-        "",
-    )?;
     std::thread::Builder::new()
         .name(format!("echo-local {}", info.name))
         .spawn(move || {
@@ -49,96 +42,92 @@ pub(crate) fn spawn(
                 info,
                 vocab,
                 template,
-                header: Some(header),
-                weights: None,
                 grammars: None,
-                state: Vec::new(),
-                snapshots: Vec::new(),
-                seed: 0x5eed,
+                rng: fastrand::Rng::with_seed(0x5eed),
                 loaded,
             };
-            loop {
-                let job = match release_after {
-                    Some(quiet) if worker.weights.is_some() => match inbox.recv_timeout(quiet) {
-                        Ok(job) => job,
-                        Err(RecvTimeoutError::Timeout) => {
-                            worker.release(quiet);
-                            continue;
-                        }
-                        Err(RecvTimeoutError::Disconnected) => break,
-                    },
-                    _ => match inbox.recv() {
-                        Ok(job) => job,
-                        Err(_) => break,
-                    },
-                };
-                let out = job.out.clone();
-                let result = worker.run(&job.request, &job.stop, &mut |event| {
-                    let _ = out.send(Message::Event(event));
-                });
-                let _ = job.out.send(Message::Done(result));
-            }
+            worker.serve(&inbox, release_after);
         })
         .map_err(|e| LocalError::Compute(format!("cannot start the worker thread: {e}")))?;
     Ok(())
-}
-
-struct Snapshot {
-    tokens: Vec<u32>,
-    weights: Weights,
-    logits: Vec<f32>,
 }
 
 struct Worker {
     info: ModelInfo,
     vocab: Arc<Vocab>,
     template: ChatTemplate,
-    /// The header read at open, used once to load the weights.
-    header: Option<Header>,
-    weights: Option<Weights>,
     grammars: Option<Grammars>,
-    /// The tokens the live attention cache holds.
-    state: Vec<u32>,
-    snapshots: Vec<Snapshot>,
-    seed: u64,
+    rng: fastrand::Rng,
     /// Whether the weights are in memory, for [`crate::LocalModel::loaded`].
     loaded: Arc<AtomicBool>,
 }
 
 impl Worker {
-    /// Lets go of the weights, the attention caches and the grammar engine (loaded again on
-    /// the next request).
-    fn release(&mut self, quiet: std::time::Duration) {
-        self.weights = None;
-        self.snapshots.clear();
-        self.state.clear();
-        self.grammars = None;
-        self.loaded.store(false, Ordering::Release);
-        tracing::info!(
-            model = %self.info.name,
-            quiet_secs = quiet.as_secs(),
-            "built-in model released after a quiet period"
-        );
-    }
-
-    fn weights(&mut self) -> Result<&mut Weights, LocalError> {
-        if self.weights.is_none() {
-            let header = match self.header.take() {
-                Some(h) => h,
-                None => gguf::read_header(&self.info.path)?,
+    /// Runs jobs until every sender is gone: loads the weights for the first job, keeps them
+    /// while jobs keep coming, and lets go of them after `release_after` without one.
+    fn serve(&mut self, inbox: &Receiver<Job>, release_after: Option<Duration>) {
+        while let Ok(job) = inbox.recv() {
+            let started = Instant::now();
+            let weights = match Weights::load(&self.info.path) {
+                Ok(w) => w,
+                Err(e) => {
+                    let _ = job.out.send(Message::Done(Err(e)));
+                    continue;
+                }
             };
-            let started = std::time::Instant::now();
-            self.weights = Some(Weights::load(&self.info.path, header, self.info.arch)?);
+            let mut session = match weights.session(self.info.window, crate::threads::in_use()) {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = job.out.send(Message::Done(Err(e)));
+                    continue;
+                }
+            };
             self.loaded.store(true, Ordering::Release);
             tracing::info!(
                 model = %self.info.name,
                 ms = started.elapsed().as_millis() as u64,
                 "built-in model loaded"
             );
+            self.answer(&mut session, job, started.elapsed());
+            loop {
+                let job = match release_after {
+                    Some(quiet) => match inbox.recv_timeout(quiet) {
+                        Ok(job) => job,
+                        Err(RecvTimeoutError::Timeout) => {
+                            tracing::info!(
+                                model = %self.info.name,
+                                quiet_secs = quiet.as_secs(),
+                                "built-in model released after a quiet period"
+                            );
+                            break;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    },
+                    None => match inbox.recv() {
+                        Ok(job) => job,
+                        Err(_) => return,
+                    },
+                };
+                self.answer(&mut session, job, Duration::ZERO);
+            }
+            drop(session);
+            drop(weights);
+            self.grammars = None;
+            self.loaded.store(false, Ordering::Release);
         }
-        self.weights
-            .as_mut()
-            .ok_or_else(|| LocalError::Compute("weights not loaded".into()))
+    }
+
+    fn answer(&mut self, session: &mut Session<'_>, job: Job, load: Duration) {
+        let out = job.out.clone();
+        let result = self
+            .run(session, &job.request, &job.stop, &mut |event| {
+                let _ = out.send(Message::Event(event));
+            })
+            .map(|mut outcome| {
+                outcome.timings.load = load;
+                outcome
+            });
+        let _ = job.out.send(Message::Done(result));
     }
 
     fn grammars(&mut self) -> Result<&Grammars, LocalError> {
@@ -152,12 +141,12 @@ impl Worker {
 
     fn run(
         &mut self,
+        session: &mut Session<'_>,
         req: &Request,
         stop: &AtomicBool,
         emit: &mut dyn FnMut(Event),
     ) -> Result<Outcome, LocalError> {
         let mut text = self.template.render(&req.messages, &req.tools, true)?;
-        let rendered = text.len();
         let forced = match &req.forced {
             Some(name) => {
                 let tool = req.tools.iter().find(|t| &t.name == name).ok_or_else(|| {
@@ -193,33 +182,21 @@ impl Worker {
             Some(tool) => Some(self.grammars()?.json(&tool.name, &tool.parameters)?),
             None => None,
         };
-        // The rendered conversation, before a forced call's opening is appended.
-        let stable = self.stable_len(req, &text[..rendered], &prompt);
-        let (mut logits, cached) = self.prefill(&prompt, stable)?;
+        let prefill_started = Instant::now();
+        let (mut logits, cached) = session.prefill(&prompt)?;
+        let prompt_time = prefill_started.elapsed();
+        let generate_started = Instant::now();
+        // What the repetition penalty looks back on: the prompt's end, then the answer.
+        let mut history = prompt[prompt.len().saturating_sub(REPEAT_WINDOW)..].to_vec();
 
         let temperature = req
             .temperature
             .unwrap_or(if forced.is_some() { 0.0 } else { 0.7 });
-        self.seed = self.seed.wrapping_add(1);
-        let mut sampler = LogitsProcessor::from_sampling(
-            self.seed,
-            if temperature < 1e-3 {
-                Sampling::ArgMax
-            } else {
-                Sampling::TopKThenTopP {
-                    k: 40,
-                    p: 0.9,
-                    temperature: f64::from(temperature),
-                }
-            },
-        );
-
         let mut out = Output::new(
             self.vocab.clone(),
             !req.tools.is_empty() && forced.is_none(),
         );
         let mut generated = 0usize;
-        let mut pos = prompt.len();
         let mut calls = 0usize;
         let close_within = CLOSE_WITHIN.min(limit / 2);
         let mut place = constrain::JsonPlace::default();
@@ -242,14 +219,9 @@ impl Worker {
                     constrain::close_soon(&mut logits, place, |id| self.vocab.token_bytes(id));
                 }
             } else {
-                penalize(&mut logits, &self.state, REPEAT_PENALTY);
+                penalize(&mut logits, &history, REPEAT_PENALTY);
             }
-            let n = logits.len();
-            let token = sampler.sample(&candle_core::Tensor::from_vec(
-                std::mem::take(&mut logits),
-                n,
-                &candle_core::Device::Cpu,
-            )?)?;
+            let token = sample(&mut logits, temperature, &mut self.rng)?;
             generated += 1;
             if constrained {
                 place.advance(self.vocab.token_bytes(token));
@@ -282,9 +254,8 @@ impl Worker {
                     place.advance(out.call_so_far());
                 }
             }
-            logits = self.weights()?.forward(&[token], pos)?;
-            self.state.push(token);
-            pos += 1;
+            logits = session.step(token)?;
+            history.push(token);
         };
         if let Some(tool) = forced {
             // A call cut by the token limit is still reported, unfinished, so the trace
@@ -303,124 +274,12 @@ impl Worker {
             cached_tokens: cached,
             output_tokens: generated,
             finish,
+            timings: Timings {
+                load: Duration::ZERO,
+                prompt: prompt_time,
+                generate: generate_started.elapsed(),
+            },
         })
-    }
-
-    /// Runs `prompt` through the network, starting from the longest cached state it extends,
-    /// and returns the next token's logits and how many prompt tokens came from the cache.
-    /// The state is kept at two points: where the last user message starts (`stable`: the
-    /// part the next turn of the conversation repeats) and at the end.
-    fn prefill(
-        &mut self,
-        prompt: &[u32],
-        stable: Option<usize>,
-    ) -> Result<(Vec<f32>, usize), LocalError> {
-        self.weights()?;
-        let exact = self
-            .snapshots
-            .iter()
-            .position(|s| s.tokens == prompt && !s.logits.is_empty());
-        if let Some(i) = exact
-            && let Some(weights) = self.snapshots[i].weights.fork()
-        {
-            let logits = self.snapshots[i].logits.clone();
-            self.weights = Some(weights);
-            self.state = prompt.to_vec();
-            return Ok((logits, prompt.len()));
-        }
-        let extends = |tokens: &[u32]| tokens.len() < prompt.len() && prompt.starts_with(tokens);
-        let live = if extends(&self.state) {
-            self.state.len()
-        } else {
-            0
-        };
-        let best = self
-            .snapshots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| extends(&s.tokens) && s.tokens.len() > live)
-            .max_by_key(|(_, s)| s.tokens.len())
-            .map(|(i, _)| i);
-        let start = match best.and_then(|i| self.snapshots[i].weights.fork().map(|w| (i, w))) {
-            Some((i, weights)) => {
-                self.weights = Some(weights);
-                self.state = self.snapshots[i].tokens.clone();
-                self.state.len()
-            }
-            None if live > 0 => live,
-            None => {
-                self.weights()?.clear();
-                self.state.clear();
-                0
-            }
-        };
-        tracing::debug!(
-            prompt = prompt.len(),
-            ?stable,
-            reused = start,
-            kept = ?self.snapshots.iter().map(|s| s.tokens.len()).collect::<Vec<_>>(),
-            "prompt cache"
-        );
-        let mut logits = Vec::new();
-        let mut pos = start;
-        let cut = stable.filter(|&b| b > start && b < prompt.len());
-        let stretches = match cut {
-            Some(b) => [&prompt[start..b], &prompt[b..]],
-            None => [&prompt[start..], &prompt[prompt.len()..]],
-        };
-        for stretch in stretches {
-            for chunk in stretch.chunks(PREFILL_CHUNK) {
-                logits = self.weights()?.forward(chunk, pos)?;
-                pos += chunk.len();
-            }
-            if !stretch.is_empty() {
-                // Only the end keeps its logits: a later prompt can equal it exactly.
-                let at_end = pos == prompt.len();
-                self.remember(&prompt[..pos], if at_end { &logits } else { &[] });
-            }
-        }
-        self.state = prompt.to_vec();
-        Ok((logits, start))
-    }
-
-    /// Keeps the current state as the state after `tokens`, when it can be copied cheaply.
-    fn remember(&mut self, tokens: &[u32], logits: &[f32]) {
-        let Some(weights) = self.weights.as_ref().and_then(Weights::fork) else {
-            return;
-        };
-        self.snapshots.retain(|s| s.tokens != tokens);
-        if self.snapshots.len() >= SNAPSHOTS {
-            self.snapshots.remove(0);
-        }
-        self.snapshots.push(Snapshot {
-            tokens: tokens.to_vec(),
-            weights,
-            logits: logits.to_vec(),
-        });
-    }
-
-    /// How many tokens of `prompt` come before the last user message: what the next turn
-    /// of this conversation will start with. `None` when the template does not render the
-    /// earlier messages as a prefix of the whole.
-    fn stable_len(&self, req: &Request, whole: &str, prompt: &[u32]) -> Option<usize> {
-        let last_user = req
-            .messages
-            .iter()
-            .rposition(|m| m.role == crate::ChatRole::User)?;
-        if last_user == 0 {
-            return None;
-        }
-        // The tool list is part of the head: a template's own sits inside its system
-        // block, a written-out one right after the first system message.
-        let head = self
-            .template
-            .render(&req.messages[..last_user], &req.tools, false)
-            .ok()?;
-        if head.is_empty() || !whole.starts_with(&head) {
-            return None;
-        }
-        let tokens = self.vocab.encode_prompt(&head).ok()?;
-        prompt.starts_with(&tokens).then_some(tokens.len())
     }
 }
 
@@ -442,6 +301,67 @@ fn penalize(logits: &mut [f32], history: &[u32], penalty: f32) {
     }
 }
 
+/// Picks the next token: the likeliest at temperature 0, else a draw from the top
+/// [`TOP_K`] tokens cut to [`TOP_P`] of their probability. Tokens a grammar ruled out hold
+/// negative infinity and are never drawn.
+fn sample(
+    logits: &mut [f32],
+    temperature: f32,
+    rng: &mut fastrand::Rng,
+) -> Result<u32, LocalError> {
+    let likeliest = |candidates: &[(u32, f32)]| {
+        candidates
+            .iter()
+            .filter(|(_, l)| l.is_finite())
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|&(id, _)| id)
+    };
+    let mut candidates: Vec<(u32, f32)> = logits
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| **l > f32::NEG_INFINITY && !l.is_nan())
+        .map(|(id, &l)| (id as u32, l))
+        .collect();
+    if candidates.is_empty() {
+        return Err(LocalError::Compute(
+            "no token is allowed at this point of the answer".into(),
+        ));
+    }
+    if temperature < 1e-3 {
+        return likeliest(&candidates)
+            .ok_or_else(|| LocalError::Compute("the model produced no usable logits".into()));
+    }
+    let k = TOP_K.min(candidates.len());
+    candidates.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
+    candidates.truncate(k);
+    candidates.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
+    let top = candidates[0].1;
+    let mut weights: Vec<f32> = candidates
+        .iter()
+        .map(|&(_, l)| ((l - top) / temperature).exp())
+        .collect();
+    let total: f32 = weights.iter().sum();
+    let mut kept = 0.0;
+    let mut cut = weights.len();
+    for (i, w) in weights.iter_mut().enumerate() {
+        *w /= total;
+        kept += *w;
+        if kept >= TOP_P {
+            cut = i + 1;
+            break;
+        }
+    }
+    let mass: f32 = weights[..cut].iter().sum();
+    let mut draw = rng.f32() * mass;
+    for (i, w) in weights[..cut].iter().enumerate() {
+        if draw < *w {
+            return Ok(candidates[i].0);
+        }
+        draw -= w;
+    }
+    Ok(candidates[cut - 1].0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,5 +371,35 @@ mod tests {
         let mut logits = vec![2.0, -2.0, 1.0];
         penalize(&mut logits, &[0, 0, 1], REPEAT_PENALTY);
         assert_eq!(logits, vec![2.0 / 1.1, -2.0 * 1.1, 1.0]);
+    }
+
+    #[test]
+    fn sampling_never_draws_a_token_a_grammar_ruled_out() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for temperature in [0.0, 0.7, 5.0] {
+            for _ in 0..200 {
+                let mut logits = vec![9.0, f32::NEG_INFINITY, 1.0, f32::NEG_INFINITY, 0.5];
+                let token = sample(&mut logits, temperature, &mut rng).expect("a token");
+                assert!([0, 2, 4].contains(&token), "{token} at {temperature}");
+            }
+        }
+        let mut greedy = vec![0.1, 3.0, f32::NEG_INFINITY, 2.9];
+        assert_eq!(sample(&mut greedy, 0.0, &mut rng).expect("a token"), 1);
+        let mut none = vec![f32::NEG_INFINITY; 4];
+        assert!(sample(&mut none, 0.7, &mut rng).is_err());
+    }
+
+    #[test]
+    fn sampling_draws_by_probability_within_the_top_p() {
+        // Token 0 holds ~88% of the probability, token 1 ~12%, the rest almost nothing:
+        // at top-p 0.9 only 0 and 1 are drawn, and 0 far more often.
+        let mut rng = fastrand::Rng::with_seed(11);
+        let mut counts = [0usize; 4];
+        for _ in 0..2000 {
+            let mut logits = vec![4.0, 2.0, -6.0, -6.0];
+            counts[sample(&mut logits, 1.0, &mut rng).expect("a token") as usize] += 1;
+        }
+        assert_eq!(counts[2] + counts[3], 0, "{counts:?}");
+        assert!(counts[0] > 5 * counts[1] && counts[1] > 50, "{counts:?}");
     }
 }

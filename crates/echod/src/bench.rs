@@ -80,6 +80,61 @@ pub async fn locomo(
     Ok(())
 }
 
+/// `echod bench local-model`: the built-in model's speed on one file (`--model FILE`, else
+/// `ECHO_LOCAL_MODEL`), as JSON or a table.
+pub async fn local_model(
+    model: Option<String>,
+    runs: usize,
+    max_tokens: usize,
+    json: bool,
+) -> anyhow::Result<()> {
+    let model = model
+        .or_else(|| std::env::var("ECHO_LOCAL_MODEL").ok())
+        .ok_or_else(|| {
+            anyhow::anyhow!("say which GGUF file to measure: --model FILE (or ECHO_LOCAL_MODEL)")
+        })?;
+    let opts = echo_bench::local_model::LocalOptions {
+        model: model.into(),
+        runs,
+        max_tokens,
+    };
+    let report = echo_bench::local_model::local_model(&opts)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    println!(
+        "{} on {} threads: loaded in {:.0} ms, peak RSS {:.0} MiB",
+        report.model, report.threads, report.load_ms, report.peak_rss_mib
+    );
+    for (i, r) in report.runs.iter().chain([&report.median]).enumerate() {
+        let label = if i == report.runs.len() {
+            "median".to_string()
+        } else {
+            format!("run {i}")
+        };
+        println!(
+            "{label}: prompt {} tok at {:.0} tok/s, generation {} tok at depth {} at {:.1} tok/s, \
+             first token {:.0} ms; follow-up {} tok ({} cached), first token {:.0} ms; \
+             forced call {} tok at {:.1} tok/s",
+            r.prompt_tokens,
+            r.prompt_tokens_per_s,
+            r.generated_tokens,
+            r.generation_depth,
+            r.generation_tokens_per_s,
+            r.first_turn_ttft_ms,
+            r.follow_up_prompt_tokens,
+            r.follow_up_cached_tokens,
+            r.follow_up_ttft_ms,
+            r.forced_tokens,
+            r.forced_tokens_per_s,
+        );
+    }
+    Ok(())
+}
+
 /// `echod bench memory`: one JSON line per size, then the local embedder's query time.
 pub async fn memory(api: &Api, sizes: &[usize], queries: usize) -> anyhow::Result<()> {
     for report in echo_bench::memory::memory_scale(sizes, queries)

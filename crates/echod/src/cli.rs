@@ -221,6 +221,21 @@ enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         settle_ms: u64,
     },
+    /// The built-in model's speed on one GGUF file: prompt and generation tokens/s, time to
+    /// first token with and without the prompt cache, a forced call's tokens/s, load time,
+    /// peak RSS (use a release build; `scripts/bench-local.sh` compares it with llama-bench).
+    /// The file is the global `--model FILE`, else `ECHO_LOCAL_MODEL`.
+    LocalModel {
+        /// Measured runs.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Most tokens each answer generates.
+        #[arg(long, default_value_t = 128)]
+        max_tokens: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Per-turn time spent in Echo Desk itself, excluding the model server (use a fresh --home).
     Overhead {
         /// Number of turns.
@@ -318,6 +333,20 @@ impl Cli {
 pub async fn run(cli: Cli, config: Result<Config, ConfigError>) -> anyhow::Result<ExitCode> {
     if let Command::Replay { file, json } = &cli.command {
         return crate::trace_cli::replay(file, *json).await;
+    }
+    // The built-in model's benchmark runs the file alone, without the engine.
+    if let Command::Bench {
+        command:
+            BenchCommand::LocalModel {
+                runs,
+                max_tokens,
+                json,
+            },
+    } = &cli.command
+    {
+        let model = cli.global.model.clone();
+        crate::bench::local_model(model, *runs, *max_tokens, *json).await?;
+        return Ok(ExitCode::SUCCESS);
     }
     let config = config?;
     let api = Api::open(config).await.context("cannot open the engine")?;
@@ -492,6 +521,17 @@ pub async fn run(cli: Cli, config: Result<Config, ConfigError>) -> anyhow::Resul
                 settle_ms,
             };
             crate::bench_automations::run(&api, &dir, &plan).await?;
+            ExitCode::SUCCESS
+        }
+        Command::Bench {
+            command:
+                BenchCommand::LocalModel {
+                    runs,
+                    max_tokens,
+                    json,
+                },
+        } => {
+            crate::bench::local_model(cli.global.model, runs, max_tokens, json).await?;
             ExitCode::SUCCESS
         }
         Command::Bench {

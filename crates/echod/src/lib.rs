@@ -34,12 +34,10 @@ pub fn main() -> ExitCode {
         )
         .init();
     let config = cli.config();
-    // Before the runtime starts its threads: candle reads the count once, from the environment.
     if let Ok(config) = &config
         && let Some(threads) = config.llm.threads
-        && let Err(e) = echo_agent::threads::set(threads)
     {
-        eprintln!("echod: llm.threads ({threads}) not applied: {e}");
+        echo_agent::threads::set(threads);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

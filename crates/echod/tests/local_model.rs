@@ -208,27 +208,26 @@ fn model_use_makes_the_built_in_model_the_saved_provider() {
     );
 }
 
-/// `llm.threads` sizes candle's pool of the quantized matrix products (the pool itself is
-/// asked, in the `echod` process); the environment's count wins over it.
+/// `llm.threads` is the thread count the built-in model computes with (asked of the runtime
+/// in the `echod` process); unset, it is the machine's physical cores.
 #[test]
-fn the_thread_count_setting_sizes_the_model_s_thread_pool() {
-    // More than this machine's logical CPUs, so not what candle would choose by itself.
+fn the_thread_count_setting_sizes_the_model_s_threads() {
+    // More than this machine's logical CPUs, so not what the runtime would choose by itself.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) + 1;
     let world = World::new(&NO_MEMORY.replace("[llm]\n", &format!("[llm]\nthreads = {threads}\n")));
-    let pool = |world: &World, env: Option<&str>| {
-        let mut cmd = world.bare(&["model", "list", "--json"]);
-        cmd.env_remove("CANDLE_NUM_THREADS")
-            .env_remove("RAYON_NUM_THREADS");
-        if let Some(n) = env {
-            cmd.env("CANDLE_NUM_THREADS", n);
-        }
-        let list = json(cmd.output().expect("run"), "model list");
+    let in_use = |world: &World| {
+        let list = json(
+            world
+                .bare(&["model", "list", "--json"])
+                .output()
+                .expect("run"),
+            "model list",
+        );
         list["threads"].as_u64().expect("threads") as usize
     };
-    assert_eq!(pool(&world, None), threads);
-    assert_eq!(pool(&world, Some("1")), 1, "the environment wins");
+    assert_eq!(in_use(&world), threads);
     let unset = World::new(NO_MEMORY);
-    assert!(pool(&unset, None) < threads, "unset, the physical cores");
+    assert!(in_use(&unset) < threads, "unset, the physical cores");
 }
 
 #[test]

@@ -27,9 +27,8 @@ pub struct LlmConfig {
     pub reserve_output: Option<u32>,
     /// Sampling temperature; the server's default when unset.
     pub temperature: Option<f32>,
-    /// Threads the built-in models (the chat model and memory's embedder) compute with; the
-    /// machine's physical cores when unset. Read when the process starts, so a change applies
-    /// at the next start; `CANDLE_NUM_THREADS`/`RAYON_NUM_THREADS` in the environment win.
+    /// Threads the built-in chat model computes with; the machine's physical cores when
+    /// unset. Read when the process starts, so a change applies at the next start.
     pub threads: Option<NonZeroUsize>,
     /// Seconds without a request after which the built-in model lets go of its weights and
     /// attention caches (the next request loads them again); 0 keeps them until the process
