@@ -21,7 +21,8 @@ Data directory: $ECHO_DESK_HOME, else the platform's (~/.local/share/echo-desk).
 Started as `echod`, this program is echod (`echod --help`).";
 
 fn main() -> ExitCode {
-    if invoked_as_echod() {
+    // As `echod`, or as the built-in model's worker process (which echod's main runs).
+    if invoked_as_echod() || echo_agent::local_worker::is_worker() {
         return echod::main();
     }
     let mut launch = Launch::Show;
@@ -59,6 +60,12 @@ fn main() -> ExitCode {
     };
     if let Some(threads) = config.llm.threads {
         echo_agent::threads::set(threads);
+    }
+    // The built-in model runs in a child process of this program (see `echod::main`), so an
+    // abort inside llama.cpp ends one answer, not the app.
+    match std::env::current_exe() {
+        Ok(exe) => echo_agent::local_worker::run_workers_in(exe),
+        Err(e) => tracing::warn!("the built-in model runs in this process: {e}"),
     }
     match echo_desk_shell::run(config, started, launch) {
         Ok(()) => ExitCode::SUCCESS,

@@ -40,6 +40,7 @@ pub use echo_core::config::{Config, ConfigError, Overrides, ProcessEnv};
 pub use echo_core::store::TurnFilter;
 pub use echo_core::{allocator, crash};
 pub use echo_local::catalog::DEFAULT_ID as DEFAULT_LOCAL_MODEL;
+pub use echo_local::process as local_worker;
 pub use echo_local::threads;
 pub use echo_memory::{ListFilter, parse_time};
 pub use error::{ApiError, ErrorBody, ErrorCode, ErrorDetail};

@@ -50,6 +50,9 @@ pub struct LocalRun {
     pub forced_tokens: usize,
     /// Their generation speed, grammar masks included.
     pub forced_tokens_per_s: f64,
+    /// The same conversation answered as text, as many tokens, without the tools: the speed
+    /// the masks are measured against (at about the same cache depth).
+    pub unforced_tokens_per_s: f64,
 }
 
 /// The whole report: the model, the load, each run and the medians.
@@ -164,31 +167,37 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
             .push(ChatMessage::new(ChatRole::User, "Now make it sadder."));
         follow.max_tokens = 16;
         let b = timed(&model, follow).await?;
-        let forced = timed(
+        let extract = Request {
+            messages: vec![
+                ChatMessage::new(ChatRole::System, "Extract facts about the user."),
+                ChatMessage::new(
+                    ChatRole::User,
+                    format!("Run {run}: I live in Lisbon, I have two cats and I work as a nurse."),
+                ),
+            ],
+            tools: vec![ToolDef {
+                name: "extract".into(),
+                description: "Record facts".into(),
+                parameters: serde_json::json!({
+                    "type": "object",
+                    "properties": {"facts": {"type": "array", "items": {"type": "string"}, "maxItems": 5}},
+                    "required": ["facts"],
+                    "additionalProperties": false
+                }),
+            }],
+            forced: Some("extract".into()),
+            max_tokens: opts.max_tokens,
+            temperature: Some(0.0),
+        };
+        let forced = timed(&model, extract.clone()).await?;
+        let unforced = timed(
             &model,
             Request {
-                messages: vec![
-                    ChatMessage::new(ChatRole::System, "Extract facts about the user."),
-                    ChatMessage::new(
-                        ChatRole::User,
-                        format!(
-                            "Run {run}: I live in Lisbon, I have two cats and I work as a nurse."
-                        ),
-                    ),
-                ],
-                tools: vec![ToolDef {
-                    name: "extract".into(),
-                    description: "Record facts".into(),
-                    parameters: serde_json::json!({
-                        "type": "object",
-                        "properties": {"facts": {"type": "array", "items": {"type": "string"}, "maxItems": 5}},
-                        "required": ["facts"],
-                        "additionalProperties": false
-                    }),
-                }],
-                forced: Some("extract".into()),
-                max_tokens: opts.max_tokens,
-                temperature: Some(0.0),
+                // No tools: the model must not start a (constrained) call of its own.
+                tools: Vec::new(),
+                forced: None,
+                max_tokens: forced.outcome.output_tokens.max(1),
+                ..extract
             },
         )
         .await?;
@@ -208,6 +217,10 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
             forced_tokens_per_s: per_second(
                 forced.outcome.output_tokens,
                 forced.outcome.timings.generate.as_secs_f64(),
+            ),
+            unforced_tokens_per_s: per_second(
+                unforced.outcome.output_tokens,
+                unforced.outcome.timings.generate.as_secs_f64(),
             ),
         });
     }
@@ -242,6 +255,7 @@ fn median_run(runs: &[LocalRun]) -> Option<LocalRun> {
         follow_up_ttft_ms: f(|r| r.follow_up_ttft_ms)?,
         forced_tokens: n(|r| r.forced_tokens)?,
         forced_tokens_per_s: f(|r| r.forced_tokens_per_s)?,
+        unforced_tokens_per_s: f(|r| r.unforced_tokens_per_s)?,
     })
 }
 

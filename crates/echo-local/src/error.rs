@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 /// A built-in model that cannot be used, or a generation that failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum LocalError {
     /// The model file is missing or unreadable.
     #[error("cannot open the model file {path}: {detail}", path = .path.display())]
@@ -59,4 +59,7 @@ pub enum LocalError {
     /// The worker thread is gone (it panicked or the process is ending).
     #[error("the built-in model's worker stopped")]
     WorkerGone,
+    /// The worker process died or could not be started; the next request starts another.
+    #[error("the built-in model's worker process stopped ({0}); the next request starts it again")]
+    WorkerDied(String),
 }

@@ -29,6 +29,7 @@ mod error;
 mod gguf;
 mod llama;
 mod output;
+pub mod process;
 mod template;
 pub mod threads;
 mod vocab;
@@ -38,15 +39,18 @@ pub use error::LocalError;
 pub use gguf::{Arch, MAX_WINDOW};
 pub use vocab::Vocab;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
+use worker::Job;
+use worker::Message;
 
 /// Who wrote a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ChatRole {
     /// Instructions.
     System,
@@ -71,7 +75,7 @@ impl ChatRole {
 }
 
 /// A tool call: the tool's name and its JSON arguments as text.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallText {
     /// Tool name.
     pub name: String,
@@ -80,7 +84,7 @@ pub struct CallText {
 }
 
 /// One message of the conversation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChatMessage {
     /// Who wrote it.
     pub role: ChatRole,
@@ -102,7 +106,7 @@ impl ChatMessage {
 }
 
 /// A tool the model may call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolDef {
     /// Name.
     pub name: String,
@@ -113,7 +117,7 @@ pub struct ToolDef {
 }
 
 /// One generation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     /// The conversation so far.
     pub messages: Vec<ChatMessage>,
@@ -128,7 +132,7 @@ pub struct Request {
 }
 
 /// Something the model produced.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Event {
     /// Answer text (`<think>` blocks included, as the model wrote them).
     Text(String),
@@ -137,7 +141,7 @@ pub enum Event {
 }
 
 /// Why generation ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Finish {
     /// The model ended its answer.
     Stop,
@@ -162,7 +166,7 @@ impl Finish {
 }
 
 /// How a generation went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Tokens of the prompt.
     pub prompt_tokens: usize,
@@ -177,7 +181,7 @@ pub struct Outcome {
 }
 
 /// Where one generation's time went, measured on the worker.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timings {
     /// Reading the weights, when this request had to (the first, or the first after the
     /// model was let go); zero otherwise.
@@ -204,22 +208,65 @@ pub struct ModelInfo {
     pub size_bytes: u64,
 }
 
-/// A message from the worker about one generation.
-enum Message {
-    Event(Event),
-    Done(Result<Outcome, LocalError>),
+/// What opening a GGUF file gives: its facts, its tokenizer and its chat template.
+pub(crate) struct Opened {
+    pub info: ModelInfo,
+    pub vocab: Arc<Vocab>,
+    pub template: template::ChatTemplate,
 }
 
-struct Job {
-    request: Request,
-    stop: Arc<AtomicBool>,
-    out: mpsc::UnboundedSender<Message>,
+/// Reads the header of the GGUF file at `path` and checks that it can be run.
+pub(crate) fn inspect(path: &Path) -> Result<Opened, LocalError> {
+    let open_error = |e: std::io::Error| LocalError::Open {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    };
+    let canonical = path.canonicalize().map_err(open_error)?;
+    let size = std::fs::metadata(&canonical).map_err(open_error)?.len();
+    let header = gguf::read_header(&canonical)?;
+    let arch = header.metadata.arch()?;
+    let window = header.metadata.window(arch)?;
+    let vocab = Arc::new(Vocab::from_gguf(&header.metadata)?);
+    let name = header
+        .metadata
+        .opt_string("general.name")
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            canonical
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+    let template = template::ChatTemplate::new(
+        header.metadata.opt_string("tokenizer.chat_template"),
+        "",
+        "",
+    )?;
+    Ok(Opened {
+        info: ModelInfo {
+            path: canonical,
+            arch,
+            name,
+            window,
+            size_bytes: size,
+        },
+        vocab,
+        template,
+    })
+}
+
+/// Where a model's worker runs.
+enum Runner {
+    /// On a thread of this process.
+    Thread(Mutex<std::sync::mpsc::Sender<Job>>),
+    /// In a child process ([`process`]).
+    Process(process::Supervisor),
 }
 
 /// An open model: its header facts and the worker that runs it.
 pub struct LocalModel {
     info: ModelInfo,
-    jobs: Mutex<std::sync::mpsc::Sender<Job>>,
+    runner: Arc<Runner>,
     vocab: Arc<Vocab>,
     loaded: Arc<AtomicBool>,
 }
@@ -238,10 +285,12 @@ static OPEN: Mutex<Vec<(PathBuf, u64, Weak<LocalModel>)>> = Mutex::new(Vec::new(
 
 impl LocalModel {
     /// Opens the GGUF model at `path` (or returns the one already open): checks that it can
-    /// be run and starts its worker. The weights are read on the first request; with
-    /// `release_after`, the worker lets go of them (and of its attention caches) after that
-    /// long without a request, and the next request reads them again. The first opening of a
-    /// file decides that for every client of it.
+    /// be run and prepares its worker, in a child process when the front end chose that
+    /// ([`process::run_workers_in`]), else on a thread. The weights are read on the first
+    /// request; with `release_after`, the worker lets go of them (and of its attention
+    /// cache; a worker process ends) after that long without a request, and the next
+    /// request reads them again. The first opening of a file decides that for every client
+    /// of it.
     pub fn open(
         path: &Path,
         release_after: Option<Duration>,
@@ -261,45 +310,26 @@ impl LocalModel {
         {
             return Ok(model);
         }
-        let header = gguf::read_header(&canonical)?;
-        let arch = header.metadata.arch()?;
-        let window = header.metadata.window(arch)?;
-        let vocab = Arc::new(Vocab::from_gguf(&header.metadata)?);
-        let name = header
-            .metadata
-            .opt_string("general.name")
-            .map(str::to_string)
-            .unwrap_or_else(|| {
-                canonical
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
-        let info = ModelInfo {
-            path: canonical.clone(),
-            arch,
-            name,
-            window,
-            size_bytes: size,
-        };
-        let (jobs, inbox) = std::sync::mpsc::channel();
+        let opened = inspect(&canonical)?;
+        let info = opened.info.clone();
+        let vocab = opened.vocab.clone();
         let loaded = Arc::new(AtomicBool::new(false));
-        let template = template::ChatTemplate::new(
-            header.metadata.opt_string("tokenizer.chat_template"),
-            "",
-            "",
-        )?;
-        worker::spawn(
-            info.clone(),
-            vocab.clone(),
-            template,
-            inbox,
-            release_after,
-            loaded.clone(),
-        )?;
+        let runner = match process::program() {
+            Some(program) => Runner::Process(process::Supervisor::new(
+                program,
+                canonical.clone(),
+                release_after,
+                loaded.clone(),
+            )),
+            None => {
+                let (jobs, inbox) = std::sync::mpsc::channel();
+                worker::spawn(opened, inbox, release_after, loaded.clone())?;
+                Runner::Thread(Mutex::new(jobs))
+            }
+        };
         let model = Arc::new(LocalModel {
             info,
-            jobs: Mutex::new(jobs),
+            runner: Arc::new(runner),
             vocab,
             loaded,
         });
@@ -311,6 +341,15 @@ impl LocalModel {
     /// period the model was opened with).
     pub fn loaded(&self) -> bool {
         self.loaded.load(Ordering::Acquire)
+    }
+
+    /// The process id of the model's worker process, while one runs (`None` for a model
+    /// run on a thread).
+    pub fn worker_pid(&self) -> Option<u32> {
+        match self.runner.as_ref() {
+            Runner::Process(supervisor) => supervisor.pid(),
+            Runner::Thread(_) => None,
+        }
     }
 
     /// What the file holds.
@@ -325,30 +364,59 @@ impl LocalModel {
 
     /// Queues `request` on the worker (one generation runs at a time per model).
     pub fn start(&self, request: Request) -> Generation {
-        let (out, events) = mpsc::unbounded_channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let sent = self
-            .jobs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .send(Job {
-                request,
-                stop: stop.clone(),
-                out,
-            });
-        Generation {
-            events,
-            stop,
-            gone: sent.is_err(),
+        match self.runner.as_ref() {
+            Runner::Thread(jobs) => {
+                let (tx, events) = mpsc::unbounded_channel();
+                let stop = Arc::new(AtomicBool::new(false));
+                let sent = jobs
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .send(Job {
+                        request,
+                        stop: stop.clone(),
+                        out: Box::new(move |message| {
+                            let _ = tx.send(message);
+                        }),
+                    });
+                Generation {
+                    events,
+                    stop: Stopper::Flag(stop),
+                    failed: sent.is_err().then_some(LocalError::WorkerGone),
+                }
+            }
+            Runner::Process(supervisor) => match supervisor.start(request) {
+                Ok((id, events)) => Generation {
+                    events,
+                    stop: Stopper::Worker {
+                        runner: Arc::downgrade(&self.runner),
+                        id,
+                    },
+                    failed: None,
+                },
+                Err(e) => Generation {
+                    events: mpsc::unbounded_channel().1,
+                    stop: Stopper::Flag(Arc::default()),
+                    failed: Some(e),
+                },
+            },
         }
     }
+}
+
+/// How a generation is told to stop.
+enum Stopper {
+    /// A flag the worker thread reads before every token.
+    Flag(Arc<AtomicBool>),
+    /// A message to the worker process.
+    Worker { runner: Weak<Runner>, id: u64 },
 }
 
 /// One running generation. Dropping it stops the generation.
 pub struct Generation {
     events: mpsc::UnboundedReceiver<Message>,
-    stop: Arc<AtomicBool>,
-    gone: bool,
+    stop: Stopper,
+    /// Why the request never reached the worker.
+    failed: Option<LocalError>,
 }
 
 /// The next thing a [`Generation`] has to say.
@@ -363,8 +431,8 @@ pub enum Next {
 impl Generation {
     /// Waits for the next event or the end.
     pub async fn next(&mut self) -> Next {
-        if self.gone {
-            return Next::Done(Err(LocalError::WorkerGone));
+        if let Some(e) = self.failed.take() {
+            return Next::Done(Err(e));
         }
         match self.events.recv().await {
             Some(Message::Event(e)) => Next::Event(e),
@@ -376,7 +444,16 @@ impl Generation {
     /// Asks the worker to stop before its next token; the generation then ends with
     /// [`Finish::Cancelled`].
     pub fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        match &self.stop {
+            Stopper::Flag(flag) => flag.store(true, Ordering::Relaxed),
+            Stopper::Worker { runner, id } => {
+                if let Some(runner) = runner.upgrade()
+                    && let Runner::Process(supervisor) = runner.as_ref()
+                {
+                    supervisor.stop(*id);
+                }
+            }
+        }
     }
 }
 

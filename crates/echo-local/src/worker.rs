@@ -10,7 +10,7 @@ use crate::llama::{Session, Weights};
 use crate::output::{CALL_OPEN, Output};
 use crate::template::ChatTemplate;
 use crate::vocab::Vocab;
-use crate::{CallText, Event, Finish, Job, Message, ModelInfo, Outcome, Request, Timings};
+use crate::{CallText, Event, Finish, ModelInfo, Opened, Outcome, Request, Timings};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -27,62 +27,81 @@ const CLOSE_WITHIN: usize = 32;
 const TOP_K: usize = 40;
 const TOP_P: f32 = 0.9;
 
+/// A message from the worker about one generation.
+pub(crate) enum Message {
+    Event(Event),
+    Done(Result<Outcome, LocalError>),
+}
+
+/// One request for the worker: where its output goes, and the flag that stops it.
+pub(crate) struct Job {
+    pub request: Request,
+    pub stop: Arc<AtomicBool>,
+    pub out: Box<dyn Fn(Message) + Send>,
+}
+
+/// Starts the worker of an opened model on a thread of this process.
 pub(crate) fn spawn(
-    info: ModelInfo,
-    vocab: Arc<Vocab>,
-    template: ChatTemplate,
+    opened: Opened,
     inbox: Receiver<Job>,
     release_after: Option<Duration>,
     loaded: Arc<AtomicBool>,
 ) -> Result<(), LocalError> {
+    let name = format!("echo-local {}", opened.info.name);
+    let state = Box::new(move |now: bool| loaded.store(now, Ordering::Release));
+    let mut worker = Worker::new(opened, state)?;
     std::thread::Builder::new()
-        .name(format!("echo-local {}", info.name))
-        .spawn(move || {
-            let mut worker = Worker {
-                info,
-                vocab,
-                template,
-                grammars: None,
-                rng: fastrand::Rng::with_seed(0x5eed),
-                loaded,
-            };
-            worker.serve(&inbox, release_after);
-        })
+        .name(name)
+        .spawn(move || worker.serve(&inbox, release_after))
         .map_err(|e| LocalError::Compute(format!("cannot start the worker thread: {e}")))?;
     Ok(())
 }
 
-struct Worker {
+pub(crate) struct Worker {
     info: ModelInfo,
     vocab: Arc<Vocab>,
     template: ChatTemplate,
     grammars: Option<Grammars>,
     rng: fastrand::Rng,
-    /// Whether the weights are in memory, for [`crate::LocalModel::loaded`].
-    loaded: Arc<AtomicBool>,
+    /// Told `true` when the weights are in memory, `false` when they are let go.
+    state: Box<dyn FnMut(bool) + Send>,
 }
 
 impl Worker {
+    pub(crate) fn new(
+        opened: Opened,
+        state: Box<dyn FnMut(bool) + Send>,
+    ) -> Result<Worker, LocalError> {
+        Ok(Worker {
+            info: opened.info,
+            vocab: opened.vocab,
+            template: opened.template,
+            grammars: None,
+            rng: fastrand::Rng::with_seed(0x5eed),
+            state,
+        })
+    }
+
     /// Runs jobs until every sender is gone: loads the weights for the first job, keeps them
     /// while jobs keep coming, and lets go of them after `release_after` without one.
-    fn serve(&mut self, inbox: &Receiver<Job>, release_after: Option<Duration>) {
+    pub(crate) fn serve(&mut self, inbox: &Receiver<Job>, release_after: Option<Duration>) {
         while let Ok(job) = inbox.recv() {
             let started = Instant::now();
             let weights = match Weights::load(&self.info.path) {
                 Ok(w) => w,
                 Err(e) => {
-                    let _ = job.out.send(Message::Done(Err(e)));
+                    (job.out)(Message::Done(Err(e)));
                     continue;
                 }
             };
             let mut session = match weights.session(self.info.window, crate::threads::in_use()) {
                 Ok(s) => s,
                 Err(e) => {
-                    let _ = job.out.send(Message::Done(Err(e)));
+                    (job.out)(Message::Done(Err(e)));
                     continue;
                 }
             };
-            self.loaded.store(true, Ordering::Release);
+            (self.state)(true);
             tracing::info!(
                 model = %self.info.name,
                 ms = started.elapsed().as_millis() as u64,
@@ -113,21 +132,21 @@ impl Worker {
             drop(session);
             drop(weights);
             self.grammars = None;
-            self.loaded.store(false, Ordering::Release);
+            (self.state)(false);
         }
     }
 
     fn answer(&mut self, session: &mut Session<'_>, job: Job, load: Duration) {
-        let out = job.out.clone();
+        let out = &job.out;
         let result = self
             .run(session, &job.request, &job.stop, &mut |event| {
-                let _ = out.send(Message::Event(event));
+                out(Message::Event(event));
             })
             .map(|mut outcome| {
                 outcome.timings.load = load;
                 outcome
             });
-        let _ = job.out.send(Message::Done(result));
+        (job.out)(Message::Done(result));
     }
 
     fn grammars(&mut self) -> Result<&Grammars, LocalError> {

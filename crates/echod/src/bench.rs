@@ -118,7 +118,7 @@ pub async fn local_model(
         println!(
             "{label}: prompt {} tok at {:.0} tok/s, generation {} tok at depth {} at {:.1} tok/s, \
              first token {:.0} ms; follow-up {} tok ({} cached), first token {:.0} ms; \
-             forced call {} tok at {:.1} tok/s",
+             forced call {} tok at {:.1} tok/s (unforced: {:.1})",
             r.prompt_tokens,
             r.prompt_tokens_per_s,
             r.generated_tokens,
@@ -130,6 +130,7 @@ pub async fn local_model(
             r.follow_up_ttft_ms,
             r.forced_tokens,
             r.forced_tokens_per_s,
+            r.unforced_tokens_per_s,
         );
     }
     Ok(())

@@ -24,15 +24,29 @@ use std::process::ExitCode;
 /// Runs `echod` on the process's arguments; the exit code says how it went.
 pub fn main() -> ExitCode {
     echo_agent::crash::harden("echod");
+    let log = || {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
+            )
+            .init()
+    };
+    // Started by this same program (echod or the app) to run the built-in model.
+    if echo_agent::local_worker::is_worker() {
+        log();
+        return echo_agent::local_worker::main();
+    }
     echo_agent::allocator::return_freed_memory();
     let cli = cli::Cli::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ECHO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
-        )
-        .init();
+    log();
+    // The built-in model runs in a child process of this program, so an abort inside
+    // llama.cpp ends one answer, not echod.
+    match std::env::current_exe() {
+        Ok(exe) => echo_agent::local_worker::run_workers_in(exe),
+        Err(e) => tracing::warn!("the built-in model runs in this process: {e}"),
+    }
     let config = cli.config();
     if let Ok(config) = &config
         && let Some(threads) = config.llm.threads

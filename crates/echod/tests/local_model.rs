@@ -399,3 +399,188 @@ fn the_quoted_style_sends_fixed_statements_and_a_summary_only_consolidation() {
         "{episode:#}"
     );
 }
+
+/// `echod serve` on the built-in model, with the address and token to reach it.
+struct Served {
+    child: std::process::Child,
+    port: u16,
+    token: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    fn start(world: &World) -> Served {
+        use std::io::BufRead;
+        let mut child = world
+            .local(&model_path(), &["serve"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn echod serve");
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut first = String::new();
+        stdout.read_line(&mut first).expect("first line");
+        let port = first
+            .trim()
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {first:?}"));
+        // Keep reading, so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stdout.lines() {});
+        let token = std::fs::read_to_string(world.home.path().join("serve-token"))
+            .expect("token file")
+            .trim()
+            .to_string();
+        Served { child, port, token }
+    }
+
+    /// Runs a turn; `during` sees each event as it arrives. Returns every event.
+    fn turn(&self, session: &str, input: &str, mut during: impl FnMut(&Value)) -> Vec<Value> {
+        use std::io::BufRead;
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(120)))
+            .expect("timeout");
+        let body = serde_json::json!({ "session": session, "input": input }).to_string();
+        write!(
+            stream,
+            "POST /api/turns HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.port,
+            self.token,
+            body.len()
+        )
+        .expect("send");
+        let mut events = Vec::new();
+        for line in std::io::BufReader::new(stream).lines() {
+            let line = line.expect("line");
+            let Some(data) = line.strip_prefix("data: ") else {
+                continue;
+            };
+            let event: Value = serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}"));
+            during(&event);
+            let last = event["type"] == "turn_finished";
+            events.push(event);
+            if last {
+                break;
+            }
+        }
+        events
+    }
+
+    /// The process ids of the model worker processes `echod serve` started.
+    fn workers(&self) -> Vec<u32> {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let mut pids = Vec::new();
+        for task in std::fs::read_dir(&tasks).into_iter().flatten().flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for pid in children
+                .split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok())
+            {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                if String::from_utf8_lossy(&cmdline).contains("--echo-local-worker") {
+                    pids.push(pid);
+                }
+            }
+        }
+        pids
+    }
+}
+
+fn final_text(events: &[Value]) -> String {
+    events
+        .iter()
+        .find(|e| e["type"] == "final")
+        .and_then(|e| e["text"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// llama.cpp ends its process on an internal assertion, so the model runs in a worker
+/// process of its own: killing it mid-answer fails that turn with a clear error, `echod
+/// serve` runs on, and the next turn starts a new worker and answers.
+#[test]
+fn killing_the_model_worker_mid_answer_fails_one_turn_and_the_next_answers() {
+    let world =
+        World::new("[llm]\nmax_tokens = 400\n[memory]\nextraction = false\nembedder = \"none\"\n");
+    let mut served = Served::start(&world);
+    let mut killed = None;
+    let events = served.turn(
+        "kill",
+        "Tell me a long story about a lighthouse keeper and her cat.",
+        |event| {
+            if event["type"] == "token" && killed.is_none() {
+                let workers = served.workers();
+                assert_eq!(workers.len(), 1, "one worker process: {workers:?}");
+                let status = Command::new("kill")
+                    .args(["-KILL", &workers[0].to_string()])
+                    .status()
+                    .expect("kill");
+                assert!(status.success());
+                killed = Some(workers[0]);
+            }
+        },
+    );
+    let killed = killed.expect("the answer streamed, and its worker was killed");
+    let error = events
+        .iter()
+        .find(|e| e["type"] == "error")
+        .unwrap_or_else(|| panic!("the turn failed: {events:?}"));
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("worker process stopped")),
+        "{error}"
+    );
+    assert_eq!(
+        events.last().map(|e| e["status"].clone()),
+        Some(Value::from("failed")),
+        "{events:?}"
+    );
+    assert!(
+        served.child.try_wait().expect("wait").is_none(),
+        "echod serve runs on"
+    );
+
+    let again = served.turn("kill", "What is the capital of France?", |_| {});
+    assert!(!final_text(&again).trim().is_empty(), "{again:?}");
+    let workers = served.workers();
+    assert!(
+        workers.len() == 1 && workers[0] != killed,
+        "a new worker answered: {workers:?} (killed {killed})"
+    );
+}
+
+/// After its quiet period the worker process ends, so an idle app holds no model; the next
+/// turn starts it again.
+#[test]
+fn a_quiet_model_worker_ends_and_the_next_turn_starts_another() {
+    let world = World::new(
+        "[llm]\nmax_tokens = 16\nrelease_after_secs = 1\n[memory]\nextraction = false\nembedder = \"none\"\n",
+    );
+    let served = Served::start(&world);
+    assert!(
+        served.workers().is_empty(),
+        "no worker before the first turn"
+    );
+    let first = served.turn("quiet", "Name a colour.", |_| {});
+    assert!(!final_text(&first).trim().is_empty(), "{first:?}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !served.workers().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker did not end after its quiet period"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let again = served.turn("quiet", "Name another colour.", |_| {});
+    assert!(!final_text(&again).trim().is_empty(), "{again:?}");
+}
