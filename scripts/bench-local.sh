@@ -12,6 +12,7 @@
 #   - prints each side's median and the ratios.
 #
 #   bash scripts/bench-local.sh [MODEL.gguf] [ROUNDS]     (default: $ECHO_LOCAL_MODEL, 3)
+#   (llama-bench is built in $LLAMA_BENCH_DIR, default $CARGO_TARGET_DIR/llama-bench)
 #
 # Needs cmake and a C++ compiler (scripts/install-build-deps.sh installs them), python3 with
 # pip, and the PyPI registry once (the pinned source package, cached beside the build).
@@ -36,7 +37,7 @@ import json, os, sys
 meta = json.load(sys.stdin)
 pkg = next(p for p in meta["packages"] if p["name"] == "llama-cpp-sys-2")
 print(os.path.join(os.path.dirname(pkg["manifest_path"]), "llama.cpp"))')"
-BUILD="$TARGET/llama-bench"
+BUILD="${LLAMA_BENCH_DIR:-$TARGET/llama-bench}"
 SDIST=llama_cpp_python-0.3.36.tar.gz
 SDIST_SHA256=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
 mkdir -p "$BUILD/project"
@@ -96,5 +97,6 @@ print(f"{'prompt tokens/s (' + str(runs[0]['prompt_tokens']) + ' tok, depth 0)':
 print(f"{'generation tokens/s (depth ' + str(runs[0]['generation_depth']) + ')':34}{m('generation_tokens_per_s'):10.1f}{med(tg):13.1f}{m('generation_tokens_per_s') / med(tg):8.2f}")
 print(f"follow-up turn, first token: {m('follow_up_ttft_ms'):.0f} ms ({runs[0]['follow_up_cached_tokens']} of {runs[0]['follow_up_prompt_tokens']} prompt tokens cached)")
 print(f"forced call: {m('forced_tokens_per_s'):.1f} tokens/s, the same prompt as text {m('unforced_tokens_per_s'):.1f}: ratio {m('forced_tokens_per_s') / m('unforced_tokens_per_s'):.2f}")
-print(f"load {med(o['load_ms'] for o in ours):.0f} ms, peak RSS {med(o['peak_rss_mib'] for o in ours):.0f} MiB")
+print(f"weights loaded in {med(o['load_ms'] for o in ours):.0f} ms; first request (worker started, file read, weights loaded, one token) {med(o['first_request_ms'] for o in ours):.0f} ms")
+print(f"peak RSS: echod {med(o['peak_rss_mib'] for o in ours):.0f} MiB, its model worker {med(o['worker_peak_rss_mib'] or 0 for o in ours):.0f} MiB")
 EOF

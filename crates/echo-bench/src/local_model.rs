@@ -66,8 +66,13 @@ pub struct LocalReport {
     pub threads: usize,
     /// Reading the weights (the first request).
     pub load_ms: f64,
-    /// The process's peak resident memory after the runs, in MiB.
+    /// The first request as the caller sees it: the worker process started, the file's
+    /// header and tokenizer read, the weights loaded, one token generated.
+    pub first_request_ms: f64,
+    /// This process's peak resident memory after the runs, in MiB.
     pub peak_rss_mib: f64,
+    /// The model worker process's, when the model runs in one.
+    pub worker_peak_rss_mib: Option<f64>,
     /// Each run.
     pub runs: Vec<LocalRun>,
     /// Median of each figure over the runs.
@@ -131,6 +136,7 @@ fn per_second(tokens: usize, secs: f64) -> f64 {
 /// Runs the benchmark.
 pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
     let model = LocalModel::open(&opts.model, None).map_err(|e| e.to_string())?;
+    let started = Instant::now();
     let warm = timed(
         &model,
         Request {
@@ -142,6 +148,7 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
         },
     )
     .await?;
+    let first_request_ms = started.elapsed().as_secs_f64() * 1000.0;
     let mut runs = Vec::with_capacity(opts.runs);
     for run in 0..opts.runs {
         let first = Request {
@@ -230,7 +237,11 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
         path: model.info().path.clone(),
         threads: echo_local::threads::in_use(),
         load_ms: warm.outcome.timings.load.as_secs_f64() * 1000.0,
-        peak_rss_mib: peak_rss_mib().unwrap_or(0.0),
+        first_request_ms,
+        peak_rss_mib: peak_rss_mib("self").unwrap_or(0.0),
+        worker_peak_rss_mib: model
+            .worker_pid()
+            .and_then(|pid| peak_rss_mib(&pid.to_string())),
         runs,
         median,
     })
@@ -259,9 +270,9 @@ fn median_run(runs: &[LocalRun]) -> Option<LocalRun> {
     })
 }
 
-/// `VmHWM` of `/proc/self/status`, in MiB.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// `VmHWM` of `/proc/PROCESS/status`, in MiB.
+fn peak_rss_mib(process: &str) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)

@@ -106,8 +106,18 @@ pub async fn local_model(
         return Ok(());
     }
     println!(
-        "{} on {} threads: loaded in {:.0} ms, peak RSS {:.0} MiB",
-        report.model, report.threads, report.load_ms, report.peak_rss_mib
+        "{} on {} threads: weights loaded in {:.0} ms, first request {:.0} ms; peak RSS {:.0} MiB, \
+         its worker process's {}",
+        report.model,
+        report.threads,
+        report.load_ms,
+        report.first_request_ms,
+        report.peak_rss_mib,
+        report
+            .worker_peak_rss_mib
+            .map_or("(none: in this process)".to_string(), |m| format!(
+                "{m:.0} MiB"
+            )),
     );
     for (i, r) in report.runs.iter().chain([&report.median]).enumerate() {
         let label = if i == report.runs.len() {
