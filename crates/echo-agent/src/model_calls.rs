@@ -152,11 +152,17 @@ pub(crate) async fn record_attempts(
                 usage: Some(a.usage),
                 error: a.error.as_deref(),
                 degraded_reason: degraded_reason(a.kind),
-                attrs: serde_json::json!({
-                    "messages": request.messages.len(),
-                    "tools": request.tools.len(),
-                    "captured": span.captures(),
-                }),
+                attrs: {
+                    let mut attrs = serde_json::json!({
+                        "messages": request.messages.len(),
+                        "tools": request.tools.len(),
+                        "captured": span.captures(),
+                    });
+                    if let Some(load) = a.model_load {
+                        attrs["model_load_ms"] = serde_json::json!(load.as_millis() as u64);
+                    }
+                    attrs
+                },
             })
             .await;
         if span.captures() {

@@ -59,6 +59,8 @@ pub(crate) struct Assembler<'a> {
     usage: Usage,
     finish_reason: Option<String>,
     delivered: bool,
+    /// How long the built-in model took to load its weights for this attempt.
+    model_load: Option<std::time::Duration>,
 }
 
 impl<'a> Assembler<'a> {
@@ -71,7 +73,18 @@ impl<'a> Assembler<'a> {
             usage: Usage::default(),
             finish_reason: None,
             delivered: false,
+            model_load: None,
         }
+    }
+
+    /// Notes that the built-in model loaded its weights for this attempt, taking `took`.
+    pub fn model_loaded(&mut self, took: std::time::Duration) {
+        self.model_load = Some(took);
+    }
+
+    /// How long the built-in model took to load its weights for this attempt, if it had to.
+    pub fn model_load(&self) -> Option<std::time::Duration> {
+        self.model_load
     }
 
     /// Whether any text, reasoning or tool-call event has reached the caller.

@@ -434,6 +434,7 @@ impl LlmClient {
             started_at,
             duration,
             usage: asm.usage(),
+            model_load: asm.model_load(),
             error: result.as_ref().err().map(ToString::to_string),
             kind,
         });

@@ -82,6 +82,9 @@ pub(crate) async fn run(
                 calls += 1;
             }
             Next::Done(Ok(outcome)) => {
+                if !outcome.timings.load.is_zero() {
+                    asm.model_loaded(outcome.timings.load);
+                }
                 asm.apply(Delta::Usage {
                     input: Some(outcome.prompt_tokens as u64),
                     output: Some(outcome.output_tokens as u64),

@@ -154,6 +154,9 @@ pub struct Attempt {
     pub duration: Duration,
     /// Tokens the server reported for this attempt (zero when it reported none).
     pub usage: Usage,
+    /// The built-in model had to load its weights for this attempt (its first request, or
+    /// the first after its worker ended when quiet), taking this long.
+    pub model_load: Option<Duration>,
     /// `None` when this attempt produced the answer; otherwise the one-line error.
     pub error: Option<String>,
     /// Why it was made.

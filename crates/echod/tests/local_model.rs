@@ -559,8 +559,44 @@ fn killing_the_model_worker_mid_answer_fails_one_turn_and_the_next_answers() {
     );
 }
 
+/// The `model_load_ms` figures of a turn's trace: how long the built-in model took to load
+/// its weights, on each model call that had to.
+fn model_loads(world: &World, events: &[Value]) -> Vec<u64> {
+    let id = events
+        .iter()
+        .find(|e| e["type"] == "turn_finished")
+        .and_then(|e| e["trace_id"].as_str())
+        .unwrap_or_else(|| panic!("no trace id: {events:?}"));
+    let trace = json(
+        world
+            .local(&model_path(), &["trace", "show", id, "--json"])
+            .output()
+            .expect("run"),
+        "trace show",
+    );
+    fn walk(value: &Value, loads: &mut Vec<u64>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(ms) = map
+                    .get("attrs")
+                    .and_then(|a| a.get("model_load_ms"))
+                    .and_then(Value::as_u64)
+                {
+                    loads.push(ms);
+                }
+                map.values().for_each(|v| walk(v, loads));
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, loads)),
+            _ => {}
+        }
+    }
+    let mut loads = Vec::new();
+    walk(&trace, &mut loads);
+    loads
+}
+
 /// After its quiet period the worker process ends, so an idle app holds no model; the next
-/// turn starts it again.
+/// turn starts it again, and its trace says the model was loaded and how long that took.
 #[test]
 fn a_quiet_model_worker_ends_and_the_next_turn_starts_another() {
     let world = World::new(
@@ -573,6 +609,11 @@ fn a_quiet_model_worker_ends_and_the_next_turn_starts_another() {
     );
     let first = served.turn("quiet", "Name a colour.", |_| {});
     assert!(!final_text(&first).trim().is_empty(), "{first:?}");
+    assert_eq!(
+        model_loads(&world, &first).len(),
+        1,
+        "the first turn loaded the model"
+    );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !served.workers().is_empty() {
         assert!(
@@ -583,4 +624,9 @@ fn a_quiet_model_worker_ends_and_the_next_turn_starts_another() {
     }
     let again = served.turn("quiet", "Name another colour.", |_| {});
     assert!(!final_text(&again).trim().is_empty(), "{again:?}");
+    assert_eq!(
+        model_loads(&world, &again).len(),
+        1,
+        "the turn after the worker ended loaded the model again"
+    );
 }
