@@ -82,6 +82,12 @@ impl<'a> Assembler<'a> {
         self.model_load = Some(took);
     }
 
+    /// Tells the caller something about the attempt that is not output (a wait), so it
+    /// does not count as delivered.
+    pub fn tell(&mut self, event: ChatEvent) {
+        (self.sink)(event);
+    }
+
     /// How long the built-in model took to load its weights for this attempt, if it had to.
     pub fn model_load(&self) -> Option<std::time::Duration> {
         self.model_load

@@ -5,7 +5,7 @@
 
 use crate::assemble::{Assembler, Delta};
 use crate::error::{LlmError, ServerRef};
-use crate::types::{ChatRequest, ToolChoice};
+use crate::types::{ChatEvent, ChatRequest, ToolChoice};
 use echo_core::{Message, Role};
 use echo_local::{CallText, ChatMessage, ChatRole, Event, LocalModel, Next, ToolDef};
 use std::path::Path;
@@ -60,6 +60,11 @@ pub(crate) async fn run(
         temperature: req.temperature,
     };
     let mut generation = model.start(request);
+    if generation.queued() {
+        asm.tell(ChatEvent::ModelBusy {
+            model: server.model.clone(),
+        });
+    }
     let mut calls = 0usize;
     loop {
         let next = tokio::select! {

@@ -100,6 +100,11 @@ pub enum ChatEvent {
         /// Why the previous attempt failed (one line).
         error: String,
     },
+    /// The built-in model is answering another request; this one waits its turn.
+    ModelBusy {
+        /// The model waited for.
+        model: String,
+    },
     /// A model gave up and the next fallback model is about to be tried.
     FallingBack {
         /// The model that failed.

@@ -42,7 +42,7 @@ pub use vocab::Vocab;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -269,6 +269,8 @@ pub struct LocalModel {
     runner: Arc<Runner>,
     vocab: Arc<Vocab>,
     loaded: Arc<AtomicBool>,
+    /// Generations started and not yet ended or dropped.
+    busy: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for LocalModel {
@@ -332,6 +334,7 @@ impl LocalModel {
             runner: Arc::new(runner),
             vocab,
             loaded,
+            busy: Arc::default(),
         });
         open.push((canonical, size, Arc::downgrade(&model)));
         Ok(model)
@@ -362,8 +365,17 @@ impl LocalModel {
         &self.vocab
     }
 
-    /// Queues `request` on the worker (one generation runs at a time per model).
+    /// Queues `request` on the worker (one generation runs at a time per model);
+    /// [`Generation::queued`] says whether it waits behind another.
     pub fn start(&self, request: Request) -> Generation {
+        let queued = self.busy.fetch_add(1, Ordering::AcqRel) > 0;
+        let mut generation = self.send(request);
+        generation.queued = queued;
+        generation.busy = Some(self.busy.clone());
+        generation
+    }
+
+    fn send(&self, request: Request) -> Generation {
         match self.runner.as_ref() {
             Runner::Thread(jobs) => {
                 let (tx, events) = mpsc::unbounded_channel();
@@ -382,6 +394,8 @@ impl LocalModel {
                     events,
                     stop: Stopper::Flag(stop),
                     failed: sent.is_err().then_some(LocalError::WorkerGone),
+                    queued: false,
+                    busy: None,
                 }
             }
             Runner::Process(supervisor) => match supervisor.start(request) {
@@ -392,11 +406,15 @@ impl LocalModel {
                         id,
                     },
                     failed: None,
+                    queued: false,
+                    busy: None,
                 },
                 Err(e) => Generation {
                     events: mpsc::unbounded_channel().1,
                     stop: Stopper::Flag(Arc::default()),
                     failed: Some(e),
+                    queued: false,
+                    busy: None,
                 },
             },
         }
@@ -417,6 +435,10 @@ pub struct Generation {
     stop: Stopper,
     /// Why the request never reached the worker.
     failed: Option<LocalError>,
+    /// Whether another generation of the model was running or waiting when it started.
+    queued: bool,
+    /// The model's count of running generations, given back when this one ends.
+    busy: Option<Arc<AtomicUsize>>,
 }
 
 /// The next thing a [`Generation`] has to say.
@@ -432,12 +454,28 @@ impl Generation {
     /// Waits for the next event or the end.
     pub async fn next(&mut self) -> Next {
         if let Some(e) = self.failed.take() {
+            self.release();
             return Next::Done(Err(e));
         }
-        match self.events.recv().await {
-            Some(Message::Event(e)) => Next::Event(e),
+        let next = match self.events.recv().await {
+            Some(Message::Event(e)) => return Next::Event(e),
             Some(Message::Done(result)) => Next::Done(result),
             None => Next::Done(Err(LocalError::WorkerGone)),
+        };
+        self.release();
+        next
+    }
+
+    /// Whether it waited behind another generation of the same model when it started (the
+    /// model answers one request at a time).
+    pub fn queued(&self) -> bool {
+        self.queued
+    }
+
+    /// Gives back this generation's place in the model's count of running ones.
+    fn release(&mut self) {
+        if let Some(busy) = self.busy.take() {
+            busy.fetch_sub(1, Ordering::AcqRel);
         }
     }
 
@@ -460,5 +498,6 @@ impl Generation {
 impl Drop for Generation {
     fn drop(&mut self) {
         self.stop();
+        self.release();
     }
 }

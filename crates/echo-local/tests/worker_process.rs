@@ -135,3 +135,19 @@ async fn a_quiet_worker_process_ends_and_the_next_request_starts_another() {
     assert!(!again.timings.load.is_zero(), "it loaded the weights again");
     assert_eq!(again.cached_tokens, 0, "no cache survived the worker");
 }
+
+#[tokio::test]
+async fn a_request_started_while_another_runs_says_it_waits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = model(&dir, None);
+    let mut first = model.start(chat("Write a long story about a dragon.", 64));
+    let mut second = model.start(chat("Name a colour.", 8));
+    assert!(!first.queued(), "nothing ran before the first");
+    assert!(second.queued(), "the second waits behind the first");
+    for generation in [&mut first, &mut second] {
+        while let Next::Event(_) = generation.next().await {}
+    }
+    drop((first, second));
+    let third = model.start(chat("Name a colour.", 8));
+    assert!(!third.queued(), "once both ended, nothing waits");
+}

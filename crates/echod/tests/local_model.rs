@@ -559,6 +559,51 @@ fn killing_the_model_worker_mid_answer_fails_one_turn_and_the_next_answers() {
     );
 }
 
+/// The built-in model answers one request at a time: a turn that comes while another
+/// session's answer is being written says it waits for the model, then answers.
+#[test]
+fn a_turn_that_waits_for_the_built_in_model_says_so() {
+    let world = World::new(NO_MEMORY);
+    let served = std::sync::Arc::new(Served::start(&world));
+    let (started, first_token) = std::sync::mpsc::channel();
+    let long = {
+        let served = served.clone();
+        std::thread::spawn(move || {
+            let mut told = false;
+            served.turn(
+                "first",
+                "Tell me a long story about a lighthouse keeper and her cat.",
+                |event| {
+                    if event["type"] == "token" && !told {
+                        told = true;
+                        let _ = started.send(());
+                    }
+                },
+            )
+        })
+    };
+    first_token
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the first answer streams");
+    let second = served.turn("second", "Name a colour.", |_| {});
+    let waited = second
+        .iter()
+        .find(|e| e["type"] == "degraded" && e["reason"] == "model_busy")
+        .unwrap_or_else(|| panic!("no wait was said: {second:?}"));
+    assert!(
+        waited["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("waiting for the built-in model")),
+        "{waited}"
+    );
+    assert!(!final_text(&second).trim().is_empty(), "{second:?}");
+    let first = long.join().expect("first turn");
+    assert!(
+        first.iter().all(|e| e["reason"] != "model_busy"),
+        "the first turn did not wait: {first:?}"
+    );
+}
+
 /// The `model_load_ms` figures of a turn's trace: how long the built-in model took to load
 /// its weights, on each model call that had to.
 fn model_loads(world: &World, events: &[Value]) -> Vec<u64> {

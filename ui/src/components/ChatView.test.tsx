@@ -114,6 +114,24 @@ describe('ChatView actions', () => {
     }
   });
 
+  it('says in words when an answer waits for the built-in model', () => {
+    const waiting: ChatMessage = {
+      ...newTurn('a9'),
+      status: 'running',
+      degradations: [
+        { reason: 'model_busy', detail: 'waiting for the built-in model (x.gguf): it is answering another request' },
+        { reason: 'retry', detail: 'HTTP 500; retry 2 of model m in 1.0s' },
+      ],
+    };
+    const { container, root } = mount(<ChatView messages={[user(9), waiting]} loading={false} />);
+    const notes = [...container.querySelectorAll('.degraded')].map((p) => p.textContent);
+    expect(notes).toEqual([
+      'Waiting for the built-in model: it is answering another request.',
+      'Note: HTTP 500; retry 2 of model m in 1.0s',
+    ]);
+    act(() => root.unmount());
+  });
+
   it('offers neither without handlers (a turn is running)', () => {
     const { container, root } = mount(<ChatView messages={messages} loading={false} />);
     expect(byTestId(container, 'regenerate')).toHaveLength(0);

@@ -30,7 +30,7 @@ function Assistant({ m, onRegenerate, onShowTrace }: { m: AssistantView; onRegen
       ))}
       {m.degradations.map((d, i) => (
         <p key={i} className="degraded">
-          {t('status.degraded', { detail: d.detail })}
+          {d.reason === 'model_busy' ? t('status.modelBusy') : t('status.degraded', { detail: d.detail })}
         </p>
       ))}
       {m.text && <Markdown text={m.text} />}

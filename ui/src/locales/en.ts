@@ -48,6 +48,7 @@ export const en = {
   'status.failed': 'Failed',
   'status.error': 'Error ({code}): {message}',
   'status.degraded': 'Note: {detail}',
+  'status.modelBusy': 'Waiting for the built-in model: it is answering another request.',
   'tool.call': 'Tool: {name}',
   'tool.running': 'running…',
   'tool.ok': 'ok',

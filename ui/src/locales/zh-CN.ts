@@ -50,6 +50,7 @@ export const zhCN: Record<MessageKey, string> = {
   'status.failed': '失败',
   'status.error': '错误（{code}）：{message}',
   'status.degraded': '提示：{detail}',
+  'status.modelBusy': '正在等待内置模型：它正在回答另一个请求。',
   'tool.call': '工具：{name}',
   'tool.running': '运行中…',
   'tool.ok': '成功',

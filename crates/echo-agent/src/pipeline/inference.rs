@@ -306,6 +306,12 @@ async fn call_model(
                 delay.as_secs_f64()
             ),
         }),
+        ChatEvent::ModelBusy { model } => events.emit(TurnEvent::Degraded {
+            reason: "model_busy".into(),
+            detail: format!(
+                "waiting for the built-in model ({model}): it is answering another request"
+            ),
+        }),
         ChatEvent::FallingBack { from, to, error } => events.emit(TurnEvent::Degraded {
             reason: "fallback_model".into(),
             detail: format!("{error}; falling back from {from} to {to}"),
