@@ -1,16 +1,18 @@
 //! Echo Desk's built-in model: a GGUF chat model run on the CPU by llama.cpp.
 //!
 //! [`LocalModel::open`] reads a GGUF file's header (architecture, window, tokenizer, chat
-//! template) and starts the model's worker thread; the weights are loaded there on the first
-//! request. [`LocalModel::start`] sends one request to the worker and returns a
-//! [`Generation`] that streams [`Event`]s and ends with an [`Outcome`]. Generation runs on
-//! the worker thread and llama.cpp's own threads, never on the async runtime; dropping the
-//! `Generation` (or calling [`Generation::stop`]) stops it before the next token.
+//! template) and prepares the model's worker: a child process ([`process`]) when the front
+//! end chose one, else a thread; the weights are loaded there on the first request.
+//! [`LocalModel::start`] sends one request to the worker and returns a [`Generation`] that
+//! streams [`Event`]s and ends with an [`Outcome`]. Generation runs in the worker and
+//! llama.cpp's own threads, never on the async runtime; dropping the `Generation` (or
+//! calling [`Generation::stop`]) stops it before the next token.
 //!
 //! The worker keeps the attention cache of recent prompts, so a request that starts with a
 //! prompt it already processed (the next turn of the same session) only processes the new
 //! tokens. Prompts are tokenized and answers decoded here, with the GGUF's own vocabulary;
-//! llama.cpp computes the logits, and sampling and the grammar masks run in Rust. Forced tool calls are decoded under their JSON schema (llguidance), and a tool call
+//! llama.cpp computes the logits, and sampling and the grammar masks run in Rust. Forced
+//! tool calls are decoded under their JSON schema (llguidance), and a tool call
 //! the model starts on its own (after `<tool_call>`, or as an untagged `{"name": …}` answer)
 //! is constrained to one of the offered tools; either is steered
 //! to its shortest end when its tokens run low, so it still parses.
@@ -497,7 +499,10 @@ impl Generation {
 
 impl Drop for Generation {
     fn drop(&mut self) {
-        self.stop();
+        // One that already ended has nothing to stop (a worker process is not told).
+        if self.busy.is_some() {
+            self.stop();
+        }
         self.release();
     }
 }

@@ -164,10 +164,13 @@ impl Session<'_> {
         Ok((logits, reuse))
     }
 
-    /// Appends one generated token to the live slot and returns the next token's logits.
-    pub(crate) fn step(&mut self, token: u32) -> Result<Vec<f32>, LocalError> {
+    /// Appends one generated token to the live slot and puts the next token's logits in
+    /// `logits` (reused from token to token: a vocabulary's worth of floats each time).
+    pub(crate) fn step(&mut self, token: u32, logits: &mut Vec<f32>) -> Result<(), LocalError> {
         self.feed(&[token], true)?;
-        Ok(self.ctx.get_logits_ith(self.batch.n_tokens() - 1).to_vec())
+        logits.clear();
+        logits.extend_from_slice(self.ctx.get_logits_ith(self.batch.n_tokens() - 1));
+        Ok(())
     }
 
     /// Decodes `tokens` at the end of the live slot; with `logits`, the last one's logits can

@@ -203,6 +203,8 @@ impl Worker {
         };
         let prefill_started = Instant::now();
         let (mut logits, cached) = session.prefill(&prompt)?;
+        // The sampler's working list, kept from token to token.
+        let mut candidates = Vec::new();
         let prompt_time = prefill_started.elapsed();
         let generate_started = Instant::now();
         // What the repetition penalty looks back on: the prompt's end, then the answer.
@@ -240,7 +242,7 @@ impl Worker {
             } else {
                 penalize(&mut logits, &history, REPEAT_PENALTY);
             }
-            let token = sample(&mut logits, temperature, &mut self.rng)?;
+            let token = sample(&logits, temperature, &mut self.rng, &mut candidates)?;
             generated += 1;
             if constrained {
                 place.advance(self.vocab.token_bytes(token));
@@ -273,7 +275,7 @@ impl Worker {
                     place.advance(out.call_so_far());
                 }
             }
-            logits = session.step(token)?;
+            session.step(token, &mut logits)?;
             history.push(token);
         };
         if let Some(tool) = forced {
@@ -324,31 +326,35 @@ fn penalize(logits: &mut [f32], history: &[u32], penalty: f32) {
 /// [`TOP_K`] tokens cut to [`TOP_P`] of their probability. Tokens a grammar ruled out hold
 /// negative infinity and are never drawn.
 fn sample(
-    logits: &mut [f32],
+    logits: &[f32],
     temperature: f32,
     rng: &mut fastrand::Rng,
+    candidates: &mut Vec<(u32, f32)>,
 ) -> Result<u32, LocalError> {
-    let likeliest = |candidates: &[(u32, f32)]| {
-        candidates
+    let allowed = |l: &f32| *l > f32::NEG_INFINITY && !l.is_nan();
+    if temperature < 1e-3 {
+        return logits
             .iter()
-            .filter(|(_, l)| l.is_finite())
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|&(id, _)| id)
-    };
-    let mut candidates: Vec<(u32, f32)> = logits
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| **l > f32::NEG_INFINITY && !l.is_nan())
-        .map(|(id, &l)| (id as u32, l))
-        .collect();
+            .enumerate()
+            .filter(|(_, l)| allowed(l))
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(id, _)| id as u32)
+            .ok_or_else(|| {
+                LocalError::Compute("no token is allowed at this point of the answer".into())
+            });
+    }
+    candidates.clear();
+    candidates.extend(
+        logits
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| allowed(l))
+            .map(|(id, &l)| (id as u32, l)),
+    );
     if candidates.is_empty() {
         return Err(LocalError::Compute(
             "no token is allowed at this point of the answer".into(),
         ));
-    }
-    if temperature < 1e-3 {
-        return likeliest(&candidates)
-            .ok_or_else(|| LocalError::Compute("the model produced no usable logits".into()));
     }
     let k = TOP_K.min(candidates.len());
     candidates.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
@@ -397,15 +403,19 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(7);
         for temperature in [0.0, 0.7, 5.0] {
             for _ in 0..200 {
-                let mut logits = vec![9.0, f32::NEG_INFINITY, 1.0, f32::NEG_INFINITY, 0.5];
-                let token = sample(&mut logits, temperature, &mut rng).expect("a token");
+                let logits = vec![9.0, f32::NEG_INFINITY, 1.0, f32::NEG_INFINITY, 0.5];
+                let token =
+                    sample(&logits, temperature, &mut rng, &mut Vec::new()).expect("a token");
                 assert!([0, 2, 4].contains(&token), "{token} at {temperature}");
             }
         }
-        let mut greedy = vec![0.1, 3.0, f32::NEG_INFINITY, 2.9];
-        assert_eq!(sample(&mut greedy, 0.0, &mut rng).expect("a token"), 1);
-        let mut none = vec![f32::NEG_INFINITY; 4];
-        assert!(sample(&mut none, 0.7, &mut rng).is_err());
+        let greedy = vec![0.1, 3.0, f32::NEG_INFINITY, 2.9];
+        assert_eq!(
+            sample(&greedy, 0.0, &mut rng, &mut Vec::new()).expect("a token"),
+            1
+        );
+        let none = vec![f32::NEG_INFINITY; 4];
+        assert!(sample(&none, 0.7, &mut rng, &mut Vec::new()).is_err());
     }
 
     #[test]
@@ -415,8 +425,8 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(11);
         let mut counts = [0usize; 4];
         for _ in 0..2000 {
-            let mut logits = vec![4.0, 2.0, -6.0, -6.0];
-            counts[sample(&mut logits, 1.0, &mut rng).expect("a token") as usize] += 1;
+            let logits = vec![4.0, 2.0, -6.0, -6.0];
+            counts[sample(&logits, 1.0, &mut rng, &mut Vec::new()).expect("a token") as usize] += 1;
         }
         assert_eq!(counts[2] + counts[3], 0, "{counts:?}");
         assert!(counts[0] > 5 * counts[1] && counts[1] > 50, "{counts:?}");
