@@ -20,11 +20,21 @@ use echo_core::{Message, Role, ToolCall, ToolSpec};
 use echo_llm::tokens::Tokenizer;
 use echo_memory::{Memory, MemoryStore};
 use echo_tools::{Risk, Tool, ToolContext, ToolError, ToolRegistry, schema_of};
-use expect_test::expect_file;
+use expect_test::{ExpectFile, expect_file};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// Compares with the snapshot file. `UPDATE_EXPECT` rewrites the file instead, so it is refused
+/// when `CI` is set: nothing on CI can turn a stale snapshot green.
+fn pinned(snapshot: ExpectFile, actual: &str) {
+    assert!(
+        std::env::var_os("UPDATE_EXPECT").is_none() || std::env::var_os("CI").is_none(),
+        "UPDATE_EXPECT is set on CI, where it would rewrite the snapshot instead of checking it"
+    );
+    snapshot.assert_eq(actual);
+}
 
 /// Embedded prompts only: no override directory exists.
 fn prompts() -> Prompts {
@@ -147,12 +157,12 @@ fn system_block_of_a_fixed_turn() {
         .iter()
         .map(|m| format!("=== {} ===\n{}\n", m.role.as_str(), m.content))
         .collect();
-    expect_file!["../snapshots/system_block.txt"].assert_eq(&shown.concat());
+    pinned(expect_file!["../snapshots/system_block.txt"], &shown.concat());
 }
 
 #[tokio::test]
 async fn offered_tools_with_their_schemas() {
-    expect_file!["../snapshots/tools.json"].assert_eq(&pretty(&offered_tools().await));
+    pinned(expect_file!["../snapshots/tools.json"], &pretty(&offered_tools().await));
 }
 
 #[test]
@@ -164,7 +174,7 @@ fn forced_call_definitions() {
         crate::memory::episode_tool(),
         crate::pipeline::context::compress::summary_tool(),
     ];
-    expect_file!["../snapshots/forced_calls.json"].assert_eq(&pretty(&calls));
+    pinned(expect_file!["../snapshots/forced_calls.json"], &pretty(&calls));
 }
 
 #[tokio::test]
@@ -226,7 +236,7 @@ async fn first_request_of_a_turn() {
         "messages": prepared.messages,
         "tools": prepared.tools,
     });
-    expect_file!["../snapshots/first_request.json"].assert_eq(&pretty(&request));
+    pinned(expect_file!["../snapshots/first_request.json"], &pretty(&request));
 }
 
 /// Answers with `len` characters between a head and a tail marker.
@@ -358,5 +368,5 @@ async fn instructions_in_tool_results() {
         )
         .expect("build");
     show("lost_result", &lost.messages[2].content);
-    expect_file!["../snapshots/tool_results.txt"].assert_eq(&shown.concat());
+    pinned(expect_file!["../snapshots/tool_results.txt"], &shown.concat());
 }

@@ -135,6 +135,10 @@ fn the_ui_types_are_generated_from_the_rust_types() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/generated/engine.ts");
     let want = generated();
     if std::env::var_os("ECHO_UPDATE_TS").is_some() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ECHO_UPDATE_TS is set on CI, where it would rewrite ui/src/generated/engine.ts instead of checking it"
+        );
         std::fs::write(&path, &want).expect("write the generated types");
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();

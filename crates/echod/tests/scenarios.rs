@@ -1419,6 +1419,10 @@ fn snapshot_of_one_turn_events_and_requests() {
         .iter()
         .map(|e| normalised(e, &dirs).to_string())
         .collect();
+    assert!(
+        std::env::var_os("UPDATE_EXPECT").is_none() || std::env::var_os("CI").is_none(),
+        "UPDATE_EXPECT is set on CI, where it would rewrite the snapshots instead of checking them"
+    );
     expect_test::expect_file!["snapshots/turn_events.jsonl"].assert_eq(&(lines.join("\n") + "\n"));
     let requests = normalised(&Value::Array(w.requests()), &dirs);
     let mut text = serde_json::to_string_pretty(&requests).expect("json");
