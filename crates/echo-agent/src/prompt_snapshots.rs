@@ -157,12 +157,18 @@ fn system_block_of_a_fixed_turn() {
         .iter()
         .map(|m| format!("=== {} ===\n{}\n", m.role.as_str(), m.content))
         .collect();
-    pinned(expect_file!["../snapshots/system_block.txt"], &shown.concat());
+    pinned(
+        expect_file!["../snapshots/system_block.txt"],
+        &shown.concat(),
+    );
 }
 
 #[tokio::test]
 async fn offered_tools_with_their_schemas() {
-    pinned(expect_file!["../snapshots/tools.json"], &pretty(&offered_tools().await));
+    pinned(
+        expect_file!["../snapshots/tools.json"],
+        &pretty(&offered_tools().await),
+    );
 }
 
 #[test]
@@ -174,7 +180,10 @@ fn forced_call_definitions() {
         crate::memory::episode_tool(),
         crate::pipeline::context::compress::summary_tool(),
     ];
-    pinned(expect_file!["../snapshots/forced_calls.json"], &pretty(&calls));
+    pinned(
+        expect_file!["../snapshots/forced_calls.json"],
+        &pretty(&calls),
+    );
 }
 
 #[tokio::test]
@@ -236,7 +245,10 @@ async fn first_request_of_a_turn() {
         "messages": prepared.messages,
         "tools": prepared.tools,
     });
-    pinned(expect_file!["../snapshots/first_request.json"], &pretty(&request));
+    pinned(
+        expect_file!["../snapshots/first_request.json"],
+        &pretty(&request),
+    );
 }
 
 /// Answers with `len` characters between a head and a tail marker.
@@ -368,5 +380,8 @@ async fn instructions_in_tool_results() {
         )
         .expect("build");
     show("lost_result", &lost.messages[2].content);
-    pinned(expect_file!["../snapshots/tool_results.txt"], &shown.concat());
+    pinned(
+        expect_file!["../snapshots/tool_results.txt"],
+        &shown.concat(),
+    );
 }
