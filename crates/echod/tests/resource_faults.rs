@@ -419,9 +419,9 @@ fn keychains_that_refuse_are_a_clear_error_and_a_key_from_the_environment_still_
 }
 
 /// A Secret Service with no default keyring (gnome-keyring on a fresh account before anything
-/// made a login keyring; what stop 32's CI met when its keyring daemon was replaced): reading
-/// finds nothing, saving is refused. The refusal is one line that says what is wrong and what
-/// to do, and no setting changes.
+/// made a login keyring; what a fresh-clone CI run met on 2026-12-04 when the test session's
+/// keyring daemon was replaced, docs/reliability.md): reading finds nothing, saving is refused.
+/// The refusal is one line that says what is wrong and what to do, and no setting changes.
 #[test]
 fn a_keychain_with_no_default_keyring_says_so_and_what_to_do() {
     const KEY: &str = "sk-canary-no-default-keyring-5t1q";
