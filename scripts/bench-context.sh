@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"  # cargo's default unless set
 PROFILE="${PROFILE:-release}"
 MESSAGES="${MESSAGES:-1000}" MEMORIES="${MEMORIES:-10000}" TURNS="${TURNS:-100}"
-# The same package selections as the test run and the desktop release build, so nothing is
-# rebuilt with other features (see BUILD-NOTES: the feature-unification trap). The mock model
-# is a separate process whose time is not in the measured span: its debug build is fine.
+# The same package selections as the test run (`cargo test --workspace`) and the desktop
+# release build (`-p echo-desk`), so nothing is built twice: cargo unifies a
+# shared dependency's features over the packages one command builds, so `-p echod` alone
+# would compile some of them again with other features (`cargo tree -e features -p echod`
+# against `-p echo-desk -p echod` shows which). The mock model is a separate process whose
+# time is not in the measured span: its debug build is fine.
 cargo build --locked --workspace --tests
 if [ "$PROFILE" = release ]; then
   cargo build --release --locked -p echo-desk -p echod --bin echod
