@@ -21,9 +21,11 @@
 #   bash scripts/with-desktop-session.sh bash scripts/bench-desktop.sh [release|debug] [RUNS]
 #
 # Each run starts on a fresh data directory. With write access to /proc/sys/vm/drop_caches
-# the page cache is dropped before each start (cold); otherwise starts are warm, which the
-# output says. The app runs as a person's does: the built-in model and the embedder where
-# scripts/fetch-*-model.sh put them (the embedder is used if present), memory extraction off.
+# the page cache is dropped before each of the two timed fresh starts of a run (cold);
+# otherwise those starts are warm. The starts under WebDriver (after use) are always warm and
+# time nothing. Every line says which kind of start it measured. The app runs as a person's
+# does: the built-in model and the embedder where scripts/fetch-*-model.sh put them (the
+# embedder is used if present), memory extraction off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile="${1:-release}"
@@ -63,7 +65,11 @@ tree_pss() {
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-drop_caches() { { sync && echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null && cache="cold"; true; }
+# Before a timed start: $cache says whether the page cache could be dropped (cold) or not (warm).
+drop_caches() {
+  if { sync && echo 3 > /proc/sys/vm/drop_caches; } 2>/dev/null; then cache=cold; cold=$((cold + 1)); else cache=warm; fi
+  timed=$((timed + 1))
+}
 fresh_home() {  # $1: memory.release_after_secs (default: the app's own)
   local home; home="$(mktemp -d)"
   printf '[memory]\nextraction = false\n%s' "${1:+release_after_secs = $1
@@ -140,22 +146,22 @@ used_idle() {
   echo "$line"
 }
 
-cache="warm"
+cache=warm cold=0 timed=0
 bare_ms=() bare_pss=() app_ms=() app_pss=() app_quit=() used_pss=() released_pss=()
 for i in $(seq 1 "$runs"); do
   drop_caches
   read -r ms pss quit parts < <(start_idle_quit "$bare")
-  echo "run $i bare-tauri: main page loaded ${ms} ms, idle PSS $((pss / 1024)) MiB ($parts), quit ${quit} ms"
+  echo "run $i bare-tauri ($cache start): main page loaded ${ms} ms, idle PSS $((pss / 1024)) MiB ($parts), quit ${quit} ms"
   bare_ms+=("$ms"); bare_pss+=("$pss")
   drop_caches
   read -r ms pss quit parts < <(start_idle_quit "$app")
-  echo "run $i echo-desk:  main page loaded ${ms} ms, idle PSS $((pss / 1024)) MiB ($parts), quit ${quit} ms"
+  echo "run $i echo-desk ($cache start):  main page loaded ${ms} ms, idle PSS $((pss / 1024)) MiB ($parts), quit ${quit} ms"
   app_ms+=("$ms"); app_pss+=("$pss"); app_quit+=("$quit")
   read -r pss parts < <(used_idle 0 5)
-  echo "run $i echo-desk after one turn and one memory search, kept: idle PSS $((pss / 1024)) MiB ($parts)"
+  echo "run $i echo-desk (warm start) after one turn and one memory search, kept: idle PSS $((pss / 1024)) MiB ($parts)"
   used_pss+=("$pss")
   read -r pss parts < <(used_idle 2 8)
-  echo "run $i echo-desk after one turn and one memory search, let go: idle PSS $((pss / 1024)) MiB ($parts)"
+  echo "run $i echo-desk (warm start) after one turn and one memory search, let go: idle PSS $((pss / 1024)) MiB ($parts)"
   released_pss+=("$pss")
 done
 
@@ -163,7 +169,8 @@ m() { printf '%s\n' "$@" | median; }
 bms=$(m "${bare_ms[@]}") bpss=$(m "${bare_pss[@]}") ams=$(m "${app_ms[@]}") apss=$(m "${app_pss[@]}")
 upss=$(m "${used_pss[@]}") rpss=$(m "${released_pss[@]}")
 bsize=$(stat -c %s "$bare") asize=$(stat -c %s "$app")
-echo "profile=$profile runs=$runs cache=$cache embedder=${embed_dir:-none}"
+echo "profile=$profile runs=$runs embedder=${embed_dir:-none}"
+echo "fresh starts: $cold of $timed cold (page cache dropped before them), the rest warm; starts after use: warm"
 echo "start to main page loaded: echo-desk $ams ms, bare Tauri $bms ms, ratio $(ratio "$ams" "$bms")"
 echo "idle PSS, fresh start: echo-desk $((apss / 1024)) MiB, bare Tauri $((bpss / 1024)) MiB, ratio $(ratio "$apss" "$bpss")"
 echo "idle PSS after one turn and one memory search, kept: echo-desk $((upss / 1024)) MiB, ratio to bare Tauri $(ratio "$upss" "$bpss")"
