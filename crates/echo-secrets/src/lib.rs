@@ -89,6 +89,21 @@ pub struct Keychain {
     chosen: std::sync::OnceLock<Chosen>,
 }
 
+/// Which kind of store a [`Keychain`] uses, so callers and tests can tell the platform's own
+/// keychain from its fallback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// The platform's keychain: the Secret Service on Linux, Keychain Services on macOS, the
+    /// Credential Manager on Windows.
+    Platform,
+    /// The Linux kernel's keyutils keyring (kept in memory by the kernel, per user).
+    KernelKeyutils,
+    /// A store given to [`Keychain::with_store`] (the in-memory mock in tests).
+    Explicit,
+    /// No store answers; every call fails with the reason.
+    Unavailable,
+}
+
 struct Chosen {
     backend: Backend,
     name: String,
@@ -97,8 +112,8 @@ struct Chosen {
 enum Backend {
     /// `keyring::Entry`: the platform's native store.
     Native,
-    /// An explicit `keyring-core` store (keyutils fallback, or the mock in tests).
-    Store(Arc<keyring_core::CredentialStore>),
+    /// A `keyring-core` store: the keyutils fallback, or one given explicitly (the mock).
+    Store(Arc<keyring_core::CredentialStore>, StoreKind),
     /// Nothing usable; the reason is in `name`.
     None,
 }
@@ -123,35 +138,46 @@ impl Keychain {
             Err(e) => reasons.push(format!("{}: {e}", native_name())),
         }
         #[cfg(target_os = "linux")]
-        {
-            match linux_keyutils_keyring_store::Store::new() {
-                Ok(store) => {
-                    let store: Arc<keyring_core::CredentialStore> = store;
-                    match probe(keyring_core::Entry::new_in_store(
-                        &store,
-                        SERVICE,
-                        PROBE_ACCOUNT,
-                    )) {
-                        Ok(()) => {
-                            return Chosen::new(Backend::Store(store), "kernel keyutils");
-                        }
-                        Err(e) => reasons.push(format!("kernel keyutils: {e}")),
-                    }
+        match Self::kernel_keyutils() {
+            Ok(keychain) => {
+                if let Some(chosen) = keychain.chosen.into_inner() {
+                    return chosen;
                 }
-                Err(e) => reasons.push(format!("kernel keyutils: {e}")),
             }
+            Err(e) => reasons.push(e.to_string()),
         }
         let reason = reasons.join("; ");
         tracing::warn!(%reason, "no keychain available; API keys can only come from the environment");
         Chosen::new(Backend::None, &reason)
     }
 
-    /// A keychain over an explicit `keyring-core` store (e.g. `keyring_core::mock::Store`).
-    pub fn with_store(store: Arc<keyring_core::CredentialStore>, name: &str) -> Keychain {
-        Keychain::named(Backend::Store(store), name)
+    /// The kernel's keyutils keyring (the fallback of [`Keychain::platform`] where no Secret
+    /// Service answers), or why it cannot be used.
+    #[cfg(target_os = "linux")]
+    pub fn kernel_keyutils() -> Result<Keychain, SecretError> {
+        let unavailable = |e: keyring_core::Error| SecretError::Unavailable {
+            reason: format!("kernel keyutils: {e}"),
+        };
+        let store: Arc<keyring_core::CredentialStore> =
+            linux_keyutils_keyring_store::Store::new().map_err(unavailable)?;
+        probe(keyring_core::Entry::new_in_store(
+            &store,
+            SERVICE,
+            PROBE_ACCOUNT,
+        ))
+        .map_err(unavailable)?;
+        Ok(Keychain::named(
+            Backend::Store(store, StoreKind::KernelKeyutils),
+            "kernel keyutils",
+        ))
     }
 
-    /// An in-memory keychain (the `keyring-core` mock): for tests and `--no-keychain` runs.
+    /// A keychain over an explicit `keyring-core` store (e.g. `keyring_core::mock::Store`).
+    pub fn with_store(store: Arc<keyring_core::CredentialStore>, name: &str) -> Keychain {
+        Keychain::named(Backend::Store(store, StoreKind::Explicit), name)
+    }
+
+    /// An in-memory keychain (the `keyring-core` mock), for tests.
     pub fn in_memory() -> Result<Keychain, SecretError> {
         let store = keyring_core::mock::Store::new().map_err(|e| SecretError::Unavailable {
             reason: format!("in-memory store: {e}"),
@@ -173,7 +199,7 @@ impl Keychain {
         let chosen = self.chosen();
         let made = match &chosen.backend {
             Backend::Native => keyring::Entry::new(SERVICE, account).map(|e| e.inner),
-            Backend::Store(store) => keyring_core::Entry::new_in_store(store, SERVICE, account),
+            Backend::Store(store, _) => keyring_core::Entry::new_in_store(store, SERVICE, account),
             Backend::None => {
                 return Err(SecretError::Unavailable {
                     reason: chosen.name.clone(),
@@ -206,6 +232,17 @@ impl Keychain {
     }
 }
 
+impl Keychain {
+    /// The kind of store in use (for [`Keychain::platform`], chosen now if not yet).
+    pub fn kind(&self) -> StoreKind {
+        match self.chosen().backend {
+            Backend::Native => StoreKind::Platform,
+            Backend::Store(_, kind) => kind,
+            Backend::None => StoreKind::Unavailable,
+        }
+    }
+}
+
 impl SecretStore for Keychain {
     fn describe(&self) -> String {
         let chosen = self.chosen();
@@ -216,7 +253,7 @@ impl SecretStore for Keychain {
     }
 
     fn available(&self) -> bool {
-        !matches!(self.chosen().backend, Backend::None)
+        self.kind() != StoreKind::Unavailable
     }
 
     fn get(&self, account: &str) -> Result<Option<String>, SecretError> {
