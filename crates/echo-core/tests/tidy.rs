@@ -1,8 +1,10 @@
 //! Tidy checks over the whole repository (rust-analyzer's `tidy` idea): every Rust file opens
-//! with a `//!` header, no test is switched off, stale words stay out of the prose, source files
-//! stay small, and `ARCHITECTURE.md` says what the code does. Each failure names the file and
-//! line and says how to fix it. It lives in `echo-core` because that crate builds fastest;
-//! it reads the tree with `std::fs` from the workspace root.
+//! with a `//!` header, no test is switched off, stale words stay out of the prose, the prose
+//! names commits and dates rather than the units of work that made them, source files stay
+//! small, `ARCHITECTURE.md` says what the code does and the README lists every `echod`
+//! command. Each failure names the file and line and says how to fix it. It lives in
+//! `echo-core` because that crate builds fastest; it reads the tree with `std::fs` from the
+//! workspace root.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -189,6 +191,256 @@ fn stale_words_stay_where_they_are_still_true() {
         }
     }
     report("stale words", problems);
+}
+
+/// Phrases of the development process, not of the project. The prose (docs, comments,
+/// scripts) names a commit and its date instead, which a reader can look up.
+const PROCESS_PHRASES: &[&str] = &["this stop", "whose work did not land"];
+
+#[test]
+fn prose_names_commits_and_dates_not_stops() {
+    let mut problems = Vec::new();
+    for file in files_with_extensions(TEXT_EXTENSIONS) {
+        let path = rel(&file);
+        // This file spells the phrases out.
+        if path == ME {
+            continue;
+        }
+        for (n, line) in read(&file).lines().enumerate() {
+            let lower = line.to_lowercase();
+            let hit = PROCESS_PHRASES.iter().find(|p| has_word(&lower, p));
+            let found = hit.map(|p| p.to_string()).or_else(|| stop_number(&lower));
+            if let Some(found) = found {
+                problems.push(format!(
+                    "{path}:{}: `{found}` names a unit of the development process: name the \
+                     commit and its date instead (`git log --format='%h %ad %s' --date=short`, \
+                     `git log -S'…'`), or drop history that no longer helps a reader",
+                    n + 1
+                ));
+            }
+        }
+    }
+    report("development-process words", problems);
+}
+
+/// Whether `phrase` occurs in `text` as whole words (no letter, digit or `_` on either side).
+fn has_word(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + phrase.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The first "stop 36" or "stops 32" of a lowercased line: the word `stop` or `stops`, one
+/// space, a number. "Stop" the button, `stop()` and "stopped 3" do not match.
+fn stop_number(lower: &str) -> Option<String> {
+    lower.match_indices("stop").find_map(|(i, _)| {
+        if lower[..i].chars().next_back().is_some_and(is_word_char) {
+            return None;
+        }
+        let rest = &lower[i + "stop".len()..];
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        let digits = rest.strip_prefix(' ')?;
+        let len = digits.chars().take_while(char::is_ascii_digit).count();
+        (len > 0).then(|| lower[i..lower.len() - digits.len() + len].to_string())
+    })
+}
+
+#[test]
+fn the_process_word_matchers_match_what_they_should() {
+    for line in ["stop 36", "in stop 27's ci", "(stops 32 and 33)"] {
+        assert!(stop_number(line).is_some(), "{line:?} should match");
+    }
+    for line in ["stop()", "stopped 3", "stops at 3", "nonstop 5"] {
+        assert_eq!(stop_number(line), None, "{line:?} should not match");
+    }
+    assert_eq!(stop_number("by stops 32 and 33"), Some("stops 32".into()));
+    assert!(has_word("made by this stop's work", "this stop"));
+    assert!(!has_word("this stops the turn", "this stop"));
+}
+
+/// Every subcommand the `echod` parser knows (crates/echod/src/cli.rs and the enums it
+/// dispatches to) has a line in the README's command list, and every line there names one
+/// the parser knows.
+#[test]
+fn every_echod_subcommand_is_in_the_readme() {
+    let known = echod_commands();
+    let all: BTreeSet<String> = known
+        .iter()
+        .flat_map(|(top, subs)| {
+            if subs.is_empty() {
+                vec![top.clone()]
+            } else {
+                subs.iter().map(|s| format!("{top} {s}")).collect()
+            }
+        })
+        .collect();
+    let readme = read(&root().join("README.md"));
+    let (block, lines) = readme_command_list(&readme);
+    let mut problems = Vec::new();
+    let mut listed = BTreeSet::new();
+    for (n, line) in lines {
+        for command in commands_on_line(line, &known) {
+            if !all.contains(&command) {
+                problems.push(format!(
+                    "README.md:{n}: names `echod {command}`, which crates/echod/src does not \
+                     parse: correct the line or remove it"
+                ));
+            }
+            listed.insert(command);
+        }
+    }
+    for command in all.difference(&listed) {
+        problems.push(format!(
+            "README.md:{block}: `echod {command}` is missing from the command list under \
+             \"Using `echod`\": add a line `echod {command} …` with its arguments (from \
+             crates/echod/src) and what it does"
+        ));
+    }
+    report("README command list against echod's parser", problems);
+}
+
+/// `echod`'s commands from its parser's source: each top-level word with its subcommands
+/// (none for a command such as `ask`). clap names a variant in kebab case (`DeleteAll` is
+/// `delete-all`) unless `#[command(name = "…")]` says otherwise.
+fn echod_commands() -> BTreeMap<String, Vec<String>> {
+    let sources: Vec<String> = fs::read_dir(root().join("crates/echod/src"))
+        .expect("crates/echod/src")
+        .map(|e| read(&e.expect("directory entry").path()))
+        .collect();
+    let top = subcommand_type(&block(&sources, "struct Cli {"))
+        .expect("crates/echod/src: `struct Cli` has no `#[command(subcommand)]` field");
+    let mut out = BTreeMap::new();
+    for (word, body) in variants(&block(&sources, &format!("enum {top} {{"))) {
+        let subs = subcommand_type(&body).map_or_else(Vec::new, |name| {
+            variants(&block(&sources, &format!("enum {name} {{")))
+                .into_iter()
+                .map(|(sub, body)| {
+                    assert!(
+                        subcommand_type(&body).is_none(),
+                        "`echod {word} {sub}` has subcommands of its own: teach \
+                         every_echod_subcommand_is_in_the_readme in {ME} a third level"
+                    );
+                    sub
+                })
+                .collect()
+        });
+        out.insert(word, subs);
+    }
+    out
+}
+
+/// The lines inside the `{ … }` block whose opening line ends with `header` (`enum Command {`),
+/// in one of `sources`; doc and line comments left out.
+fn block<'a>(sources: &'a [String], header: &str) -> Vec<&'a str> {
+    for text in sources {
+        let mut lines = text.lines();
+        if lines.by_ref().any(|l| l.trim_end().ends_with(header)) {
+            let mut depth = 1usize;
+            let mut out = Vec::new();
+            for line in lines.filter(|l| !l.trim_start().starts_with("//")) {
+                depth = depth + line.matches('{').count() - line.matches('}').count();
+                if depth == 0 {
+                    return out;
+                }
+                out.push(line);
+            }
+        }
+    }
+    panic!(
+        "crates/echod/src: no `{header}`: point every_echod_subcommand_is_in_the_readme in \
+         {ME} at where echod's commands are parsed now"
+    );
+}
+
+/// An enum block's variants: each one's command word and the lines of its body.
+fn variants<'a>(lines: &[&'a str]) -> Vec<(String, Vec<&'a str>)> {
+    let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+    let (mut depth, mut name) = (0usize, None);
+    for line in lines {
+        let t = line.trim();
+        if depth == 0 {
+            if let Some(given) = t.strip_prefix("#[command(name = \"") {
+                name = given.split('"').next().map(str::to_string);
+            } else if t.starts_with(|c: char| c.is_ascii_uppercase()) {
+                let ident: String = t.chars().take_while(|c| c.is_alphanumeric()).collect();
+                out.push((name.take().unwrap_or_else(|| kebab(&ident)), Vec::new()));
+            }
+        } else if let Some((_, body)) = out.last_mut() {
+            body.push(line);
+        }
+        depth = depth + line.matches('{').count() - line.matches('}').count();
+    }
+    out
+}
+
+/// The type of the field after `#[command(subcommand)]` (`Box<…>` and paths stripped).
+fn subcommand_type(lines: &[&str]) -> Option<String> {
+    const ATTRIBUTE: &str = "#[command(subcommand)]";
+    let mut after = lines.iter().skip_while(|l| l.trim() != ATTRIBUTE);
+    let field = after.find(|l| !l.trim().starts_with("#["))?;
+    let ty = field.split_once(':')?.1.trim().trim_end_matches(',');
+    let ty = ty.trim_start_matches("Box<").trim_end_matches('>');
+    ty.rsplit("::").next().map(str::to_string)
+}
+
+/// `DeleteAll` → `delete-all`, as clap names subcommands.
+fn kebab(ident: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in ident.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The line number of the fenced block under "## Using `echod`", and its `echod …` lines with
+/// their numbers.
+fn readme_command_list(readme: &str) -> (usize, Vec<(usize, &str)>) {
+    let mut lines = readme
+        .lines()
+        .enumerate()
+        .skip_while(|(_, l)| *l != "## Using `echod`")
+        .skip_while(|(_, l)| !l.starts_with("```"));
+    let (fence, _) = lines
+        .next()
+        .expect("README.md: no fenced command list under \"## Using `echod`\"");
+    let listed = lines
+        .take_while(|(_, l)| !l.starts_with("```"))
+        .filter(|(_, l)| l.starts_with("echod "))
+        .map(|(n, l)| (n + 1, l))
+        .collect();
+    (fence + 1, listed)
+}
+
+/// The commands a README line names: `echod ask …` names `ask`; `echod memory edit ID TEXT |
+/// pin ID` names `memory edit` and `memory pin`, and `echod automations list|show NAME`
+/// `automations list` and `automations show`. A `|` inside an argument (`keep|forget`) does
+/// not start a command: only the first word and the words after ` | ` do.
+fn commands_on_line(line: &str, known: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    let rest = line.trim_start_matches("echod ");
+    let top = rest.split_whitespace().next().unwrap_or_default();
+    if known.get(top).is_none_or(|subs| subs.is_empty()) {
+        return vec![top.to_string()];
+    }
+    let after = rest[top.len()..].trim_start();
+    let first = after.split_whitespace().next().unwrap_or_default();
+    let alternatives = after.split(" | ").skip(1);
+    let words = first
+        .split('|')
+        .chain(alternatives.filter_map(|a| a.split_whitespace().next()));
+    words
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_lowercase()))
+        .filter(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        .map(|w| format!("{top} {w}"))
+        .collect()
 }
 
 #[test]
