@@ -1,8 +1,10 @@
 //! The config file under hostile input, as property tests: any text, and TOML built from
 //! the real sections and keys with values of every type, is a config or a clear error —
-//! never a panic. `PROPTEST_CASES` sets the case count (docs/reliability.md).
+//! never a panic. A clear error names the file, a line and column inside the text, and what
+//! is wrong; text that is not TOML at all is never a config. `PROPTEST_CASES` sets the case
+//! count (docs/reliability.md).
 
-use echo_core::config::Config;
+use echo_core::config::{Config, ConfigError};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -67,10 +69,48 @@ fn key() -> impl Strategy<Value = &'static str> {
     ])
 }
 
+/// `Config::parse`'s answer for `text` is a config only when the text is TOML, and otherwise
+/// an error at a place inside the text that says what is wrong there.
+fn check(text: &str) -> Result<(), TestCaseError> {
+    let is_toml = text.parse::<toml::Table>().is_ok();
+    match Config::parse(text, Path::new("config.toml")) {
+        Ok(_) => prop_assert!(is_toml, "{text:?} is not TOML but was taken as a config"),
+        Err(e) => {
+            let shown = e.to_string();
+            let ConfigError::File {
+                path,
+                line,
+                column,
+                message,
+                ..
+            } = e
+            else {
+                return Err(TestCaseError::fail(format!("not a file error: {shown}")));
+            };
+            prop_assert_eq!(path, Path::new("config.toml"));
+            let lines = text.split('\n').count();
+            prop_assert!(
+                (1..=lines).contains(&line),
+                "line {line} of {lines}: {shown}"
+            );
+            prop_assert!(column >= 1, "{shown}");
+            prop_assert!(!message.trim().is_empty(), "no reason: {shown}");
+            prop_assert!(
+                shown.starts_with(&format!("config.toml:{line}:{column}: ")),
+                "{shown}"
+            );
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #[test]
-    fn any_text_is_a_config_or_an_error(text in ".{0,200}") {
-        let _ = Config::parse(&text, Path::new("config.toml"));
+    fn any_text_is_a_config_or_an_error(text in prop_oneof![
+        ".{0,200}",
+        "[a-z_\\[\\]=\"0-9. \n]{0,80}",
+    ]) {
+        check(&text)?;
     }
 
     #[test]
@@ -81,9 +121,6 @@ proptest! {
         for (section, key, value) in lines {
             text.push_str(&format!("[{section}]\n{key} = {value}\n"));
         }
-        if let Err(e) = Config::parse(&text, Path::new("config.toml")) {
-            // The error names the file, on the first line.
-            prop_assert!(e.to_string().contains("config.toml"), "{e}");
-        }
+        check(&text)?;
     }
 }

@@ -1,12 +1,14 @@
 //! Hostile model servers, as property tests: whatever a server sends — any event names and
 //! data, chunks with tool-call indices of any size, any body bytes — decoding and assembly
 //! end in an answer or an error, never a panic, and never allocate by a number the server
-//! chose. `PROPTEST_CASES` sets the case count (docs/reliability.md).
+//! chose. An error names the input's problem: bytes that are not JSON are refused as
+//! malformed with the reason, and nothing that is not JSON is taken as an answer.
+//! `PROPTEST_CASES` sets the case count (docs/reliability.md).
 
 use crate::anthropic::Anthropic;
 use crate::assemble::Assembler;
 use crate::openai::OpenAi;
-use crate::provider::Provider;
+use crate::provider::{DecodeError, Provider};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -17,7 +19,35 @@ fn providers() -> [Box<dyn Provider>; 2] {
     ]
 }
 
-/// Decodes `events` as one stream and assembles what they say; returns the tool calls.
+/// Whether `data` is one JSON value.
+fn is_json(data: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(data).is_ok()
+}
+
+/// What a decoder said of one event or body: `Ok` when it took the input, or an error that
+/// names the problem. Input that is not JSON is refused as malformed, saying so (or, on an
+/// `error` event, passed on as the server's own message); only the stream's end marker and an
+/// empty keep-alive are taken without being JSON.
+fn check_result(result: &Result<bool, DecodeError>, event: &str, data: &str) {
+    let bare = data.trim();
+    match result {
+        Ok(_) => assert!(
+            is_json(bare.as_bytes()) || bare.is_empty() || bare == "[DONE]",
+            "{event:?} event with {data:?} (not JSON) was taken"
+        ),
+        Err(DecodeError::Malformed(why)) => assert!(
+            why.contains("JSON") || is_json(bare.as_bytes()),
+            "{data:?} is not JSON but the error does not say so: {why}"
+        ),
+        Err(DecodeError::Remote { message, .. }) => assert!(
+            event == "error" || is_json(bare.as_bytes()),
+            "{data:?} on {event:?} became a server error: {message}"
+        ),
+    }
+}
+
+/// Decodes `events` as one stream and assembles what they say, checking each result with
+/// [`check_result`]; returns the tool calls.
 fn feed(provider: &dyn Provider, events: &[(String, String)]) -> usize {
     let mut decoder = provider.decoder();
     let mut sink = |_| {};
@@ -25,6 +55,7 @@ fn feed(provider: &dyn Provider, events: &[(String, String)]) -> usize {
     let mut deltas = Vec::new();
     for (event, data) in events {
         let result = decoder.decode(event, data, &mut deltas);
+        check_result(&result, event, data);
         for d in deltas.drain(..) {
             asm.apply(d);
         }
@@ -87,9 +118,22 @@ proptest! {
     }
 
     #[test]
-    fn any_whole_body_decodes_or_is_an_error(body in prop::collection::vec(any::<u8>(), 0..256)) {
+    fn any_whole_body_decodes_or_is_an_error(body in prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..256),
+        chunk().prop_map(|(_, data)| data.into_bytes()),
+    ]) {
         for provider in providers() {
-            let _ = provider.decode_whole(&body, &mut Vec::new());
+            match provider.decode_whole(&body, &mut Vec::new()) {
+                Ok(()) => prop_assert!(is_json(&body), "a body that is not JSON was taken"),
+                Err(DecodeError::Malformed(why)) => prop_assert!(
+                    is_json(&body) || why.contains("is not") && why.contains("JSON"),
+                    "a body that is not JSON was refused without saying so: {why}"
+                ),
+                Err(DecodeError::Remote { message, .. }) => prop_assert!(
+                    is_json(&body),
+                    "a body that is not JSON became a server error: {message}"
+                ),
+            }
         }
     }
 }

@@ -604,7 +604,8 @@ async fn skill_manage_shows_what_it_would_do_and_changes_nothing() {
 }
 
 proptest::proptest! {
-    /// Any SKILL.md text is a skill or a reason, never a panic (docs/reliability.md).
+    /// Any SKILL.md text is a skill or a reason, never a panic (docs/reliability.md): a skill
+    /// only with front matter, a name and a description; a reason that names the part at fault.
     #[test]
     fn any_skill_file_is_a_skill_or_a_reason(
         text in proptest::prop_oneof![
@@ -617,6 +618,21 @@ proptest::proptest! {
             )),
         ]
     ) {
-        let _ = super::skill_md::parse(&text);
+        let opens = text.strip_prefix('\u{feff}').unwrap_or(&text).lines().next().map(str::trim_end) == Some("---");
+        match super::skill_md::parse(&text) {
+            Ok(parsed) => {
+                proptest::prop_assert!(opens, "a skill without a `---` first line");
+                proptest::prop_assert!(!parsed.name.trim().is_empty() && !parsed.description.trim().is_empty());
+                proptest::prop_assert!(parsed.head.len() + parsed.gap.len() + parsed.body.len() == text.len());
+            }
+            Err(reason) => {
+                proptest::prop_assert!(reason.starts_with("it") && reason.len() > 20, "{reason}");
+                if !opens {
+                    proptest::prop_assert!(reason.contains("no front matter"), "{reason}");
+                } else {
+                    proptest::prop_assert!(reason.contains("front matter"), "{reason}");
+                }
+            }
+        }
     }
 }
