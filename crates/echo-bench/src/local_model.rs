@@ -145,6 +145,7 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
             forced: None,
             max_tokens: 1,
             temperature: Some(0.0),
+            seed: None,
         },
     )
     .await?;
@@ -163,6 +164,7 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
             forced: None,
             max_tokens: opts.max_tokens,
             temperature: Some(0.0),
+            seed: None,
         };
         let a = timed(&model, first.clone()).await?;
         let mut follow = first;
@@ -195,6 +197,7 @@ pub async fn local_model(opts: &LocalOptions) -> Result<LocalReport, String> {
             forced: Some("extract".into()),
             max_tokens: opts.max_tokens,
             temperature: Some(0.0),
+            seed: None,
         };
         let forced = timed(&model, extract.clone()).await?;
         let unforced = timed(

@@ -58,6 +58,7 @@ pub(crate) async fn run(
         forced,
         max_tokens: req.max_tokens as usize,
         temperature: req.temperature,
+        seed: None,
     };
     let mut generation = model.start(request);
     if generation.queued() {

@@ -131,6 +131,10 @@ pub struct Request {
     pub max_tokens: usize,
     /// Sampling temperature; `None` = 0.7 for text, greedy for a forced call.
     pub temperature: Option<f32>,
+    /// Seeds the sampler for this generation alone, so the same request draws the same tokens
+    /// whatever ran before it; `None` continues the worker's own sequence.
+    #[serde(default)]
+    pub seed: Option<u64>,
 }
 
 /// Something the model produced.

@@ -217,6 +217,10 @@ impl Worker {
             self.vocab.clone(),
             !req.tools.is_empty() && forced.is_none(),
         );
+        // Its own generator: seeded by the request, or forked from the worker's sequence.
+        let mut rng = req
+            .seed
+            .map_or_else(|| self.rng.fork(), fastrand::Rng::with_seed);
         let mut generated = 0usize;
         let mut calls = 0usize;
         let close_within = CLOSE_WITHIN.min(limit / 2);
@@ -242,7 +246,7 @@ impl Worker {
             } else {
                 penalize(&mut logits, &history, REPEAT_PENALTY);
             }
-            let token = sample(&logits, temperature, &mut self.rng, &mut candidates)?;
+            let token = sample(&logits, temperature, &mut rng, &mut candidates)?;
             generated += 1;
             if constrained {
                 place.advance(self.vocab.token_bytes(token));

@@ -51,6 +51,7 @@ fn chat(text: &str) -> Request {
         forced: None,
         max_tokens: 48,
         temperature: None,
+        seed: None,
     }
 }
 
@@ -160,6 +161,8 @@ async fn a_forced_call_always_follows_its_schema() {
             forced: Some("extract".into()),
             max_tokens,
             temperature: if i == 0 { None } else { Some(0.9) },
+            // Its own seed: what this test draws does not depend on the tests before it.
+            seed: Some(i as u64 + 1),
         };
         let (events, outcome) = run(&model, request).await;
         let (call, value) = the_call(&events, &outcome);
@@ -192,6 +195,7 @@ async fn a_forced_call_writes_a_chinese_choice_whole() {
         forced: Some("keep".into()),
         max_tokens: 100,
         temperature: None,
+        seed: None,
     };
     let (events, outcome) = run(&model, request).await;
     let (_, value) = the_call(&events, &outcome);

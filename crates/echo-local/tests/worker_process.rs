@@ -30,6 +30,7 @@ fn chat(text: &str, max_tokens: usize) -> Request {
         forced: None,
         max_tokens,
         temperature: None,
+        seed: None,
     }
 }
 
