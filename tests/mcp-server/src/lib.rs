@@ -53,6 +53,13 @@ pub struct AddArgs {
     pub b: f64,
 }
 
+/// Arguments of `hang`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct HangArgs {
+    /// A file to create when the call arrives, so a test can see that it reached the server.
+    pub marker: Option<String>,
+}
+
 /// Arguments of `web_lookup`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 pub struct LookupArgs {
@@ -151,9 +158,13 @@ impl TestServer {
         }
     }
 
-    /// Never answers.
+    /// Never answers (after creating its `marker` file, when given one).
     #[tool(description = "Never returns.")]
-    async fn hang(&self) -> String {
+    async fn hang(&self, Parameters(args): Parameters<HangArgs>) -> String {
+        if let Some(marker) = args.marker {
+            // A test waits for this file; if it cannot be made, the test's deadline says so.
+            let _ = std::fs::write(marker, "called");
+        }
         std::future::pending::<String>().await
     }
 }

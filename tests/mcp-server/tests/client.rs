@@ -541,12 +541,22 @@ async fn shutdown_and_drop_stop_the_processes() {
         },
     );
     let pid = ready(&manager, "t").await.pid.expect("pid");
+    let marker_dir = tempfile::tempdir().expect("tempdir");
+    let marker = marker_dir.path().join("called");
     let in_flight = tokio::spawn({
         let registry = registry.clone();
-        async move { call(&registry, "t__hang", json!({})).await }
+        let args = json!({ "marker": marker.to_string_lossy() });
+        async move { call(&registry, "t__hang", args).await }
     });
-    // Give the call time to reach the server; there is nothing to observe it by.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The server creates the marker when the call reaches it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !marker.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the call never reached the server"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     manager.shutdown().await;
     let out = in_flight.await.expect("the call's task");
     assert_eq!(
