@@ -569,7 +569,8 @@ fn processes_killed_at_random_moments_lose_nothing() {
             std::thread::sleep(Duration::from_millis(5));
         }
         let (alive, turn_started, turn) = running.kill();
-        let label = format!("step {step} ({op:?}, killed at {at:?}, seed {seed})");
+        let label =
+            format!("step {step} ({op:?}, killed at {at:?}; rerun with ECHO_CRASH_SEED={seed})");
         if alive {
             *done.entry(op).or_default() += 1;
             started += usize::from(turn_started);
