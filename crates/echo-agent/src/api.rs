@@ -17,7 +17,7 @@ mod turns;
 pub use automations::{AutomationPreview, AutomationView, RunCounts};
 pub use data::{DELETE_ALL_DATA_CONFIRMATION, DataCheck, DataDeleted};
 pub(crate) use local_models::Downloads;
-pub use local_models::{DownloadState, LocalModelEntry, LocalModels};
+pub use local_models::{Checksum, DownloadState, LocalModelEntry, LocalModels};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
 pub use sessions::SessionDeleted;

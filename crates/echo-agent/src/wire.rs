@@ -12,11 +12,11 @@ use ts_rs::TS;
 use utoipa::ToSchema;
 
 pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
+pub use crate::api::{Checksum, DownloadState, LocalModelEntry, LocalModels};
 pub use crate::api::{
     ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
 };
 pub use crate::api::{DataCheck, DataDeleted, SessionDeleted};
-pub use crate::api::{DownloadState, LocalModelEntry, LocalModels};
 pub use crate::api::{ImportReport, MemoryDetail, MemoryExport};
 pub use crate::api::{KeySource, Trace, TraceSettings};
 pub use crate::approval::ApprovalAnswer;

@@ -2,7 +2,7 @@
 
 use clap::Subcommand;
 use echo_agent::Api;
-use echo_agent::wire::LocalModels;
+use echo_agent::wire::{Checksum, LocalModels};
 use std::io::Write;
 use std::time::Duration;
 
@@ -61,11 +61,16 @@ fn list(models: &LocalModels) {
             (Some(_), false) => "installed",
             (None, _) => "-",
         };
+        let checksum = match m.checksum {
+            Checksum::Pinned => "sha256 pinned",
+            Checksum::PublishedByHost => "sha256 from host",
+        };
         println!(
-            "{:<14} {:>8}  {:<10} {} — {}",
+            "{:<14} {:>8}  {:<10} {:<16} {} — {}",
             m.id,
             megabytes(m.size_bytes),
             state,
+            checksum,
             m.name,
             m.note
         );

@@ -152,6 +152,20 @@ fn with_nothing_configured_the_installed_built_in_model_answers() {
         .cloned()
         .expect("catalog entry");
     assert!(default["path"].as_str().is_some(), "{default}");
+    // Each entry says what its download is checked against: the CI model's SHA-256 is
+    // pinned in the catalog; the others' come from the download host.
+    for m in list["models"].as_array().expect("models") {
+        let pinned = m["id"] == "smollm2-135m";
+        assert_eq!(
+            m["checksum"],
+            if pinned {
+                "pinned"
+            } else {
+                "published_by_host"
+            },
+            "{m}"
+        );
+    }
 }
 
 #[test]

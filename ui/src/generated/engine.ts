@@ -486,6 +486,8 @@ error_kind: string | null, };
 
 export type CheckData = Record<symbol, never>;
 
+export type Checksum = "pinned" | "published_by_host";
+
 export type Conflict = { 
 /**
  * Id.
@@ -1108,6 +1110,10 @@ license: string,
  * What it is good for.
  */
 note: string, 
+/**
+ * What its download is checked against.
+ */
+checksum: Checksum, 
 /**
  * The installed file, if any.
  */

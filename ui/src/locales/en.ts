@@ -123,6 +123,8 @@ export const en = {
   'local.model': 'Model',
   'local.size': 'Size',
   'local.license': 'Licence',
+  'local.checksumPinned': 'Checksum pinned',
+  'local.checksumHost': 'Checksum published by the host',
   'local.state': 'State',
   'local.inUse': 'In use',
   'local.installed': 'Installed',

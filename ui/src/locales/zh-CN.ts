@@ -125,6 +125,8 @@ export const zhCN: Record<MessageKey, string> = {
   'local.model': '模型',
   'local.size': '大小',
   'local.license': '许可证',
+  'local.checksumPinned': '校验和已固定',
+  'local.checksumHost': '校验和由下载站提供',
   'local.state': '状态',
   'local.inUse': '使用中',
   'local.installed': '已安装',

@@ -28,6 +28,18 @@ pub struct DownloadState {
     pub error: Option<String>,
 }
 
+/// What a model's download is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Checksum {
+    /// A SHA-256 written into Echo Desk's catalog, taken from the publisher's metadata.
+    Pinned,
+    /// The SHA-256 the download host publishes for the file at download time (Hugging
+    /// Face's `X-Linked-Etag`): it proves the download is whole, not that the host's file is
+    /// the one the catalog was written for.
+    PublishedByHost,
+}
+
 /// One recommended model.
 #[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct LocalModelEntry {
@@ -42,6 +54,8 @@ pub struct LocalModelEntry {
     pub license: String,
     /// What it is good for.
     pub note: String,
+    /// What its download is checked against.
+    pub checksum: Checksum,
     /// The installed file, if any.
     pub path: Option<String>,
     /// Whether it is the model in force.
@@ -88,6 +102,13 @@ impl Api {
                         size_bytes: m.size_bytes,
                         license: m.license.to_string(),
                         note: m.note.to_string(),
+                        checksum: match m.source {
+                            catalog::Source::File { sha256: None, .. } => Checksum::PublishedByHost,
+                            catalog::Source::File {
+                                sha256: Some(_), ..
+                            }
+                            | catalog::Source::WheelMember { .. } => Checksum::Pinned,
+                        },
                         in_use: path.is_some() && path == in_use,
                         path,
                         download: downloads.get(m.id).cloned(),

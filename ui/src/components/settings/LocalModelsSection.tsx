@@ -143,7 +143,12 @@ export function LocalModelsSection({ transport, onUsed }: Props) {
                   <div className="local-note">{m.note}</div>
                 </td>
                 <td className="local-size">{formatSize(m.size_bytes)}</td>
-                <td>{m.license}</td>
+                <td>
+                  {m.license}
+                  <div className="local-checksum" data-checksum={m.checksum}>
+                    {t(m.checksum === 'pinned' ? 'local.checksumPinned' : 'local.checksumHost')}
+                  </div>
+                </td>
                 <td className="local-state">
                   <ModelState model={m} busy={busy} onFetch={(id) => void store.fetch(id)} onUse={use} />
                 </td>

@@ -210,10 +210,12 @@ describe('ProviderPanel', () => {
     expect([...small.cells].map((c) => c.textContent)).toEqual([
       `SmolLM2 135M Instruct (Q4_1)${catalogModels[0]?.note}`,
       '98 MB',
-      'Apache-2.0',
+      'Apache-2.0Checksum pinned',
       'Download',
     ]);
     expect(row(container, 'smollm2-1.7b').cells[1]?.textContent).toBe('1.1 GB');
+    // A model whose checksum only the download host vouches for says so.
+    expect(row(container, 'smollm2-1.7b').cells[2]?.textContent).toBe('Apache-2.0Checksum published by the host');
     expect(inRow(container, 'smollm2-135m', 'local-download')?.getAttribute('aria-label')).toBe('Download SmolLM2 135M Instruct (Q4_1) (98 MB)');
     expect(byTestId(container, 'local-file')?.closest('label')?.textContent).toContain('GGUF file');
     // Choosing the kind saves nothing by itself.
