@@ -22,8 +22,8 @@ mod openai;
 pub use error::EmbedError;
 pub use minilm::{DEFAULT_BATCH_SIZE, DEFAULT_MAX_SEQ_LENGTH, MiniLmEmbedder};
 pub use model_dir::{
-    CONFIG_FILES, DEFAULT_BASE_URL, MODEL_DIR_ENV, MODEL_ID, REQUIRED_FILES, default_model_dir,
-    download_model, is_model_dir, model_dir_candidates, resolve_model_dir,
+    CONFIG_FILES, DEFAULT_BASE_URL, MODEL_DIR_ENV, MODEL_ID, PINNED_SHA256, REQUIRED_FILES,
+    default_model_dir, download_model, is_model_dir, model_dir_candidates, resolve_model_dir,
 };
 pub use openai::{MAX_INPUTS_PER_REQUEST, OpenAiEmbedder};
 

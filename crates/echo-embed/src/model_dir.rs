@@ -3,6 +3,7 @@
 //! downloading the files on first use, each written to a temporary file and renamed into place.
 
 use crate::error::{EmbedError, one_line};
+use sha2::Digest;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -30,6 +31,15 @@ pub const CONFIG_FILES: [&str; 5] = [
     "tokenizer_config.json",
     "special_tokens_map.json",
 ];
+
+/// Files whose SHA-256 is pinned: a download with other bytes is refused. The weights are the
+/// publisher's (sentence-transformers/all-MiniLM-L6-v2, its `model.safetensors` LFS object);
+/// the small JSON files are parsed and checked by loading, not pinned, because the
+/// repository's `main` has changed them over time.
+pub const PINNED_SHA256: [(&str, &str); 1] = [(
+    "model.safetensors",
+    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+)];
 
 /// Time allowed to open a connection for one file.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -80,7 +90,8 @@ pub fn resolve_model_dir(explicit: Option<&Path>, data_dir: &Path) -> Option<Pat
 /// Files already present are kept, so calling it again is cheap. Each file streams into a
 /// temporary file beside its destination and is renamed into place only when complete, so an
 /// interrupted download never leaves a truncated model file. The three [`REQUIRED_FILES`] must
-/// download; of the [`CONFIG_FILES`], those the server does not have (HTTP 404) are skipped.
+/// download; of the [`CONFIG_FILES`], those the server does not have (HTTP 404) are skipped. A
+/// file of [`PINNED_SHA256`] whose bytes have another SHA-256 is refused and not kept.
 pub async fn download_model(base_url: &str, dest: &Path) -> Result<PathBuf, EmbedError> {
     let base = base_url.trim_end_matches('/');
     match reqwest::Url::parse(base) {
@@ -117,7 +128,11 @@ pub async fn download_model(base_url: &str, dest: &Path) -> Result<PathBuf, Embe
         let url = format!("{base}/{file}");
         let span = tracing::info_span!("embed_model_download", file, url = %url);
         // Instrument, not enter: an entered span held across an await makes the future !Send.
-        match tracing::Instrument::instrument(fetch_to(&http, &url, &target), span).await? {
+        let pinned = PINNED_SHA256
+            .iter()
+            .find(|(name, _)| *name == file)
+            .map(|(_, sha)| *sha);
+        match tracing::Instrument::instrument(fetch_to(&http, &url, &target, pinned), span).await? {
             Fetched::Written(bytes) => tracing::info!(file, bytes, "downloaded model file"),
             Fetched::NotFound if !required => {
                 tracing::debug!(file, "optional model file not on the server");
@@ -141,8 +156,14 @@ enum Fetched {
     NotFound,
 }
 
-/// Streams `url` into a temporary file next to `target`, then renames it to `target`.
-async fn fetch_to(http: &reqwest::Client, url: &str, target: &Path) -> Result<Fetched, EmbedError> {
+/// Streams `url` into a temporary file next to `target`, then renames it to `target` (when
+/// `sha256` is given, only if the bytes have that SHA-256).
+async fn fetch_to(
+    http: &reqwest::Client,
+    url: &str,
+    target: &Path,
+    sha256: Option<&str>,
+) -> Result<Fetched, EmbedError> {
     let fail = |detail: String| EmbedError::Download {
         url: url.into(),
         detail,
@@ -177,6 +198,7 @@ async fn fetch_to(http: &reqwest::Client, url: &str, target: &Path) -> Result<Fe
         .into_parts();
     let mut out = tokio::fs::File::from_std(file);
     let mut written: u64 = 0;
+    let mut hasher = sha2::Sha256::new();
     loop {
         let chunk = match tokio::time::timeout(IDLE_TIMEOUT, response.chunk()).await {
             Err(_) => {
@@ -189,6 +211,7 @@ async fn fetch_to(http: &reqwest::Client, url: &str, target: &Path) -> Result<Fe
         };
         let Some(chunk) = chunk else { break };
         out.write_all(&chunk).await.map_err(io(&temp_path))?;
+        hasher.update(&chunk);
         written += chunk.len() as u64;
     }
     if let Some(expected) = expected
@@ -197,6 +220,18 @@ async fn fetch_to(http: &reqwest::Client, url: &str, target: &Path) -> Result<Fe
         return Err(fail(format!(
             "body ended after {written} of {expected} bytes"
         )));
+    }
+    if let Some(expected) = sha256 {
+        let actual: String = hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if actual != expected {
+            return Err(fail(format!(
+                "its SHA-256 is {actual}, not the pinned {expected}"
+            )));
+        }
     }
     out.flush().await.map_err(io(&temp_path))?;
     out.sync_all().await.map_err(io(&temp_path))?;

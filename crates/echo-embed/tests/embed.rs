@@ -484,6 +484,41 @@ async fn download_tolerates_missing_configs_but_not_missing_weights() {
 }
 
 #[tokio::test]
+async fn weights_with_another_checksum_are_refused_and_not_kept() {
+    let source = must(tempfile::tempdir(), "tempdir");
+    copy_files(
+        &model_dir(),
+        source.path(),
+        &["config.json", "tokenizer.json", "model.safetensors"],
+    );
+    // One byte changed deep inside the tensors: the file still has its length and header.
+    let weights = source.path().join("model.safetensors");
+    let mut bytes = must(std::fs::read(&weights), "read weights");
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x01;
+    must(std::fs::write(&weights, bytes), "write weights");
+    let (base_url, _) = file_server(source.path(), &[]).await;
+    let tmp = must(tempfile::tempdir(), "tempdir");
+    let dest = tmp.path().join("m");
+    let err = match download_model(&base_url, &dest).await {
+        Ok(_) => panic!("tampered weights were accepted"),
+        Err(e) => e,
+    };
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "download of {base_url}model.safetensors failed: its SHA-256 is "
+        )) && msg.ends_with(&format!(
+            "not the pinned {}",
+            echo_embed::PINNED_SHA256[0].1
+        )),
+        "{msg}"
+    );
+    assert!(!dest.join("model.safetensors").exists());
+    assert!(leftovers(&dest).is_empty(), "{:?}", leftovers(&dest));
+}
+
+#[tokio::test]
 async fn an_interrupted_download_leaves_no_file() {
     let (base_url, _) = file_server(&model_dir(), &["model.safetensors"]).await;
     let tmp = must(tempfile::tempdir(), "tempdir");
