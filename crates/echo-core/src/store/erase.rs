@@ -30,7 +30,8 @@ impl Store {
     /// in one transaction, then rewrites the
     /// file (`VACUUM`) and empties the write-ahead log. The tables are read from the schema,
     /// so one a later migration adds is erased too; full-text indexes are emptied through
-    /// their virtual table (their shadow tables are theirs to keep consistent).
+    /// their virtual table (their shadow tables are theirs to keep consistent) and then
+    /// merged, since a deletion only adds tombstones beside the segments that hold the words.
     /// `Ok(None)` (and nothing deleted) while a turn is accepted or running.
     pub async fn erase_everything(&self) -> Result<Option<Erased>, StoreError> {
         const OP: &str = "deleting all data";
@@ -53,6 +54,22 @@ impl Store {
             .filter(|r| {
                 r.get::<Option<String>, _>(1)
                     .is_some_and(|sql| sql.to_ascii_uppercase().starts_with("CREATE VIRTUAL"))
+            })
+            .map(|r| r.get(0))
+            .collect();
+        // Full-text tables (modules fts3, fts4 and their successor; not the vocabulary or
+        // aux views over them), whose segments are merged after the rows are deleted.
+        let full_text: Vec<String> = rows
+            .iter()
+            .filter(|r| {
+                r.get::<Option<String>, _>(1).is_some_and(|sql| {
+                    let sql = sql.to_ascii_lowercase();
+                    let mut words = sql.split(|c: char| c.is_whitespace() || c == '(');
+                    words.by_ref().find(|w| *w == "using");
+                    words
+                        .find(|w| !w.is_empty())
+                        .is_some_and(|module| module.len() == 4 && module.starts_with("fts"))
+                })
             })
             .map(|r| r.get(0))
             .collect();
@@ -99,6 +116,16 @@ impl Store {
             if deleted == 0 {
                 break;
             }
+        }
+        // A deleted row's words stay in the index segments (beside a tombstone) until they
+        // are merged, and VACUUM would copy them into the new file.
+        for table in &full_text {
+            let quoted = format!("\"{}\"", table.replace('"', "\"\""));
+            let sql = format!("INSERT INTO {quoted}({quoted}) VALUES ('optimize')");
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&mut *tx)
+                .await
+                .during(OP)?;
         }
         tx.commit().await.during(OP)?;
         sqlx::query("VACUUM").execute(&self.pool).await.during(OP)?;
