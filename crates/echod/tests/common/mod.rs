@@ -5,6 +5,7 @@
 #[path = "../../../echo-core/tests/support/any_json.rs"]
 pub mod any_json;
 pub mod gateway;
+pub mod scan;
 
 use echo_mock_model::MockServer;
 use serde_json::Value;
