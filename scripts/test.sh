@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (README "Test"): formatting, the web UI's checks and build (the desktop
-# app embeds it), lints, every test of the workspace, then the browser end-to-end test. The
+# app embeds it), lints, every test of the workspace, the fuzz targets for a fixed number of
+# runs, then the browser end-to-end test. The
 # scenario tests start the real `echod` binary and the scripted mock model server
 # (tests/mock-model) as separate processes on loopback; nothing touches the network. The
 # workspace tests run inside scripts/with-desktop-session.sh: Xvfb for the desktop app's real
@@ -62,6 +63,9 @@ cargo build --workspace --all-targets --locked
 
 echo "== cargo test (in a private X + D-Bus + keyring session)"
 bash scripts/with-desktop-session.sh cargo test --workspace --locked
+
+echo "== fuzzers: the parsers of outside bytes, briefly (scripts/fuzz.sh)"
+bash scripts/fuzz.sh
 
 # src-tauri/tests/package.rs built, installed and removed this package; what it holds:
 deb="$(ls "${CARGO_TARGET_DIR:-target}"/debug/bundle/deb/echo-desk_*.deb)"

@@ -5,66 +5,9 @@
 //! malformed with the reason, and nothing that is not JSON is taken as an answer.
 //! `PROPTEST_CASES` sets the case count (docs/reliability.md).
 
-use crate::anthropic::Anthropic;
-use crate::assemble::Assembler;
-use crate::openai::OpenAi;
-use crate::provider::{DecodeError, Provider};
+use crate::checks::{feed, providers};
 use proptest::prelude::*;
 use serde_json::json;
-
-fn providers() -> [Box<dyn Provider>; 2] {
-    [
-        Box::new(OpenAi::new("http://127.0.0.1:9/v1", None)),
-        Box::new(Anthropic::new("http://127.0.0.1:9", None)),
-    ]
-}
-
-/// Whether `data` is one JSON value.
-fn is_json(data: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(data).is_ok()
-}
-
-/// What a decoder said of one event or body: `Ok` when it took the input, or an error that
-/// names the problem. Input that is not JSON is refused as malformed, saying so (or, on an
-/// `error` event, passed on as the server's own message); only the stream's end marker and an
-/// empty keep-alive are taken without being JSON.
-fn check_result(result: &Result<bool, DecodeError>, event: &str, data: &str) {
-    let bare = data.trim();
-    match result {
-        Ok(_) => assert!(
-            is_json(bare.as_bytes()) || bare.is_empty() || bare == "[DONE]",
-            "{event:?} event with {data:?} (not JSON) was taken"
-        ),
-        Err(DecodeError::Malformed(why)) => assert!(
-            why.contains("JSON") || is_json(bare.as_bytes()),
-            "{data:?} is not JSON but the error does not say so: {why}"
-        ),
-        Err(DecodeError::Remote { message, .. }) => assert!(
-            event == "error" || is_json(bare.as_bytes()),
-            "{data:?} on {event:?} became a server error: {message}"
-        ),
-    }
-}
-
-/// Decodes `events` as one stream and assembles what they say, checking each result with
-/// [`check_result`]; returns the tool calls.
-fn feed(provider: &dyn Provider, events: &[(String, String)]) -> usize {
-    let mut decoder = provider.decoder();
-    let mut sink = |_| {};
-    let mut asm = Assembler::new(&mut sink);
-    let mut deltas = Vec::new();
-    for (event, data) in events {
-        let result = decoder.decode(event, data, &mut deltas);
-        check_result(&result, event, data);
-        for d in deltas.drain(..) {
-            asm.apply(d);
-        }
-        if !matches!(result, Ok(false)) {
-            break;
-        }
-    }
-    asm.finish().tool_calls.len()
-}
 
 /// A chunk of either protocol, with the fields a server could get wrong.
 fn chunk() -> impl Strategy<Value = (String, String)> {
@@ -122,18 +65,18 @@ proptest! {
         prop::collection::vec(any::<u8>(), 0..256),
         chunk().prop_map(|(_, data)| data.into_bytes()),
     ]) {
-        for provider in providers() {
-            match provider.decode_whole(&body, &mut Vec::new()) {
-                Ok(()) => prop_assert!(is_json(&body), "a body that is not JSON was taken"),
-                Err(DecodeError::Malformed(why)) => prop_assert!(
-                    is_json(&body) || why.contains("is not") && why.contains("JSON"),
-                    "a body that is not JSON was refused without saying so: {why}"
-                ),
-                Err(DecodeError::Remote { message, .. }) => prop_assert!(
-                    is_json(&body),
-                    "a body that is not JSON became a server error: {message}"
-                ),
-            }
-        }
+        crate::checks::decode_whole(&body);
+    }
+
+    #[test]
+    fn any_bytes_as_a_streamed_body_end_in_an_answer_or_an_error(body in prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..256),
+        prop::collection::vec(chunk(), 0..8).prop_map(|chunks| chunks
+            .into_iter()
+            .map(|(event, data)| format!("event: {event}\ndata: {data}\n\n"))
+            .collect::<String>()
+            .into_bytes()),
+    ]) {
+        crate::checks::feed_sse(&body);
     }
 }

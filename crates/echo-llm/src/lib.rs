@@ -12,6 +12,8 @@
 
 mod anthropic;
 mod assemble;
+#[cfg(any(test, fuzzing))]
+mod checks;
 mod client;
 mod error;
 #[cfg(test)]
@@ -21,6 +23,20 @@ mod ollama;
 mod openai;
 mod provider;
 pub mod tokens;
+/// Entry points for the fuzz targets (`fuzz/`); built only by cargo-fuzz.
+#[cfg(fuzzing)]
+pub mod fuzzing {
+    /// Any bytes as a streamed answer's body, through SSE parsing and both protocols'
+    /// decoders; panics when a promise of [`crate::checks`] is broken.
+    pub fn stream(bytes: &[u8]) {
+        crate::checks::feed_sse(bytes);
+    }
+
+    /// Any bytes as a whole answer's body, through both protocols' decoders.
+    pub fn whole(bytes: &[u8]) {
+        crate::checks::decode_whole(bytes);
+    }
+}
 mod transport;
 mod types;
 

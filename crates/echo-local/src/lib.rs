@@ -222,6 +222,23 @@ pub(crate) struct Opened {
 }
 
 /// Reads the header of the GGUF file at `path` and checks that it can be run.
+/// Any bytes as a model file, for the fuzz target (`fuzz/`): the header, metadata, tokenizer
+/// and chat template are read as [`LocalModel::open`] reads them (the weights are not
+/// loaded). A file that is not a usable model must be an error that says so, never a panic.
+#[cfg(fuzzing)]
+pub fn fuzz_model_file(bytes: &[u8]) {
+    let path = std::env::temp_dir().join(format!("echo-fuzz-model-{}.gguf", std::process::id()));
+    if std::fs::write(&path, bytes).is_err() {
+        return;
+    }
+    if let Err(e) = inspect(&path) {
+        assert!(
+            !e.to_string().trim().is_empty(),
+            "an error without a reason"
+        );
+    }
+}
+
 pub(crate) fn inspect(path: &Path) -> Result<Opened, LocalError> {
     let open_error = |e: std::io::Error| LocalError::Open {
         path: path.to_path_buf(),

@@ -25,5 +25,7 @@ pub use registry::{
     schema_of,
 };
 pub use shell::Shell;
+#[cfg(fuzzing)]
+pub use skills::fuzz_skill_md;
 pub use skills::{Skill, SkillError, SkillProblem, SkillStore, SkillSummary, skill_tools};
 pub use web::WebFetch;

@@ -18,6 +18,13 @@ mod tests;
 mod tools;
 
 pub use error::SkillError;
+
+/// Any text as a SKILL.md, for the fuzz target (`fuzz/`); panics when [`skill_md::check`]'s
+/// promise is broken.
+#[cfg(fuzzing)]
+pub fn fuzz_skill_md(text: &str) {
+    skill_md::check(text);
+}
 pub use store::SkillStore;
 pub use tools::skill_tools;
 

@@ -104,6 +104,44 @@ pub(super) fn parse(text: &str) -> Result<Parsed, String> {
     })
 }
 
+/// What [`parse`] promises for any text, checked by the property test and the fuzz target
+/// (`fuzz/`): a skill only with a `---` first line, a name and a description, and all of the
+/// text kept; otherwise a reason that names the part of the front matter at fault. Panics
+/// with the broken promise.
+#[cfg(any(test, fuzzing))]
+pub(super) fn check(text: &str) {
+    let opens = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .next()
+        .map(str::trim_end)
+        == Some("---");
+    match parse(text) {
+        Ok(parsed) => {
+            assert!(opens, "a skill without a `---` first line: {text:?}");
+            assert!(
+                !parsed.name.trim().is_empty() && !parsed.description.trim().is_empty(),
+                "a skill without a name or description: {text:?}"
+            );
+            assert_eq!(
+                parsed.head.len() + parsed.gap.len() + parsed.body.len(),
+                text.len(),
+                "text lost or added: {text:?}"
+            );
+        }
+        Err(reason) => {
+            assert!(reason.starts_with("it") && reason.len() > 20, "{reason}");
+            let part = if opens {
+                "front matter"
+            } else {
+                "no front matter"
+            };
+            assert!(reason.contains(part), "{reason}");
+        }
+    }
+}
+
 fn text_field(front: &Mapping, key: &str) -> Result<String, String> {
     match front.get(key) {
         None => Err(format!("its front matter has no `{key}`")),
