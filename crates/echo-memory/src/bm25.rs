@@ -48,8 +48,10 @@ const READ_CHUNK: usize = 500;
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
-/// The index terms of `text` in order, repeats kept.
-fn tokens(text: &str) -> Vec<String> {
+/// The index terms of `text` in order, repeats kept: what the index stores of it (lower-cased,
+/// diacritics folded, English words stemmed, CJK runs as bigrams). Public so that a deletion
+/// test can look for each of them on disk.
+pub fn tokens(text: &str) -> Vec<String> {
     fts_terms(text)
         .split(|c: char| !(c.is_alphanumeric() || is_combining_mark(c)))
         .filter(|w| !w.is_empty())

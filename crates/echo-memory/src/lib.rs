@@ -40,6 +40,7 @@ mod store;
 pub mod text;
 mod write;
 
+pub use bm25::tokens as index_terms;
 pub use echo_embed;
 pub use echo_vector;
 pub use error::{BoxError, JudgeError, MemoryError, NeighboursError};

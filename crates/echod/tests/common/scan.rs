@@ -5,53 +5,12 @@
 
 use std::path::Path;
 
-/// The Snowball English stem (rust-stemmers 1.2, which echo-memory's BM25 index runs) of each
-/// word the deletion tests' canaries use. The conversation archive's full-text index (SQLite's,
-/// with the `porter` tokenizer) stems each of them the same way. Each stem is its own stem (so
-/// a search for it finds exactly the memories holding the word, which the tests check) and
-/// starts the word (so the scan finds it in the stored text before a deletion).
-const STEMS: &[(&str, &str)] = &[
-    ("axolotls", "axolotl"),
-    ("jackalopes", "jackalop"),
-    ("kumquats", "kumquat"),
-    ("marmosets", "marmoset"),
-    ("narwhals", "narwhal"),
-    ("ocelots", "ocelot"),
-    ("pangolins", "pangolin"),
-    ("quokkas", "quokka"),
-    ("wombats", "wombat"),
-    ("xylophones", "xylophon"),
-    ("zebroids", "zebroid"),
-];
-
-/// The terms echo-memory's BM25 index makes of `text` (`bm25.rs`, `tokens`): the text as
-/// `echo_core::text::fts_terms` gives it (CJK runs as bigrams), split at every character
-/// that is neither alphanumeric nor a combining mark, lower-cased, and each word of three or
-/// more ASCII letters stemmed (Snowball English, from [`STEMS`]). Only ASCII text: folding
-/// diacritics away is not reproduced here.
+/// The terms echo-memory's BM25 index makes of `text` (its own tokenizer: lower-cased,
+/// diacritics folded, English words Snowball-stemmed). The conversation archive's full-text
+/// index (SQLite's `porter` tokenizer) stems the deletion tests' canary words the same way;
+/// the tests check that each term is found on disk before a deletion.
 pub fn index_terms(text: &str) -> Vec<String> {
-    assert!(
-        text.is_ascii(),
-        "index_terms reproduces ASCII only: {text:?}"
-    );
-    echo_core::text::fts_terms(text)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let lower = w.to_lowercase();
-            if lower.len() > 2 && lower.bytes().all(|b| b.is_ascii_lowercase()) {
-                STEMS
-                    .iter()
-                    .find(|(word, stem)| *word == lower || *stem == lower)
-                    .map(|(_, stem)| stem.to_string())
-                    .unwrap_or_else(|| {
-                        panic!("{lower:?} is not in STEMS: add it with its Snowball English stem")
-                    })
-            } else {
-                lower
-            }
-        })
-        .collect()
+    echo_memory::index_terms(text)
 }
 
 /// Every file under `dir` that holds one of `text`'s index terms, as `file: term`.
