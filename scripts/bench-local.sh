@@ -12,7 +12,8 @@
 #   - prints each side's median and the ratios.
 #
 #   bash scripts/bench-local.sh [MODEL.gguf] [ROUNDS]     (default: $ECHO_LOCAL_MODEL, 3)
-#   (llama-bench is built in $LLAMA_BENCH_DIR, default $CARGO_TARGET_DIR/llama-bench)
+#   (llama-bench is built in $LLAMA_BENCH_DIR, default $CARGO_TARGET_DIR/llama-bench;
+#   with BENCH_LOCAL_JSON=FILE the medians, ranges and ratios are also written there as JSON)
 #
 # Needs cmake and a C++ compiler (scripts/install-build-deps.sh installs them), python3 with
 # pip, and the PyPI registry once (the pinned source package, cached beside the build).
@@ -24,8 +25,10 @@ ROUNDS="${2:-3}"
 TARGET="${CARGO_TARGET_DIR:-target}"
 THREADS="${THREADS:-$(python3 -c 'import os; print(len({tuple(open(f"/sys/devices/system/cpu/cpu{c}/topology/core_cpus_list").read().split()) for c in os.sched_getaffinity(0)}))')}"
 
-echo "== cargo build --release -p echod" >&2
-cargo build --release --locked -p echo-desk -p echod --bin echod >&2
+if [ -z "${ECHO_BENCH_BUILT:-}" ]; then
+  echo "== cargo build --release -p echod" >&2
+  cargo build --release --locked -p echo-desk -p echod --bin echod >&2
+fi
 ECHOD="$TARGET/release/echod"
 
 # The runtime's llama.cpp: the source vendored in the llama-cpp-sys-2 crate of Cargo.lock.
@@ -82,9 +85,9 @@ print(r["prompt_tokens"], r["generated_tokens"], r["generation_depth"])' "$out/o
   "$LLAMA_BENCH" -m "$MODEL" -t "$THREADS" -r 1 -p 0 -n "$N" -d "$D" -o json >"$out/tg-$round.json"
 done
 
-python3 - "$out" "$ROUNDS" "$MODEL" "$THREADS" <<'EOF'
+python3 - "$out" "$ROUNDS" "$MODEL" "$THREADS" "${BENCH_LOCAL_JSON:-}" <<'EOF'
 import json, statistics, sys
-out, rounds, model, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+out, rounds, model, threads, json_out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 ours = [json.load(open(f"{out}/ours-{i}.json")) for i in range(1, rounds + 1)]
 runs = [o["runs"][0] for o in ours]
 pp = [json.load(open(f"{out}/pp-{i}.json"))[0]["avg_ts"] for i in range(1, rounds + 1)]
@@ -99,4 +102,26 @@ print(f"follow-up turn, first token: {m('follow_up_ttft_ms'):.0f} ms ({runs[0]['
 print(f"forced call: {m('forced_tokens_per_s'):.1f} tokens/s, the same prompt as text {m('unforced_tokens_per_s'):.1f}: ratio {m('forced_tokens_per_s') / m('unforced_tokens_per_s'):.2f}")
 print(f"weights loaded in {med(o['load_ms'] for o in ours):.0f} ms; first request (worker started, file read, weights loaded, one token) {med(o['first_request_ms'] for o in ours):.0f} ms")
 print(f"peak RSS: echod {med(o['peak_rss_mib'] for o in ours):.0f} MiB, its model worker {med(o['worker_peak_rss_mib'] or 0 for o in ours):.0f} MiB")
+if json_out:
+    def spread(values):
+        values = list(values)
+        return {"median": med(values), "min": min(values), "max": max(values), "runs": values}
+    ours_pp = [r["prompt_tokens_per_s"] for r in runs]
+    ours_tg = [r["generation_tokens_per_s"] for r in runs]
+    json.dump({
+        "model": model, "threads": int(threads), "rounds": rounds,
+        "prompt_tokens": runs[0]["prompt_tokens"], "generation_depth": runs[0]["generation_depth"],
+        "prompt_tokens_per_s": spread(ours_pp), "llama_bench_prompt_tokens_per_s": spread(pp),
+        "prompt_ratio": med(ours_pp) / med(pp),
+        "generation_tokens_per_s": spread(ours_tg), "llama_bench_generation_tokens_per_s": spread(tg),
+        "generation_ratio": med(ours_tg) / med(tg),
+        "follow_up_ttft_ms": spread(r["follow_up_ttft_ms"] for r in runs),
+        "forced_tokens_per_s": spread(r["forced_tokens_per_s"] for r in runs),
+        "unforced_tokens_per_s": spread(r["unforced_tokens_per_s"] for r in runs),
+        "forced_ratio": m("forced_tokens_per_s") / m("unforced_tokens_per_s"),
+        "load_ms": spread(o["load_ms"] for o in ours),
+        "first_request_ms": spread(o["first_request_ms"] for o in ours),
+        "peak_rss_mib": spread(o["peak_rss_mib"] for o in ours),
+        "worker_peak_rss_mib": spread(o["worker_peak_rss_mib"] or 0 for o in ours),
+    }, open(json_out, "w"), indent=1)
 EOF

@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
 # Backend overhead per turn (docs/benchmarks.md): release builds of echod and the mock model
 # server, a zero-latency mock on loopback, 200 turns of plain text and 200 turns with one tool
-# round trip each, each in a fresh data directory. Prints one JSON report per mode.
+# round trip each, each in a fresh data directory. Prints one JSON report per mode, after a
+# line `== mode: text|tool`. echod is built with the shipped selection (`-p echo-desk -p
+# echod`, as scripts/package.sh builds it), the mock server on its own; scripts/bench.sh, which
+# has built both, skips the build with ECHO_BENCH_BUILT=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"  # cargo's default unless set
 TURNS="${TURNS:-200}"
-cargo build --release --locked -p echod -p echo-mock-model
+if [ -z "${ECHO_BENCH_BUILT:-}" ]; then
+  cargo build --release --locked -p echo-desk -p echod --bin echod
+  cargo build --release --locked -p echo-mock-model --bin mock-model
+fi
 bin="$CARGO_TARGET_DIR/release"
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 run_mode() {
   local mode=$1 script=$2
-  "$bin/mock-model" --script "$script" --exit-on-stdin-eof > "$work/mock.out" < <(sleep 100000) &
+  # The mock's stdin is a FIFO this shell holds open; closing it ends the mock.
+  rm -f "$work/mock.in"; mkfifo "$work/mock.in"
+  "$bin/mock-model" --script "$script" --exit-on-stdin-eof > "$work/mock.out" < "$work/mock.in" &
+  local mock=$!
+  exec 3>"$work/mock.in"
   for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done
   local url; url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
   echo "== mode: $mode"
   "$bin/echod" --home "$work/home-$mode" --provider openai --base-url "$url/v1" --model bench \
     bench overhead --turns "$TURNS"
-  kill %1 2>/dev/null || true
-  wait 2>/dev/null || true
+  exec 3>&-
+  wait "$mock" || true
 }
 
 echo '{"steps": [], "default": {"text": "Short answer from the mock.", "chunks": 4}}' > "$work/text.json"
