@@ -38,10 +38,12 @@ python3 - "$TURNS" > "$work/tools.json" <<'PY'
 import json, sys
 n = int(sys.argv[1])
 steps = []
+# Only the turn's own requests offer current_time; background calls (memory extraction) take
+# the default instead of a step meant for a turn.
 for i in range(n):
-    steps.append({"tool_calls": [{"id": f"call_{i}", "name": "current_time", "arguments": "{}"}], "chunks": 2})
-    steps.append({"text": "It is late enough.", "chunks": 4})
-print(json.dumps({"steps": steps}))
+    steps.append({"when_tool": "current_time", "tool_calls": [{"id": f"call_{i}", "name": "current_time", "arguments": "{}"}], "chunks": 2})
+    steps.append({"when_tool": "current_time", "text": "It is late enough.", "chunks": 4})
+print(json.dumps({"steps": steps, "default": {"text": "Nothing to note.", "chunks": 1}}))
 PY
 run_mode text "$work/text.json"
 run_mode tool "$work/tools.json"
