@@ -1,4 +1,4 @@
-//! Concurrency (issue 20, suite 7): `echod serve`, the CLI and an `Api` opened in this
+//! Concurrency (docs/reliability.md, section 7): `echod serve`, the CLI and an `Api` opened in this
 //! process (what the desktop app holds) on one data directory at once, several conversations
 //! each driven by its own thread, turns taking the three in turn, with extraction,
 //! consolidation and the periodic sweep running behind them. Every turn must end (within a bound) with its answer; no message may be lost or

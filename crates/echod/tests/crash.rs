@@ -1,4 +1,4 @@
-//! Crash safety (issue 20, suite 1).
+//! Crash safety (docs/reliability.md, section 1).
 //!
 //! - A process killed (SIGKILL) in the middle of a consolidation leaves the stretch claimed;
 //!   the next process gives the claim back and the stretch is consolidated, so no part of the

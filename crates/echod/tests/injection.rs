@@ -1,4 +1,4 @@
-//! Prompt injection (issue 20, suite 5): the corpus in `tests/injection/attacks.json` puts
+//! Prompt injection (docs/reliability.md, section 5): the corpus in `tests/injection/attacks.json` puts
 //! attacks where the model reads them — a file's contents, a file's name, a recalled
 //! memory, a skill file, a web page the assistant fetches, an MCP tool's result and its
 //! description, a file that sets off an automation (run unattended by `echod serve`) — and

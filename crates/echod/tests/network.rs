@@ -1,4 +1,4 @@
-//! No surprise network (issue 20, suite 9): with the default settings `echod` connects to
+//! No surprise network (docs/reliability.md, section 9): with the default settings `echod` connects to
 //! nothing but the configured model server (and the local Ollama probe) — no telemetry, no
 //! update check, no model download. Checked on the real process: every `connect()` it makes,
 //! its threads and child processes (an MCP server) included, is recorded with `strace`, and

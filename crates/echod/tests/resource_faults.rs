@@ -1,4 +1,4 @@
-//! Resource faults (issue 20, suite 6): a full disk, a read-only data directory, a damaged
+//! Resource faults (docs/reliability.md, section 6): a full disk, a read-only data directory, a damaged
 //! database, a deleted or damaged vector index, a missing embedding model, keychains that all
 //! refuse, a Secret Service with no default keyring. Each gives a clear
 //! error where it is met, corrupts nothing that was stored, and once the fault is gone Echo

@@ -1,4 +1,4 @@
-//! MCP server messages (issue 20, suite 4): `echo-mcp` facing a server that answers with
+//! MCP server messages (docs/reliability.md, section 4): `echo-mcp` facing a server that answers with
 //! anything — odd, wrong or hostile handshakes, tool lists (names, descriptions, schemas,
 //! annotations), call results (content blocks of every kind, errors), lines that are not
 //! JSON, notifications and requests of its own. The server is `mcp-test-server --script`,

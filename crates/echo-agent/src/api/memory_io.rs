@@ -209,7 +209,7 @@ fn file_err(origin: &(impl std::fmt::Display + ?Sized), message: String) -> ApiE
 
 #[cfg(test)]
 mod hostile {
-    //! Hostile input (issue 20, suite 4): an uploaded export is any text at all. Importing it
+    //! Hostile input (docs/reliability.md, section 4): an uploaded export is any text at all. Importing it
     //! gives a report or an error naming the line, never a panic or a hang, and a refused
     //! file writes nothing.
     use super::*;
