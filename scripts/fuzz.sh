@@ -10,9 +10,11 @@
 #   bash scripts/fuzz.sh --minutes M     # M minutes each (docs/reliability.md: an hour each)
 #   bash scripts/fuzz.sh ... TARGET...   # only these targets
 #
-# The corpus grows in $CARGO_TARGET_DIR/fuzz-corpus/TARGET (outside the clone), starting from
-# the seeds in fuzz/seeds/TARGET; a crash is written to fuzz/artifacts/TARGET/ and ends the run
-# with the command that replays it.
+# The corpus lives in $CARGO_TARGET_DIR/fuzz-corpus/TARGET (outside the clone), beside the seeds
+# in fuzz/seeds/TARGET. Timed runs (--minutes) add what they find to it; runs by count (CI)
+# start from it and keep what they find only for the run, so the test command does not slow
+# down as the corpus grows. A crash is written to fuzz/artifacts/TARGET/ and ends the run with
+# the command that replays it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,13 +49,18 @@ trap 'rm -f "$log"' EXIT
 
 for t in "${targets[@]}"; do
   mkdir -p "$corpora/$t" "fuzz/artifacts/$t"
-  if [ -n "$seconds" ]; then limit=(-max_total_time="$seconds"); else limit=(-runs="$runs" -seed=1); fi
+  if [ -n "$seconds" ]; then
+    limit=(-max_total_time="$seconds"); dirs=("$corpora/$t" "fuzz/seeds/$t")
+  else
+    fresh="$(mktemp -d)"; limit=(-runs="$runs" -seed=1); dirs=("$fresh" "$corpora/$t" "fuzz/seeds/$t")
+  fi
   echo "== fuzz $t (${limit[*]})"
   status=0
-  cargo fuzz run --fuzz-dir fuzz --sanitizer none "$t" "$corpora/$t" "fuzz/seeds/$t" -- \
+  cargo fuzz run --fuzz-dir fuzz --sanitizer none "$t" "${dirs[@]}" -- \
     "${limit[@]}" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1 ||
     status=$?
   grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|Done )|panicked|SUMMARY|Test unit written|Reproduce with" "$log" || tail -n 30 "$log"
+  if [ -z "$seconds" ]; then rm -rf "$fresh"; fi
   echo "   corpus: $(find "$corpora/$t" -type f | wc -l) inputs in $corpora/$t"
   if [ "$status" -ne 0 ]; then
     echo "fuzz.sh: $t failed; the input is in fuzz/artifacts/$t/ (cargo fuzz run --fuzz-dir fuzz -s none $t FILE replays it)" >&2
