@@ -126,10 +126,15 @@ async fn a_quiet_worker_process_ends_and_the_next_request_starts_another() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(
-        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
-        "the worker process is gone, not just let go of"
-    );
+    // The process is gone, not just let go of: it exits and is reaped a moment after the
+    // parent stops counting it, so this waits for that too.
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the worker process {pid} is still there after its quiet period"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let again = answer(&model, chat("Name a colour.", 16))
         .await
         .expect("answers again");
