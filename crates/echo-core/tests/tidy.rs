@@ -165,32 +165,37 @@ fn unsafe_code_stays_in_its_one_file() {
 #[test]
 fn stale_words_stay_where_they_are_still_true() {
     let mut problems = Vec::new();
+    for_each_prose_line(|path, n, line| {
+        let lower = line.to_lowercase();
+        for stale in STALE {
+            if !lower.contains(&stale.word.to_lowercase())
+                || stale.allowed_in.iter().any(|p| path.starts_with(p))
+                || stale.allowed_on_lines_with.iter().any(|w| line.contains(w))
+            {
+                continue;
+            }
+            problems.push(format!(
+                "{path}:{n}: stale word `{}`: {}. (Where it is still true, add the path to \
+                 its `allowed_in` in {ME} with a comment saying why.)",
+                stale.word, stale.fix
+            ));
+        }
+    });
+    report("stale words", problems);
+}
+
+/// Calls `f` with the path, 1-based number and text of every line of every text file but
+/// this one (which spells out every word its checks refuse).
+fn for_each_prose_line(mut f: impl FnMut(&str, usize, &str)) {
     for file in files_with_extensions(TEXT_EXTENSIONS) {
         let path = rel(&file);
-        // This file spells every stale word out, in `STALE`.
         if path == ME {
             continue;
         }
         for (n, line) in read(&file).lines().enumerate() {
-            let lower = line.to_lowercase();
-            for stale in STALE {
-                if !lower.contains(&stale.word.to_lowercase())
-                    || stale.allowed_in.iter().any(|p| path.starts_with(p))
-                    || stale.allowed_on_lines_with.iter().any(|w| line.contains(w))
-                {
-                    continue;
-                }
-                problems.push(format!(
-                    "{path}:{}: stale word `{}`: {}. (Where it is still true, add the path to \
-                     its `allowed_in` in {ME} with a comment saying why.)",
-                    n + 1,
-                    stale.word,
-                    stale.fix
-                ));
-            }
+            f(&path, n + 1, line);
         }
     }
-    report("stale words", problems);
 }
 
 /// Phrases of the development process, not of the project. The prose (docs, comments,
@@ -200,26 +205,18 @@ const PROCESS_PHRASES: &[&str] = &["this stop", "whose work did not land"];
 #[test]
 fn prose_names_commits_and_dates_not_stops() {
     let mut problems = Vec::new();
-    for file in files_with_extensions(TEXT_EXTENSIONS) {
-        let path = rel(&file);
-        // This file spells the phrases out.
-        if path == ME {
-            continue;
+    for_each_prose_line(|path, n, line| {
+        let lower = line.to_lowercase();
+        let hit = PROCESS_PHRASES.iter().find(|p| has_word(&lower, p));
+        let found = hit.map(|p| p.to_string()).or_else(|| stop_number(&lower));
+        if let Some(found) = found {
+            problems.push(format!(
+                "{path}:{n}: `{found}` names a unit of the development process: name the \
+                 commit and its date instead (`git log --format='%h %ad %s' --date=short`, \
+                 `git log -S'…'`), or drop history that no longer helps a reader"
+            ));
         }
-        for (n, line) in read(&file).lines().enumerate() {
-            let lower = line.to_lowercase();
-            let hit = PROCESS_PHRASES.iter().find(|p| has_word(&lower, p));
-            let found = hit.map(|p| p.to_string()).or_else(|| stop_number(&lower));
-            if let Some(found) = found {
-                problems.push(format!(
-                    "{path}:{}: `{found}` names a unit of the development process: name the \
-                     commit and its date instead (`git log --format='%h %ad %s' --date=short`, \
-                     `git log -S'…'`), or drop history that no longer helps a reader",
-                    n + 1
-                ));
-            }
-        }
-    }
+    });
     report("development-process words", problems);
 }
 
