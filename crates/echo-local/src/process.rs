@@ -29,6 +29,10 @@ use tokio::sync::mpsc;
 /// The first argument that makes the app's binary a model worker.
 pub const WORKER_ARG: &str = "--echo-local-worker";
 
+/// How many times a worker's thread spins at an OpenMP barrier before it sleeps (libgomp's
+/// `GOMP_SPINCOUNT`; its default is 300,000).
+const SPIN_COUNT: &str = "10000";
+
 /// The program workers are started from; `None`: models run on a thread of this process.
 static PROGRAM: Mutex<Option<PathBuf>> = Mutex::new(None);
 
@@ -289,11 +293,24 @@ impl Supervisor {
 
     fn spawn(&self) -> Result<Running, LocalError> {
         let quiet_ms = self.quiet.map_or(0, |q| q.as_millis().max(1) as u64);
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        command
             .arg(WORKER_ARG)
             .arg(&self.model)
             .arg(crate::threads::in_use().to_string())
-            .arg(quiet_ms.to_string())
+            .arg(quiet_ms.to_string());
+        // llama.cpp's threads meet at an OpenMP barrier after every operation, hundreds of
+        // times a token. By default a waiting thread spins some 300,000 times before it
+        // sleeps: on a busy machine it spins away the time slice the thread it waits for
+        // needs, and generation fell from about 45 to 5 tokens/s beside two busy processes
+        // on 2 cores. A short spin keeps the idle speed and gave 15-17 (docs/benchmarks.md,
+        // "The built-in model on a busy machine"). A person's own OpenMP settings win.
+        if std::env::var_os("GOMP_SPINCOUNT").is_none()
+            && std::env::var_os("OMP_WAIT_POLICY").is_none()
+        {
+            command.env("GOMP_SPINCOUNT", SPIN_COUNT);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -1,6 +1,7 @@
 //! The built-in model in its worker process (`echo_local::process`), against the real
 //! SmolLM2-135M-Instruct weights: Stop reaches the worker, a killed worker fails its request
-//! and the next request starts another, a quiet worker ends. The worker is this crate's
+//! and the next request starts another, a quiet worker ends, llama.cpp's threads run on
+//! OpenMP with a short spin. The worker is this crate's
 //! `echo-local-worker` binary (the app and `echod` run their own binary instead).
 
 use echo_local::{ChatMessage, ChatRole, Finish, LocalError, LocalModel, Next, Request};
@@ -156,4 +157,37 @@ async fn a_request_started_while_another_runs_says_it_waits() {
     drop((first, second));
     let third = model.start(chat("Name a colour.", 8));
     assert!(!third.queued(), "once both ended, nothing waits");
+}
+
+/// llama.cpp's threads meet at an OpenMP barrier after every operation. The worker links GCC's
+/// libgomp and starts with a short spin at those barriers (then its threads sleep), so a
+/// busy machine slows the model instead of stalling it; a person's own OpenMP settings win.
+#[tokio::test]
+async fn the_worker_runs_llama_cpp_on_openmp_with_a_short_spin_at_its_barriers() {
+    let worker = std::fs::read(env!("CARGO_BIN_EXE_echo-local-worker")).expect("the worker binary");
+    assert!(
+        worker
+            .windows(b"GOMP_SPINCOUNT".len())
+            .any(|w| w == b"GOMP_SPINCOUNT"),
+        "the worker does not link libgomp: llama.cpp would run on ggml's own thread pool, whose \
+         barriers spin without end"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = model(&dir, None);
+    answer(&model, chat("Name a colour.", 4))
+        .await
+        .expect("answers");
+    let pid = model.worker_pid().expect("a worker process");
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("the worker's environment");
+    let spin = environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(b"GOMP_SPINCOUNT="))
+        .map(|v| String::from_utf8_lossy(v).into_owned());
+    let own = std::env::var("GOMP_SPINCOUNT").ok();
+    let expected = match (own, std::env::var_os("OMP_WAIT_POLICY")) {
+        (Some(own), _) => Some(own),
+        (None, Some(_)) => None,
+        (None, None) => Some("10000".to_string()),
+    };
+    assert_eq!(spin, expected, "the worker's GOMP_SPINCOUNT");
 }
