@@ -86,6 +86,10 @@ fn json(out: Output, what: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {text}"))
 }
 
+/// The longest a turn of these tests may take, start to end (a few seconds on an idle
+/// machine; a busy one is allowed many times that).
+const TURN_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// Short answers (a tiny model rambles), no memory extraction.
 const NO_MEMORY: &str =
     "[llm]\nmax_tokens = 48\n[memory]\nextraction = false\nembedder = \"none\"\n";
@@ -471,9 +475,16 @@ impl Served {
             body.len()
         )
         .expect("send");
+        // The server sends a keep-alive line every 15 s, so the read timeout alone would
+        // never end a turn that stalls: the whole turn gets a deadline.
+        let deadline = std::time::Instant::now() + TURN_DEADLINE;
         let mut events = Vec::new();
         for line in std::io::BufReader::new(stream).lines() {
             let line = line.expect("line");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "turn {session:?} did not finish within {TURN_DEADLINE:?}; its events so far: {events:?}"
+            );
             let Some(data) = line.strip_prefix("data: ") else {
                 continue;
             };
