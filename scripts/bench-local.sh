@@ -5,7 +5,7 @@
 #   - builds llama-bench against the very llama.cpp source the runtime links (the vendored
 #     copy in the llama-cpp-sys-2 crate of Cargo.lock), with the flags that crate's build
 #     gives ggml for this workspace's CPU target (x86-64-v3: AVX, AVX2, BMI2, F16C, FMA,
-#     SSE4.2; no native tuning, no OpenMP);
+#     SSE4.2; no native tuning; OpenMP, with the spin count the worker uses);
 #   - takes turns: `echod bench local-model --runs 1`, then llama-bench at the prompt length
 #     and cache depth that run reported (prompt processing at depth 0, generation at the
 #     depth of the whole prompt), ROUNDS times;
@@ -65,7 +65,7 @@ echo "== llama-bench against $SRC" >&2
 cmake -S "$BUILD/project" -B "$BUILD/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
   -DGGML_NATIVE=OFF -DCMAKE_C_FLAGS=-march=x86-64-v3 -DCMAKE_CXX_FLAGS=-march=x86-64-v3 \
   -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON -DGGML_F16C=ON -DGGML_FMA=ON -DGGML_SSE42=ON \
-  -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+  -DGGML_OPENMP=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
   -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_BUILD_TOOLS=OFF \
   -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_COMMON=ON >/dev/null
 cmake --build "$BUILD/build" --target llama-bench -j "$(nproc)" >&2
@@ -81,8 +81,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
 print(r["prompt_tokens"], r["generated_tokens"], r["generation_depth"])' "$out/ours-$round.json")
   echo "== round $round: llama-bench -p $P (depth 0), -n $N at depth $D, $THREADS threads" >&2
-  "$LLAMA_BENCH" -m "$MODEL" -t "$THREADS" -r 1 -p "$P" -n 0 -d 0 -o json >"$out/pp-$round.json"
-  "$LLAMA_BENCH" -m "$MODEL" -t "$THREADS" -r 1 -p 0 -n "$N" -d "$D" -o json >"$out/tg-$round.json"
+  # The spin count echod's model worker runs with (crates/echo-local/src/process.rs).
+  GOMP_SPINCOUNT=10000 "$LLAMA_BENCH" -m "$MODEL" -t "$THREADS" -r 1 -p "$P" -n 0 -d 0 -o json >"$out/pp-$round.json"
+  GOMP_SPINCOUNT=10000 "$LLAMA_BENCH" -m "$MODEL" -t "$THREADS" -r 1 -p 0 -n "$N" -d "$D" -o json >"$out/tg-$round.json"
 done
 
 python3 - "$out" "$ROUNDS" "$MODEL" "$THREADS" "${BENCH_LOCAL_JSON:-}" <<'EOF'

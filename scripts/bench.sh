@@ -6,13 +6,15 @@
 #
 #   bash scripts/bench.sh [--rounds N] [--out FILE] [NAME...]
 #
-# NAMEs (default: all): overhead, memory, local_model, locomo.
+# NAMEs (default: all): overhead, memory, local_model, local_busy, locomo.
 #   overhead     per-turn cost of our own process against a zero-latency mock model, text
 #                turns and turns with one tool round trip (scripts/bench-overhead.sh);
 #   memory       write rate, recall latency and first search at 100,000 memories, with 1,000
 #                as the baseline in the same process (`echod bench memory`);
 #   local_model  the built-in model against llama.cpp's llama-bench built from the same source,
 #                taking turns on the same file (scripts/bench-local.sh; needs ECHO_LOCAL_MODEL);
+#   local_busy   the built-in model on an idle and on a busy machine, with the worker's OpenMP
+#                spin count beside libgomp's default (scripts/bench-local-busy.sh);
 #   locomo       recall on the LoCoMo conversations, BM25 only beside hybrid (`echod bench
 #                locomo`); needs LOCOMO_DIR with its JSON files (they are not in the
 #                repository; without them the figure is recorded as not run, with the reason).
@@ -31,9 +33,9 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-[ ${#names[@]} -gt 0 ] || names=(overhead memory local_model locomo)
+[ ${#names[@]} -gt 0 ] || names=(overhead memory local_model local_busy locomo)
 for n in "${names[@]}"; do
-  case "$n" in overhead|memory|local_model|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
+  case "$n" in overhead|memory|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
 done
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -83,19 +85,24 @@ for mode, body in re.findall(r"^== mode: (\S+)\n(.*?)(?=^== mode: |\Z)", sys.std
             json_lines | sed "s/^{/{\"embedder\":\"$embedder\",/" >>"$work/locomo-$round.jsonl"
         done
         ;;
-      local_model) ;; # its own rounds, below: it alternates with llama-bench inside each
+      local_model|local_busy) ;; # their own rounds, below: each alternates inside a round
     esac
   done
 done
 
 for n in "${names[@]}"; do
-  [ "$n" = local_model ] || continue
+  case "$n" in local_model|local_busy) ;; *) continue ;; esac
   if [ -z "${ECHO_LOCAL_MODEL:-}" ] || [ ! -f "$ECHO_LOCAL_MODEL" ]; then
-    echo "not run: ECHO_LOCAL_MODEL does not name a GGUF file (bash scripts/fetch-local-model.sh)" >"$work/local_model.skipped"
+    echo "not run: ECHO_LOCAL_MODEL does not name a GGUF file (bash scripts/fetch-local-model.sh)" >"$work/$n.skipped"
     continue
   fi
-  echo "== local_model: $rounds rounds against llama-bench" >&2
-  BENCH_LOCAL_JSON="$work/local_model.json" bash scripts/bench-local.sh "$ECHO_LOCAL_MODEL" "$rounds" >&2
+  if [ "$n" = local_model ]; then
+    echo "== local_model: $rounds rounds against llama-bench" >&2
+    BENCH_LOCAL_JSON="$work/local_model.json" bash scripts/bench-local.sh "$ECHO_LOCAL_MODEL" "$rounds" >&2
+  else
+    echo "== local_busy: $rounds rounds, idle and busy" >&2
+    BENCH_LOCAL_BUSY_JSON="$work/local_busy.json" bash scripts/bench-local-busy.sh "$ECHO_LOCAL_MODEL" "$rounds" >&2
+  fi
 done
 
 load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -152,8 +159,8 @@ for name in names:
     if os.path.exists(skipped):
         report["benchmarks"][name] = {"not_run": open(skipped).read().strip()}
         continue
-    if name == "local_model":
-        report["benchmarks"][name] = json.load(open(os.path.join(work, "local_model.json")))
+    if name in ("local_model", "local_busy"):
+        report["benchmarks"][name] = json.load(open(os.path.join(work, f"{name}.json")))
         continue
     lines = []
     for r in range(1, rounds + 1):
