@@ -14,14 +14,21 @@ MESSAGES="${MESSAGES:-1000}" MEMORIES="${MEMORIES:-10000}" TURNS="${TURNS:-100}"
 # would compile some of them again with other features (`cargo tree -e features -p echod`
 # against `-p echo-desk -p echod` shows which). The mock model is a separate process whose
 # time is not in the measured span: its debug build is fine.
-cargo build --locked --workspace --tests
-if [ "$PROFILE" = release ]; then
-  cargo build --release --locked -p echo-desk -p echod --bin echod
+# scripts/bench.sh, which has built echod and the mock in release, skips this with
+# ECHO_BENCH_BUILT=1 and runs the mock from there.
+mock_bin="$CARGO_TARGET_DIR/debug/mock-model"
+if [ -n "${ECHO_BENCH_BUILT:-}" ]; then
+  mock_bin="$CARGO_TARGET_DIR/release/mock-model"
+else
+  cargo build --locked --workspace --tests
+  if [ "$PROFILE" = release ]; then
+    cargo build --release --locked -p echo-desk -p echod --bin echod
+  fi
 fi
 bin="$CARGO_TARGET_DIR/$PROFILE"
 work=$(mktemp -d)
 echo '{"steps": [], "default": {"text": "Noted.", "chunks": 2}}' > "$work/script.json"
-"$CARGO_TARGET_DIR/debug/mock-model" --script "$work/script.json" > "$work/mock.out" &
+"$mock_bin" --script "$work/script.json" > "$work/mock.out" &
 mock=$!
 trap 'kill $mock 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done

@@ -6,11 +6,18 @@
 #
 #   bash scripts/bench.sh [--rounds N] [--out FILE] [NAME...]
 #
-# NAMEs (default: all): overhead, memory, local_model, local_busy, locomo.
+# NAMEs (default: all): overhead, memory, context, automations, local_model, local_busy,
+# locomo.
 #   overhead     per-turn cost of our own process against a zero-latency mock model, text
 #                turns and turns with one tool round trip (scripts/bench-overhead.sh);
 #   memory       write rate, recall latency and first search at 100,000 memories, with 1,000
 #                as the baseline in the same process (`echod bench memory`);
+#   context      context assembly (the `context` span) in a session of 1,000 messages with 10,000
+#                memories, beside one of 10 messages with 100 memories as the baseline
+#                (scripts/bench-context.sh);
+#   automations  file event → run start, single files and a burst of 1,000, and idle CPU and
+#                memory with 10 rules over 10,000 files against the same process before it
+#                watched (scripts/bench-automations.sh);
 #   local_model  the built-in model against llama.cpp's llama-bench built from the same source,
 #                taking turns on the same file (scripts/bench-local.sh; needs ECHO_LOCAL_MODEL);
 #   local_busy   the built-in model on an idle and on a busy machine, with the worker's OpenMP
@@ -33,9 +40,9 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-[ ${#names[@]} -gt 0 ] || names=(overhead memory local_model local_busy locomo)
+[ ${#names[@]} -gt 0 ] || names=(overhead memory context automations local_model local_busy locomo)
 for n in "${names[@]}"; do
-  case "$n" in overhead|memory|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
+  case "$n" in overhead|memory|context|automations|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
 done
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -57,6 +64,8 @@ load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Only the JSON lines of a benchmark's output count.
 json_lines() { grep -E '^\{' || true; }
+# One pretty-printed JSON report (everything from its first `{`) as one line.
+one_line() { python3 -c 'import json, sys; t = sys.stdin.read(); print(json.dumps(json.loads(t[t.index("{"):])))'; }
 
 for round in $(seq 1 "$rounds"); do
   for n in "${names[@]}"; do
@@ -73,6 +82,18 @@ for mode, body in re.findall(r"^== mode: (\S+)\n(.*?)(?=^== mode: |\Z)", sys.std
         echo "== round $round: memory (1,000 and 100,000)" >&2
         "$echod" --home "$work/memory-home-$round" bench memory --sizes 1000,100000 | json_lines \
           >"$work/memory-$round.jsonl"
+        ;;
+      context)
+        for size in "10 100" "1000 10000"; do
+          read -r messages memories <<<"$size"
+          echo "== round $round: context ($messages messages, $memories memories)" >&2
+          MESSAGES="$messages" MEMORIES="$memories" bash scripts/bench-context.sh | one_line \
+            >>"$work/context-$round.jsonl"
+        done
+        ;;
+      automations)
+        echo "== round $round: automations" >&2
+        bash scripts/bench-automations.sh | one_line >"$work/automations-$round.jsonl"
         ;;
       locomo)
         if [ -z "${LOCOMO_DIR:-}" ] || ! ls "$LOCOMO_DIR"/*.json >/dev/null 2>&1; then
@@ -142,7 +163,7 @@ def by_key(lines, key):
         groups.setdefault(label, []).append(obj)
     return groups
 
-keys = {"overhead": "mode", "memory": "memories", "locomo": "embedder"}
+keys = {"overhead": "mode", "memory": "memories", "context": "memories", "locomo": "embedder"}
 report = {
     "commit": commit,
     "profile": "release",
@@ -167,8 +188,8 @@ for name in names:
         path = os.path.join(work, f"{name}-{r}.jsonl")
         lines.append([l for l in open(path) if l.strip()] if os.path.exists(path) else [])
     figures = {}
-    for label in by_key([l for rl in lines for l in rl], keys[name]):
-        per_round = [by_key(rl, keys[name]).get(label, []) for rl in lines]
+    for label in by_key([l for rl in lines for l in rl], keys.get(name)):
+        per_round = [by_key(rl, keys.get(name)).get(label, []) for rl in lines]
         series = {}
         for objs in per_round:
             for obj in objs:
