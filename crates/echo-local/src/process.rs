@@ -302,8 +302,8 @@ impl Supervisor {
         // llama.cpp's threads meet at an OpenMP barrier after every operation, hundreds of
         // times a token. By default a waiting thread spins some 300,000 times before it
         // sleeps: on a busy machine it spins away the time slice the thread it waits for
-        // needs, and generation fell from about 45 to 5 tokens/s beside two busy processes
-        // on 2 cores. A short spin keeps the idle speed and gave 15-17 (docs/benchmarks.md,
+        // needs, and generation fell from 59 to 5.6 tokens/s beside two busy processes on
+        // 2 cores. A short spin kept the idle speed and gave 24.8 there (docs/benchmarks.md,
         // "The built-in model on a busy machine"). A person's own OpenMP settings win.
         if std::env::var_os("GOMP_SPINCOUNT").is_none()
             && std::env::var_os("OMP_WAIT_POLICY").is_none()
