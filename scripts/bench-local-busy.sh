@@ -63,17 +63,16 @@ def runs(spin, machine):
     return [json.load(open(f"{out}/{spin}-{machine}-{i}.json"))["runs"][0] for i in range(1, rounds + 1)]
 print(f"model {model}, {rounds} rounds (medians); busy = {busy} spinning processes")
 print(f"{'':28}{'spin 300,000':>14}{'spin 10,000':>13}{'ratio':>8}")
+def spread(values):
+    return {"median": med(values), "min": min(values), "max": max(values), "runs": values}
 report = {"model": model, "busy_processes": int(busy)}
 for machine in ["idle", "busy"]:
     default, worker = runs("default", machine), runs("worker", machine)
     for k in keys:
-        d, w = med(r[k] for r in default), med(r[k] for r in worker)
-        print(f"{machine + ' ' + k.replace('_per_s', '/s').replace('_', ' '):28}{d:14.1f}{w:13.1f}{w / d:8.2f}")
-        report[f"{machine}_{k}"] = {
-            "default_spin": {"median": d, "min": min(r[k] for r in default), "max": max(r[k] for r in default), "runs": [r[k] for r in default]},
-            "worker_spin": {"median": w, "min": min(r[k] for r in worker), "max": max(r[k] for r in worker), "runs": [r[k] for r in worker]},
-            "ratio": w / d,
-        }
+        d, w = spread([r[k] for r in default]), spread([r[k] for r in worker])
+        ratio = w["median"] / d["median"]
+        print(f"{machine + ' ' + k.replace('_per_s', '/s').replace('_', ' '):28}{d['median']:14.1f}{w['median']:13.1f}{ratio:8.2f}")
+        report[f"{machine}_{k}"] = {"default_spin": d, "worker_spin": w, "ratio": ratio}
 if json_out:
     with open(json_out, "w") as f:
         json.dump(report, f, indent=1)
