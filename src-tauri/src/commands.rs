@@ -84,15 +84,9 @@ pub async fn send_turn(
     } else {
         EntryPoint::Desktop
     };
-    let request = TurnRequest {
-        session: request.session,
-        input: request.input,
-        entry_point,
-        approvals: ApprovalMode::Ask,
-        replace_from: request.replace_from.map(|id| id.as_str().to_string()),
-        task: None,
-        automation: None,
-    };
+    let request = TurnRequest::new(request.session, request.input, entry_point)
+        .approvals(ApprovalMode::Ask)
+        .replacing(request.replace_from.map(|id| id.as_str().to_string()));
     desk.api.validate(&request).await.map_err(failure)?;
     let handler: EventHandler = Arc::new(move |envelope: EventEnvelope| {
         if let Err(e) = on_event.send(envelope) {

@@ -16,7 +16,6 @@ mod turns;
 
 pub use automations::{AutomationPreview, AutomationView, RunCounts};
 pub use data::{DELETE_ALL_DATA_CONFIRMATION, DataCheck, DataDeleted};
-pub(crate) use local_models::Downloads;
 pub use local_models::{Checksum, DownloadState, LocalModelEntry, LocalModels};
 pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
@@ -24,7 +23,6 @@ pub use sessions::SessionDeleted;
 pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 pub use tools::RuleRequest;
 pub use traces::{Trace, TraceSettings};
-pub use turns::{TurnOutcome, TurnRequest};
 
 use crate::approval::Gate;
 use crate::engine::{Engine, McpSet, Models, client_for};
@@ -176,16 +174,6 @@ impl Api {
     /// Automations, runs and the approval queue.
     pub(crate) fn automation_store(&self) -> &echo_automations::AutomationStore {
         &self.inner.automations
-    }
-
-    /// This process's instance id.
-    pub(crate) fn instance_id(&self) -> &str {
-        self.inner.instance.id()
-    }
-
-    /// Whether the process holding instance `owner` is still running.
-    pub(crate) fn instance_alive(&self, owner: &str) -> bool {
-        self.inner.instance.is_alive(owner)
     }
 
     /// Runs a long-lived task until it ends or the engine closes.

@@ -3,9 +3,9 @@
 //! [`crate::Api::answer_approval`]) while a short model-written explanation streams in beside
 //! the question. No answer in time → deny. Every decision goes to the audit log.
 
-use crate::automations::RunContext;
 use crate::events::TurnEvents;
 use crate::pipeline::context::ContextStage;
+use crate::turn::run::RunContext;
 use echo_core::config::ToolsConfig;
 use echo_core::trace::{Level, Span, SpanKind, SpanStatus};
 use echo_core::{QueuedApprovalStatus, TurnEvent};

@@ -4,22 +4,22 @@
 //! store decides, so the app and `echod serve` never both run one), keeps a file watcher per
 //! watch rule and fires schedules, and starts queued runs in order within the limits (each
 //! automation's `concurrency`, `[automations] concurrency` over all). A run is a normal turn
-//! through [`Api::send`]: its own session named after the automation, entry point
+//! through the turn service ([`Engine::run_turn`]): its own session named after the automation, entry point
 //! `automation`, approvals through the persistent queue ([`crate::approval`]), traced like
-//! any turn. The files a run writes are recorded ([`record_writes`]) so that they never set
+//! any turn. The files a run writes are recorded ([`RunContext::record_writes`]) so that they never set
 //! off the automation that wrote them, nor a chain that leads back to it.
 
-use crate::api::{Api, TurnRequest};
 use crate::approval::ApprovalMode;
+use crate::engine::Engine;
+use crate::turn::request::{TurnOutcome, TurnRequest};
+use crate::turn::run::RunContext;
 use chrono::{DateTime, Utc};
 use echo_automations::schedule::Schedule as CompiledSchedule;
 use echo_automations::template::Vars;
 use echo_automations::watch::{self, Report};
 use echo_automations::{Automation, AutomationStore, Checked, CheckedTrigger, NewRun, Run};
 use echo_core::store::TurnStatus;
-use echo_core::{
-    AutomationId, AutomationState, EntryPoint, MissedRuns, RunCause, RunId, RunStatus,
-};
+use echo_core::{AutomationId, AutomationState, EntryPoint, MissedRuns, RunCause, RunStatus};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -37,31 +37,6 @@ const PRUNE_EVERY: u32 = 7200;
 /// A fire time this close to now is a normal fire, not a missed one.
 const FIRE_GRACE: chrono::Duration = chrono::Duration::seconds(90);
 
-/// What a run's turn needs to know about its automation.
-#[derive(Debug)]
-pub struct RunContext {
-    pub(crate) automation_id: AutomationId,
-    pub(crate) run_id: RunId,
-    /// The run's chain plus its own automation: what its writes carry.
-    pub(crate) chain: Vec<AutomationId>,
-    /// The tools it may use; `None`: all.
-    pub(crate) tools: Option<Vec<String>>,
-    /// Its pre-approvals, as session rules of the run's session.
-    pub(crate) allow: Vec<echo_gate::Rule>,
-    /// How long a queued question waits.
-    pub(crate) expiry: Duration,
-    pub(crate) store: AutomationStore,
-}
-
-impl RunContext {
-    /// Whether the automation may use `tool`.
-    pub(crate) fn may_use(&self, tool: &str) -> bool {
-        self.tools
-            .as_ref()
-            .is_none_or(|tools| tools.iter().any(|t| t == tool))
-    }
-}
-
 /// A watch rule's watcher, stopped when dropped.
 struct Watching {
     updated_at: String,
@@ -75,10 +50,10 @@ impl Drop for Watching {
 }
 
 /// Runs automations until `shutdown`; gives them up (for another process) when it ends.
-pub(crate) async fn serve(api: Api, shutdown: CancellationToken) {
-    let store = api.automation_store().clone();
-    let me = api.instance_id().to_string();
-    let concurrency = usize::from(api.config().automations.concurrency.max(1));
+pub(crate) async fn serve(engine: Arc<Engine>, shutdown: CancellationToken) {
+    let store = engine.automations.clone();
+    let me = engine.instance.id().to_string();
+    let concurrency = usize::from(engine.config.automations.concurrency.max(1));
     let slots = Arc::new(Semaphore::new(concurrency));
     let wake = Arc::new(Notify::new());
     let mut watchers: HashMap<AutomationId, Watching> = HashMap::new();
@@ -86,7 +61,7 @@ pub(crate) async fn serve(api: Api, shutdown: CancellationToken) {
     let mut ticks = 0u32;
     loop {
         if ticks.is_multiple_of(RECOVER_EVERY) {
-            let alive = |owner: &str| api.instance_alive(owner);
+            let alive = |owner: &str| engine.instance.is_alive(owner);
             match store.recover(&alive).await {
                 Ok((0, 0)) => {}
                 Ok((requeued, failed)) => {
@@ -102,7 +77,7 @@ pub(crate) async fn serve(api: Api, shutdown: CancellationToken) {
         }
         ticks = ticks.wrapping_add(1);
         if let Err(e) = tick(
-            &api,
+            &engine,
             &store,
             &me,
             &slots,
@@ -132,7 +107,7 @@ pub(crate) async fn serve(api: Api, shutdown: CancellationToken) {
     reason = "the loop's state, passed down once"
 )]
 async fn tick(
-    api: &Api,
+    engine: &Arc<Engine>,
     store: &AutomationStore,
     me: &str,
     slots: &Arc<Semaphore>,
@@ -141,7 +116,7 @@ async fn tick(
     compiled: &mut HashMap<AutomationId, (String, Arc<Checked>)>,
     shutdown: &CancellationToken,
 ) -> Result<(), echo_automations::AutomationError> {
-    let alive = |owner: &str| api.instance_alive(owner);
+    let alive = |owner: &str| engine.instance.is_alive(owner);
     let owned = store.claim_owned(me, &alive).await?;
     let all = store.list().await?;
     let mine: Vec<&Automation> = all
@@ -178,7 +153,7 @@ async fn tick(
             CheckedTrigger::Watch(filter) => {
                 if !watchers.contains_key(&automation.id) {
                     let stop = shutdown.child_token();
-                    start_watcher(api, automation, filter.clone(), &checked, wake, &stop);
+                    start_watcher(engine, automation, filter.clone(), &checked, wake, &stop);
                     watchers.insert(
                         automation.id.clone(),
                         Watching {
@@ -209,14 +184,14 @@ async fn tick(
             else {
                 break;
             };
-            let (api, automation, checked, wake) = (
-                api.clone(),
+            let (engine, automation, checked, wake) = (
+                engine.clone(),
                 (*automation).clone(),
                 checked.clone(),
                 wake.clone(),
             );
-            api.clone().spawn_service("automation run", async move {
-                execute(&api, &automation, &checked, run).await;
+            engine.clone().spawn_service("automation run", async move {
+                execute(&engine, &automation, &checked, run).await;
                 drop(permit);
                 wake.notify_one();
             });
@@ -227,7 +202,7 @@ async fn tick(
 
 /// Starts the watcher of one watch rule and the task that queues what it reports.
 fn start_watcher(
-    api: &Api,
+    engine: &Arc<Engine>,
     automation: &Automation,
     filter: echo_automations::filter::FileFilter,
     checked: &Arc<Checked>,
@@ -244,14 +219,14 @@ fn start_watcher(
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc));
     let (tx, mut rx) = mpsc::channel::<Report>(1024);
-    api.spawn_service(
+    engine.spawn_service(
         "automation watcher",
         watch::run(filter.clone(), settle, since, tx, stop.clone()),
     );
-    let store = api.automation_store().clone();
+    let store = engine.automations.clone();
     let automation = automation.clone();
     let wake = wake.clone();
-    api.spawn_service("automation events", async move {
+    engine.spawn_service("automation events", async move {
         while let Some(report) = rx.recv().await {
             let result = match report {
                 Report::State(state, reason) => {
@@ -346,9 +321,9 @@ async fn fire_schedule(
 }
 
 /// Runs one claimed run as a turn and records how it ended.
-async fn execute(api: &Api, automation: &Automation, checked: &Checked, run: Run) {
-    let store = api.automation_store();
-    let result = run_turn(api, automation, checked, &run).await;
+async fn execute(engine: &Arc<Engine>, automation: &Automation, checked: &Checked, run: Run) {
+    let store = &engine.automations;
+    let result = run_turn(engine, automation, checked, &run).await;
     let (status, reason) = match result {
         Ok(outcome) if outcome.status == TurnStatus::Completed => (RunStatus::Done, None),
         Ok(outcome) => (
@@ -367,11 +342,11 @@ async fn execute(api: &Api, automation: &Automation, checked: &Checked, run: Run
 }
 
 async fn run_turn(
-    api: &Api,
+    engine: &Arc<Engine>,
     automation: &Automation,
     checked: &Checked,
     run: &Run,
-) -> Result<crate::api::TurnOutcome, String> {
+) -> Result<TurnOutcome, String> {
     let vars = vars_for(run);
     let input = checked.template.render(&vars).map_err(|e| e.to_string())?;
     let mut chain = run.chain.clone();
@@ -400,26 +375,22 @@ async fn run_turn(
         tools: checked.spec.tools.clone(),
         allow,
         expiry: Duration::from_secs_f64(
-            api.config().automations.approval_expiry_hours.max(0.0) * 3600.0,
+            engine.config.automations.approval_expiry_hours.max(0.0) * 3600.0,
         ),
-        store: api.automation_store().clone(),
+        store: engine.automations.clone(),
     };
-    let request = TurnRequest {
-        session,
-        input,
-        entry_point: EntryPoint::Automation,
-        approvals: ApprovalMode::Queue,
-        replace_from: None,
-        task: checked.spec.task,
-        automation: Some(Arc::new(context)),
-    };
-    api.send(
-        request,
-        Arc::new(|_| {}),
-        api.shutdown_token().child_token(),
-    )
-    .await
-    .map_err(|e| e.to_string())
+    let request = TurnRequest::new(session, input, EntryPoint::Automation)
+        .approvals(ApprovalMode::Queue)
+        .task(checked.spec.task)
+        .for_run(Arc::new(context));
+    engine
+        .run_turn(
+            request,
+            Arc::new(|_| {}),
+            engine.shutdown_token().child_token(),
+        )
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// The template's variables for a run.
@@ -450,27 +421,6 @@ fn vars_for(run: &Run) -> Vars {
         old_path: run.old_path.clone().unwrap_or_default(),
         path,
         time,
-    }
-}
-
-/// Records the files a call of an automation's run wrote, as they are now.
-pub(crate) async fn record_writes(context: &RunContext, writes: &[PathBuf]) {
-    for path in writes {
-        let stat = watch::file_stat(path);
-        let text = path.to_string_lossy();
-        if let Err(e) = context
-            .store
-            .record_write(
-                &text,
-                &context.run_id,
-                &context.chain,
-                stat.map(|s| s.0),
-                stat.map(|s| s.1),
-            )
-            .await
-        {
-            tracing::warn!(error = %e, "recording an automation's write");
-        }
     }
 }
 

@@ -3,9 +3,12 @@
 //! stops every task it started. `Api` is a thin list of operations over it, and the pipeline
 //! stages borrow what they need from it.
 
+mod downloads;
 mod jobs;
 mod models;
 
+pub use downloads::DownloadState;
+pub(crate) use downloads::Downloads;
 pub(crate) use jobs::{PostTurn, start_post_turn_jobs};
 pub use models::KeySource;
 pub(crate) use models::{Models, client_for, stored_key};
@@ -60,7 +63,7 @@ pub(crate) struct Engine {
     /// a model), shown once by front ends.
     pub(crate) provider_note: Option<String>,
     /// Built-in model downloads started by this process.
-    pub(crate) downloads: crate::api::Downloads,
+    pub(crate) downloads: Downloads,
     pub(crate) workdir: PathBuf,
     pub(crate) session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Sessions whose consolidation failed: how often in a row, and when it may try again.
@@ -304,6 +307,32 @@ impl Engine {
             services,
             shutdown,
         })
+    }
+
+    /// Adds a memory the person wrote (source `manual`, full confidence) and embeds it.
+    pub(crate) async fn remember_manual(
+        &self,
+        text: &str,
+        slot: Option<&str>,
+        pinned: bool,
+    ) -> Result<echo_memory::WriteOutcome, echo_memory::MemoryError> {
+        let draft = echo_memory::NewMemory {
+            content: text.to_string(),
+            slot: slot.map(String::from),
+            source: Some(echo_memory::Source::Manual),
+            confidence: Some(1.0),
+            pinned,
+            ..Default::default()
+        };
+        let outcome = self
+            .memory
+            .remember(
+                draft,
+                echo_memory::WriteOptions::plain(echo_memory::Actor::User),
+            )
+            .await?;
+        self.flush_vectors().await;
+        Ok(outcome)
     }
 
     /// Stops what [`Engine::build`] started: the scheduled tasks at once, then waits (bounded

@@ -26,15 +26,15 @@ mod semantic;
 mod test_support;
 mod think;
 mod tool_output;
+mod turn;
 pub mod wire;
 
 pub use api::{
     Api, ConnectionReport, DELETE_ALL_CONFIRMATION, DELETE_ALL_DATA_CONFIRMATION, EXPORT_FORMAT,
     EXPORT_VERSION, ImportReport, KeySource, MemoryDetail, OllamaInfo, ProviderUpdate,
-    ProviderView, RuleRequest, Trace, TurnOutcome, TurnRequest,
+    ProviderView, RuleRequest, Trace,
 };
 pub use approval::{ApprovalAnswer, ApprovalMode};
-pub use automations::RunContext;
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
 pub use echo_core::config::{Config, ConfigError, Overrides, ProcessEnv};
 pub use echo_core::store::TurnFilter;
@@ -50,3 +50,4 @@ pub use operations::{
     HttpMethod, OPERATIONS, Operation, OperationInfo, OperationVisitor, visit_operations,
 };
 pub use think::strip_think;
+pub use turn::{RunContext, TurnOutcome, TurnRequest};

@@ -9,9 +9,9 @@ pub(crate) mod response;
 
 pub(crate) use inference::TurnFailure;
 
-use crate::api::TurnRequest;
 use crate::engine::{Engine, PostTurn, start_post_turn_jobs};
 use crate::events::TurnEvents;
+use crate::turn::request::TurnRequest;
 use context::ContextStage;
 use echo_core::trace::{Span, SpanStatus};
 use echo_core::{MessageId, SessionId, TurnId, Usage};

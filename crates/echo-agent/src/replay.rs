@@ -1,6 +1,6 @@
 //! A turn as a regression case, and its replay (shared ARCHITECTURE §6, seed 002 §9–10).
 //!
-//! [`crate::Api::trace_case`] writes a [`ReplayCase`]: the user's message, the memories that
+//! `Api::trace_case` writes a [`ReplayCase`]: the user's message, the memories that
 //! were injected, the main loop's recorded model replies in order, and the tool trajectory
 //! with results. [`replay`] runs the case through a fresh engine in a scratch data
 //! directory: the model is a local server that plays the recorded replies back (the caller
@@ -8,10 +8,10 @@
 //! the files, the shell or the network), and the new trajectory is compared with the recorded
 //! one. The first difference is the [`Divergence`].
 
-use crate::Api;
-use crate::api::TurnRequest;
 use crate::approval::ApprovalMode;
+use crate::engine::Engine;
 use crate::error::ApiError;
+use crate::turn::request::TurnRequest;
 use async_trait::async_trait;
 use echo_core::config::{Config, ProviderKind};
 use echo_core::store::CapturedResponse;
@@ -309,45 +309,10 @@ pub async fn replay(
     config.memory.embedder = echo_core::config::EmbedderKind::None;
     config.planner.enabled = false;
     config.trace.capture = false;
-    let api = Api::open_with(config, Arc::new(NoSecrets)).await?;
-
-    for memory in &case.memories {
-        api.memory_add(&memory.content, memory.slot.as_deref(), memory.pinned)
-            .await?;
-    }
-    let recording = Arc::new(Recording::new(&case.tool_calls));
-    let tools = api.tool_registry();
-    tools.unregister_prefix("");
-    for spec in &case.tools_offered {
-        tools
-            .register(Arc::new(RecordedTool {
-                spec: spec.clone(),
-                recording: recording.clone(),
-            }))
-            .map_err(|e| ApiError::InvalidInput {
-                what: "case",
-                message: format!("tool {} of the case: {e}", spec.name),
-            })?;
-    }
-
-    let outcome = api
-        .send(
-            TurnRequest {
-                session: "replay".into(),
-                input: case.input.clone(),
-                entry_point: EntryPoint::Cli,
-                approvals: ApprovalMode::NoOneToAsk,
-                replace_from: None,
-                task: None,
-                automation: None,
-            },
-            Arc::new(|_| {}),
-            CancellationToken::new(),
-        )
-        .await;
-    api.close().await;
-    let outcome = outcome?;
-    let replayed_calls = recording.calls();
+    let engine = Arc::new(Engine::build(config, Arc::new(NoSecrets)).await?);
+    let outcome = run_case(&engine, case).await;
+    engine.close().await;
+    let (outcome, replayed_calls) = outcome?;
     let final_text = outcome.answer.clone().unwrap_or_default();
     let divergence = if outcome.status == TurnStatus::Completed {
         compare(case, &replayed_calls, &final_text)
@@ -367,6 +332,39 @@ pub async fn replay(
         final_text,
         divergence,
     })
+}
+
+/// Runs the case's turn on `engine`: its memories written, its tools answered from the
+/// recording. Returns the outcome and the tool calls the new run made.
+async fn run_case(
+    engine: &Arc<Engine>,
+    case: &ReplayCase,
+) -> Result<(crate::turn::request::TurnOutcome, Vec<ReplayedCall>), ApiError> {
+    for memory in &case.memories {
+        engine
+            .remember_manual(&memory.content, memory.slot.as_deref(), memory.pinned)
+            .await?;
+    }
+    let recording = Arc::new(Recording::new(&case.tool_calls));
+    engine.tools.unregister_prefix("");
+    for spec in &case.tools_offered {
+        engine
+            .tools
+            .register(Arc::new(RecordedTool {
+                spec: spec.clone(),
+                recording: recording.clone(),
+            }))
+            .map_err(|e| ApiError::InvalidInput {
+                what: "case",
+                message: format!("tool {} of the case: {e}", spec.name),
+            })?;
+    }
+    let request = TurnRequest::new("replay", case.input.clone(), EntryPoint::Cli)
+        .approvals(ApprovalMode::NoOneToAsk);
+    let outcome = engine
+        .run_turn(request, Arc::new(|_| {}), CancellationToken::new())
+        .await?;
+    Ok((outcome, recording.calls()))
 }
 
 /// A replay needs no key: the model is a local recording.

@@ -178,15 +178,11 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
     let per_session = per_session.max(1);
     let mut walls = Vec::with_capacity(turns);
     for i in 0..turns {
-        let request = TurnRequest {
-            session: format!("bench-{}", i / per_session),
-            input: format!("benchmark message number {i}: please answer briefly"),
-            entry_point: EntryPoint::Bench,
-            approvals: echo_agent::ApprovalMode::NoOneToAsk,
-            replace_from: None,
-            task: None,
-            automation: None,
-        };
+        let request = TurnRequest::new(
+            format!("bench-{}", i / per_session),
+            format!("benchmark message number {i}: please answer briefly"),
+            EntryPoint::Bench,
+        );
         let started = Instant::now();
         let outcome = api
             .send(request, handler.clone(), CancellationToken::new())
@@ -280,15 +276,7 @@ pub async fn context(
     }
     let session = "bench-context";
     let send = |input: String| {
-        let request = TurnRequest {
-            session: session.into(),
-            input,
-            entry_point: EntryPoint::Bench,
-            approvals: echo_agent::ApprovalMode::NoOneToAsk,
-            replace_from: None,
-            task: None,
-            automation: None,
-        };
+        let request = TurnRequest::new(session, input, EntryPoint::Bench);
         api.send(request, handler.clone(), CancellationToken::new())
     };
     for i in 0..messages / 2 {

@@ -610,19 +610,12 @@ async fn run_turn(
         }),
         None => print,
     };
-    let request = TurnRequest {
-        session: session.to_string(),
-        input,
-        entry_point: EntryPoint::Cli,
-        approvals: if prompter.is_some() {
+    let request =
+        TurnRequest::new(session, input, EntryPoint::Cli).approvals(if prompter.is_some() {
             ApprovalMode::Ask
         } else {
             ApprovalMode::NoOneToAsk
-        },
-        replace_from: None,
-        task: None,
-        automation: None,
-    };
+        });
     let outcome = api.send(request, handler, cancel).await;
     watcher.abort();
     let outcome = outcome?;

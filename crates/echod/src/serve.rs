@@ -407,15 +407,9 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
-    let request = TurnRequest {
-        session: body.session,
-        input: body.input,
-        entry_point: EntryPoint::Gateway,
-        approvals: ApprovalMode::Ask,
-        replace_from: body.replace_from.map(|id| id.as_str().to_string()),
-        task: None,
-        automation: None,
-    };
+    let request = TurnRequest::new(body.session, body.input, EntryPoint::Gateway)
+        .approvals(ApprovalMode::Ask)
+        .replacing(body.replace_from.map(|id| id.as_str().to_string()));
     if let Err(e) = s.api.validate(&request).await {
         return Failure(e).into_response();
     }

@@ -107,15 +107,8 @@ fn drive(
         // process's turns) writing the same database.
         let outcome = if i % 3 == 2 {
             let (runtime, api) = app;
-            let request = TurnRequest {
-                session: session.clone(),
-                input: text.clone(),
-                entry_point: EntryPoint::Desktop,
-                approvals: ApprovalMode::Ask,
-                replace_from: None,
-                task: None,
-                automation: None,
-            };
+            let request = TurnRequest::new(session.clone(), text.clone(), EntryPoint::Desktop)
+                .approvals(ApprovalMode::Ask);
             let sent = runtime.block_on(api.send(
                 request,
                 Arc::new(|_| {}),

@@ -67,9 +67,11 @@ impl Api {
         if !self.config().automations.enabled {
             return;
         }
-        let api = self.clone();
         let shutdown = self.shutdown_token().clone();
-        self.spawn_service("automations", crate::automations::serve(api, shutdown));
+        self.spawn_service(
+            "automations",
+            crate::automations::serve(self.inner.clone(), shutdown),
+        );
     }
 
     /// Every automation, by name.

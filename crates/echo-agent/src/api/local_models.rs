@@ -3,30 +3,12 @@
 
 use super::settings::ProviderView;
 use crate::Api;
+pub use crate::engine::DownloadState;
 use crate::error::ApiError;
 use echo_core::config::{ProviderKind, ProviderSettings};
 use echo_local::catalog;
 use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
-
-/// Downloads of this process, by catalog id.
-pub(crate) type Downloads = Arc<Mutex<HashMap<String, DownloadState>>>;
-
-/// How a download of this process is going.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct DownloadState {
-    /// Bytes on disk.
-    #[ts(type = "number")]
-    pub done: u64,
-    /// The whole size, once the server said.
-    #[ts(type = "number | null")]
-    pub total: Option<u64>,
-    /// Whether it ended (then `error` says whether it failed).
-    pub finished: bool,
-    /// Why it failed.
-    pub error: Option<String>,
-}
+use std::sync::PoisonError;
 
 /// What a model's download is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]

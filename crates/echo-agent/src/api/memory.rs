@@ -8,8 +8,7 @@ use chrono::{DateTime, Utc};
 use echo_core::{ConflictId, MemoryId};
 use echo_memory::{
     Actor, Conflict, Fading, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError,
-    MemoryPage, MemoryStats, NewMemory, PurgeReport, RecallOptions, Recalled, Source, SweepReport,
-    WriteOptions, WriteOutcome,
+    MemoryPage, MemoryStats, PurgeReport, RecallOptions, Recalled, SweepReport, WriteOutcome,
 };
 use serde::Serialize;
 
@@ -114,21 +113,10 @@ impl Api {
         slot: Option<&str>,
         pinned: bool,
     ) -> Result<WriteOutcome, ApiError> {
-        let draft = NewMemory {
-            content: text.to_string(),
-            slot: slot.map(String::from),
-            source: Some(Source::Manual),
-            confidence: Some(1.0),
-            pinned,
-            ..Default::default()
-        };
-        let outcome = self
-            .memory()
-            .remember(draft, WriteOptions::plain(Actor::User))
+        self.inner
+            .remember_manual(text, slot, pinned)
             .await
-            .map_err(mem_err)?;
-        self.flush_vectors().await;
-        Ok(outcome)
+            .map_err(mem_err)
     }
 
     /// Replaces a memory's text.

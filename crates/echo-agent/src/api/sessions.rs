@@ -3,6 +3,7 @@
 use super::Api;
 use super::memory::mem_err;
 use crate::error::ApiError;
+use crate::turn::request::check_session_name;
 use echo_core::store::{SessionSummary, StoredMessage};
 use echo_core::{LearnedMemories, SessionId};
 use echo_memory::Actor;
@@ -114,25 +115,6 @@ impl Api {
             })?;
         Ok(self.inner.store.history(&id).await?)
     }
-}
-
-pub(super) fn check_session_name(name: &str) -> Result<(), ApiError> {
-    let bad = |message: &str| {
-        Err(ApiError::InvalidInput {
-            what: "session name",
-            message: message.into(),
-        })
-    };
-    if name.trim().is_empty() {
-        return bad("it is empty");
-    }
-    if name.chars().count() > 128 {
-        return bad("it is longer than 128 characters");
-    }
-    if name.chars().any(char::is_control) {
-        return bad("it contains control characters");
-    }
-    Ok(())
 }
 
 #[cfg(test)]

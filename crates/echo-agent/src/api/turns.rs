@@ -1,94 +1,17 @@
-//! Turns: validate, run (recorded, serialised per session, then the pipeline), stop.
-//!
-//! A turn: record it (`accepted`), wait for the session (one turn per session at a time,
-//! across processes too), commit the user message and mark it `running` before any model
-//! call, then ContextStage → InferenceStage → ResponseStage ([`crate::pipeline`]). Turns of
-//! different sessions run concurrently.
+//! Turns: check, run and stop, each a call of the turn service ([`crate::turn`]).
 
 use super::Api;
-use super::sessions::check_session_name;
-use crate::approval::ApprovalMode;
 use crate::error::ApiError;
-use crate::events::{EventHandler, TurnEvents};
-use crate::pipeline::{self, TurnFailure};
-use echo_core::store::{StartOutcome, TurnStatus};
-use echo_core::trace::{Span, SpanStatus};
-use echo_core::{EntryPoint, Message, SessionId, TurnErrorCode, TurnEvent, TurnId, Usage};
-use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use crate::events::EventHandler;
+use crate::turn::request::{TurnOutcome, TurnRequest};
+use echo_core::TurnId;
 use tokio_util::sync::CancellationToken;
-
-/// Longest accepted user input, in bytes.
-const MAX_INPUT_BYTES: usize = 1024 * 1024;
-/// How often a turn re-checks a session held by another process.
-const BUSY_POLL: Duration = Duration::from_millis(100);
-
-/// A request to run one turn.
-#[derive(Clone, Debug)]
-pub struct TurnRequest {
-    /// Session name; created on first use.
-    pub session: String,
-    /// The user's message.
-    pub input: String,
-    /// Which front end sends it.
-    pub entry_point: EntryPoint,
-    /// Whether someone can answer approval questions during this turn.
-    pub approvals: ApprovalMode,
-    /// Regenerate / edit and resend: the id of a user message of this session that this
-    /// turn replaces, with everything after it (kept in the database, out of the history).
-    pub replace_from: Option<String>,
-    /// The task type to route it as; `None`: judged from the input.
-    pub task: Option<echo_core::config::TaskType>,
-    /// The automation run this turn is (set by the automations service only).
-    pub automation: Option<Arc<crate::automations::RunContext>>,
-}
-
-/// How a turn ended.
-#[derive(Clone, Debug, Serialize)]
-pub struct TurnOutcome {
-    /// Turn id (also the trace id).
-    pub turn_id: TurnId,
-    /// `completed`, `failed` or `interrupted`.
-    pub status: TurnStatus,
-    /// The final answer (`completed` only).
-    pub answer: Option<String>,
-    /// Error code (`failed`/`interrupted`).
-    pub error_code: Option<TurnErrorCode>,
-    /// One line for people (`failed`/`interrupted`).
-    pub error: Option<String>,
-    /// Tokens used.
-    pub usage: Usage,
-}
 
 impl Api {
     /// Checks a request the way [`Api::send`] will, so a front end can refuse it before it
     /// starts streaming.
     pub async fn validate(&self, request: &TurnRequest) -> Result<(), ApiError> {
-        check_session_name(&request.session)?;
-        check_input(&request.input)?;
-        if let Some(id) = &request.replace_from {
-            let session = self.inner.store.session_by_name(&request.session).await?;
-            let Some(session) = session else {
-                return Err(no_such_message(Some(id)));
-            };
-            self.check_replace_from(&session, id).await?;
-        }
-        Ok(())
-    }
-
-    /// `id` must be a user message in the session's history.
-    async fn check_replace_from(&self, session: &SessionId, id: &str) -> Result<(), ApiError> {
-        let history = self.inner.store.history(session).await?;
-        if history
-            .iter()
-            .any(|m| m.id == id && m.role == echo_core::Role::User)
-        {
-            Ok(())
-        } else {
-            Err(no_such_message(Some(id)))
-        }
+        self.inner.check_turn(request).await
     }
 
     /// Runs one turn, streaming its events to `events`. Waits while another turn of the same
@@ -100,298 +23,22 @@ impl Api {
         events: EventHandler,
         cancel: CancellationToken,
     ) -> Result<TurnOutcome, ApiError> {
-        let inner = &self.inner;
-        check_session_name(&request.session)?;
-        check_input(&request.input)?;
-        let session = inner
-            .store
-            .session_by_name_or_create(&request.session)
-            .await?;
-        if let Some(id) = &request.replace_from {
-            self.check_replace_from(&session, id).await?;
-        }
-        let turn = inner
-            .store
-            .create_turn(
-                &session,
-                &request.input,
-                request.entry_point,
-                inner.instance.id(),
-            )
-            .await?;
-        if let Some(run) = &request.automation {
-            // The run links to its session and trace from the start.
-            if let Err(e) = run
-                .store
-                .run_started(&run.run_id, &request.session, turn.as_str())
-                .await
-            {
-                tracing::warn!(error = %e, "recording a run's turn");
-            }
-        }
-        let events = TurnEvents::new(events, turn.clone());
-        let _running = Running::register(&inner.running, turn.to_string(), cancel.clone());
-
-        let lock = self.session_lock(&session);
-        let _guard = tokio::select! {
-            guard = lock.lock() => guard,
-            _ = cancel.cancelled() => return self.abandon(&turn, &events).await,
-        };
-        let user = Message::user(request.input.clone());
-        let replace_from = request
-            .replace_from
-            .as_deref()
-            .map(echo_core::MessageId::from_string);
-        loop {
-            let outcome = inner
-                .store
-                .try_start_turn(&session, &turn, &user, replace_from.as_ref(), &|owner| {
-                    inner.instance.is_alive(owner)
-                })
-                .await?;
-            match outcome {
-                StartOutcome::Started => break,
-                StartOutcome::Gone => return self.abandon(&turn, &events).await,
-                StartOutcome::NoSuchMessage => {
-                    self.abandon(&turn, &events).await?;
-                    return Err(no_such_message(request.replace_from.as_deref()));
-                }
-                StartOutcome::Busy => tokio::select! {
-                    _ = tokio::time::sleep(BUSY_POLL) => {}
-                    _ = cancel.cancelled() => return self.abandon(&turn, &events).await,
-                },
-            }
-        }
-
-        let mut root = inner.tracer.start_turn(&turn, "turn").await;
-        root.set_capture(inner.capture());
-        root.attr("session", request.session.clone());
-        root.attr("entry_point", request.entry_point.as_str());
-        events.emit(TurnEvent::TurnStarted {
-            session_id: session.to_string(),
-            session_name: request.session.clone(),
-        });
-
-        let result = pipeline::run(
-            &self.inner,
-            &request,
-            &session,
-            &turn,
-            &events,
-            &cancel,
-            &root,
-        )
-        .await;
-        let outcome = match result {
-            Ok((answer, usage, model)) => {
-                root.set_model(&model);
-                root.set_usage(usage);
-                TurnOutcome {
-                    turn_id: turn.clone(),
-                    status: TurnStatus::Completed,
-                    answer: Some(answer),
-                    error_code: None,
-                    error: None,
-                    usage,
-                }
-            }
-            Err(failure) => {
-                self.record_failure(&session, &turn, &events, &mut root, failure)
-                    .await?
-            }
-        };
-        let status = match outcome.status {
-            TurnStatus::Completed => SpanStatus::Ok,
-            TurnStatus::Interrupted => SpanStatus::Cancelled,
-            _ => SpanStatus::Error,
-        };
-        let trace_id = turn.to_string();
-        let usage = outcome.usage;
-        root.finish(status).await;
-        events.emit(TurnEvent::TurnFinished {
-            status: outcome.status,
-            usage,
-            trace_id,
-        });
-        Ok(outcome)
+        self.inner.run_turn(request, events, cancel).await
     }
 
     /// Stops a running turn of this process; its partial answer is kept and the turn ends
     /// `interrupted`.
     pub fn cancel_turn(&self, turn_id: &TurnId) -> Result<(), ApiError> {
-        let running = self.inner.running.lock().unwrap_or_else(|p| p.into_inner());
-        match running.get(turn_id.as_str()) {
-            Some(token) => {
-                token.cancel();
-                Ok(())
-            }
-            None => Err(ApiError::NotFound {
-                what: "running turn",
-                id: turn_id.to_string(),
-            }),
-        }
+        self.inner.cancel_turn(turn_id)
     }
 
     /// Stops every running turn of this process (quitting); returns how many there were.
     pub fn cancel_all(&self) -> usize {
-        let running = self.inner.running.lock().unwrap_or_else(|p| p.into_inner());
-        for token in running.values() {
-            token.cancel();
-        }
-        running.len()
+        self.inner.cancel_all_turns()
     }
 
     /// How many turns of this process are running.
     pub fn running_turns(&self) -> usize {
-        self.inner
-            .running
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.inner.running_turns()
     }
-
-    async fn record_failure(
-        &self,
-        session: &SessionId,
-        turn: &TurnId,
-        events: &TurnEvents,
-        root: &mut Span,
-        failure: TurnFailure,
-    ) -> Result<TurnOutcome, ApiError> {
-        let store = &self.inner.store;
-        let status = if failure.interrupted {
-            TurnStatus::Interrupted
-        } else {
-            TurnStatus::Failed
-        };
-        if failure.interrupted && !failure.partial_text.trim().is_empty() {
-            store
-                .append_message(
-                    session,
-                    Some(turn),
-                    &Message::assistant(failure.partial_text.clone()),
-                    None,
-                    true,
-                )
-                .await?;
-        }
-        root.set_error(&failure.message);
-        root.attr("partial_chars", failure.partial_text.chars().count());
-        root.set_usage(failure.usage);
-        store
-            .finish_turn(
-                turn,
-                status,
-                None,
-                Some((failure.code, &failure.message)),
-                failure.usage,
-            )
-            .await?;
-        events.emit(TurnEvent::Error {
-            code: failure.code,
-            message: failure.message.clone(),
-        });
-        Ok(TurnOutcome {
-            turn_id: turn.clone(),
-            status,
-            answer: None,
-            error_code: Some(failure.code),
-            error: Some(failure.message),
-            usage: failure.usage,
-        })
-    }
-
-    /// A turn cancelled while it waited for its session: it never ran.
-    async fn abandon(&self, turn: &TurnId, events: &TurnEvents) -> Result<TurnOutcome, ApiError> {
-        let message = "the turn was cancelled before it started";
-        self.inner
-            .store
-            .finish_turn(
-                turn,
-                TurnStatus::Interrupted,
-                None,
-                Some((TurnErrorCode::Interrupted, message)),
-                Usage::default(),
-            )
-            .await?;
-        events.emit(TurnEvent::Error {
-            code: TurnErrorCode::Interrupted,
-            message: message.into(),
-        });
-        events.emit(TurnEvent::TurnFinished {
-            status: TurnStatus::Interrupted,
-            usage: Usage::default(),
-            trace_id: turn.to_string(),
-        });
-        Ok(TurnOutcome {
-            turn_id: turn.clone(),
-            status: TurnStatus::Interrupted,
-            answer: None,
-            error_code: Some(TurnErrorCode::Interrupted),
-            error: Some(message.into()),
-            usage: Usage::default(),
-        })
-    }
-
-    fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
-        self.inner.session_lock(session)
-    }
-}
-
-fn no_such_message(id: Option<&str>) -> ApiError {
-    ApiError::InvalidInput {
-        what: "replace_from",
-        message: format!(
-            "{:?} is not a user message in this session's history",
-            id.unwrap_or_default()
-        ),
-    }
-}
-
-/// A turn's entry in the running-turns table, removed however the turn ends.
-struct Running<'a> {
-    table: &'a Mutex<HashMap<String, CancellationToken>>,
-    id: String,
-}
-
-impl<'a> Running<'a> {
-    fn register(
-        table: &'a Mutex<HashMap<String, CancellationToken>>,
-        id: String,
-        token: CancellationToken,
-    ) -> Self {
-        table
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.clone(), token);
-        Running { table, id }
-    }
-}
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        self.table
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.id);
-    }
-}
-
-fn check_input(input: &str) -> Result<(), ApiError> {
-    if input.trim().is_empty() {
-        return Err(ApiError::InvalidInput {
-            what: "message",
-            message: "it is empty".into(),
-        });
-    }
-    if input.len() > MAX_INPUT_BYTES {
-        return Err(ApiError::InvalidInput {
-            what: "message",
-            message: format!(
-                "it is {} bytes; the limit is {MAX_INPUT_BYTES}",
-                input.len()
-            ),
-        });
-    }
-    Ok(())
 }

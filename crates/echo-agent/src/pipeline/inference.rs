@@ -36,7 +36,7 @@ pub(crate) struct TurnScope<'a> {
     pub gate: &'a Gate,
     pub approvals: ApprovalMode,
     /// The automation's run this turn is, if any.
-    pub automation: Option<&'a crate::automations::RunContext>,
+    pub automation: Option<&'a crate::turn::run::RunContext>,
 }
 
 /// What the loop produced.
@@ -479,7 +479,7 @@ async fn run_one(
                         && outcome.ok
                         && !writes.is_empty()
                     {
-                        crate::automations::record_writes(run, &writes).await;
+                        run.record_writes(&writes).await;
                     }
                     outcome
                 }

@@ -6,7 +6,6 @@
 use super::compress::{self, Compressor, Decision};
 use super::{ContextStage, CurrentTurn, MemoryBlocks, Prepared, RuntimeInfo, TurnInputs};
 use super::{routing, tool_choice};
-use crate::api::TurnRequest;
 use crate::bootstrap::Injected;
 use crate::engine::Engine;
 use crate::events::TurnEvents;
@@ -14,6 +13,7 @@ use crate::history_tools::HISTORY_TOOLS;
 use crate::memory;
 use crate::pipeline::TurnFailure;
 use crate::tool_output::worth_cutting;
+use crate::turn::request::TurnRequest;
 use echo_core::config::TaskType;
 use echo_core::event::RecalledMemory;
 use echo_core::trace::Level;

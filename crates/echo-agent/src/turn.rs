@@ -1,0 +1,339 @@
+//! The turn service: [`Engine::run_turn`] runs one whole turn, and every way a turn starts
+//! goes through it (`Api::send` for the front ends, the automations runner, a replay).
+//!
+//! A turn: record it (`accepted`), wait for the session (one turn per session at a time,
+//! across processes too), commit the user message and mark it `running` before any model
+//! call, open the turn's root span and emit `turn_started`, then ContextStage →
+//! InferenceStage → ResponseStage ([`crate::pipeline`]), and finish: the turn's status, the
+//! span and `turn_finished`. Turns of different sessions run concurrently. A turn of this
+//! process can be stopped through the running-turns table ([`Engine::cancel_turn`]).
+
+pub(crate) mod request;
+pub(crate) mod run;
+
+pub use request::{TurnOutcome, TurnRequest};
+pub use run::RunContext;
+
+use crate::engine::Engine;
+use crate::error::ApiError;
+use crate::events::{EventHandler, TurnEvents};
+use crate::pipeline::{self, TurnFailure};
+use echo_core::store::{StartOutcome, TurnStatus};
+use echo_core::trace::{Span, SpanStatus};
+use echo_core::{Message, SessionId, TurnErrorCode, TurnEvent, TurnId, Usage};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// How often a turn re-checks a session held by another process.
+const BUSY_POLL: Duration = Duration::from_millis(100);
+
+impl Engine {
+    /// Checks a request the way [`Engine::run_turn`] will, so a front end can refuse it
+    /// before it starts streaming.
+    pub(crate) async fn check_turn(&self, request: &TurnRequest) -> Result<(), ApiError> {
+        request.check()?;
+        if let Some(id) = &request.replace_from {
+            let session = self.store.session_by_name(&request.session).await?;
+            let Some(session) = session else {
+                return Err(no_such_message(Some(id)));
+            };
+            self.check_replace_from(&session, id).await?;
+        }
+        Ok(())
+    }
+
+    /// `id` must be a user message in the session's history.
+    async fn check_replace_from(&self, session: &SessionId, id: &str) -> Result<(), ApiError> {
+        let history = self.store.history(session).await?;
+        if history
+            .iter()
+            .any(|m| m.id == id && m.role == echo_core::Role::User)
+        {
+            Ok(())
+        } else {
+            Err(no_such_message(Some(id)))
+        }
+    }
+
+    /// Runs one turn, streaming its events to `events`. Waits while another turn of the same
+    /// session runs. Cancelling `cancel` stops the turn (status `interrupted`, partial answer
+    /// kept). A model failure is not an `Err`: the outcome says `failed`.
+    pub(crate) async fn run_turn(
+        self: &Arc<Self>,
+        request: TurnRequest,
+        events: EventHandler,
+        cancel: CancellationToken,
+    ) -> Result<TurnOutcome, ApiError> {
+        request.check()?;
+        let session = self
+            .store
+            .session_by_name_or_create(&request.session)
+            .await?;
+        if let Some(id) = &request.replace_from {
+            self.check_replace_from(&session, id).await?;
+        }
+        let turn = self
+            .store
+            .create_turn(
+                &session,
+                &request.input,
+                request.entry_point,
+                self.instance.id(),
+            )
+            .await?;
+        if let Some(run) = &request.automation {
+            // The run links to its session and trace from the start.
+            if let Err(e) = run
+                .store
+                .run_started(&run.run_id, &request.session, turn.as_str())
+                .await
+            {
+                tracing::warn!(error = %e, "recording a run's turn");
+            }
+        }
+        let events = TurnEvents::new(events, turn.clone());
+        let _running = Running::register(&self.running, turn.to_string(), cancel.clone());
+
+        let lock = self.session_lock(&session);
+        let _guard = tokio::select! {
+            guard = lock.lock() => guard,
+            _ = cancel.cancelled() => return self.abandon(&turn, &events).await,
+        };
+        if let Some(outcome) = self
+            .wait_for_session(&request, &session, &turn, &events, &cancel)
+            .await?
+        {
+            return Ok(outcome);
+        }
+
+        let mut root = self.tracer.start_turn(&turn, "turn").await;
+        root.set_capture(self.capture());
+        root.attr("session", request.session.clone());
+        root.attr("entry_point", request.entry_point.as_str());
+        events.emit(TurnEvent::TurnStarted {
+            session_id: session.to_string(),
+            session_name: request.session.clone(),
+        });
+
+        let result = pipeline::run(self, &request, &session, &turn, &events, &cancel, &root).await;
+        let outcome = match result {
+            Ok((answer, usage, model)) => {
+                root.set_model(&model);
+                root.set_usage(usage);
+                TurnOutcome {
+                    turn_id: turn.clone(),
+                    status: TurnStatus::Completed,
+                    answer: Some(answer),
+                    error_code: None,
+                    error: None,
+                    usage,
+                }
+            }
+            Err(failure) => {
+                self.record_failure(&session, &turn, &events, &mut root, failure)
+                    .await?
+            }
+        };
+        let status = match outcome.status {
+            TurnStatus::Completed => SpanStatus::Ok,
+            TurnStatus::Interrupted => SpanStatus::Cancelled,
+            _ => SpanStatus::Error,
+        };
+        root.finish(status).await;
+        events.emit(TurnEvent::TurnFinished {
+            status: outcome.status,
+            usage: outcome.usage,
+            trace_id: turn.to_string(),
+        });
+        Ok(outcome)
+    }
+
+    /// Commits the user message and marks the turn `running` once no other process holds the
+    /// session. `Some` is how the turn ended instead (cancelled, or its message is gone).
+    async fn wait_for_session(
+        &self,
+        request: &TurnRequest,
+        session: &SessionId,
+        turn: &TurnId,
+        events: &TurnEvents,
+        cancel: &CancellationToken,
+    ) -> Result<Option<TurnOutcome>, ApiError> {
+        let user = Message::user(request.input.clone());
+        let replace_from = request
+            .replace_from
+            .as_deref()
+            .map(echo_core::MessageId::from_string);
+        loop {
+            let outcome = self
+                .store
+                .try_start_turn(session, turn, &user, replace_from.as_ref(), &|owner| {
+                    self.instance.is_alive(owner)
+                })
+                .await?;
+            match outcome {
+                StartOutcome::Started => return Ok(None),
+                StartOutcome::Gone => return self.abandon(turn, events).await.map(Some),
+                StartOutcome::NoSuchMessage => {
+                    self.abandon(turn, events).await?;
+                    return Err(no_such_message(request.replace_from.as_deref()));
+                }
+                StartOutcome::Busy => tokio::select! {
+                    _ = tokio::time::sleep(BUSY_POLL) => {}
+                    _ = cancel.cancelled() => return self.abandon(turn, events).await.map(Some),
+                },
+            }
+        }
+    }
+
+    /// Stops a running turn of this process; its partial answer is kept and the turn ends
+    /// `interrupted`.
+    pub(crate) fn cancel_turn(&self, turn_id: &TurnId) -> Result<(), ApiError> {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        match running.get(turn_id.as_str()) {
+            Some(token) => {
+                token.cancel();
+                Ok(())
+            }
+            None => Err(ApiError::NotFound {
+                what: "running turn",
+                id: turn_id.to_string(),
+            }),
+        }
+    }
+
+    /// Stops every running turn of this process (quitting); returns how many there were.
+    pub(crate) fn cancel_all_turns(&self) -> usize {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        for token in running.values() {
+            token.cancel();
+        }
+        running.len()
+    }
+
+    /// How many turns of this process are running.
+    pub(crate) fn running_turns(&self) -> usize {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    async fn record_failure(
+        &self,
+        session: &SessionId,
+        turn: &TurnId,
+        events: &TurnEvents,
+        root: &mut Span,
+        failure: TurnFailure,
+    ) -> Result<TurnOutcome, ApiError> {
+        let status = if failure.interrupted {
+            TurnStatus::Interrupted
+        } else {
+            TurnStatus::Failed
+        };
+        if failure.interrupted && !failure.partial_text.trim().is_empty() {
+            self.store
+                .append_message(
+                    session,
+                    Some(turn),
+                    &Message::assistant(failure.partial_text.clone()),
+                    None,
+                    true,
+                )
+                .await?;
+        }
+        root.set_error(&failure.message);
+        root.attr("partial_chars", failure.partial_text.chars().count());
+        root.set_usage(failure.usage);
+        self.store
+            .finish_turn(
+                turn,
+                status,
+                None,
+                Some((failure.code, &failure.message)),
+                failure.usage,
+            )
+            .await?;
+        events.emit(TurnEvent::Error {
+            code: failure.code,
+            message: failure.message.clone(),
+        });
+        Ok(TurnOutcome {
+            turn_id: turn.clone(),
+            status,
+            answer: None,
+            error_code: Some(failure.code),
+            error: Some(failure.message),
+            usage: failure.usage,
+        })
+    }
+
+    /// A turn cancelled while it waited for its session: it never ran.
+    async fn abandon(&self, turn: &TurnId, events: &TurnEvents) -> Result<TurnOutcome, ApiError> {
+        let message = "the turn was cancelled before it started";
+        self.store
+            .finish_turn(
+                turn,
+                TurnStatus::Interrupted,
+                None,
+                Some((TurnErrorCode::Interrupted, message)),
+                Usage::default(),
+            )
+            .await?;
+        events.emit(TurnEvent::Error {
+            code: TurnErrorCode::Interrupted,
+            message: message.into(),
+        });
+        events.emit(TurnEvent::TurnFinished {
+            status: TurnStatus::Interrupted,
+            usage: Usage::default(),
+            trace_id: turn.to_string(),
+        });
+        Ok(TurnOutcome {
+            turn_id: turn.clone(),
+            status: TurnStatus::Interrupted,
+            answer: None,
+            error_code: Some(TurnErrorCode::Interrupted),
+            error: Some(message.into()),
+            usage: Usage::default(),
+        })
+    }
+}
+
+fn no_such_message(id: Option<&str>) -> ApiError {
+    ApiError::InvalidInput {
+        what: "replace_from",
+        message: format!(
+            "{:?} is not a user message in this session's history",
+            id.unwrap_or_default()
+        ),
+    }
+}
+
+/// A turn's entry in the running-turns table, removed however the turn ends.
+struct Running<'a> {
+    table: &'a Mutex<HashMap<String, CancellationToken>>,
+    id: String,
+}
+
+impl<'a> Running<'a> {
+    fn register(
+        table: &'a Mutex<HashMap<String, CancellationToken>>,
+        id: String,
+        token: CancellationToken,
+    ) -> Self {
+        table
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), token);
+        Running { table, id }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.table
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.id);
+    }
+}

@@ -1,0 +1,158 @@
+//! [`TurnRequest`] (what to run, built only through its constructor and setters) and
+//! [`TurnOutcome`] (how it ended), with the checks every turn's input passes.
+
+use super::run::RunContext;
+use crate::approval::ApprovalMode;
+use crate::error::ApiError;
+use echo_core::config::TaskType;
+use echo_core::store::TurnStatus;
+use echo_core::{EntryPoint, TurnErrorCode, TurnId, Usage};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Longest accepted user input, in bytes.
+const MAX_INPUT_BYTES: usize = 1024 * 1024;
+/// Longest session name, in characters.
+const MAX_SESSION_NAME_CHARS: usize = 128;
+
+/// A request to run one turn: [`TurnRequest::new`], then the setters for what differs from
+/// the defaults (nobody to ask for approvals, a new message, the task judged from the input).
+#[derive(Clone, Debug)]
+pub struct TurnRequest {
+    /// Session name; created on first use.
+    pub(crate) session: String,
+    /// The user's message.
+    pub(crate) input: String,
+    /// Which front end sends it.
+    pub(crate) entry_point: EntryPoint,
+    /// Whether someone can answer approval questions during this turn.
+    pub(crate) approvals: ApprovalMode,
+    /// Regenerate / edit and resend: the id of a user message of this session that this
+    /// turn replaces, with everything after it (kept in the database, out of the history).
+    pub(crate) replace_from: Option<String>,
+    /// The task type to route it as; `None`: judged from the input.
+    pub(crate) task: Option<TaskType>,
+    /// The automation run this turn is (set by the automations runner only).
+    pub(crate) automation: Option<Arc<RunContext>>,
+}
+
+impl TurnRequest {
+    /// A turn of `input` in the session named `session`, sent from `entry_point`. Approval
+    /// questions are refused (nobody to ask) until [`TurnRequest::approvals`] says otherwise.
+    pub fn new(
+        session: impl Into<String>,
+        input: impl Into<String>,
+        entry_point: EntryPoint,
+    ) -> TurnRequest {
+        TurnRequest {
+            session: session.into(),
+            input: input.into(),
+            entry_point,
+            approvals: ApprovalMode::NoOneToAsk,
+            replace_from: None,
+            task: None,
+            automation: None,
+        }
+    }
+
+    /// Who answers approval questions during the turn.
+    #[must_use]
+    pub fn approvals(mut self, mode: ApprovalMode) -> TurnRequest {
+        self.approvals = mode;
+        self
+    }
+
+    /// Regenerate / edit and resend: the turn replaces the user message `id` of the session
+    /// and everything after it; `None` leaves the request a new message.
+    #[must_use]
+    pub fn replacing(mut self, id: Option<String>) -> TurnRequest {
+        self.replace_from = id;
+        self
+    }
+
+    /// Routes the turn as `task` instead of judging the task from the input.
+    #[must_use]
+    pub fn task(mut self, task: Option<TaskType>) -> TurnRequest {
+        self.task = task;
+        self
+    }
+
+    /// Makes the turn an automation's run.
+    #[must_use]
+    pub(crate) fn for_run(mut self, run: Arc<RunContext>) -> TurnRequest {
+        self.automation = Some(run);
+        self
+    }
+
+    /// The session's name.
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    /// The user's message.
+    pub fn input(&self) -> &str {
+        &self.input
+    }
+
+    /// The checks that need no store: a usable session name and a message within limits.
+    pub(crate) fn check(&self) -> Result<(), ApiError> {
+        check_session_name(&self.session)?;
+        check_input(&self.input)
+    }
+}
+
+/// How a turn ended.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnOutcome {
+    /// Turn id (also the trace id).
+    pub turn_id: TurnId,
+    /// `completed`, `failed` or `interrupted`.
+    pub status: TurnStatus,
+    /// The final answer (`completed` only).
+    pub answer: Option<String>,
+    /// Error code (`failed`/`interrupted`).
+    pub error_code: Option<TurnErrorCode>,
+    /// One line for people (`failed`/`interrupted`).
+    pub error: Option<String>,
+    /// Tokens used.
+    pub usage: Usage,
+}
+
+/// A session name must be non-empty, at most 128 characters, without control characters.
+pub(crate) fn check_session_name(name: &str) -> Result<(), ApiError> {
+    let bad = |message: &str| {
+        Err(ApiError::InvalidInput {
+            what: "session name",
+            message: message.into(),
+        })
+    };
+    if name.trim().is_empty() {
+        return bad("it is empty");
+    }
+    if name.chars().count() > MAX_SESSION_NAME_CHARS {
+        return bad("it is longer than 128 characters");
+    }
+    if name.chars().any(char::is_control) {
+        return bad("it contains control characters");
+    }
+    Ok(())
+}
+
+fn check_input(input: &str) -> Result<(), ApiError> {
+    if input.trim().is_empty() {
+        return Err(ApiError::InvalidInput {
+            what: "message",
+            message: "it is empty".into(),
+        });
+    }
+    if input.len() > MAX_INPUT_BYTES {
+        return Err(ApiError::InvalidInput {
+            what: "message",
+            message: format!(
+                "it is {} bytes; the limit is {MAX_INPUT_BYTES}",
+                input.len()
+            ),
+        });
+    }
+    Ok(())
+}
