@@ -22,6 +22,7 @@ mod check;
 mod erase;
 mod extractions;
 mod history_cache;
+mod known_blobs;
 mod messages;
 mod sessions;
 mod spans;
@@ -49,6 +50,8 @@ pub struct Store {
     path: PathBuf,
     /// Decoded histories of the sessions read last (see `history_cache.rs`).
     histories: std::sync::Arc<history_cache::HistoryCache>,
+    /// Captured message blobs known to be stored (see `known_blobs.rs`).
+    known_blobs: std::sync::Arc<known_blobs::KnownBlobs>,
 }
 
 pub use crate::vocab::{EntryPoint, MessageStatus, TurnErrorCode, TurnStatus};
@@ -120,6 +123,7 @@ impl Store {
             pool,
             path: path.to_path_buf(),
             histories: Default::default(),
+            known_blobs: Default::default(),
         })
     }
 

@@ -149,3 +149,81 @@ async fn pruning_keeps_messages_a_newer_call_still_uses() {
     let kept = store.model_call("new").await.expect("read").expect("kept");
     assert_eq!(kept.request.messages[0].content, "shared system prompt");
 }
+
+#[tokio::test]
+async fn stored_messages_come_back_byte_for_byte_and_repeats_add_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_in(dir.path()).await.expect("store");
+    let redactor = Redactor::new([KEY]);
+    let awkward = [
+        "quotes \" and back\\slashes \\\" and a tab\t and a newline\n",
+        "control \u{1} and nul \u{0} and bell \u{7}",
+        "unicode: naïve café 日本語 🙂 \u{2028} \u{fffd}",
+        "{\"looks\": [\"like\", \"json\"], \"n\": 1e400}",
+        "$[0] json_each ' OR 1=1 --",
+    ];
+    let history: Vec<Message> = awkward.iter().map(|t| Message::user(*t)).collect();
+    store
+        .capture_model_call("t1", &call("s1", history.clone(), "a"), &redactor)
+        .await
+        .expect("capture");
+    let back = store
+        .model_call("s1")
+        .await
+        .expect("read")
+        .expect("captured");
+    assert_eq!(back.request.messages, history);
+    let bodies: Vec<String> = sqlx::query_scalar("SELECT body FROM trace_blobs")
+        .fetch_all(store.pool())
+        .await
+        .expect("blobs");
+    for message in &history {
+        let json = serde_json::to_string(message).expect("json");
+        assert!(bodies.contains(&json), "{json:?} is not stored as written");
+    }
+
+    // The same messages again, and one more: only the new one is written.
+    let before = count(&store, "trace_blobs").await;
+    let mut longer = history.clone();
+    longer.push(Message::assistant("new"));
+    store
+        .capture_model_call("t1", &call("s2", longer.clone(), "a"), &redactor)
+        .await
+        .expect("capture again");
+    assert_eq!(count(&store, "trace_blobs").await, before + 1);
+    let back = store
+        .model_call("s2")
+        .await
+        .expect("read")
+        .expect("captured");
+    assert_eq!(back.request.messages, longer);
+}
+
+#[tokio::test]
+async fn blobs_deleted_by_another_process_are_written_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mine = Store::open_in(dir.path()).await.expect("store");
+    let other = Store::open_in(dir.path()).await.expect("second store");
+    let redactor = Redactor::new([KEY]);
+    let history = vec![Message::system("You are helpful."), Message::user("hello")];
+    mine.capture_model_call("t1", &call("s1", history.clone(), "a"), &redactor)
+        .await
+        .expect("capture");
+    // The other process prunes every capture, and the blobs with them.
+    let gone = other
+        .prune_captures(0, chrono::Utc::now() + chrono::Duration::seconds(5))
+        .await
+        .expect("prune");
+    assert!(gone.blobs > 0);
+    assert_eq!(count(&mine, "trace_blobs").await, 0);
+    // This process stored those messages before; it must not take them for stored now.
+    mine.capture_model_call("t2", &call("s2", history.clone(), "b"), &redactor)
+        .await
+        .expect("capture again");
+    let back = mine
+        .model_call("s2")
+        .await
+        .expect("the call's messages are all there")
+        .expect("captured");
+    assert_eq!(back.request.messages, history);
+}

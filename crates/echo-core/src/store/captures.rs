@@ -182,14 +182,57 @@ impl Store {
         };
         let hashes = serde_json::to_string(&hashes).map_err(|e| corrupt(e.to_string()))?;
 
-        let mut tx = self.pool.begin().await.during("capturing a model call")?;
-        for (hash, body) in &blobs {
-            sqlx::query("INSERT OR IGNORE INTO trace_blobs (hash, body) VALUES (?, ?)")
-                .bind(hash)
-                .bind(body)
+        // IMMEDIATE: the epoch read below stays true until the commit (no other process can
+        // delete blobs in between).
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .during("capturing a model call")?;
+        // A call's history is mostly an earlier call's: only the blobs this process does not
+        // know to be stored are looked up, and only the missing ones are sent, so that the
+        // cost of a capture does not grow with the length of the session.
+        let epoch: i64 = sqlx::query_scalar("SELECT epoch FROM capture_epoch WHERE id = 1")
+            .fetch_one(&mut *tx)
+            .await
+            .during("capturing a model call")?;
+        let all: Vec<&str> = blobs.iter().map(|(hash, _)| hash.as_str()).collect();
+        let known = self.known_blobs.known(epoch, &all);
+        let unknown: Vec<&(String, String)> = blobs
+            .iter()
+            .zip(&known)
+            .filter(|(_, known)| !**known)
+            .map(|(blob, _)| blob)
+            .collect();
+        if !unknown.is_empty() {
+            let wanted: Vec<&str> = unknown.iter().map(|(hash, _)| hash.as_str()).collect();
+            let wanted = serde_json::to_string(&wanted).map_err(|e| corrupt(e.to_string()))?;
+            let present: std::collections::HashSet<String> = sqlx::query_scalar(
+                "SELECT hash FROM trace_blobs WHERE hash IN (SELECT value FROM json_each(?))",
+            )
+            .bind(wanted)
+            .fetch_all(&mut *tx)
+            .await
+            .during("capturing a model call")?
+            .into_iter()
+            .collect();
+            let missing: Vec<&&(String, String)> = unknown
+                .iter()
+                .filter(|(hash, _)| !present.contains(hash))
+                .collect();
+            if !missing.is_empty() {
+                let missing =
+                    serde_json::to_string(&missing).map_err(|e| corrupt(e.to_string()))?;
+                sqlx::query(
+                    "INSERT OR IGNORE INTO trace_blobs (hash, body)
+                     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]')
+                     FROM json_each(?)",
+                )
+                .bind(missing)
                 .execute(&mut *tx)
                 .await
                 .during("capturing a model call")?;
+            }
         }
         sqlx::query(
             "INSERT OR REPLACE INTO model_calls
@@ -209,6 +252,7 @@ impl Store {
         .await
         .during("capturing a model call")?;
         tx.commit().await.during("capturing a model call")?;
+        self.known_blobs.stored(epoch, all);
         Ok(())
     }
 
