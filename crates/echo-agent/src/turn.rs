@@ -67,6 +67,7 @@ impl Engine {
         cancel: CancellationToken,
     ) -> Result<TurnOutcome, ApiError> {
         request.check()?;
+        self.start_query_embedding(&request.input);
         let session = self
             .store
             .session_by_name_or_create(&request.session)

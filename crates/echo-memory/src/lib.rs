@@ -34,6 +34,7 @@ mod bm25;
 mod error;
 pub mod forgetting;
 mod model;
+mod query_vectors;
 mod retrieve;
 mod semantic;
 mod store;

@@ -3,6 +3,7 @@
 //! ([`SemanticIndex::reindex`]); SQLite never depends on it.
 
 use crate::error::{MemoryError, NeighboursError};
+use crate::query_vectors::QueryVectors;
 use crate::store::MemoryStore;
 use crate::write::Neighbours;
 use async_trait::async_trait;
@@ -21,6 +22,8 @@ pub struct SemanticIndex {
     embedder: Arc<dyn Embedder>,
     index: VectorIndex,
     dir: PathBuf,
+    /// Recent query vectors (see [`SemanticIndex::embed_query`]).
+    queries: Arc<QueryVectors>,
 }
 
 impl std::fmt::Debug for SemanticIndex {
@@ -68,6 +71,7 @@ impl SemanticIndex {
             embedder,
             index,
             dir: dir.to_path_buf(),
+            queries: Arc::default(),
         };
         // A lost or partial index (folder deleted, a crash between SQLite and LanceDB) is
         // noticed by count and rebuilt from SQLite, the source of truth. Writes still in the
@@ -159,10 +163,18 @@ impl SemanticIndex {
         self.index.optimize().await.map_err(vec_err("optimizing"))
     }
 
-    /// The query vector for a text.
+    /// The query vector for a text. The vectors of the last few texts are kept, and callers
+    /// of the same text share one embedding: a query embedded early (as a turn arrives) is
+    /// ready when recall asks for it. A failed embedding is not kept.
     pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, NeighboursError> {
-        let mut v = self.embedder.embed(&[text.to_string()]).await?;
-        v.pop().ok_or(NeighboursError::NoVector)
+        let embed = || async {
+            let mut v = self.embedder.embed(&[text.to_string()]).await?;
+            v.pop().ok_or(NeighboursError::NoVector)
+        };
+        match self.queries.slot(text) {
+            Some(slot) => slot.get_or_try_init(embed).await.cloned(),
+            None => embed().await,
+        }
     }
 
     /// Nearest memories to a query vector, with exact similarities.

@@ -1423,3 +1423,59 @@ async fn every_sql_list_order_walks_an_index_instead_of_sorting_the_table() {
         );
     }
 }
+
+/// Counts how many texts it was asked to embed; each vector is the text's length and a one.
+struct CountingEmbedder {
+    texts: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait]
+impl echo_embed::Embedder for CountingEmbedder {
+    fn model_id(&self) -> &str {
+        "counting"
+    }
+
+    fn dim(&self) -> usize {
+        2
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, echo_embed::EmbedError> {
+        self.texts
+            .fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+        // Slow enough that two callers overlap.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let v = [t.len() as f32, 1.0];
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    }
+}
+
+#[tokio::test]
+async fn a_query_embedded_early_is_not_embedded_again() {
+    let w = world().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let embedder = std::sync::Arc::new(CountingEmbedder {
+        texts: Default::default(),
+    });
+    let (index, _) = echo_memory::SemanticIndex::open(dir.path(), embedder.clone(), &w.memory)
+        .await
+        .expect("index");
+    let embedded = || embedder.texts.load(std::sync::atomic::Ordering::SeqCst);
+    // Two callers of the same text at once (the early start and recall) share one embedding.
+    let (a, b) = tokio::join!(
+        index.embed_query("what do I like?"),
+        index.embed_query("what do I like?")
+    );
+    assert_eq!(a.expect("vector"), b.expect("vector"));
+    assert_eq!(embedded(), 1);
+    // Later asks for it are answered from what was kept; another text is embedded.
+    index.embed_query("what do I like?").await.expect("vector");
+    assert_eq!(embedded(), 1);
+    index.embed_query("something else").await.expect("vector");
+    assert_eq!(embedded(), 2);
+}

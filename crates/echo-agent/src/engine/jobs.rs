@@ -161,6 +161,27 @@ impl Engine {
         );
     }
 
+    /// Starts embedding a turn's input for recall as the turn arrives, beside the rest of
+    /// its preparation: recall then finds the vector made (or being made) instead of waiting
+    /// for a new one (`SemanticIndex::embed_query` keeps it). Opens the semantic index on
+    /// first use, as recall would.
+    pub(crate) fn start_query_embedding(self: &Arc<Self>, input: &str) {
+        if !self.config.memory.enabled {
+            return;
+        }
+        let engine = self.clone();
+        let input = input.to_string();
+        self.spawn_service("query embedding", async move {
+            let semantic = engine.semantic().await;
+            if let Some(index) = semantic.index()
+                && let Err(e) = index.embed_query(&input).await
+            {
+                // Recall tries again and degrades as it always does.
+                tracing::debug!(error = %e, "embedding a turn's input early");
+            }
+        });
+    }
+
     /// The vector index, opened on first use (and again after a quiet period let it go); its
     /// `index()` is `None` when search uses keywords only.
     pub(crate) async fn semantic(&self) -> SemanticRef {
