@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Backend overhead per turn (docs/benchmarks.md): release builds of echod and the mock model
 # server, a zero-latency mock on loopback, 200 turns of plain text and 200 turns with one tool
-# round trip each, each in a fresh data directory. Prints one JSON report per mode, after a
-# line `== mode: text|tool`. echod is built with the shipped selection (`-p echo-desk -p
+# round trip each (20 turns to a session), then 200 turns of plain text in one session, with
+# keyword recall only and with the local embedder (the report's `growth` compares the first
+# and the last 20 turns of the session), each mode in a fresh data directory. Prints one JSON
+# report per mode, after a line `== mode: text|tool|long-keywords|long-embedder`. The
+# embedder mode needs all-MiniLM-L6-v2 (bash scripts/fetch-embed-model.sh; found at
+# $ECHO_EMBED_MODEL_DIR or in ~/.cache/echo-desk-models) and fails without it. echod is built with the shipped selection (`-p echo-desk -p
 # echod`, as scripts/package.sh builds it), the mock server on its own; scripts/bench.sh, which
 # has built both, skips the build with ECHO_BENCH_BUILT=1.
 set -euo pipefail
@@ -18,7 +22,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 run_mode() {
-  local mode=$1 script=$2
+  local mode=$1 script=$2 per_session=${3:-20} embedder=${4:-}
   # The mock's stdin is a FIFO this shell holds open; closing it ends the mock.
   rm -f "$work/mock.in"; mkfifo "$work/mock.in"
   "$bin/mock-model" --script "$script" --exit-on-stdin-eof > "$work/mock.out" < "$work/mock.in" &
@@ -27,8 +31,12 @@ run_mode() {
   for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done
   local url; url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
   echo "== mode: $mode"
+  mkdir -p "$work/home-$mode"
+  if [ -n "$embedder" ]; then
+    printf '[memory]\nembedder = "%s"\n' "$embedder" >"$work/home-$mode/config.toml"
+  fi
   "$bin/echod" --home "$work/home-$mode" --provider openai --base-url "$url/v1" --model bench \
-    bench overhead --turns "$TURNS"
+    bench overhead --turns "$TURNS" --per-session "$per_session" | tee "$work/report-$mode.json"
   exec 3>&-
   wait "$mock" || true
 }
@@ -47,3 +55,10 @@ print(json.dumps({"steps": steps, "default": {"text": "Nothing to note.", "chunk
 PY
 run_mode text "$work/text.json"
 run_mode tool "$work/tools.json"
+run_mode long-keywords "$work/text.json" "$TURNS" none
+run_mode long-embedder "$work/text.json" "$TURNS" local
+# The embedder mode measures nothing it claims unless recall really ranked by meaning.
+if ! grep -q "\"recall_by_meaning\": $TURNS," "$work/report-long-embedder.json"; then
+  echo "bench-overhead.sh: the long-embedder mode ran without the local embedder (bash scripts/fetch-embed-model.sh)" >&2
+  exit 1
+fi

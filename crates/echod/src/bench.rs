@@ -53,6 +53,55 @@ struct Report {
     model_ms: Summary,
     /// Whole `Api::send` wall time.
     turn_ms: Summary,
+    /// Turns whose memory recall ranked by meaning as well as by keywords (an embedder was
+    /// in use); 0 when none was.
+    recall_by_meaning: usize,
+    /// Does a turn cost more as its session grows? The overhead of the first and of the last
+    /// [`GROWTH_WINDOW`] turns of each session (sessions of at least twice that many turns).
+    growth: Option<Growth>,
+}
+
+/// Turns at each end of a session that [`Growth`] compares.
+const GROWTH_WINDOW: usize = 20;
+
+/// Overhead early and late in a session, and their ratio.
+#[derive(Debug, Serialize)]
+struct Growth {
+    /// Turns 1–20 of each session (around turn 10).
+    early_ms: Summary,
+    /// The last 20 turns of each session (around turn `turns_per_session`).
+    late_ms: Summary,
+    /// `late_ms.p50 / early_ms.p50`.
+    late_over_early: f64,
+}
+
+impl Growth {
+    /// `overhead[i]` is turn `i`'s, turns numbered in order and `per_session` to a session.
+    fn of(overhead: &[f64], per_session: usize) -> Option<Growth> {
+        if per_session < 2 * GROWTH_WINDOW {
+            return None;
+        }
+        let at = |keep: &dyn Fn(usize) -> bool| -> Vec<f64> {
+            overhead
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| keep(i % per_session))
+                .map(|(_, v)| *v)
+                .collect()
+        };
+        let early = summarize(at(&|pos| pos < GROWTH_WINDOW));
+        let late = summarize(at(&|pos| pos >= per_session - GROWTH_WINDOW));
+        let late_over_early = if early.p50 > 0.0 {
+            late.p50 / early.p50
+        } else {
+            0.0
+        };
+        Some(Growth {
+            early_ms: early,
+            late_ms: late,
+            late_over_early,
+        })
+    }
 }
 
 /// `echod bench locomo`: prints one JSON object with pooled recall.
@@ -203,8 +252,12 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
     let mut overhead = Vec::with_capacity(turns);
     let mut model = Vec::with_capacity(turns);
     let mut calls = 0usize;
+    let mut by_meaning = 0usize;
     for (turn_id, wall) in &walls {
         let trace = api.trace(turn_id).await?;
+        by_meaning += usize::from(trace.spans.iter().any(|s| {
+            s.name == "memory_recall" && s.attrs.get("semantic") == Some(&serde_json::json!(true))
+        }));
         let model_spans: Vec<f64> = trace
             .spans
             .iter()
@@ -220,6 +273,8 @@ pub async fn overhead(api: &Api, turns: usize, per_session: usize) -> anyhow::Re
         turns,
         turns_per_session: per_session,
         model_calls_per_turn: calls as f64 / turns.max(1) as f64,
+        recall_by_meaning: by_meaning,
+        growth: Growth::of(&overhead, per_session),
         overhead_ms: summarize(overhead),
         model_ms: summarize(model),
         turn_ms: summarize(walls.iter().map(|w| w.1).collect()),
