@@ -8,6 +8,7 @@
 //! about automation runs), `commands` (IPC: thin calls into `Api`), and this file, which owns the command list and
 //! wires the app ([`builder`] for any Tauri runtime, so tests can drive it on the mock
 //! runtime; [`run`] for the real one).
+#![deny(missing_docs)]
 
 mod commands;
 mod instance;

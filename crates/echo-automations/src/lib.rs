@@ -11,6 +11,7 @@
 //!
 //! Running a run (a turn through the agent's `Api`) is the agent's business: this crate knows
 //! nothing about models or tools beyond their names.
+#![deny(missing_docs)]
 
 pub mod filter;
 pub mod schedule;

@@ -2,6 +2,7 @@
 //! (see `docs/benchmarks.md`), and the built-in model's speed (`echod bench local-model`). They drive the real memory store, write path and vector index
 //! through echo-memory's public API on throw-away stores in temporary folders; nothing here is
 //! part of the engine a front end talks to.
+#![deny(missing_docs)]
 
 pub mod local_model;
 pub mod locomo;

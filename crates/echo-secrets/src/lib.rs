@@ -7,6 +7,7 @@
 //! still overrides them for headless use, which the caller decides.
 //!
 //! Every call blocks (D-Bus round trips); async callers use `spawn_blocking`.
+#![deny(missing_docs)]
 
 use std::sync::Arc;
 

@@ -4,6 +4,7 @@
 //! A library with one entry point, [`main`], so that two binaries run it: `echod` itself
 //! (`src/main.rs`), and the desktop app's `echo-desk` when it is started under the name
 //! `echod` (the installed package ships one engine binary under both names).
+#![deny(missing_docs)]
 
 mod automations_cli;
 mod bench;
