@@ -7,7 +7,7 @@ use super::compress::{self, Compressor, Decision};
 use super::{ContextStage, CurrentTurn, MemoryBlocks, Prepared, RuntimeInfo, TurnInputs};
 use super::{routing, tool_choice};
 use crate::bootstrap::Injected;
-use crate::engine::Engine;
+use crate::engine::{Engine, Models};
 use crate::events::TurnEvents;
 use crate::history_tools::HISTORY_TOOLS;
 use crate::memory;
@@ -22,6 +22,7 @@ use echo_core::{Role, TurnErrorCode};
 use echo_core::{SessionId, TurnEvent, TurnId, Usage};
 use echo_llm::ChatRequest;
 use echo_llm::LlmClient;
+use echo_llm::tokens::Tokenizer;
 use std::collections::HashSet;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -48,10 +49,13 @@ pub(crate) async fn prepare_turn(
     root: &Span,
 ) -> Result<TurnSetup, TurnFailure> {
     let mut node = root.child(Level::Node, "context").await;
-    let result = prepare_in(
-        engine, request, session, turn, context, events, root, &mut node,
-    )
-    .await;
+    let turn = TurnRef {
+        session,
+        id: turn,
+        events,
+        root,
+    };
+    let result = prepare_in(engine, request, &turn, context, &mut node).await;
     match &result {
         Ok(_) => node.finish(SpanStatus::Ok).await,
         Err(failure) => {
@@ -62,34 +66,104 @@ pub(crate) async fn prepare_turn(
     result
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn prepare_in(
     engine: &Engine,
     request: &TurnRequest,
-    session: &SessionId,
-    turn: &TurnId,
+    turn: &TurnRef<'_>,
     context: &ContextStage<'_>,
-    events: &TurnEvents,
-    root: &Span,
     node: &mut Span,
 ) -> Result<TurnSetup, TurnFailure> {
-    let inner = engine;
-    let store_err = |e: echo_core::StoreError| {
-        TurnFailure::internal(TurnErrorCode::Store, e.to_string(), Usage::default())
-    };
-    let prompt_err = |e: String| TurnFailure::internal(TurnErrorCode::Prompt, e, Usage::default());
-    let history = inner.store.history(session).await.map_err(store_err)?;
-    let before = history.len().saturating_sub(1);
-    let at_seq = history.last().map_or(0, |m| m.seq);
+    let history = engine
+        .store
+        .history(turn.session)
+        .await
+        .map_err(store_err)?;
+    let route = route(engine, request, node);
+    let cx = gather(engine, request, turn, context, history, route, node).await?;
+    let state = engine
+        .store
+        .compression_state(turn.session)
+        .await
+        .map_err(store_err)?;
+    let summary = state.summary.as_ref().map(|s| s.summary.clone());
+    let mut covered = state.summary.as_ref().map_or(0, |s| s.to_seq);
+    let (mut prepared, mut tools_left_out) = cx.build(summary.as_deref(), covered)?;
 
-    // Task type and model.
+    let tokenizer = &cx.route.tokenizer;
+    let tokens = tokenizer.count_request(&prepared.messages, &prepared.tools);
+    let turns_since = state.last_attempt_at_seq.map(|at| {
+        cx.history
+            .iter()
+            .filter(|m| m.role == Role::User && m.seq > at)
+            .count() as u32
+    });
+    let config = &engine.config.context;
+    match compress::decide(tokens, cx.route.budget, config, turns_since) {
+        Decision::Fits => {}
+        Decision::Cooldown => node.attr("compression", "cooldown"),
+        Decision::Compress => {
+            if let Some(done) =
+                compress_history(&cx, turn, tokens, summary.clone(), covered, node).await?
+            {
+                covered = done.covered;
+                (prepared, tools_left_out) = (done.prepared, done.left_out);
+            }
+        }
+    }
+    node.attr("summary_to_seq", covered);
+    node.attr("messages", prepared.messages.len());
+    node.attr("tools", prepared.tools.len());
+    remember_choice(engine, turn.session, &prepared, &tools_left_out);
+    if !tools_left_out.is_empty() {
+        node.attr("tools_left_out", tools_left_out.clone());
+        node.degrade("tools_trimmed");
+    }
+    node.attr("token_budget", cx.route.budget);
+    node.attr(
+        "tokens_by_block",
+        serde_json::to_value(prepared.blocks).unwrap_or_default(),
+    );
+    Ok(TurnSetup {
+        prepared,
+        llm: cx.route.llm,
+        current: cx.current,
+    })
+}
+
+/// The turn's session and ids, and where its events and spans go.
+pub(crate) struct TurnRef<'a> {
+    pub session: &'a SessionId,
+    pub id: &'a TurnId,
+    pub events: &'a TurnEvents,
+    pub root: &'a Span,
+}
+
+fn store_err(e: echo_core::StoreError) -> TurnFailure {
+    TurnFailure::internal(TurnErrorCode::Store, e.to_string(), Usage::default())
+}
+
+fn prompt_err(e: String) -> TurnFailure {
+    TurnFailure::internal(TurnErrorCode::Prompt, e, Usage::default())
+}
+
+/// The task type (from the input's markers, or the automation's) and the model it routes to.
+struct Route {
+    task: TaskType,
+    models: Arc<Models>,
+    llm: Arc<LlmClient>,
+    tokenizer: Tokenizer,
+    /// Input tokens the model's window leaves for the request.
+    budget: usize,
+}
+
+fn route(engine: &Engine, request: &TurnRequest, node: &mut Span) -> Route {
     let mut classified = routing::classify(&request.input);
     if let Some(task) = request.task {
         // An automation says what its runs are.
         classified.task = task;
         classified.marker = Some("automation");
     }
-    let models = inner.models();
+    let models = engine.models();
     let (llm, reason) = models.route(classified.task);
     node.attr("task_type", classified.task.as_str());
     node.attr("task_marker", classified.marker);
@@ -97,9 +171,45 @@ async fn prepare_in(
     node.attr("model_reason", reason);
     let tokenizer = *llm.tokenizer();
     node.attr("tokenizer", tokenizer.name());
+    let budget = llm.input_budget();
+    Route {
+        task: classified.task,
+        models,
+        llm,
+        tokenizer,
+        budget,
+    }
+}
 
-    let blocks = memory_blocks(engine, session, &request.input, events, node).await;
-    let bootstrap: Vec<Injected> = inner
+/// Everything the turn's first request is assembled from, gathered once: [`TurnContext::build`]
+/// assembles it from any point of the history on (again after compression).
+struct TurnContext<'a> {
+    engine: &'a Engine,
+    context: &'a ContextStage<'a>,
+    /// The session's history; the last message is this turn's own (committed at start).
+    history: Vec<echo_core::store::StoredMessage>,
+    route: Route,
+    bootstrap: Vec<Injected>,
+    snapshot: Vec<echo_memory::Memory>,
+    /// The tools the turn may be offered (before the window's choice).
+    tools: Vec<echo_core::ToolSpec>,
+    current: CurrentTurn,
+    /// What the session's last turn was offered when it had to choose.
+    last_offered: Option<tool_choice::LastChoice>,
+}
+
+/// Gathers the turn's memory, bootstrap files, tools and the optional plan.
+async fn gather<'a>(
+    engine: &'a Engine,
+    request: &TurnRequest,
+    turn: &TurnRef<'_>,
+    context: &'a ContextStage<'a>,
+    history: Vec<echo_core::store::StoredMessage>,
+    route: Route,
+    node: &mut Span,
+) -> Result<TurnContext<'a>, TurnFailure> {
+    let blocks = memory_blocks(engine, turn.session, &request.input, turn.events, node).await;
+    let bootstrap: Vec<Injected> = engine
         .bootstrap
         .for_prompt()
         .map_err(|e| prompt_err(e.to_string()))?;
@@ -110,60 +220,79 @@ async fn prepare_in(
     if bootstrap.iter().any(|f| f.cut > 0) {
         node.degrade("bootstrap_cut");
     }
-    let mut tools = offered_tools(inner, session).await;
+    let mut tools = offered_tools(engine, turn.session).await;
     if let Some(run) = &request.automation {
         tools.retain(|t| run.may_use(&t.name));
     }
-
     let mut current = CurrentTurn {
         input: request.input.clone(),
         runtime: RuntimeInfo::now(request.entry_point.as_str()),
         recalled: blocks.recalled,
         plan: None,
     };
-    let planner = &inner.config.planner;
-    if planner.enabled && planner.task_types.contains(&classified.task) {
+    let planner = &engine.config.planner;
+    if planner.enabled && planner.task_types.contains(&route.task) {
+        let llm = &route.models.planner;
         current.plan = plan(
             engine,
-            &models.planner,
+            llm,
             context,
             &current.input,
-            classified.task,
+            route.task,
             &tools,
-            root,
+            turn.root,
         )
         .await;
     }
-
-    // The history after the rolling summary.
-    let state = inner
-        .store
-        .compression_state(session)
-        .await
-        .map_err(store_err)?;
-    let mut summary = state.summary.as_ref().map(|s| s.summary.clone());
-    let mut covered = state.summary.as_ref().map_or(0, |s| s.to_seq);
-    let visible_from = |covered: i64| {
-        history[..before]
-            .iter()
-            .position(|m| m.seq > covered)
-            .unwrap_or(before)
-    };
-    let budget = llm.input_budget();
-    let last_offered = inner
+    let last_offered = engine
         .tools_offered
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .get(session.as_str())
+        .get(turn.session.as_str())
         .cloned();
-    let build = |summary: Option<&str>, from: usize| {
-        let visible = &history[from..before];
+    Ok(TurnContext {
+        engine,
+        context,
+        history,
+        route,
+        bootstrap,
+        snapshot: blocks.snapshot,
+        tools,
+        current,
+        last_offered,
+    })
+}
+
+impl TurnContext<'_> {
+    /// Messages of the history before this turn's own.
+    fn before(&self) -> usize {
+        self.history.len().saturating_sub(1)
+    }
+
+    /// Where the visible history starts when a summary covers messages up to `covered`.
+    fn visible_from(&self, covered: i64) -> usize {
+        let before = self.before();
+        self.history[..before]
+            .iter()
+            .position(|m| m.seq > covered)
+            .unwrap_or(before)
+    }
+
+    /// The first request with `summary` covering the history up to `covered`, and the tools
+    /// the window made it leave out.
+    fn build(
+        &self,
+        summary: Option<&str>,
+        covered: i64,
+    ) -> Result<(Prepared, Vec<String>), TurnFailure> {
+        let visible = &self.history[self.visible_from(covered)..self.before()];
         // The tools that fetch back what was cut are offered only once something can be.
         let recover = summary.is_some()
             || visible
                 .iter()
                 .any(|m| m.role == Role::Tool && worth_cutting(&m.content));
-        let tools: Vec<echo_core::ToolSpec> = tools
+        let tools: Vec<echo_core::ToolSpec> = self
+            .tools
             .iter()
             .filter(|t| recover || !HISTORY_TOOLS.contains(&t.name.as_str()))
             .cloned()
@@ -174,156 +303,152 @@ async fn prepare_in(
             .filter(|m| m.role == Role::Tool)
             .filter_map(|m| m.name.clone())
             .collect();
-        let share = inner.config.context.tools_share.get();
+        let share = self.engine.config.context.tools_share.get();
         let choice = tool_choice::choose(
             tools,
-            &request.input,
+            &self.current.input,
             &called,
-            (budget as f64 * share) as usize,
-            &tokenizer,
-            last_offered.as_ref(),
+            (self.route.budget as f64 * share) as usize,
+            &self.route.tokenizer,
+            self.last_offered.as_ref(),
         );
-        let prepared = context
-            .build(
-                TurnInputs {
-                    history: visible,
-                    summary,
-                    bootstrap: &bootstrap,
-                    snapshot: &blocks.snapshot,
-                    tools: choice.tools,
-                    current: &current,
-                },
-                &tokenizer,
-            )
+        let inputs = TurnInputs {
+            history: visible,
+            summary,
+            bootstrap: &self.bootstrap,
+            snapshot: &self.snapshot,
+            tools: choice.tools,
+            current: &self.current,
+        };
+        let prepared = self
+            .context
+            .build(inputs, &self.route.tokenizer)
             .map_err(|e| prompt_err(e.to_string()))?;
-        Ok::<_, TurnFailure>((prepared, choice.left_out))
-    };
-    let mut from = visible_from(covered);
-    let (mut prepared, mut tools_left_out) = build(summary.as_deref(), from)?;
+        Ok((prepared, choice.left_out))
+    }
+}
 
-    let tokens = tokenizer.count_request(&prepared.messages, &prepared.tools);
-    let turns_since = state.last_attempt_at_seq.map(|at| {
-        history
-            .iter()
-            .filter(|m| m.role == Role::User && m.seq > at)
-            .count() as u32
+/// A request rebuilt after compression, and the last message the summary now covers.
+struct Compressed {
+    covered: i64,
+    prepared: Prepared,
+    left_out: Vec<String>,
+}
+
+/// Summarises the oldest part of the visible history into the rolling summary (its own
+/// `compress` span) and rebuilds the request; `None` when nothing was compressed.
+async fn compress_history(
+    cx: &TurnContext<'_>,
+    turn: &TurnRef<'_>,
+    tokens: usize,
+    summary: Option<String>,
+    covered: i64,
+    node: &mut Span,
+) -> Result<Option<Compressed>, TurnFailure> {
+    let (engine, tokenizer, budget) = (cx.engine, &cx.route.tokenizer, cx.route.budget);
+    let config = &engine.config.context;
+    let keep = (budget as f64 * config.keep_recent.get()) as usize;
+    let visible = &cx.history[cx.visible_from(covered)..cx.before()];
+    let tail = compress::tail_start(visible, keep, tokenizer);
+    if tail == 0 {
+        node.attr("compression", "nothing_to_compress");
+        return Ok(None);
+    }
+    let mut span = turn.root.child(Level::Node, "compress").await;
+    span.attr("tokens_before", tokens);
+    span.attr("token_budget", budget);
+    span.attr("from_seq", covered);
+    let compressor = Compressor {
+        llm: &cx.route.models.summary,
+        context: cx.context,
+        store: &engine.store,
+        config,
+        session: turn.session,
+        turn: turn.id,
+        span: &span,
+    };
+    let at_seq = cx.history.last().map_or(0, |m| m.seq);
+    let done = compressor
+        .run(
+            &visible[..tail],
+            summary,
+            covered,
+            at_seq,
+            &cx.current.input,
+        )
+        .await;
+    span.attr("chunks", done.chunks);
+    span.attr("to_seq", done.to_seq);
+    let mut rebuilt = None;
+    if done.chunks > 0 {
+        let (prepared, left_out) = cx.build(done.summary.as_deref(), done.to_seq)?;
+        if let Err(e) = compress::validate(&prepared.messages) {
+            // Cannot happen with turn-aligned boundaries; say so loudly if it does.
+            tracing::error!(error = %e, "reassembled request is invalid");
+            span.degrade("invalid_sequence");
+            span.attr("invalid", e);
+        }
+        span.attr(
+            "tokens_after",
+            tokenizer.count_request(&prepared.messages, &prepared.tools),
+        );
+        span.attr(
+            "messages_archived",
+            cx.history[..cx.before()]
+                .iter()
+                .filter(|m| m.seq <= done.to_seq)
+                .count(),
+        );
+        rebuilt = Some(Compressed {
+            covered: done.to_seq,
+            prepared,
+            left_out,
+        });
+    }
+    let status = summary_status(&mut span, done.failure.as_deref(), turn.events);
+    span.finish(status).await;
+    let outcome = if done.chunks > 0 {
+        "compressed"
+    } else {
+        "failed"
+    };
+    node.attr("compression", outcome);
+    Ok(rebuilt)
+}
+
+/// The `compress` span's status; a failed summary is flagged, and said to the person (older
+/// messages are trimmed instead).
+fn summary_status(span: &mut Span, failure: Option<&str>, events: &TurnEvents) -> SpanStatus {
+    let Some(failure) = failure else {
+        return SpanStatus::Ok;
+    };
+    span.degrade("summary_failed");
+    span.set_error(failure);
+    events.emit(TurnEvent::Degraded {
+        reason: "summary_failed".into(),
+        detail: format!(
+            "the history could not be summarised ({failure}); older messages are trimmed instead"
+        ),
     });
-    let config = &inner.config.context;
-    match compress::decide(tokens, budget, config, turns_since) {
-        Decision::Fits => {}
-        Decision::Cooldown => node.attr("compression", "cooldown"),
-        Decision::Compress => {
-            let keep = (budget as f64 * config.keep_recent.get()) as usize;
-            let visible = &history[from..before];
-            let tail = compress::tail_start(visible, keep, &tokenizer);
-            if tail == 0 {
-                node.attr("compression", "nothing_to_compress");
-            } else {
-                let mut span = root.child(Level::Node, "compress").await;
-                span.attr("tokens_before", tokens);
-                span.attr("token_budget", budget);
-                span.attr("from_seq", covered);
-                let compressor = Compressor {
-                    llm: &models.summary,
-                    context,
-                    store: &inner.store,
-                    config,
-                    session,
-                    turn,
-                    span: &span,
-                };
-                let done = compressor
-                    .run(
-                        &visible[..tail],
-                        summary.clone(),
-                        covered,
-                        at_seq,
-                        &request.input,
-                    )
-                    .await;
-                span.attr("chunks", done.chunks);
-                span.attr("to_seq", done.to_seq);
-                if done.chunks > 0 {
-                    summary = done.summary;
-                    covered = done.to_seq;
-                    from = visible_from(covered);
-                    (prepared, tools_left_out) = build(summary.as_deref(), from)?;
-                    if let Err(e) = compress::validate(&prepared.messages) {
-                        // Cannot happen with turn-aligned boundaries; say so loudly if it does.
-                        tracing::error!(error = %e, "reassembled request is invalid");
-                        span.degrade("invalid_sequence");
-                        span.attr("invalid", e);
-                    }
-                    span.attr(
-                        "tokens_after",
-                        tokenizer.count_request(&prepared.messages, &prepared.tools),
-                    );
-                    span.attr(
-                        "messages_archived",
-                        history[..before]
-                            .iter()
-                            .filter(|m| m.seq <= covered)
-                            .count(),
-                    );
-                }
-                let status = match &done.failure {
-                    Some(failure) => {
-                        span.degrade("summary_failed");
-                        span.set_error(failure);
-                        events.emit(TurnEvent::Degraded {
-                            reason: "summary_failed".into(),
-                            detail: format!(
-                                "the history could not be summarised ({failure}); older messages are trimmed instead"
-                            ),
-                        });
-                        SpanStatus::Error
-                    }
-                    None => SpanStatus::Ok,
-                };
-                span.finish(status).await;
-                node.attr(
-                    "compression",
-                    if done.chunks > 0 {
-                        "compressed"
-                    } else {
-                        "failed"
-                    },
-                );
-            }
-        }
+    SpanStatus::Error
+}
+
+/// Keeps what this turn was offered when the window made it choose, for the session's next
+/// turn (see `tool_choice`).
+fn remember_choice(engine: &Engine, session: &SessionId, prepared: &Prepared, left_out: &[String]) {
+    let mut offered = engine
+        .tools_offered
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if left_out.is_empty() {
+        offered.remove(session.as_str());
+    } else {
+        let last = tool_choice::LastChoice {
+            offered: prepared.tools.iter().map(|t| t.name.clone()).collect(),
+            left_out: left_out.to_vec(),
+        };
+        offered.insert(session.as_str().to_owned(), last);
     }
-    node.attr("summary_to_seq", covered);
-    node.attr("messages", prepared.messages.len());
-    node.attr("tools", prepared.tools.len());
-    {
-        let mut offered = inner
-            .tools_offered
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if tools_left_out.is_empty() {
-            offered.remove(session.as_str());
-        } else {
-            let last = tool_choice::LastChoice {
-                offered: prepared.tools.iter().map(|t| t.name.clone()).collect(),
-                left_out: tools_left_out.clone(),
-            };
-            offered.insert(session.as_str().to_owned(), last);
-        }
-    }
-    if !tools_left_out.is_empty() {
-        node.attr("tools_left_out", tools_left_out.clone());
-        node.degrade("tools_trimmed");
-    }
-    node.attr("token_budget", budget);
-    node.attr(
-        "tokens_by_block",
-        serde_json::to_value(prepared.blocks).unwrap_or_default(),
-    );
-    Ok(TurnSetup {
-        prepared,
-        llm,
-        current,
-    })
 }
 
 /// The optional planner: one short call whose answer is appended to the current message.
