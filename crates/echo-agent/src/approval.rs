@@ -4,6 +4,7 @@
 //! the question. No answer in time → deny. Every decision goes to the audit log.
 
 use crate::events::TurnEvents;
+use crate::model_calls::ModelCall;
 use crate::pipeline::context::ContextStage;
 use crate::turn::run::RunContext;
 use echo_core::config::ToolsConfig;
@@ -13,7 +14,7 @@ use echo_gate::{
     AuditLog, DecidedBy, Decision, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook,
     RuleScope, Verdict, suggest_pattern,
 };
-use echo_llm::{ChatEvent, ChatRequest, LlmClient};
+use echo_llm::{ChatEvent, LlmClient};
 use echo_tools::{Prepared, Risk};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -86,6 +87,8 @@ impl ApprovalAnswer {
 
 /// How often a run waiting on a queued question looks for an answer given in another process.
 const QUEUE_POLL: Duration = Duration::from_millis(250);
+/// Most tokens of an approval question's explanation.
+const EXPLANATION_TOKENS: u32 = 200;
 
 /// The gate and its pending questions; one per engine.
 pub(crate) struct Gate {
@@ -584,13 +587,6 @@ impl Gate {
                 return;
             }
         };
-        let request = ChatRequest {
-            messages,
-            tools: Vec::new(),
-            max_tokens: 200,
-            temperature: Some(0.0),
-            tool_choice: Default::default(),
-        };
         let limit = Duration::from_secs_f64(self.config.explain_timeout_secs.max(0.1));
         let events = scope.events;
         let mut on_event = |e: ChatEvent| {
@@ -606,31 +602,15 @@ impl Gate {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
-        let result = tokio::time::timeout(limit, llm.chat(&request, stop, &mut on_event)).await;
         let mut child = span
             .child_of(SpanKind::Model, Level::Call, "approval_explain")
             .await;
+        let call = ModelCall::exact(&llm, messages, Vec::new(), EXPLANATION_TOKENS);
+        let send = call.send(&child, "model_request", stop, &mut on_event);
+        let result = tokio::time::timeout(limit, send).await;
         match result {
-            Ok(Ok(response)) => {
-                crate::model_calls::record_attempts(
-                    &child,
-                    "model_request",
-                    &request,
-                    &response.attempts,
-                    Some(&response),
-                )
-                .await;
-                child.finish(SpanStatus::Ok).await;
-            }
+            Ok(Ok(_)) => child.finish(SpanStatus::Ok).await,
             Ok(Err(f)) => {
-                crate::model_calls::record_attempts(
-                    &child,
-                    "model_request",
-                    &request,
-                    &f.attempts,
-                    None,
-                )
-                .await;
                 child.set_error(&f.error.to_string());
                 child.finish(SpanStatus::Error).await;
             }

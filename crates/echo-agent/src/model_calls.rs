@@ -1,14 +1,80 @@
-//! Model calls as the trace keeps them: every call of the engine (the main loop, the
-//! planner, history summaries, approval explanations, memory extraction, the conflict judge,
-//! consolidation) is recorded here, one call span per HTTP attempt, with its exact request
-//! and response captured when the span captures (`[trace] capture`).
+//! Model calls: every call of the engine (the main loop, the planner, history summaries,
+//! approval explanations, memory extraction, the conflict judge, consolidation, the settings
+//! page's connection test) is built and sent as a [`ModelCall`], and recorded here, one call
+//! span per HTTP attempt, with its exact request and response captured when the span captures
+//! (`[trace] capture`). The connection test alone is not traced.
 
-use echo_core::store::ModelCall;
+use echo_core::store::ModelCall as CapturedCall;
 use echo_core::trace::{CallRecord, Span, SpanKind};
 use echo_core::{Message, ToolSpec};
-use echo_llm::{Attempt, AttemptKind, ChatRequest, ChatResponse, LlmClient, ToolChoice};
+use echo_llm::{
+    Attempt, AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse, LlmClient, ToolChoice,
+};
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
+
+/// One model call, its request built here: with the client's own settings ([`ModelCall::new`],
+/// as the main loop sends) or short and deterministic ([`ModelCall::exact`]).
+pub(crate) struct ModelCall<'a> {
+    llm: &'a LlmClient,
+    request: ChatRequest,
+}
+
+impl<'a> ModelCall<'a> {
+    /// `messages` and `tools` with the client's answer cap and temperature.
+    pub(crate) fn new(llm: &'a LlmClient, messages: Vec<Message>, tools: Vec<ToolSpec>) -> Self {
+        let request = llm.request(messages, tools);
+        ModelCall { llm, request }
+    }
+
+    /// A short deterministic call: temperature 0, at most `max_tokens` of answer.
+    pub(crate) fn exact(
+        llm: &'a LlmClient,
+        messages: Vec<Message>,
+        tools: Vec<ToolSpec>,
+        max_tokens: u32,
+    ) -> Self {
+        let request = ChatRequest {
+            messages,
+            tools,
+            max_tokens,
+            temperature: Some(0.0),
+            tool_choice: ToolChoice::Auto,
+        };
+        ModelCall { llm, request }
+    }
+
+    /// The model must call `tool`.
+    pub(crate) fn forcing(mut self, tool: &str) -> Self {
+        self.request.tool_choice = ToolChoice::Required(tool.to_string());
+        self
+    }
+
+    /// Sends it, streaming to `on_event`; every attempt is recorded under `span` as a call
+    /// named `name`, captured if `span` captures.
+    pub(crate) async fn send(
+        &self,
+        span: &Span,
+        name: &str,
+        cancel: &CancellationToken,
+        on_event: &mut (dyn FnMut(ChatEvent) + Send),
+    ) -> Result<ChatResponse, ChatFailure> {
+        let result = self.llm.chat(&self.request, cancel, on_event).await;
+        let (attempts, response) = match &result {
+            Ok(r) => (&r.attempts, Some(r)),
+            Err(f) => (&f.attempts, None),
+        };
+        record_attempts(span, name, &self.request, attempts, response).await;
+        result
+    }
+
+    /// Sends it with no trace (the settings page's connection test: nothing is recorded).
+    pub(crate) async fn send_untraced(&self) -> Result<ChatResponse, ChatFailure> {
+        self.llm
+            .chat(&self.request, &CancellationToken::new(), &mut |_| {})
+            .await
+    }
+}
 
 /// A forced tool call parsed into `T` (or why it could not be had), its attempts recorded
 /// under `span` as calls named after the tool.
@@ -22,24 +88,13 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
     let name = tool.name.clone();
     let tools = vec![tool];
     let messages = fit_to_window(llm, messages, &tools);
-    let request = ChatRequest {
-        messages,
-        tools,
-        max_tokens,
-        temperature: Some(0.0),
-        tool_choice: ToolChoice::Required(name.clone()),
-    };
-    let mut ignore = |_| {};
-    let outcome = llm
-        .chat(&request, &CancellationToken::new(), &mut ignore)
+    let call = ModelCall::exact(llm, messages, tools, max_tokens).forcing(&name);
+    let outcome = call
+        .send(span, &name, &CancellationToken::new(), &mut |_| {})
         .await;
     match outcome {
-        Err(f) => {
-            record_attempts(span, &name, &request, &f.attempts, None).await;
-            Err(f.error.to_string())
-        }
+        Err(f) => Err(f.error.to_string()),
         Ok(r) => {
-            record_attempts(span, &name, &request, &r.attempts, Some(&r)).await;
             let args = r
                 .tool_calls
                 .iter()
@@ -169,7 +224,7 @@ pub(crate) async fn record_attempts(
             let response = response
                 .filter(|_| i == last && a.error.is_none())
                 .map(ChatResponse::captured);
-            span.capture_call(&ModelCall {
+            span.capture_call(&CapturedCall {
                 span_id,
                 model: a.model.clone(),
                 request: request.captured(),

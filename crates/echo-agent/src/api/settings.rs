@@ -5,12 +5,12 @@
 use crate::api::Api;
 use crate::engine::{KeySource, Models, stored_key};
 use crate::error::ApiError;
+use crate::model_calls::ModelCall;
 use crate::pipeline::context::ContextStage;
 use echo_core::config::{LlmConfig, ProviderSettings, RetryConfig, TimeoutConfig, edit};
 use echo_llm::LlmClient;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 
 /// How long "test connection" waits for the first byte of an answer.
 const TEST_FIRST_BYTE: Duration = Duration::from_secs(30);
@@ -253,11 +253,9 @@ impl Api {
                 what: "prompt",
                 message: e.to_string(),
             })?;
-        let request = client.request(messages, Vec::new());
+        let call = ModelCall::new(&client, messages, Vec::new());
         let started = Instant::now();
-        let result = client
-            .chat(&request, &CancellationToken::new(), &mut |_| {})
-            .await;
+        let result = call.send_untraced().await;
         let latency_ms = started.elapsed().as_millis() as u64;
         Ok(match result {
             Ok(response) => ConnectionReport {

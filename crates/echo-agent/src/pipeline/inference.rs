@@ -5,6 +5,7 @@
 
 use crate::approval::{ApprovalMode, CallScope, Gate};
 use crate::events::TurnEvents;
+use crate::model_calls::ModelCall;
 use crate::pipeline::context::{ContextStage, CurrentTurn};
 use crate::think::{Piece, ThinkFilter, strip_think};
 use echo_core::TurnErrorCode;
@@ -270,7 +271,7 @@ async fn call_model(
         node.attr("memories_dropped", fit.dropped_memories);
         node.degrade("context_trimmed");
     }
-    let request = scope.llm.request(messages, tools);
+    let call = ModelCall::new(scope.llm, messages, tools);
     let mut filter = ThinkFilter::default();
     let events = scope.events;
     let forward = |pieces: Vec<Piece>| {
@@ -317,7 +318,9 @@ async fn call_model(
             detail: format!("{error}; falling back from {from} to {to}"),
         }),
     };
-    let result = scope.llm.chat(&request, scope.cancel, &mut on_event).await;
+    let result = call
+        .send(&node, "model_request", scope.cancel, &mut on_event)
+        .await;
     forward(filter.finish());
 
     let attempts = match &result {
@@ -330,14 +333,6 @@ async fn call_model(
         }
         usage.add(attempt.usage);
     }
-    crate::model_calls::record_attempts(
-        &node,
-        "model_request",
-        &request,
-        attempts,
-        result.as_ref().ok(),
-    )
-    .await;
 
     match result {
         Ok(mut response) => {

@@ -11,6 +11,7 @@ use crate::engine::{Engine, Models};
 use crate::events::TurnEvents;
 use crate::history_tools::HISTORY_TOOLS;
 use crate::memory;
+use crate::model_calls::ModelCall;
 use crate::pipeline::TurnFailure;
 use crate::tool_output::worth_cutting;
 use crate::turn::request::TurnRequest;
@@ -20,7 +21,6 @@ use echo_core::trace::Level;
 use echo_core::trace::{Span, SpanKind, SpanStatus};
 use echo_core::{Role, TurnErrorCode};
 use echo_core::{SessionId, TurnEvent, TurnId, Usage};
-use echo_llm::ChatRequest;
 use echo_llm::LlmClient;
 use echo_llm::tokens::Tokenizer;
 use std::collections::HashSet;
@@ -473,22 +473,10 @@ async fn plan(
             return None;
         }
     };
-    let request = ChatRequest {
-        messages,
-        tools: Vec::new(),
-        max_tokens: engine.config.planner.max_tokens,
-        temperature: Some(0.0),
-        tool_choice: echo_llm::ToolChoice::Auto,
-    };
-    let mut ignore = |_| {};
-    let outcome = llm
-        .chat(&request, &CancellationToken::new(), &mut ignore)
+    let call = ModelCall::exact(llm, messages, Vec::new(), engine.config.planner.max_tokens);
+    let outcome = call
+        .send(&span, "planner", &CancellationToken::new(), &mut |_| {})
         .await;
-    let (attempts, response) = match &outcome {
-        Ok(r) => (&r.attempts, Some(r)),
-        Err(f) => (&f.attempts, None),
-    };
-    crate::model_calls::record_attempts(&span, "planner", &request, attempts, response).await;
     let plan = match outcome {
         Ok(r) => {
             let (visible, _) = crate::think::strip_think(&r.text);
