@@ -5,9 +5,13 @@
 //! `echo-core` beside `tidy.rs` because that crate builds fastest; it reads the tree with
 //! `std::fs`.
 
+#[path = "support/tree.rs"]
+mod tree;
+
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use tree::{read, rel, report};
 
 /// The most lines a function may span, from its `fn` line to its closing brace.
 const MAX_LINES: usize = 120;
@@ -72,12 +76,7 @@ fn functions_stay_under_the_line_limit() {
             ));
         }
     }
-    assert!(
-        problems.is_empty(),
-        "{} functions over the limit:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    report("functions over the limit", problems);
 }
 
 #[test]
@@ -265,7 +264,7 @@ fn blank_literals(code: &str) -> Vec<char> {
 fn product_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in ROOTS {
-        let mut stack = vec![self::root().join(root)];
+        let mut stack = vec![tree::root().join(root)];
         while let Some(dir) = stack.pop() {
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
@@ -288,24 +287,4 @@ fn product_files() -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-/// `path` relative to the workspace root, with `/` separators.
-fn rel(path: &Path) -> String {
-    let path = path.strip_prefix(root()).unwrap_or(path);
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-fn read(path: &Path) -> String {
-    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", rel(path)))
 }

@@ -5,9 +5,13 @@
 //! structure, not imports. It lives in `echo-core` beside `tidy.rs` because that crate builds
 //! fastest; it reads the tree with `std::fs`.
 
+#[path = "support/tree.rs"]
+mod tree;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use tree::{read, rel, report, root};
 
 /// The crates whose files must import in one direction.
 const ACYCLIC: &[&str] = &["crates/echo-agent/src"];
@@ -346,33 +350,4 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-fn report(what: &str, problems: Vec<String>) {
-    assert!(
-        problems.is_empty(),
-        "{} {what}:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-/// `path` relative to the workspace root, with `/` separators.
-fn rel(path: &Path) -> String {
-    let path = path.strip_prefix(root()).unwrap_or(path);
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-fn read(path: &Path) -> String {
-    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", rel(path)))
 }

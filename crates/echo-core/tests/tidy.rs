@@ -6,9 +6,13 @@
 //! `echo-core` because that crate builds fastest; it reads the tree with `std::fs` from the
 //! workspace root.
 
+#[path = "support/tree.rs"]
+mod tree;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use tree::{read, rel, report, root};
 
 /// Folders never walked: build output, installed packages, generated Tauri files, and hidden
 /// folders (`.git`, `.cargo`, `.ci`).
@@ -761,35 +765,6 @@ fn migrations_named(line: &str) -> Vec<&str> {
 /// Whether `path` is `name` or ends with `/name` (docs name files by their tail).
 fn ends_with_path(path: &str, name: &str) -> bool {
     path == name || path.ends_with(&format!("/{name}"))
-}
-
-fn report(what: &str, problems: Vec<String>) {
-    assert!(
-        problems.is_empty(),
-        "{} {what}:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-/// `path` relative to the workspace root, with `/` separators.
-fn rel(path: &Path) -> String {
-    let path = path.strip_prefix(root()).unwrap_or(path);
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-fn read(path: &Path) -> String {
-    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", rel(path)))
 }
 
 /// Every file under the root with one of `extensions`, outside [`SKIPPED_DIRS`] and hidden
