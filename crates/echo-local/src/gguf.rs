@@ -4,6 +4,7 @@
 
 use crate::error::LocalError;
 use candle_core::quantized::gguf_file::{Content, Value};
+use std::io::Seek;
 use std::path::{Path, PathBuf};
 
 /// The longest window the runtime uses: llama.cpp sets the attention cache aside for the
@@ -50,6 +51,20 @@ pub(crate) fn read_header(path: &Path) -> Result<Header, LocalError> {
         path: path.to_path_buf(),
         detail: e.to_string(),
     })?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if crate::gguf_alignment::zero_alignment(&mut std::io::BufReader::new(&file), size)
+        == Some(true)
+    {
+        return Err(LocalError::Corrupt {
+            path: path.to_path_buf(),
+            detail: "it is not a readable GGUF model (general.alignment is 0)".into(),
+        });
+    }
+    file.seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| LocalError::Open {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        })?;
     let content = Content::read(&mut file).map_err(|e| LocalError::Corrupt {
         path: path.to_path_buf(),
         detail: format!("it is not a readable GGUF model ({e})"),

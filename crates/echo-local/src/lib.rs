@@ -29,6 +29,7 @@ mod constrain;
 pub mod download;
 mod error;
 mod gguf;
+mod gguf_alignment;
 mod llama;
 mod output;
 pub mod process;
