@@ -28,8 +28,15 @@ pub(crate) fn zero_alignment(reader: &mut impl Read, size: u64) -> Option<bool> 
     // A key given twice counts as its last value, as the reader keeps it.
     let mut zero = false;
     for _ in 0..pairs {
+        // Only a key of the right length is read; any other is skipped unread (a hostile
+        // length must not become an allocation).
         let key_len = r.len(wide)?;
-        let key = r.bytes(key_len)?;
+        let is_key = if key_len == KEY.len() as u64 {
+            r.bytes(key_len)? == KEY
+        } else {
+            r.skip(key_len)?;
+            false
+        };
         let kind = r.u32()?;
         let width = match kind {
             0 | 1 => 1,
@@ -39,10 +46,10 @@ pub(crate) fn zero_alignment(reader: &mut impl Read, size: u64) -> Option<bool> 
             // Other types of the key are ignored by the reader (it uses its default).
             _ => 0,
         };
-        if key == KEY && width > 0 {
+        if is_key && width > 0 {
             zero = r.bytes(width)?.iter().all(|b| *b == 0);
         } else {
-            if key == KEY {
+            if is_key {
                 zero = false;
             }
             r.skip_value(kind, wide, 0)?;
@@ -68,6 +75,16 @@ impl<R: Read> Walker<'_, R> {
         Some(out)
     }
 
+    /// Passes over `n` bytes without keeping them.
+    fn skip(&mut self, n: u64) -> Option<()> {
+        if n > self.left {
+            return None;
+        }
+        self.left -= n;
+        let copied = std::io::copy(&mut (&mut *self.reader).take(n), &mut std::io::sink()).ok()?;
+        (copied == n).then_some(())
+    }
+
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.bytes(4)?.try_into().ok()?))
     }
@@ -89,7 +106,7 @@ impl<R: Read> Walker<'_, R> {
             10..=12 => 8,
             8 => {
                 let n = self.len(wide)?;
-                return self.bytes(n).map(drop);
+                return self.skip(n);
             }
             9 if depth < MAX_DEPTH => {
                 let inner = self.u32()?;
@@ -105,7 +122,7 @@ impl<R: Read> Walker<'_, R> {
             }
             _ => return None,
         };
-        self.bytes(fixed).map(drop)
+        self.skip(fixed)
     }
 }
 
