@@ -38,6 +38,15 @@ impl QueryVectors {
         }
         Some(slot)
     }
+
+    /// Forgets every kept text and vector (after memories were deleted: a deleted memory's
+    /// text may have been a key here, through the write path's similarity search).
+    pub(crate) fn clear(&self) {
+        self.slots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
 }
 
 #[cfg(test)]
@@ -57,5 +66,10 @@ mod tests {
             "the oldest text left when more than {KEPT} came after it"
         );
         assert!(kept.slot(&"x".repeat(MAX_KEY_BYTES + 1)).is_none());
+        kept.clear();
+        assert!(
+            !Arc::ptr_eq(&first, &kept.slot("a").expect("slot")),
+            "nothing is kept after clear"
+        );
     }
 }

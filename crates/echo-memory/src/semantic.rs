@@ -145,6 +145,7 @@ impl SemanticIndex {
     /// Applies pending deletions, then removes every on-disk copy of the deleted vectors
     /// (earlier table versions, rewritten data files): after a person deletes memories.
     pub async fn erase(&self, store: &MemoryStore) -> Result<FlushReport, MemoryError> {
+        self.queries.clear();
         let report = self.flush(store).await?;
         self.index
             .erase_deleted()

@@ -6,9 +6,10 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};
 
-/// Hashes kept at most; past it, the set starts again (a capture then checks every message
-/// once more, as it did before the set existed).
-const MAX_KNOWN: usize = 200_000;
+/// Hashes kept at most (about 2 MB; a 200-turn session's calls use some 1,000); past it, the
+/// set starts again (a capture then checks every message once more, as it did before the set
+/// existed).
+const MAX_KNOWN: usize = 20_000;
 
 /// Blob hashes known to be stored, under one epoch.
 #[derive(Debug, Default)]
