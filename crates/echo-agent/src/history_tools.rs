@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use echo_core::SessionId;
 use echo_core::store::Store;
-use echo_tools::{Risk, Tool, ToolContext, ToolError, schema_of};
+use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -23,7 +23,7 @@ pub(crate) struct HistorySearch {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Words to look for in the earlier, compressed part of this conversation.
     query: String,
     /// How many messages to show (default 6).
@@ -32,22 +32,15 @@ struct SearchArgs {
 }
 
 #[async_trait]
-impl Tool for HistorySearch {
-    fn name(&self) -> &str {
-        "history_search"
-    }
+impl TypedTool for HistorySearch {
+    type Args = SearchArgs;
+    const NAME: &'static str = "history_search";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::prompts::HISTORY_SEARCH.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<SearchArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: SearchArgs =
-            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+    async fn call(&self, args: SearchArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let session = SessionId::from_string(ctx.session_id.clone());
         let limit = args.limit.unwrap_or(6).clamp(1, 20);
         let hits = self
@@ -103,7 +96,7 @@ pub(crate) struct ReadToolOutput {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ReadArgs {
+pub(crate) struct ReadArgs {
     /// The call id named in the marker of a cut tool output.
     call_id: String,
     /// Character to start from (default 0), to read a very long output in parts.
@@ -114,22 +107,15 @@ struct ReadArgs {
 const READ_CHARS: usize = 12_000;
 
 #[async_trait]
-impl Tool for ReadToolOutput {
-    fn name(&self) -> &str {
-        "read_tool_output"
-    }
+impl TypedTool for ReadToolOutput {
+    type Args = ReadArgs;
+    const NAME: &'static str = "read_tool_output";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::prompts::READ_TOOL_OUTPUT.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<ReadArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: ReadArgs =
-            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+    async fn call(&self, args: ReadArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let session = SessionId::from_string(ctx.session_id.clone());
         let Some(found) = self
             .store

@@ -5,7 +5,7 @@
 use crate::semantic::SemanticSlot;
 use async_trait::async_trait;
 use echo_memory::{Actor, MemoryStore, NewMemory, RecallOptions, Source, Tier, WriteOptions};
-use echo_tools::{Risk, Tool, ToolContext, ToolError, schema_of};
+use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -17,28 +17,21 @@ pub(crate) struct MemoryNote {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct NoteArgs {
+pub(crate) struct NoteArgs {
     /// What to keep in mind for the rest of this conversation (a constraint, a finding, an open item).
     note: String,
 }
 
 #[async_trait]
-impl Tool for MemoryNote {
-    fn name(&self) -> &str {
-        "memory_note"
-    }
+impl TypedTool for MemoryNote {
+    type Args = NoteArgs;
+    const NAME: &'static str = "memory_note";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::prompts::MEMORY_NOTE.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<NoteArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: NoteArgs =
-            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+    async fn call(&self, args: NoteArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let draft = NewMemory {
             tier: Some(Tier::Working),
             kind: Some("note".into()),
@@ -66,7 +59,7 @@ pub(crate) struct MemoryRecall {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RecallArgs {
+pub(crate) struct RecallArgs {
     /// What to look for.
     query: String,
     /// How many memories (default 5).
@@ -75,22 +68,15 @@ struct RecallArgs {
 }
 
 #[async_trait]
-impl Tool for MemoryRecall {
-    fn name(&self) -> &str {
-        "memory_recall"
-    }
+impl TypedTool for MemoryRecall {
+    type Args = RecallArgs;
+    const NAME: &'static str = "memory_recall";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::prompts::MEMORY_RECALL.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<RecallArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: RecallArgs =
-            serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+    async fn call(&self, args: RecallArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let opts = RecallOptions {
             k: args.limit.unwrap_or(5),
             session_id: Some(ctx.session_id.clone()),

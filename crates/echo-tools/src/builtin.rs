@@ -1,7 +1,8 @@
 //! Built-in tools: the list of them all, `current_time` and a read-only `read_file`.
 
-use crate::fs::{DETAIL_MAX_CHARS, cut_chars, parse_args, resolve_path};
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::TypedTool;
+use crate::fs::{DETAIL_MAX_CHARS, cut_chars, resolve_path};
+use crate::registry::{Action, Risk, Tool, ToolContext, ToolError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -33,30 +34,21 @@ pub struct CurrentTime;
 /// Arguments of `current_time` (none).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct CurrentTimeArgs {}
+pub struct CurrentTimeArgs {}
 
 #[async_trait]
-impl Tool for CurrentTime {
-    fn name(&self) -> &str {
-        "current_time"
-    }
+impl TypedTool for CurrentTime {
+    type Args = CurrentTimeArgs;
+    const NAME: &'static str = "current_time";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::texts::CURRENT_TIME.text()
-    }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<CurrentTimeArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
     }
     fn timeout(&self) -> Option<Duration> {
         Some(Duration::from_secs(5))
     }
-    async fn call(
-        &self,
-        _args: serde_json::Value,
-        _ctx: &ToolContext,
-    ) -> Result<String, ToolError> {
+    async fn call(&self, _args: CurrentTimeArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
         let now = chrono::Local::now();
         let zone = iana_time_zone::get_timezone().unwrap_or_else(|_| "unknown".into());
         Ok(format!(
@@ -76,7 +68,7 @@ pub struct ReadFile;
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ReadFileArgs {
+pub struct ReadFileArgs {
     /// Path of the file, absolute or relative to the working directory.
     path: String,
     /// First line to return, counting from 1.
@@ -88,34 +80,27 @@ struct ReadFileArgs {
 }
 
 #[async_trait]
-impl Tool for ReadFile {
-    fn name(&self) -> &str {
-        "read_file"
-    }
+impl TypedTool for ReadFile {
+    type Args = ReadFileArgs;
+    const NAME: &'static str = "read_file";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::texts::READ_FILE.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<ReadFileArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: ReadFileArgs,
         ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: ReadFileArgs = parse_args(args)?;
+    ) -> Result<Option<Action>, ToolError> {
         let path = resolve_path(&ctx.workdir, &args.path);
-        Ok(Action {
+        Ok(Some(Action {
             detail: cut_chars(path.display().to_string(), DETAIL_MAX_CHARS),
             reads: vec![path],
             ..Action::default()
-        })
+        }))
     }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: ReadFileArgs = parse_args(&args)?;
+    async fn call(&self, args: ReadFileArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let path = resolve_path(&ctx.workdir, &args.path);
         read_text(&path, &args.path, args.offset, args.limit).await
     }

@@ -16,6 +16,7 @@ mod skills;
 #[cfg(test)]
 mod test_support;
 pub mod texts;
+mod typed;
 mod web;
 
 pub use builtin::{CurrentTime, ReadFile};
@@ -28,4 +29,5 @@ pub use shell::Shell;
 #[cfg(fuzzing)]
 pub use skills::fuzz_skill_md;
 pub use skills::{Skill, SkillError, SkillProblem, SkillStore, SkillSummary, skill_tools};
+pub use typed::TypedTool;
 pub use web::WebFetch;

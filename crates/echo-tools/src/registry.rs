@@ -61,7 +61,18 @@ pub struct Action {
     pub server: Option<String>,
 }
 
-/// A tool the agent can call.
+impl Action {
+    /// The action of a tool that says nothing more about a call: its arguments as JSON.
+    pub fn of_arguments(args: &serde_json::Value) -> Action {
+        Action {
+            detail: serde_json::to_string_pretty(args).unwrap_or_default(),
+            ..Action::default()
+        }
+    }
+}
+
+/// A tool the agent can call. The built-in tools implement [`crate::TypedTool`] instead,
+/// which gives this trait from typed arguments.
 #[async_trait]
 pub trait Tool: Send + Sync {
     /// Unique name the model uses.
@@ -83,10 +94,7 @@ pub trait Tool: Send + Sync {
         args: &serde_json::Value,
         _ctx: &ToolContext,
     ) -> Result<Action, ToolError> {
-        Ok(Action {
-            detail: serde_json::to_string_pretty(args).unwrap_or_default(),
-            ..Action::default()
-        })
+        Ok(Action::of_arguments(args))
     }
     /// Runs the tool with arguments that already passed schema validation.
     async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError>;

@@ -2,8 +2,9 @@
 //! limit and an output cap, and kills the whole group when the command finishes, times out or
 //! the call is abandoned (cancelled turn, registry timeout), so nothing it started lives on.
 
-use crate::fs::{DETAIL_MAX_CHARS, cut_chars, parse_args, resolve_path};
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::TypedTool;
+use crate::fs::{DETAIL_MAX_CHARS, cut_chars, resolve_path};
+use crate::registry::{Action, Risk, ToolContext, ToolError};
 use async_trait::async_trait;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -37,7 +38,7 @@ pub struct Shell;
 /// Arguments of `shell`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ShellArgs {
+pub struct ShellArgs {
     /// The command line, run by `sh -c` (pipes, redirections and `&&` work); stdin is empty.
     command: String,
     /// Directory to run in, absolute or relative to the working directory (default: the
@@ -58,18 +59,13 @@ impl ShellArgs {
 }
 
 #[async_trait]
-impl Tool for Shell {
-    fn name(&self) -> &str {
-        "shell"
-    }
+impl TypedTool for Shell {
+    type Args = ShellArgs;
+    const NAME: &'static str = "shell";
+    const RISK: Risk = Risk::Exec;
+
     fn description(&self) -> &str {
         crate::texts::SHELL.text()
-    }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<ShellArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::Exec
     }
     fn timeout(&self) -> Option<Duration> {
         // Above the tool's own limit, which it enforces itself to return the partial output.
@@ -77,10 +73,9 @@ impl Tool for Shell {
     }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: ShellArgs,
         ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: ShellArgs = parse_args(args)?;
+    ) -> Result<Option<Action>, ToolError> {
         let cwd = resolve_path(&ctx.workdir, args.cwd.as_deref().unwrap_or("."));
         let detail = format!(
             "$ {}\n(cwd: {}, timeout {}s)",
@@ -88,14 +83,13 @@ impl Tool for Shell {
             cwd.display(),
             args.timeout_secs()
         );
-        Ok(Action {
+        Ok(Some(Action {
             detail: cut_chars(detail, DETAIL_MAX_CHARS),
             command: Some(args.command),
             ..Action::default()
-        })
+        }))
     }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: ShellArgs = parse_args(&args)?;
+    async fn call(&self, args: ShellArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let raw_cwd = args.cwd.as_deref().unwrap_or(".");
         let cwd = resolve_path(&ctx.workdir, raw_cwd);
         match tokio::fs::metadata(&cwd).await {
@@ -334,6 +328,7 @@ fn own_secret(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::Tool;
     use crate::test_support::{TestDir, ctx, prepare, run as run_tool, run_in};
 
     /// Whether `pid` has exited (a zombie nobody reaped yet counts as gone).
@@ -424,13 +419,13 @@ mod tests {
     async fn huge_output_keeps_head_and_tail() {
         let d = TestDir::new();
         let ctx = ctx(d.path());
-        let text = Shell
-            .call(
-                serde_json::json!({"command": "seq 1 300000; echo tail-end >&2"}),
-                &ctx,
-            )
-            .await
-            .expect("runs");
+        let text = Tool::call(
+            &Shell,
+            serde_json::json!({"command": "seq 1 300000; echo tail-end >&2"}),
+            &ctx,
+        )
+        .await
+        .expect("runs");
         assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..20]);
         assert!(text.ends_with("299999\n300000\ntail-end\n[exit code 0]"));
         assert!(text.contains(" bytes of output omitted …]\n"), "no marker");
@@ -527,7 +522,8 @@ mod tests {
     async fn dropping_the_call_kills_the_group() {
         let d = TestDir::new();
         let ctx = ctx(d.path());
-        let call = Shell.call(
+        let call = Tool::call(
+            &Shell,
             serde_json::json!({"command": "sleep 30 & echo $! > pidfile; wait"}),
             &ctx,
         );

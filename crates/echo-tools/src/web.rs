@@ -2,8 +2,9 @@
 //! data for the model. The body is streamed and cut at a size limit; binary content is refused;
 //! redirects are followed only within the host the user approved.
 
-use crate::fs::{DETAIL_MAX_CHARS, cut_chars, parse_args};
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::TypedTool;
+use crate::fs::{DETAIL_MAX_CHARS, cut_chars};
+use crate::registry::{Action, Risk, ToolContext, ToolError};
 use async_trait::async_trait;
 use reqwest::Url;
 use schemars::JsonSchema;
@@ -30,7 +31,7 @@ pub struct WebFetch;
 /// Arguments of `web_fetch`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WebFetchArgs {
+pub struct WebFetchArgs {
     /// The http:// or https:// URL to fetch.
     url: String,
 }
@@ -63,37 +64,30 @@ fn same_site(from: &Url, to: &Url) -> bool {
 }
 
 #[async_trait]
-impl Tool for WebFetch {
-    fn name(&self) -> &str {
-        "web_fetch"
-    }
+impl TypedTool for WebFetch {
+    type Args = WebFetchArgs;
+    const NAME: &'static str = "web_fetch";
+    const RISK: Risk = Risk::Network;
+
     fn description(&self) -> &str {
         crate::texts::WEB_FETCH.text()
-    }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<WebFetchArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::Network
     }
     fn timeout(&self) -> Option<Duration> {
         Some(REQUEST_TIMEOUT + Duration::from_secs(15))
     }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: WebFetchArgs,
         _ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: WebFetchArgs = parse_args(args)?;
+    ) -> Result<Option<Action>, ToolError> {
         let (url, host) = parse_url(&args.url)?;
-        Ok(Action {
+        Ok(Some(Action {
             detail: cut_chars(format!("GET {url}"), DETAIL_MAX_CHARS),
             host: Some(host),
             ..Action::default()
-        })
+        }))
     }
-    async fn call(&self, args: serde_json::Value, _ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: WebFetchArgs = parse_args(&args)?;
+    async fn call(&self, args: WebFetchArgs, _ctx: &ToolContext) -> Result<String, ToolError> {
         let (url, _) = parse_url(&args.url)?;
         fetch(&url).await
     }
@@ -290,6 +284,7 @@ async fn fetch(url: &Url) -> Result<String, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::Tool;
     use crate::test_support::{ctx, prepare};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -371,8 +366,7 @@ mod tests {
 
     async fn get(url: &str) -> Result<String, String> {
         let d = std::env::temp_dir();
-        WebFetch
-            .call(serde_json::json!({ "url": url }), &ctx(&d))
+        Tool::call(&WebFetch, serde_json::json!({ "url": url }), &ctx(&d))
             .await
             .map_err(|e| e.to_string())
     }

@@ -3,10 +3,10 @@
 
 use super::paths::shown_path;
 use super::{
-    DETAIL_MAX_CHARS, Existing, cut_chars, io_failure, parse_args, read_existing, resolve_path,
-    unified_diff,
+    DETAIL_MAX_CHARS, Existing, cut_chars, io_failure, read_existing, resolve_path, unified_diff,
 };
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::TypedTool;
+use crate::registry::{Action, Risk, ToolContext, ToolError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,7 +19,7 @@ pub struct EditFile;
 /// Arguments of `edit_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct EditFileArgs {
+pub struct EditFileArgs {
     /// Path of the file, absolute or relative to the working directory.
     path: String,
     /// The exact text to replace, including whitespace and indentation; it must occur exactly
@@ -100,34 +100,27 @@ async fn plan_edit(args: &EditFileArgs, ctx: &ToolContext) -> Result<EditPlan, T
 }
 
 #[async_trait]
-impl Tool for EditFile {
-    fn name(&self) -> &str {
-        "edit_file"
-    }
+impl TypedTool for EditFile {
+    type Args = EditFileArgs;
+    const NAME: &'static str = "edit_file";
+    const RISK: Risk = Risk::Write;
+
     fn description(&self) -> &str {
         crate::texts::EDIT_FILE.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<EditFileArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::Write
-    }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: EditFileArgs,
         ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: EditFileArgs = parse_args(args)?;
+    ) -> Result<Option<Action>, ToolError> {
         let plan = plan_edit(&args, ctx).await?;
-        Ok(Action {
+        Ok(Some(Action {
             detail: cut_chars(plan.diff, DETAIL_MAX_CHARS),
             writes: vec![plan.path],
             ..Action::default()
-        })
+        }))
     }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: EditFileArgs = parse_args(&args)?;
+    async fn call(&self, args: EditFileArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         // Planned again: the file may have changed since the approval.
         let plan = plan_edit(&args, ctx).await?;
         tokio::fs::write(&plan.path, plan.new.as_bytes())

@@ -1,8 +1,9 @@
 //! `list_dir`: the entries of a directory with their type and size, optionally recursive
 //! (honouring .gitignore/.ignore files), capped with a marker.
 
-use super::{blocking, io_failure, parse_args, read_action, resolve_path};
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use super::{blocking, io_failure, read_action, resolve_path};
+use crate::TypedTool;
+use crate::registry::{Action, Risk, ToolContext, ToolError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -23,7 +24,7 @@ pub struct ListDir;
 /// Arguments of `list_dir`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ListDirArgs {
+pub struct ListDirArgs {
     /// Directory to list, absolute or relative to the working directory (default: the working
     /// directory).
     path: Option<String>,
@@ -36,32 +37,25 @@ struct ListDirArgs {
 }
 
 #[async_trait]
-impl Tool for ListDir {
-    fn name(&self) -> &str {
-        "list_dir"
-    }
+impl TypedTool for ListDir {
+    type Args = ListDirArgs;
+    const NAME: &'static str = "list_dir";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::texts::LIST_DIR.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<ListDirArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: ListDirArgs,
         ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: ListDirArgs = parse_args(args)?;
-        Ok(read_action(resolve_path(
+    ) -> Result<Option<Action>, ToolError> {
+        Ok(Some(read_action(resolve_path(
             &ctx.workdir,
             args.path.as_deref().unwrap_or("."),
-        )))
+        ))))
     }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: ListDirArgs = parse_args(&args)?;
+    async fn call(&self, args: ListDirArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let raw = args.path.unwrap_or_else(|| ".".into());
         let path = resolve_path(&ctx.workdir, &raw);
         let meta = tokio::fs::metadata(&path)

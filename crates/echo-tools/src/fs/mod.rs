@@ -18,7 +18,6 @@ pub use search::SearchFiles;
 pub use write::WriteFile;
 
 use crate::registry::{Action, ToolError};
-use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,11 +37,6 @@ pub(crate) fn cut_chars(text: String, max: usize) -> String {
         total - max
     ));
     out
-}
-
-/// Parses validated arguments into their Rust type.
-pub(crate) fn parse_args<T: DeserializeOwned>(args: &serde_json::Value) -> Result<T, ToolError> {
-    T::deserialize(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
 
 /// Unified diff from `old` to `new` with `--- a/path` / `+++ b/path` headers (`/dev/null` as

@@ -2,8 +2,9 @@
 //! honouring ignore files and skipping binary and very large files.
 
 use super::paths::shown_path;
-use super::{blocking, io_failure, parse_args, read_action, resolve_path};
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use super::{blocking, io_failure, read_action, resolve_path};
+use crate::TypedTool;
+use crate::registry::{Action, Risk, ToolContext, ToolError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,7 +25,7 @@ pub struct SearchFiles;
 /// Arguments of `search_files`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct SearchFilesArgs {
+pub struct SearchFilesArgs {
     /// What to look for: a regular expression (Rust/ripgrep syntax) matched against each line,
     /// or plain text when `literal` is true.
     pattern: String,
@@ -83,33 +84,26 @@ impl SearchFilesArgs {
 }
 
 #[async_trait]
-impl Tool for SearchFiles {
-    fn name(&self) -> &str {
-        "search_files"
-    }
+impl TypedTool for SearchFiles {
+    type Args = SearchFilesArgs;
+    const NAME: &'static str = "search_files";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         crate::texts::SEARCH_FILES.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<SearchFilesArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: SearchFilesArgs,
         ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: SearchFilesArgs = parse_args(args)?;
+    ) -> Result<Option<Action>, ToolError> {
         args.compile()?;
-        Ok(read_action(resolve_path(
+        Ok(Some(read_action(resolve_path(
             &ctx.workdir,
             args.path.as_deref().unwrap_or("."),
-        )))
+        ))))
     }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: SearchFilesArgs = parse_args(&args)?;
+    async fn call(&self, args: SearchFilesArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let search = args.compile()?;
         let raw = args.path.clone().unwrap_or_else(|| ".".into());
         let root = resolve_path(&ctx.workdir, &raw);

@@ -3,10 +3,10 @@
 
 use super::paths::shown_path;
 use super::{
-    DETAIL_MAX_CHARS, Existing, cut_chars, io_failure, parse_args, read_existing, resolve_path,
-    unified_diff,
+    DETAIL_MAX_CHARS, Existing, cut_chars, io_failure, read_existing, resolve_path, unified_diff,
 };
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::TypedTool;
+use crate::registry::{Action, Risk, ToolContext, ToolError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,7 +19,7 @@ pub struct WriteFile;
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WriteFileArgs {
+pub struct WriteFileArgs {
     /// Path of the file, absolute or relative to the working directory; missing parent
     /// directories are created.
     path: String,
@@ -53,25 +53,19 @@ async fn plan_write(args: &WriteFileArgs, ctx: &ToolContext) -> Result<WritePlan
 }
 
 #[async_trait]
-impl Tool for WriteFile {
-    fn name(&self) -> &str {
-        "write_file"
-    }
+impl TypedTool for WriteFile {
+    type Args = WriteFileArgs;
+    const NAME: &'static str = "write_file";
+    const RISK: Risk = Risk::Write;
+
     fn description(&self) -> &str {
         crate::texts::WRITE_FILE.text()
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<WriteFileArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::Write
-    }
     async fn action(
         &self,
-        args: &serde_json::Value,
+        args: WriteFileArgs,
         ctx: &ToolContext,
-    ) -> Result<Action, ToolError> {
-        let args: WriteFileArgs = parse_args(args)?;
+    ) -> Result<Option<Action>, ToolError> {
         let plan = plan_write(&args, ctx).await?;
         let detail = match plan.existing {
             Existing::Binary(old) => format!(
@@ -84,14 +78,13 @@ impl Tool for WriteFile {
             }
             _ => plan.diff,
         };
-        Ok(Action {
+        Ok(Some(Action {
             detail: cut_chars(detail, DETAIL_MAX_CHARS),
             writes: vec![plan.path],
             ..Action::default()
-        })
+        }))
     }
-    async fn call(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let args: WriteFileArgs = parse_args(&args)?;
+    async fn call(&self, args: WriteFileArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let plan = plan_write(&args, ctx).await?;
         if let Some(parent) = plan.path.parent() {
             tokio::fs::create_dir_all(parent).await.map_err(|e| {

@@ -3,7 +3,8 @@
 
 use super::error::SkillError;
 use super::store::SkillStore;
-use crate::registry::{Action, Risk, Tool, ToolContext, ToolError, schema_of};
+use crate::TypedTool;
+use crate::registry::{Action, Risk, Tool, ToolContext, ToolError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -32,10 +33,6 @@ fn tool_error(e: SkillError) -> ToolError {
     }
 }
 
-fn parse_args<T: serde::de::DeserializeOwned>(args: serde_json::Value) -> Result<T, ToolError> {
-    serde_json::from_value(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))
-}
-
 /// Runs blocking store work off the async threads.
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, SkillError> + Send + 'static,
@@ -54,24 +51,19 @@ struct SkillsList {
 /// Arguments of `skills_list` (none).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct SkillsListArgs {}
+pub struct SkillsListArgs {}
 
 #[async_trait]
-impl Tool for SkillsList {
-    fn name(&self) -> &str {
-        "skills_list"
-    }
+impl TypedTool for SkillsList {
+    type Args = SkillsListArgs;
+    const NAME: &'static str = "skills_list";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         "List the saved skills (reusable instructions for recurring tasks), one `name — description` line each. Read one with skill_view before following it."
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<SkillsListArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
-    async fn call(&self, args: serde_json::Value, _: &ToolContext) -> Result<String, ToolError> {
-        let SkillsListArgs {} = parse_args(args)?;
+    async fn call(&self, args: SkillsListArgs, _: &ToolContext) -> Result<String, ToolError> {
+        let SkillsListArgs {} = args;
         let store = self.store.clone();
         let (skills, problems) = blocking(move || Ok(store.scan())).await?;
         let mut out = if skills.is_empty() {
@@ -104,27 +96,22 @@ struct SkillView {
 /// Arguments of `skill_view`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct SkillViewArgs {
+pub struct SkillViewArgs {
     /// Name of the skill, as `skills_list` shows it.
     name: String,
 }
 
 #[async_trait]
-impl Tool for SkillView {
-    fn name(&self) -> &str {
-        "skill_view"
-    }
+impl TypedTool for SkillView {
+    type Args = SkillViewArgs;
+    const NAME: &'static str = "skill_view";
+    const RISK: Risk = Risk::ReadOnly;
+
     fn description(&self) -> &str {
         "Read a saved skill: its description, its full instructions and the other files in its folder (read those with read_file)."
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<SkillViewArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::ReadOnly
-    }
-    async fn call(&self, args: serde_json::Value, _: &ToolContext) -> Result<String, ToolError> {
-        let SkillViewArgs { name } = parse_args(args)?;
+    async fn call(&self, args: SkillViewArgs, _: &ToolContext) -> Result<String, ToolError> {
+        let SkillViewArgs { name } = args;
         let store = self.store.clone();
         let skill = blocking(move || store.view(&name)).await?;
         let folder = skill.path.parent().unwrap_or(Path::new("."));
@@ -169,7 +156,7 @@ enum SkillOp {
 /// Arguments of `skill_manage`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct SkillManageArgs {
+pub struct SkillManageArgs {
     /// `create` a new skill (needs `description` and `body`), `edit` one (give `description`,
     /// `body` or both; what you leave out stays as it is), or `delete` one with its whole folder
     /// (give only `name`).
@@ -201,13 +188,13 @@ enum Change {
 }
 
 impl Change {
-    fn from_args(args: &serde_json::Value) -> Result<Self, ToolError> {
+    fn from_args(args: SkillManageArgs) -> Result<Self, ToolError> {
         let SkillManageArgs {
             op,
             name,
             description,
             body,
-        } = parse_args(args.clone())?;
+        } = args;
         let invalid = |msg: &str| Err(ToolError::InvalidArguments(msg.into()));
         match (op, description, body) {
             (SkillOp::Create, Some(description), Some(body)) => Ok(Change::Create {
@@ -233,20 +220,19 @@ impl Change {
 }
 
 #[async_trait]
-impl Tool for SkillManage {
-    fn name(&self) -> &str {
-        "skill_manage"
-    }
+impl TypedTool for SkillManage {
+    type Args = SkillManageArgs;
+    const NAME: &'static str = "skill_manage";
+    const RISK: Risk = Risk::Dangerous;
+
     fn description(&self) -> &str {
         "Create, edit or delete a saved skill (a folder with a SKILL.md: a one-line description and Markdown instructions). Save a skill when the user asks you to remember how to do a recurring task."
     }
-    fn parameters(&self) -> serde_json::Value {
-        schema_of::<SkillManageArgs>()
-    }
-    fn risk(&self) -> Risk {
-        Risk::Dangerous
-    }
-    async fn action(&self, args: &serde_json::Value, _: &ToolContext) -> Result<Action, ToolError> {
+    async fn action(
+        &self,
+        args: SkillManageArgs,
+        _: &ToolContext,
+    ) -> Result<Option<Action>, ToolError> {
         let change = Change::from_args(args)?;
         let store = self.store.clone();
         blocking(move || {
@@ -312,9 +298,10 @@ impl Tool for SkillManage {
             })
         })
         .await
+        .map(Some)
     }
-    async fn call(&self, args: serde_json::Value, _: &ToolContext) -> Result<String, ToolError> {
-        let change = Change::from_args(&args)?;
+    async fn call(&self, args: SkillManageArgs, _: &ToolContext) -> Result<String, ToolError> {
+        let change = Change::from_args(args)?;
         let store = self.store.clone();
         blocking(move || {
             Ok(match change {
