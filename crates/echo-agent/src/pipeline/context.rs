@@ -16,10 +16,13 @@ pub(crate) mod tool_choice;
 pub(crate) use prepare::prepare_turn;
 
 use crate::bootstrap::Injected;
+use crate::model_calls::ModelCall;
 use crate::prompts::{LOST_RESULT, PromptError, PromptName, Prompts};
 use crate::tool_output::cut_tool_output;
 use echo_core::store::StoredMessage;
+use echo_core::trace::Span;
 use echo_core::{Message, Role, ToolSpec};
+use echo_llm::LlmClient;
 use echo_llm::tokens::Tokenizer;
 use echo_memory::Memory;
 use serde::Serialize;
@@ -239,6 +242,30 @@ impl ContextStage<'_> {
         let recalled = self.recalled_block(&current.recalled[..keep])?;
         let text = self.current_text(current)?;
         Ok(join_current(&runtime, recalled.as_deref(), &text))
+    }
+
+    /// The model call of one step of the loop: the turn's request with what the loop
+    /// appended, fitted to `llm`'s window (see [`ContextStage::fit`]), what the fitting did
+    /// noted on `node`. The only way the loop gets a request: it never sends one unfitted.
+    pub(crate) fn step_call<'l>(
+        &self,
+        llm: &'l LlmClient,
+        messages: Vec<Message>,
+        tools: Vec<ToolSpec>,
+        current: &CurrentTurn,
+        node: &mut Span,
+    ) -> Result<ModelCall<'l>, Overflow> {
+        let budget = llm.input_budget();
+        let (messages, fit) = self.fit(messages, &tools, budget, llm.tokenizer(), Some(current))?;
+        node.attr("tokens_estimated", fit.tokens);
+        node.attr("token_budget", budget);
+        if fit.trimmed() {
+            node.attr("history_dropped", fit.dropped_messages);
+            node.attr("outputs_trimmed", fit.trimmed_outputs);
+            node.attr("memories_dropped", fit.dropped_memories);
+            node.degrade("context_trimmed");
+        }
+        Ok(ModelCall::new(llm, messages, tools))
     }
 
     /// Makes a request fit `budget` tokens (as `tokenizer` counts them), in the order that

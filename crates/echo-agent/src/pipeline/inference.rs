@@ -5,7 +5,6 @@
 
 use crate::approval::{ApprovalMode, CallScope, Gate};
 use crate::events::TurnEvents;
-use crate::model_calls::ModelCall;
 use crate::pipeline::context::{ContextStage, CurrentTurn};
 use crate::think::{Piece, ThinkFilter, strip_think};
 use echo_core::TurnErrorCode;
@@ -249,29 +248,13 @@ async fn call_model(
     call_ids: &mut CallIds,
 ) -> Result<ChatResponse, TurnFailure> {
     call_ids.next_response();
-    // The request must fit the model's window: ContextStage trims it if needed.
-    let budget = scope.llm.input_budget();
-    let (messages, fit) = scope
+    // ContextStage fits the request to the model's window.
+    let call = scope
         .context
-        .fit(
-            messages,
-            &tools,
-            budget,
-            scope.llm.tokenizer(),
-            Some(scope.current),
-        )
+        .step_call(scope.llm, messages, tools, scope.current, &mut node)
         .map_err(|e| {
             TurnFailure::internal(TurnErrorCode::ContextOverflow, e.to_string(), *usage)
         })?;
-    node.attr("tokens_estimated", fit.tokens);
-    node.attr("token_budget", budget);
-    if fit.trimmed() {
-        node.attr("history_dropped", fit.dropped_messages);
-        node.attr("outputs_trimmed", fit.trimmed_outputs);
-        node.attr("memories_dropped", fit.dropped_memories);
-        node.degrade("context_trimmed");
-    }
-    let call = ModelCall::new(scope.llm, messages, tools);
     let mut filter = ThinkFilter::default();
     let events = scope.events;
     let forward = |pieces: Vec<Piece>| {
