@@ -349,6 +349,30 @@ async fn the_package_installs_opens_from_its_launcher_entry_chats_and_uninstalls
         version.trim(),
         format!("echod {}", env!("CARGO_PKG_VERSION"))
     );
+    // ... without the development tools: the benchmark and replay commands end with an
+    // error saying where they are, and none of the benchmark crate's or the mock model's
+    // code is in the binary (a linked function leaves its source path in the binary's panic
+    // locations, stripped or not).
+    for tool in [&["bench", "overhead"][..], &["replay", "case.json"][..]] {
+        let out = Command::new("echod")
+            .args(tool)
+            .output()
+            .expect("echod runs");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && said.contains("is a development tool"),
+            "the installed `echod {}` is refused: {}{said}",
+            tool[0],
+            text(&out)
+        );
+    }
+    let binary = std::fs::read(INSTALLED_APP).expect("the installed binary");
+    for source in ["crates/echo-bench/src", "tests/mock-model/src"] {
+        assert!(
+            !binary.windows(source.len()).any(|w| w == source.as_bytes()),
+            "{INSTALLED_APP} links code from {source}"
+        );
+    }
 
     // The installed app, started from a fresh home as the launcher starts it, chats in its
     // window.

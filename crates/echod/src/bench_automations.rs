@@ -145,7 +145,7 @@ pub async fn run(api: &Api, dir: &Path, plan: &Plan) -> anyhow::Result<()> {
         idle_baseline,
         idle_watching,
     };
-    crate::print::json(&report)
+    echod::print_json(&report)
 }
 
 fn ms(d: chrono::TimeDelta) -> f64 {

@@ -150,7 +150,7 @@ enum Command {
     /// Benchmarks (see docs/benchmarks.md).
     Bench {
         #[command(subcommand)]
-        command: BenchCommand,
+        command: crate::dev::BenchCommand,
     },
 }
 
@@ -170,93 +170,6 @@ enum DataCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum BenchCommand {
-    /// Memory at scale: write throughput, hybrid recall latency, sweep time (use a release build).
-    Memory {
-        /// Store sizes, comma-separated.
-        #[arg(long, default_value = "1000,10000,100000", value_delimiter = ',')]
-        sizes: Vec<usize>,
-        /// Queries per size.
-        #[arg(long, default_value_t = 200)]
-        queries: usize,
-    },
-    /// LoCoMo retrieval recall over the evidence turns of every question (categories 1–4).
-    Locomo {
-        /// LoCoMo-format JSON files.
-        #[arg(required = true, num_args = 1..)]
-        files: Vec<PathBuf>,
-        /// `local` (all-MiniLM-L6-v2) or `none` (BM25 only).
-        #[arg(long, default_value = "local")]
-        embedder: String,
-        /// Neighbouring turns on each side indexed as search context.
-        #[arg(long, default_value_t = 2)]
-        context_turns: usize,
-    },
-    /// Automations: event → run start for single files and a burst, idle CPU and memory while
-    /// watching (use a fresh --home; `scripts/bench-automations.sh`).
-    Automations {
-        /// Where the watched folders are made.
-        #[arg(long)]
-        dir: PathBuf,
-        /// Files dropped one at a time.
-        #[arg(long, default_value_t = 30)]
-        singles: usize,
-        /// Files in the burst.
-        #[arg(long, default_value_t = 1000)]
-        burst: usize,
-        /// Idle watch rules.
-        #[arg(long, default_value_t = 10)]
-        rules: usize,
-        /// Files under the idle rules, in all.
-        #[arg(long, default_value_t = 10_000)]
-        files: usize,
-        /// Seconds of each idle measurement.
-        #[arg(long, default_value_t = 20)]
-        idle_secs: u64,
-        /// The rules' settle window, in milliseconds.
-        #[arg(long, default_value_t = 200)]
-        settle_ms: u64,
-    },
-    /// The built-in model's speed on one GGUF file: prompt and generation tokens/s, time to
-    /// first token with and without the prompt cache, a forced call's tokens/s, load time,
-    /// peak RSS (use a release build; `scripts/bench-local.sh` compares it with llama-bench).
-    /// The file is the global `--model FILE`, else `ECHO_LOCAL_MODEL`.
-    LocalModel {
-        /// Measured runs.
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
-        /// Most tokens each answer generates.
-        #[arg(long, default_value_t = 128)]
-        max_tokens: usize,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Per-turn time spent in Echo Desk itself, excluding the model server (use a fresh --home).
-    Overhead {
-        /// Number of turns.
-        #[arg(long, default_value_t = 200)]
-        turns: usize,
-        /// Turns per session (history grows within a session).
-        #[arg(long, default_value_t = 20)]
-        per_session: usize,
-    },
-    /// Context assembly time (the `context` span of each turn) in a long session with many
-    /// memories; use a fresh --home whose config keeps compression off (scripts/bench-context.sh).
-    Context {
-        /// Messages in the session before measuring (two per turn).
-        #[arg(long, default_value_t = 1000)]
-        messages: usize,
-        /// Long-term memories in the store.
-        #[arg(long, default_value_t = 10_000)]
-        memories: usize,
-        /// Measured turns.
-        #[arg(long, default_value_t = 100)]
-        turns: usize,
     },
 }
 
@@ -330,23 +243,13 @@ impl Cli {
 }
 
 /// Runs the parsed command with the configuration `Cli::config` loaded (`replay` needs none).
-pub async fn run(cli: Cli, config: Result<Config, ConfigError>) -> anyhow::Result<ExitCode> {
-    if let Command::Replay { file, json } = &cli.command {
-        return crate::trace_cli::replay(file, *json).await;
-    }
-    // The built-in model's benchmark runs the file alone, without the engine.
-    if let Command::Bench {
-        command:
-            BenchCommand::LocalModel {
-                runs,
-                max_tokens,
-                json,
-            },
-    } = &cli.command
-    {
-        let model = cli.global.model.clone();
-        crate::bench::local_model(model, *runs, *max_tokens, *json).await?;
-        return Ok(ExitCode::SUCCESS);
+pub async fn run(
+    cli: Cli,
+    config: Result<Config, ConfigError>,
+    dev: Option<&dyn crate::dev::DevTools>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(done) = without_the_engine(&cli, dev).await {
+        return done;
     }
     let config = config?;
     let api = Api::open(config).await.context("cannot open the engine")?;
@@ -441,8 +344,8 @@ pub async fn run(cli: Cli, config: Result<Config, ConfigError>) -> anyhow::Resul
             crate::trace_cli::trace(&api, command).await?;
             ExitCode::SUCCESS
         }
-        // Handled before the engine opens (a replay needs none of the data directory).
-        Command::Replay { file, json } => crate::trace_cli::replay(&file, json).await?,
+        // Carried out before the engine opens (a replay needs none of the data directory).
+        Command::Replay { .. } => return Err(crate::dev::missing("replay")),
         Command::Rules { command } => {
             crate::tools_cli::rules(&api, command).await?;
             ExitCode::SUCCESS
@@ -483,77 +386,32 @@ pub async fn run(cli: Cli, config: Result<Config, ConfigError>) -> anyhow::Resul
             crate::memory_cli::run(&api, command).await?;
             ExitCode::SUCCESS
         }
-        Command::Bench {
-            command:
-                BenchCommand::Locomo {
-                    files,
-                    embedder,
-                    context_turns,
-                },
-        } => {
-            crate::bench::locomo(&api, files, &embedder, context_turns).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Bench {
-            command: BenchCommand::Memory { sizes, queries },
-        } => {
-            crate::bench::memory(&api, &sizes, queries).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Bench {
-            command:
-                BenchCommand::Automations {
-                    dir,
-                    singles,
-                    burst,
-                    rules,
-                    files,
-                    idle_secs,
-                    settle_ms,
-                },
-        } => {
-            let plan = crate::bench_automations::Plan {
-                singles,
-                burst,
-                rules,
-                files,
-                idle_secs,
-                settle_ms,
-            };
-            crate::bench_automations::run(&api, &dir, &plan).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Bench {
-            command:
-                BenchCommand::LocalModel {
-                    runs,
-                    max_tokens,
-                    json,
-                },
-        } => {
-            crate::bench::local_model(cli.global.model, runs, max_tokens, json).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Bench {
-            command: BenchCommand::Overhead { turns, per_session },
-        } => {
-            crate::bench::overhead(&api, turns, per_session).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Bench {
-            command:
-                BenchCommand::Context {
-                    messages,
-                    memories,
-                    turns,
-                },
-        } => {
-            crate::bench::context(&api, messages, memories, turns).await?;
+        Command::Bench { command } => {
+            let dev = dev.ok_or_else(|| crate::dev::missing("bench"))?;
+            dev.bench(&api, command).await?;
             ExitCode::SUCCESS
         }
     };
     api.close().await;
     Ok(code)
+}
+
+/// The development commands that need no engine: a replay (a scratch data directory of its
+/// own) and the built-in model's benchmark; without the tools, every development command.
+async fn without_the_engine(
+    cli: &Cli,
+    dev: Option<&dyn crate::dev::DevTools>,
+) -> Option<anyhow::Result<ExitCode>> {
+    match (&cli.command, dev) {
+        (Command::Replay { file, json }, Some(dev)) => Some(dev.replay(file, *json).await),
+        (Command::Replay { .. }, None) => Some(Err(crate::dev::missing("replay"))),
+        (Command::Bench { .. }, None) => Some(Err(crate::dev::missing("bench"))),
+        (Command::Bench { command }, Some(dev)) => dev
+            .bench_alone(command, &cli.global.model)
+            .await
+            .map(|done| done.map(|()| ExitCode::SUCCESS)),
+        _ => None,
+    }
 }
 
 async fn ask(

@@ -4,12 +4,21 @@
 //! A library with one entry point, [`main`], so that two binaries run it: `echod` itself
 //! (`src/main.rs`), and the desktop app's `echo-desk` when it is started under the name
 //! `echod` (the installed package ships one engine binary under both names).
+//!
+//! # serve
+//!
+//! `echod serve` (`serve.rs`) puts `Api` on loopback HTTP with axum: one generic route per
+//! operation of the table, a bearer token (compared in constant time; the serve-token file's,
+//! or the per-process one a page gets for the one-time `#pair=` code of the printed address, so
+//! no lasting token reaches a browser), Host/Origin checks, SSE turns, `/api/openapi.json`, and
+//! the web UI (`ui/dist` built into the binary with rust-embed; `--ui DIR` for another).
+//! `listen.rs` accepts its connections with hyper directly: at most 512 at once, 10 s to send a
+//! request head.
 #![deny(missing_docs)]
 
 mod automations_cli;
-mod bench;
-mod bench_automations;
 mod cli;
+mod dev;
 mod listen;
 mod memory_cli;
 mod model_cli;
@@ -19,11 +28,21 @@ mod serve;
 mod tools_cli;
 mod trace_cli;
 
+pub use dev::{BenchCommand, DevTools};
+pub use print::json as print_json;
+
 use clap::Parser;
 use std::process::ExitCode;
 
-/// Runs `echod` on the process's arguments; the exit code says how it went.
+/// Runs `echod` on the process's arguments, without the development tools (the desktop app
+/// started as `echod`); the exit code says how it went.
 pub fn main() -> ExitCode {
+    main_with(None)
+}
+
+/// Runs `echod` on the process's arguments with `dev` carrying out `replay` and `bench` (the
+/// standalone `echod` binary); without it those commands are refused with a clear error.
+pub fn main_with(dev: Option<&dyn DevTools>) -> ExitCode {
     echo_agent::crash::harden("echod");
     let log = || {
         tracing_subscriber::fmt()
@@ -64,7 +83,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = runtime.block_on(cli::run(cli, config));
+    let result = runtime.block_on(cli::run(cli, config, dev));
     // A tool stuck in blocking I/O must not keep the process alive after the turn ended.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     match result {
@@ -86,4 +105,20 @@ fn one_line(e: &anyhow::Error) -> String {
         }
     }
     parts.join(": ")
+}
+
+/// Every command `echod` parses, as its words (`memory list`, `ask`): what the parity check
+/// compares with the operation table.
+pub fn command_paths() -> Vec<String> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    for command in cli::Cli::command().get_subcommands() {
+        let name = command.get_name();
+        let mut subs = command.get_subcommands().peekable();
+        if subs.peek().is_none() {
+            out.push(name.to_string());
+        }
+        out.extend(subs.map(|sub| format!("{name} {}", sub.get_name())));
+    }
+    out
 }

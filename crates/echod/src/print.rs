@@ -107,7 +107,8 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
     }
 }
 
-pub(crate) fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+/// Prints `value` as pretty JSON on stdout (`--json` of every command).
+pub fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;

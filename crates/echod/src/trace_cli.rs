@@ -1,15 +1,14 @@
-//! `echod trace …` and `echod replay`: turns and their spans, what a model call sent and
-//! received, a turn exported as a regression case, and that case replayed.
+//! `echod trace …`: turns and their spans, what a model call sent and received, and a turn
+//! exported as a regression case (replayed by `echod replay`, `replay_cli.rs`).
 
 use crate::print;
 use anyhow::Context;
 use clap::Subcommand;
-use echo_agent::replay::{self, ReplayCase};
+
 use echo_agent::wire::{TurnId, TurnStatus};
 use echo_agent::{Api, TurnFilter};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+
+use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
@@ -140,50 +139,4 @@ pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// `echod replay FILE`: plays the case's recorded replies from a local mock model on
-/// loopback and runs the turn in a scratch data directory; exit 1 on divergence.
-pub async fn replay(file: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let case: ReplayCase = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a replay case", file.display()))?;
-    let script =
-        echo_mock_model::server::Script::from_json_str(&replay::mock_script(&case).to_string())
-            .map_err(anyhow::Error::msg)
-            .context("the case's replies do not make a mock script")?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-        .await
-        .context("cannot bind a loopback port for the replay model")?;
-    let address = listener.local_addr()?;
-    let server = tokio::spawn(async move {
-        axum::serve(listener, echo_mock_model::server::router(script)).await
-    });
-    let home = tempfile::tempdir().context("cannot create a scratch data directory")?;
-    let report = replay::replay(&case, &format!("http://{address}/v1"), home.path()).await;
-    server.abort();
-    let report = report?;
-
-    if as_json {
-        print::json(&report)?;
-    } else {
-        let mut out = std::io::stdout().lock();
-        writeln!(
-            out,
-            "replayed turn {}: {} of {} recorded tool calls made",
-            report.turn_id,
-            report.replayed_calls.len(),
-            report.recorded_calls
-        )?;
-        match &report.divergence {
-            None => writeln!(out, "same trajectory and final text")?,
-            Some(d) => writeln!(out, "DIVERGED: {d}")?,
-        }
-    }
-    Ok(if report.divergence.is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
