@@ -3,7 +3,10 @@
 //! capabilities, the gateway's OpenAPI document and the UI's generated operation list must
 //! name the same operations. The exceptions are named and explained in
 //! `src-tauri/src/commands.rs` (`DESKTOP_COMMANDS`: the turn stream and window commands) and
-//! below (the gateway's own routes). A failure says which place is missing what.
+//! below (the gateway's own routes). `echod`'s commands are checked the same way: each one
+//! carries out operations of the table or says why it is apart (`CLI_COMMANDS`), and each
+//! operation no command carries out says why (`NOT_IN_CLI`). A failure says which place is
+//! missing what.
 
 use echo_agent::OPERATIONS;
 use echo_desk_shell::{DESKTOP_COMMANDS, OPERATION_COMMANDS};
@@ -224,4 +227,294 @@ fn the_ui_knows_every_operation_and_only_real_desktop_commands() {
         lost.is_empty(),
         "desktop commands the UI never invokes (ui/src/tauriTransport.ts): {lost:?}"
     );
+}
+
+/// What an `echod` command is in terms of the operation table.
+enum Cli {
+    /// The operations it carries out (the CLI's source calls each one's `Api` method).
+    Calls(&'static [&'static str]),
+    /// Not an operation of the table, and why.
+    Apart(&'static str),
+}
+
+/// Every `echod` command (`echod::command_paths`), with the operations it carries out.
+const CLI_COMMANDS: &[(&str, Cli)] = &[
+    (
+        "ask",
+        Cli::Apart("a turn: its answer is a stream (Api::send), like /api/turns"),
+    ),
+    (
+        "chat",
+        Cli::Apart("turns in a loop, each through Api::send"),
+    ),
+    (
+        "serve",
+        Cli::Apart("the gateway itself: it mounts the table"),
+    ),
+    ("history", Cli::Calls(&["history"])),
+    ("provider show", Cli::Calls(&["provider"])),
+    ("provider set", Cli::Calls(&["update_provider"])),
+    ("provider test", Cli::Calls(&["test_provider"])),
+    ("model list", Cli::Calls(&["local_models"])),
+    ("model fetch", Cli::Calls(&["fetch_local_model"])),
+    ("model use", Cli::Calls(&["use_local_model"])),
+    ("sessions list", Cli::Calls(&["list_sessions"])),
+    ("sessions rename", Cli::Calls(&["rename_session"])),
+    ("sessions delete", Cli::Calls(&["delete_session"])),
+    ("trace list", Cli::Calls(&["traces"])),
+    ("trace show", Cli::Calls(&["trace"])),
+    ("trace call", Cli::Calls(&["trace_call"])),
+    (
+        "trace settings",
+        Cli::Calls(&["trace_settings", "update_trace_settings"]),
+    ),
+    ("trace export", Cli::Calls(&["trace_case"])),
+    (
+        "replay",
+        Cli::Apart(
+            "a development tool of the standalone `echod` binary: a fresh engine in a scratch directory",
+        ),
+    ),
+    ("rules list", Cli::Calls(&["list_rules"])),
+    ("rules add", Cli::Calls(&["add_rule"])),
+    ("rules remove", Cli::Calls(&["remove_rule"])),
+    ("approvals list", Cli::Calls(&["approvals"])),
+    ("approvals queue", Cli::Calls(&["approval_queue"])),
+    ("approvals answer", Cli::Calls(&["answer_approval"])),
+    ("automations list", Cli::Calls(&["automations"])),
+    ("automations show", Cli::Calls(&["automation"])),
+    ("automations add", Cli::Calls(&["add_automation"])),
+    ("automations edit", Cli::Calls(&["edit_automation"])),
+    ("automations remove", Cli::Calls(&["remove_automation"])),
+    (
+        "automations enable",
+        Cli::Calls(&["set_automation_enabled", "set_all_automations_enabled"]),
+    ),
+    (
+        "automations disable",
+        Cli::Calls(&["set_automation_enabled", "set_all_automations_enabled"]),
+    ),
+    ("automations run", Cli::Calls(&["run_automation"])),
+    ("automations runs", Cli::Calls(&["automation_runs"])),
+    ("mcp list", Cli::Calls(&["mcp_servers"])),
+    ("data delete-all", Cli::Calls(&["delete_all_data"])),
+    ("data check", Cli::Calls(&["check_data"])),
+    ("memory list", Cli::Calls(&["memory_list"])),
+    ("memory search", Cli::Calls(&["memory_search"])),
+    ("memory show", Cli::Calls(&["memory_show"])),
+    ("memory add", Cli::Calls(&["memory_add"])),
+    ("memory edit", Cli::Calls(&["memory_edit"])),
+    ("memory pin", Cli::Calls(&["memory_pin"])),
+    ("memory unpin", Cli::Calls(&["memory_pin"])),
+    ("memory forget", Cli::Calls(&["memory_forget"])),
+    ("memory restore", Cli::Calls(&["memory_restore"])),
+    ("memory undo", Cli::Calls(&["memory_undo"])),
+    ("memory expire", Cli::Calls(&["memory_set_expiry"])),
+    (
+        "memory forget-session",
+        Cli::Calls(&["memory_forget_session"]),
+    ),
+    (
+        "memory delete",
+        Cli::Calls(&["memory_delete", "memory_delete_all"]),
+    ),
+    ("memory conflicts", Cli::Calls(&["memory_conflicts"])),
+    ("memory resolve", Cli::Calls(&["memory_resolve"])),
+    ("memory sweep", Cli::Calls(&["memory_sweep"])),
+    ("memory reindex", Cli::Calls(&["memory_reindex"])),
+    ("memory export", Cli::Calls(&["memory_export"])),
+    ("memory import", Cli::Calls(&["memory_import"])),
+    (
+        "bench overhead",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
+        "bench memory",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
+        "bench context",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
+        "bench automations",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
+        "bench locomo",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
+        "bench local-model",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+];
+
+/// Operations no `echod` command carries out, and why.
+const NOT_IN_CLI: &[(&str, &str)] = &[
+    ("cancel_turn", "Ctrl-C stops the CLI's own turn in process"),
+    (
+        "pending_approvals",
+        "the CLI asks its questions in the terminal as they come",
+    ),
+    (
+        "automation_notices",
+        "the desktop app's OS notifications and tray badge",
+    ),
+    (
+        "preview_automation",
+        "the automation form's live preview; `automations add` checks the spec whole",
+    ),
+    (
+        "mcp_config",
+        "the settings page; the CLI's MCP servers are config.toml's [[tools.mcp]]",
+    ),
+    (
+        "set_mcp_config",
+        "the settings page; the CLI's MCP servers are config.toml's [[tools.mcp]]",
+    ),
+    (
+        "detect_ollama",
+        "the settings page's suggestion; `provider set --kind ollama` names it",
+    ),
+    (
+        "bootstrap_files",
+        "the settings page's editor; the files are in the data directory",
+    ),
+    (
+        "save_bootstrap_file",
+        "the settings page's editor; the files are in the data directory",
+    ),
+    (
+        "desktop_settings",
+        "the desktop app's own settings (shortcut, tray)",
+    ),
+    (
+        "memory_fading",
+        "the memory page's fading chart; `memory show` gives the figures",
+    ),
+    ("memory_stats", "the memory page's header counts"),
+];
+
+/// Each operation of `operations.table` with its request type and the `Api` method its body
+/// calls first.
+fn api_method_of_each_operation() -> Vec<(String, (String, String))> {
+    let table = read(&root().join("crates/echo-agent/src/operations.table"));
+    let mut out = Vec::new();
+    for entry in table.split(';') {
+        let Some((head, body)) = entry.split_once("= |") else {
+            continue;
+        };
+        let Some(line) = head
+            .lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty() && !l.starts_with("//"))
+        else {
+            continue;
+        };
+        let Some((name, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let request = rest
+            .split_once('(')
+            .and_then(|(_, r)| r.split_once(')'))
+            .map_or("", |(r, _)| r);
+        let Some(after) = body.split_once("api.").map(|(_, rest)| rest) else {
+            continue;
+        };
+        let method: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        out.push((name.trim().to_string(), (request.to_string(), method)));
+    }
+    out
+}
+
+#[test]
+fn every_cli_command_is_an_operation_or_says_why_not() {
+    let commands: BTreeSet<String> = echod::command_paths().into_iter().collect();
+    let listed: BTreeSet<&str> = CLI_COMMANDS.iter().map(|(c, _)| *c).collect();
+    let mut problems = Vec::new();
+    for command in &commands {
+        if !listed.contains(command.as_str()) {
+            problems.push(format!(
+                "`echod {command}` is not in CLI_COMMANDS: name the operations it calls or \
+                 say why it has none"
+            ));
+        }
+    }
+    for command in &listed {
+        if !commands.contains(*command) {
+            problems.push(format!(
+                "CLI_COMMANDS lists `echod {command}`, which echod does not parse"
+            ));
+        }
+    }
+
+    let methods: std::collections::BTreeMap<String, (String, String)> =
+        api_method_of_each_operation().into_iter().collect();
+    let ops = table();
+    assert_eq!(
+        methods.keys().map(String::as_str).collect::<BTreeSet<_>>(),
+        ops,
+        "every operation of the table has one body that calls `api.…`"
+    );
+    let cli_source: String = std::fs::read_dir(root().join("crates/echod/src"))
+        .expect("crates/echod/src")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| !p.ends_with("serve.rs"))
+        .map(|p| read(&p))
+        .collect();
+    let mut called = BTreeSet::new();
+    for (command, what) in CLI_COMMANDS {
+        let names = match what {
+            Cli::Calls(names) => names,
+            Cli::Apart(why) => {
+                if why.trim().is_empty() {
+                    problems.push(format!("`echod {command}` is apart without a reason"));
+                }
+                continue;
+            }
+        };
+        for name in *names {
+            called.insert(*name);
+            match methods.get(*name) {
+                None => problems.push(format!(
+                    "`echod {command}` names `{name}`, which is no operation of the table"
+                )),
+                Some((request, method))
+                    if !cli_source.contains(&format!(".{method}("))
+                        && !cli_source.contains(&format!("call({request} ")) =>
+                {
+                    problems.push(format!(
+                        "`echod {command}` is said to carry out `{name}`, but crates/echod/src \
+                         neither calls `Api::{method}` nor sends a `{request}`"
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let apart: BTreeSet<&str> = NOT_IN_CLI.iter().map(|(n, _)| *n).collect();
+    for op in &ops {
+        match (called.contains(op), apart.contains(op)) {
+            (false, false) => problems.push(format!(
+                "operation `{op}` has no echod command: add one, or add it to NOT_IN_CLI with \
+                 the reason"
+            )),
+            (true, true) => problems.push(format!(
+                "operation `{op}` is in NOT_IN_CLI, but `echod` carries it out: remove it there"
+            )),
+            _ => {}
+        }
+    }
+    for name in &apart {
+        if !ops.contains(name) {
+            problems.push(format!(
+                "NOT_IN_CLI lists `{name}`, which is no operation of the table"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

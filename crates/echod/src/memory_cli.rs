@@ -3,11 +3,12 @@
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use echo_agent::wire::{
-    ConflictId, Memory, MemoryId, MemorySort, MemoryStatus as Status, MemoryTier as Tier,
+    ConflictId, ImportReport, Memory, MemoryExportFile, MemoryId, MemoryImportFile, MemorySort,
+    MemoryStatus as Status, MemoryTier as Tier,
 };
 use echo_agent::{Api, DELETE_ALL_CONFIRMATION, ListFilter};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -503,11 +504,11 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             writeln!(out, "reindexed: {} memories embedded", r.embedded)?;
         }
         MemoryCommand::Export { file } => {
-            let n = api.memory_export(&file).await?;
-            writeln!(out, "exported {n} memories to {}", file.display())?;
+            let count = export_to(api, &file).await?;
+            writeln!(out, "exported {count} memories to {}", file.display())?;
         }
         MemoryCommand::Import { file } => {
-            let r = api.memory_import(&file).await?;
+            let r = import_from(api, &file).await?;
             writeln!(
                 out,
                 "imported {} new, {} already known, {} inactive skipped",
@@ -529,4 +530,24 @@ pub(crate) fn confirmed(question: &str, answer: &str) -> anyhow::Result<bool> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
     Ok(line.trim() == answer)
+}
+
+/// `memory export FILE`: the memory page's download, written to a file (a partial file never
+/// takes the name of a finished one); how many memories it holds.
+async fn export_to(api: &Api, file: &Path) -> anyhow::Result<usize> {
+    let export = api.call(MemoryExportFile {}).await?;
+    let partial = file.with_extension("partial");
+    std::fs::write(&partial, export.text)
+        .and_then(|()| std::fs::rename(&partial, file))
+        .with_context(|| format!("cannot write {}", file.display()))?;
+    Ok(export.count)
+}
+
+/// `memory import FILE`: the memory page's upload, read from a file.
+async fn import_from(api: &Api, file: &Path) -> anyhow::Result<ImportReport> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    api.call(MemoryImportFile { text })
+        .await
+        .with_context(|| file.display().to_string())
 }

@@ -6,7 +6,6 @@ use crate::api::Api;
 use crate::error::ApiError;
 use echo_memory::{Actor, ListFilter, Memory, MemoryError, NewMemory, Status, Tier, WriteOptions};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// Format tag of the first line of an export file.
 pub const EXPORT_FORMAT: &str = "echo-desk-memory";
@@ -45,15 +44,6 @@ pub struct ImportReport {
 }
 
 impl Api {
-    /// Writes every memory that is not deleted to a versioned JSON Lines file.
-    pub async fn memory_export(&self, path: &Path) -> Result<usize, ApiError> {
-        let export = self.memory_export_text().await?;
-        let tmp = path.with_extension("partial");
-        std::fs::write(&tmp, export.text).map_err(|e| file_err(&path.display(), e.to_string()))?;
-        std::fs::rename(&tmp, path).map_err(|e| file_err(&path.display(), e.to_string()))?;
-        Ok(export.count)
-    }
-
     /// Every memory that is not deleted as the text of a versioned JSON Lines export, for a
     /// front end to offer as a download.
     pub async fn memory_export_text(&self) -> Result<MemoryExport, ApiError> {
@@ -81,16 +71,6 @@ impl Api {
             count: memories.len(),
             text,
         })
-    }
-
-    /// Reads an export file and adds its active memories through the write path (see
-    /// [`Api::memory_import_text`]).
-    pub async fn memory_import(&self, path: &Path) -> Result<ImportReport, ApiError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| file_err(&path.display(), e.to_string()))?;
-        let origin = path.display().to_string();
-        self.import_lines(&text, &|message| file_err(&origin, message))
-            .await
     }
 
     /// Adds the active memories of an export's text (an uploaded file) through the write
@@ -215,7 +195,7 @@ mod hostile {
     use super::*;
     use proptest::prelude::*;
 
-    fn api(runtime: &tokio::runtime::Runtime, dir: &Path) -> Api {
+    fn api(runtime: &tokio::runtime::Runtime, dir: &std::path::Path) -> Api {
         runtime.block_on(crate::test_support::quiet_api(dir))
     }
 
