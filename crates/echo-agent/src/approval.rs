@@ -2,6 +2,26 @@
 //! says "ask", the person is asked through turn events (answered with
 //! [`crate::Api::answer_approval`]) while a short model-written explanation streams in beside
 //! the question. No answer in time → deny. Every decision goes to the audit log.
+//!
+//! # Asking
+//!
+//! Each tool call goes: registry `prepare` (tool exists, JSON parses, schema validates, the tool
+//! builds its `Action`: paths read and written, the command line, the host, the exact diff) →
+//! the gate (`echo_gate::Policy::evaluate`) → run, or a denial text as the tool result. Asking
+//! is an `ApprovalRequested` event; `Api::answer_approval` resolves it (once / session / always
+//! / deny; session and always add a rule). The explanation streams in as `ApprovalExplanation`
+//! events from its own short-timeout call and is cut off when the person answers; the question
+//! never waits for it. No answer in time → deny (`timeout`). A turn whose front end has nobody
+//! to ask (`ApprovalMode::NoOneToAsk`: `echod` without a terminal) denies at once and tells the
+//! model which `echod rules add …` would allow the call. An unattended run
+//! (`ApprovalMode::Queue`) writes the question to the persistent approval queue and waits. Every
+//! decision is written to `approvals` with secrets masked in the arguments.
+//!
+//! An approval is for the change that was shown: just before a call that writes runs, the
+//! registry works its `Action` out again, and if the files moved while the question waited
+//! nothing is written and the model gets `changed_since_approval`. Tool results go back to the
+//! model as data, and no text anywhere can add a rule or skip the gate: rules change only
+//! through `Api` calls a person makes.
 
 use crate::events::TurnEvents;
 use crate::model_calls::ModelCall;

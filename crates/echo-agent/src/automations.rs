@@ -8,6 +8,45 @@
 //! `automation`, approvals through the persistent queue ([`crate::approval`]), traced like
 //! any turn. The files a run writes are recorded ([`RunContext::record_writes`]) so that they never set
 //! off the automation that wrote them, nor a chain that leads back to it.
+//!
+//! # The loop
+//!
+//! Every half second (or when woken) the loop claims the enabled automations whose owner
+//! process is gone (`claim_owned`, `BEGIN IMMEDIATE`; the instance locks say who is alive),
+//! keeps one watcher per watch rule it owns (restarted when the automation's `updated_at`
+//! changes), queues schedule fire times (`missed` policy after a gap: `run_once` runs the latest
+//! missed time once, `skip` records one skipped run saying how many were missed), and starts
+//! queued runs oldest first. A run's session is "NAME · run N"; its request carries the
+//! `RunContext` (`turn/run.rs`): the tools it may use (others are neither offered nor allowed),
+//! its pre-approvals (session rules, after hard-deny and the path policy like every rule), its
+//! chain. Runs a process left under way when it ended are queued again once (`recover`), then
+//! failed; runs left waiting for approval are queued again (up to `WAITING_ATTEMPTS`) with their
+//! questions left open.
+//!
+//! # Nothing lost while nothing watched
+//!
+//! Each watch rule has a watermark (`watched_until`): the watcher reports it every 30 s (the
+//! oldest change still settling holds it back; it never moves back), and whenever watching
+//! starts (process start, edit, folder back) it first walks the folders for files whose mtime
+//! or ctime is later (echo-automations' `watch/catch_up.rs`) and puts them through the settle
+//! step like any change, then queues them unless a run for that file at that size and mtime
+//! exists. A rule never watched has no watermark; switching a rule on or off moves it to now (a
+//! pause is not replayed). Events of a watcher older than the automation's `updated_at` are not
+//! queued (`Enqueued::Stale`).
+//!
+//! # No loops, approvals, notices
+//!
+//! After a call that writes succeeds, each written file is recorded with its size, mtime and the
+//! run's chain; a settled event on a file still in that state inherits the chain, and an
+//! automation already in its event's chain is skipped (`loop: …`), so A → A and A → B → A stop
+//! at the first repeat. Shell commands' writes are not known; the rate limits bound those
+//! (`max_runs_per_hour`, `max_runs_per_file_per_hour`, state `rate_limited`). A call the gate
+//! would ask about is written to `approval_queue` and the run waits, polling its row; any
+//! process answers it. Expiry (`[automations] approval_expiry_hours`, 24) or a stopped turn
+//! denies; `allow_automation` adds a pre-approval to the spec. A run started again after its
+//! process ended takes over its earlier attempt's question for the same tool and detail.
+//! `automation_notices(after)` returns runs that finished or failed and questions asked after a
+//! cursor, plus the counts a badge needs; the desktop app polls it.
 
 use crate::approval::ApprovalMode;
 use crate::engine::Engine;

@@ -1,6 +1,25 @@
 //! The agent: the pipeline (ContextStage → InferenceStage → ResponseStage) and [`Api`], the
 //! one facade every front end (desktop shell, `echod` CLI, HTTP gateway, automations) calls.
 //! Nothing below this crate knows about front ends; no front end reaches below [`Api`].
+//!
+//! # Rooms
+//!
+//! - `engine.rs`, the composition root: `Engine::build` wires store, model clients
+//!   (`engine/models.rs`: one swappable snapshot, a settings change applies to the next turn),
+//!   tools, the gate, MCP servers, memory and background tasks (`engine/jobs.rs`);
+//!   `Engine::close` stops every task it started.
+//! - `turn.rs`, the turn service (`Engine::run_turn`), with `turn/request.rs` (`TurnRequest`,
+//!   built by `TurnRequest::new` and setters only) and `turn/run.rs` (an automation run's
+//!   context). `pipeline.rs` and `pipeline/`: the stages; `approval.rs` is the loop's gate step;
+//!   `model_calls.rs` builds, sends and records every model call.
+//! - `memory.rs` (recall, extraction, consolidation calls), `history_tools.rs`
+//!   (`history_search`, `read_tool_output`), `prompts.rs`, `bootstrap.rs` (the person's
+//!   standing-instruction files).
+//! - `automations.rs` (the runner) and `replay.rs` (a turn as a regression case) call the turn
+//!   service, never [`Api`].
+//! - [`Api`] (`api.rs`, one module per domain in `api/`), the operation surface
+//!   (`operations.table`, `wire.rs`, `operations.rs`, `openapi.rs`) and `error.rs`
+//!   (`ApiError` → `ErrorCode`).
 #![deny(missing_docs)]
 
 mod api;

@@ -3,6 +3,36 @@
 //! (`extract_memories`) and the conflict judge (`judge_memory_conflict`) — both as forced
 //! tool calls whose arguments are parsed into fixed Rust types. A malformed answer is
 //! rejected whole and traced; nothing is half-applied.
+//!
+//! # Extraction
+//!
+//! A background job after each completed turn: a forced `extract_memories` call on
+//! `memory.extraction_model`; the batch is parsed into fixed Rust types (the schema sent is
+//! generated from them) and rejected whole when malformed; session-only constraints go to
+//! working memory. The schema puts `evidence` first and bounds every string and the list, so a
+//! small model's constrained output ends within the token limit. A fact whose evidence is not
+//! the user's own words (two thirds of its words in one of the user's messages, `grounded`) is
+//! dropped: an injection arrives through tool output or the assistant's text, never the user's
+//! message. In the quoted style (`memory.extraction_style`, `auto` picks it for the built-in
+//! model) the call is `keep_statements` (`memory/quoted.rs`): the user's first-person,
+//! non-question sentences are fixed in the schema (`prefixItems` with `const`) and the model
+//! writes only `keep: true/false`.
+//!
+//! # Consolidation
+//!
+//! After a turn, when `memory.consolidate_after` messages have piled up past the session's
+//! boundary, a background job takes the session's lock, ends the stretch on the last final
+//! answer (never inside a tool chain), claims it with a compare-and-swap on the boundary (the
+//! claim records its owner until the episode is written; a process that opens the data
+//! directory gives back the claims of dead owners, migration 0015), makes one forced
+//! `consolidate_episode` call, writes the episode and the promoted facts through the write path
+//! (grounded like extraction), and drops the session's snapshot. The stretch ends early enough
+//! to fit the model's window (`fitting_end`); the rest follows in further chunks (up to 8 per
+//! job). A failed job makes the session's next one wait (1 min, doubling, at most 1 h).
+//!
+//! Every forced call fits the window: `structured_call` cuts the middle of the longest message
+//! until the request fits `LlmClient::input_budget`. During a turn the model writes only working
+//! memory (`memory_note`); `memory_recall` searches long-term memory.
 
 use crate::model_calls::structured_call;
 use crate::pipeline::context::{ContextStage, MemoryBlocks};

@@ -4,6 +4,18 @@
 //! serve` mounts one generic handler per entry ([`visit_operations`]), the desktop app
 //! generates one Tauri command per entry from the same table, and the UI's TypeScript and
 //! the OpenAPI document are generated from these types.
+//!
+//! # Adding an operation
+//!
+//! One line in `operations.table` (its name, HTTP method and route, request type, response
+//! type, and the `Api` call), its request type in `wire.rs` if new, a grant in
+//! `src-tauri/capabilities/main.json`, then regenerate `docs/openapi.json` and
+//! `ui/src/generated/engine.ts` (`ECHO_UPDATE_OPENAPI=1` / `ECHO_UPDATE_TS=1`; the drift tests
+//! fail while either is stale and refuse to rewrite on CI). `echod serve` answers `Json<T>` (204
+//! for `()`), an `ApiError` as `{"error": {"code", "message"}}` with its `ErrorCode`'s status
+//! (`busy` → 409). `src-tauri/tests/parity.rs` checks what is still kept by hand against the
+//! table: the windows' capabilities, the generated permissions, the OpenAPI paths and the UI's
+//! generated list.
 
 use crate::api::Api;
 use crate::error::ApiError;

@@ -7,6 +7,33 @@
 //! InferenceStage → ResponseStage ([`crate::pipeline`]), and finish: the turn's status, the
 //! span and `turn_finished`. Turns of different sessions run concurrently. A turn of this
 //! process can be stopped through the running-turns table ([`Engine::cancel_turn`]).
+//!
+//! # Waiting for the session
+//!
+//! The turn is recorded as `accepted` with its input first, so nothing is lost even before it
+//! runs. Then it waits for its session: an in-process FIFO lock per session, then an atomic
+//! check in SQLite (`BEGIN IMMEDIATE`) that no live turn of the session is `running`, which also
+//! serialises turns across processes. In the same transaction the turn becomes `running` and
+//! the user message is committed, before any model call. Regenerate and edit-and-resend are a
+//! turn with `replace_from` (a user message of the session): in that same transaction the
+//! message and everything after it get `replaced_by` = this turn, kept in SQLite with their
+//! traces, gone from the history the model and the UI see.
+//!
+//! Failures end the turn `failed` with a code and one line for people; a cancelled turn ends
+//! `interrupted` with its partial answer saved as a `partial` message.
+//!
+//! # Crash safety
+//!
+//! Each process holds an exclusive lock on `run/<instance>.lock`; turns record their owner
+//! instance. A process that opens the data directory marks `accepted`/`running` turns whose
+//! owner's lock is free as `interrupted` (and closes their open spans), and closes as cancelled
+//! the spans that such an owner's background work (extraction, consolidation, a title) left
+//! running in turns that had finished: `echod ask` can leave while an extraction runs. That
+//! extraction is not lost: it is recorded as pending under the process running it
+//! (`store/extractions.rs` in echo-core, migration 0016) in the transaction that completes the
+//! turn (`Store::complete_turn`), until it ends; after each turn a process claims up to four
+//! that gone owners left pending (compare-and-set on the owner) and runs them again, behind its
+//! own turn's, three attempts in all (`crates/echod/tests/crash.rs`).
 
 pub(crate) mod request;
 pub(crate) mod run;

@@ -8,6 +8,29 @@
 //! A span may carry a capture: the redactor through which the model calls recorded under it
 //! (and under its children) are stored with their exact request and response. It is set where
 //! a trace starts (a turn's root, a background job) from the `[trace] capture` setting.
+//!
+//! # Spans and captures
+//!
+//! Each span has a `SpanKind` (stage, model, tool, approval, memory read, memory write,
+//! background) for the trace viewer's colours and links. Tool spans keep arguments and the
+//! result the model saw; approval spans the question, decision and who decided (rule id, user,
+//! timeout); the `memory_recall` span and the extraction/consolidation spans list the memory ids
+//! they injected or wrote. Node names: `context`, `compress`, `planner`, `inference#N`,
+//! `tools#N`, `iteration_limit`, `response`, `background:*`; calls: `model_request` per HTTP
+//! attempt, `tool:<name>`; degradations `retry`, `fallback_model`, `max_iterations`; a call on
+//! which the built-in model loaded its weights says how long (`model_load_ms`).
+//!
+//! What each model call sent and received is stored beside its call span (`store/captures.rs`,
+//! migration 0010): the request's messages, tools and parameters and the response's text,
+//! reasoning, tool calls, usage and finish reason. Every model call of the engine is built and
+//! sent as one `model_calls::ModelCall` (echo-agent) and recorded through one function. Messages
+//! are content-addressed (`trace_blobs`, BLAKE3 of the message JSON) and a call lists hashes, so
+//! a conversation's history is stored once however many calls resend it; a process remembers the
+//! blobs it stored (`store/known_blobs.rs`), so a capture sends only its new messages, checked
+//! against a count of blob deletions read in the capturing transaction (migration 0017). Headers
+//! are never captured; the API key in force is replaced by `[redacted]` before anything is
+//! written (`Redactor`). `[trace] capture` switches capture off and `[trace] retention_days`
+//! (default 30) bounds it.
 
 use crate::ids::{SpanId, TurnId};
 use crate::message::Usage;

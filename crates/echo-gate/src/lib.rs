@@ -8,6 +8,19 @@
 //!
 //! Rules and every decision (the audit log) live in SQLite. Asking the user is the agent's
 //! job; this crate only says *that* it must ask, and why.
+//!
+//! # The order of checks
+//!
+//! Hard-deny command patterns are parsed into simple commands through `sh -c`, `$(…)`, `sudo`,
+//! `env` (`rm -r` of `/`, `~`, `$HOME`, system dirs; `mkfs`; `dd of=/dev/…`; `> /dev/sdX`; fork
+//! bombs); every regex of the hard-deny and secret-masking lists is in one table (`patterns.rs`)
+//! compiled all or nothing, and if it does not compile every command is refused and audited
+//! arguments are masked whole. The path policy makes every path absolute, resolves `..` and
+//! follows symlinks: secret dirs and files are never read or written, the data directory except
+//! `skills/` is off limits, writes only inside the workspace roots. Among the user's rules the
+//! strictest match wins (deny > ask > allow); an allow must cover every simple command of a
+//! pipeline and every path; session rules only apply in their session. Then the risk default:
+//! read-only runs, the rest asks, `dangerous` always asks.
 #![deny(missing_docs)]
 
 mod audit;

@@ -19,6 +19,21 @@
 //!
 //! Invariant: this crate knows nothing of the engine; `echo-llm` turns its requests into
 //! [`Request`]s and the events back into the common stream.
+//!
+//! # Files
+//!
+//! `llama.rs` (`llama-cpp-2` built from its vendored source for the workspace's CPU target: one
+//! context per model whose attention cache holds four sequences; a prompt continues the one it
+//! shares the longest start with, and a sequence that would be cut is copied first), `vocab.rs`
+//! (the GGUF's own tokenizer, tokenizers' BPE), `template.rs` (its chat template, minijinja),
+//! `worker.rs` (one worker per model: generation off the async runtime, stop checked every
+//! token, sampling in Rust), `process.rs` (the worker as a child process of the front end's own
+//! binary, `--echo-local-worker`, JSON lines over stdin/stdout: a dead worker fails its
+//! requests and the next one starts another, a quiet one ends and lets its memory go),
+//! `output.rs` (text and tool calls out of the tokens), `constrain.rs` (llguidance masks on
+//! llama.cpp's logits), `catalog.rs` and `download.rs` (recommended models, checked and
+//! resumable downloads), `threads.rs` (`llm.threads`, else the physical cores).
+//! `src/bin/echo-local-worker.rs` is a worker on its own for the crate's process tests.
 #![deny(missing_docs)]
 
 pub mod catalog;

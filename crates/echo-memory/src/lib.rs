@@ -28,6 +28,37 @@
 //! only by the vector search are read afterwards, and only those whose fused rank score could
 //! still beat the k-th best usable row in hand: the threshold algorithm, the same answer as
 //! reading them all, usually with no second read when BM25 found enough.
+//!
+//! # Rows, history and the write path
+//!
+//! SQLite holds every memory row (`memories`: tier, slot, source, confidence, importance,
+//! stability, validity, status, supersession, provenance ids), its full change history
+//! (`memory_history`, grouped by change so `undo` reverts a whole change), the review queue
+//! (`memory_conflicts`), per-session snapshots and the embedding outbox. `write.rs` is the only
+//! insert: validate → injection scan (`text.rs`: "always approve", "pre-approved", `[system]`
+//! and the like are refused, so a memory never grants a permission) → candidates (same
+//! subject+slot, BM25 neighbours of short facts, vector neighbours) → judge each (the
+//! [`ConflictJudge`]) → policy: source rank, then newer (same turn = same age), then confidence;
+//! the loser is superseded, a full tie opens a conflict and both sides stay out of prompts until
+//! resolved; a duplicate reinforces. Every change writes history and outbox in the same
+//! transaction.
+//!
+//! # Forgetting
+//!
+//! Effective importance = importance × 0.5^(days since last use / half-life); half-lives start
+//! by source (120 / 60 / 21 days for stated / consolidated / inferred) and grow ×1.6 per
+//! injection. A memory below 0.05 or past `valid_until` (pinned ones never fade) is never
+//! injected; the sweep moves such memories to the archive (at start unless one ran within
+//! `memory.sweep_interval_hours`, every interval in long-running processes, and `memory sweep
+//! [--now]`; each sweep is recorded in `memory_sweeps`). No memory that is superseded,
+//! archived, deleted or in an open conflict is injected; only injected memories are reinforced.
+//!
+//! # Deletion
+//!
+//! `memory_delete` removes the memory, the versions it superseded, their history, conflicts and
+//! outbox rows in one transaction; the vector rows follow through the outbox and are then
+//! erased (`VectorIndex::erase_deleted`: data files with deleted rows rewritten, every earlier
+//! LanceDB version pruned). Forget is the reversible one: a tombstone with history.
 #![deny(missing_docs)]
 
 mod bm25;

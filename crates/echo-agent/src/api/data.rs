@@ -6,6 +6,19 @@
 //!
 //! "Check my data": the database is sound, nothing a crash interrupted is left hanging, and
 //! the derived search indexes hold exactly the memories SQLite holds.
+//!
+//! # How a deletion leaves no copy
+//!
+//! Memories are purged through echo-memory's deletion path (rows, versions, history, conflicts,
+//! outbox; then the vectors erased from every LanceDB version). Delete-all then empties every
+//! table the schema lists but the migration record and the memory change log (ids only), so a
+//! table a later migration adds is covered, rewrites the database (`VACUUM`) and truncates the
+//! WAL (`Store::erase_everything`). SQLite runs with `secure_delete`. Deleting a memory scrubs
+//! its text from captures, span attributes and tool results (`Store::scrub_copies`). Deleting a
+//! conversation must say what becomes of the memories learned in it (`LearnedMemories`: keep,
+//! forget, delete); its captured model requests and the message blobs no other call shares go
+//! with it, the archive's full-text index is merged so no deleted word stays in its segments,
+//! and the WAL is truncated.
 
 use crate::api::Api;
 use crate::api::memory::mem_err;

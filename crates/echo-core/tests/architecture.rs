@@ -1,0 +1,253 @@
+//! `ARCHITECTURE.md` as a map that stays short and true: at most [`MAX_LINES`] lines, every
+//! workspace member and every `Api` domain module named in its code map, every invariant
+//! naming a test that exists; and two of those invariants, which are about where code may
+//! live, checked here on the tree: a model request is built in one place outside echo-llm,
+//! and a memory row is inserted in one place. It lives in `echo-core` beside `tidy.rs`
+//! because that crate builds fastest; it reads the tree with `std::fs`.
+
+#[path = "support/tree.rs"]
+mod tree;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use tree::{read, rel, report, root};
+
+/// The most lines `ARCHITECTURE.md` may have: a map, not a manual (detail lives in the `//!`
+/// of the module it describes).
+const MAX_LINES: usize = 250;
+
+/// The folder of `Api`'s domain modules, each of which the code map names.
+const API_DIR: &str = "crates/echo-agent/src/api";
+
+fn architecture() -> String {
+    read(&root().join("ARCHITECTURE.md"))
+}
+
+/// The lines of `text` from the heading `## {title}` up to the next `## ` heading.
+fn section<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
+    let heading = format!("## {title}");
+    text.lines()
+        .skip_while(|l| l.trim() != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .collect()
+}
+
+#[test]
+fn the_map_is_short_and_names_every_room() {
+    let text = architecture();
+    let mut problems = Vec::new();
+    let lines = text.lines().count();
+    if lines > MAX_LINES {
+        problems.push(format!(
+            "ARCHITECTURE.md has {lines} lines, more than {MAX_LINES}: move how a part works \
+             into the `//!` docs of its module and keep here what rarely changes"
+        ));
+    }
+    let map = section(&text, "Code map");
+    if map.is_empty() {
+        problems.push("ARCHITECTURE.md: no \"## Code map\" section".into());
+    }
+    let workspace: toml::Table = read(&root().join("Cargo.toml"))
+        .parse()
+        .expect("Cargo.toml");
+    let members = workspace["workspace"]["members"]
+        .as_array()
+        .expect("workspace.members");
+    for member in members {
+        let dir = member
+            .as_str()
+            .expect("a member is a path")
+            .trim_end_matches('/');
+        let named = map.iter().any(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|first| first.trim_end_matches('/') == dir)
+        });
+        if !named {
+            problems.push(format!(
+                "ARCHITECTURE.md: the code map has no line for workspace member `{dir}`: add \
+                 one (at most four lines) saying what the room is for"
+            ));
+        }
+    }
+    let words: Vec<&str> = map.iter().flat_map(|l| l.split_whitespace()).collect();
+    for file in rust_files(&root().join(API_DIR), false) {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if !words.contains(&name) {
+            problems.push(format!(
+                "ARCHITECTURE.md: the code map does not list `{API_DIR}/{name}`: add it to the \
+                 list of `Api`'s domain modules"
+            ));
+        }
+    }
+    report("gaps in ARCHITECTURE.md's map", problems);
+}
+
+#[test]
+fn every_invariant_names_a_test_that_exists() {
+    let text = architecture();
+    let invariants = bullets(&section(&text, "Invariants"));
+    let mut problems = Vec::new();
+    if invariants.is_empty() {
+        problems.push("ARCHITECTURE.md: no bullets under \"## Invariants\"".into());
+    }
+    for invariant in &invariants {
+        let short: String = invariant.chars().take(70).collect();
+        let tests: Vec<&str> = invariant
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|s| s.contains(".rs::"))
+            .collect();
+        if tests.is_empty() {
+            problems.push(format!(
+                "ARCHITECTURE.md invariant \"{short}…\" names no test: add \
+                 `path/to/file.rs::test_name` of the test that fails when it breaks"
+            ));
+        }
+        for test in tests {
+            if let Err(why) = test_exists(test) {
+                problems.push(format!("ARCHITECTURE.md invariant \"{short}…\": {why}"));
+            }
+        }
+    }
+    report("invariants without a test", problems);
+}
+
+/// Bullets (`- …` and their continuation lines) joined into one string each.
+fn bullets(lines: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        if let Some(rest) = line.strip_prefix("- ") {
+            out.push(rest.to_string());
+        } else if line.starts_with("  ")
+            && let Some(last) = out.last_mut()
+        {
+            last.push(' ');
+            last.push_str(line.trim());
+        }
+    }
+    out
+}
+
+/// Whether `path::name` is a file of the repository with a `fn name(` in it.
+fn test_exists(reference: &str) -> Result<(), String> {
+    let (path, name) = reference
+        .rsplit_once("::")
+        .ok_or_else(|| format!("`{reference}` is not `path::test_name`"))?;
+    let file = root().join(path);
+    let code = fs::read_to_string(&file)
+        .map_err(|e| format!("`{reference}`: cannot read {path} ({e})"))?;
+    if code.contains(&format!("fn {name}(")) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{reference}`: {path} has no `fn {name}(`; say where the test is now"
+        ))
+    }
+}
+
+#[test]
+fn a_model_request_is_built_in_one_place() {
+    // echo-llm defines the request and its providers build their own in their tests; every
+    // other crate goes through echo-agent's `ModelCall`, which builds and records it.
+    let allowed = ["crates/echo-agent/src/model_calls.rs"];
+    let found = occurrences("ChatRequest {", |path| {
+        !path.starts_with("crates/echo-llm/")
+    });
+    let problems = found
+        .into_iter()
+        .filter(|(path, _)| !allowed.contains(&path.as_str()))
+        .map(|(path, n)| {
+            format!(
+                "{path}:{n}: builds a `ChatRequest` by hand: build it with \
+                 `model_calls::ModelCall`, so it is fitted, sent and recorded like every call"
+            )
+        })
+        .collect();
+    report("model requests built outside ModelCall", problems);
+}
+
+#[test]
+fn memories_enter_the_store_in_one_place() {
+    let mut problems: Vec<String> = occurrences("INSERT INTO memories ", |_| true)
+        .into_iter()
+        .filter(|(path, _)| path != "crates/echo-memory/src/store/rows.rs")
+        .map(|(path, n)| {
+            format!(
+                "{path}:{n}: inserts a memory row directly: go through echo-memory's write \
+                 path, which checks, judges conflicts and writes history and outbox"
+            )
+        })
+        .collect();
+    problems.extend(
+        occurrences("insert_tx(", |_| true)
+            .into_iter()
+            .filter(|(path, _)| {
+                path != "crates/echo-memory/src/store/rows.rs"
+                    && path != "crates/echo-memory/src/write.rs"
+            })
+            .map(|(path, n)| {
+                format!("{path}:{n}: calls `insert_tx` outside the write path (`write.rs`)")
+            }),
+    );
+    report("memory rows inserted outside the write path", problems);
+}
+
+/// `(file, line)` of every occurrence of `needle` in the non-test Rust code under `crates/`
+/// and `src-tauri/` of the files `keep` accepts. A top-level `#[cfg(test)] mod … { … }`,
+/// `tests/` folders and `tests.rs` files are test code.
+fn occurrences(needle: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    for top in ["crates", "src-tauri"] {
+        for file in rust_files(&root().join(top), true) {
+            let path = rel(&file);
+            if !keep(&path) || path.contains("/tests/") || path.ends_with("/tests.rs") {
+                continue;
+            }
+            let text = read(&file);
+            let mut in_tests = false;
+            let mut after_cfg_test = false;
+            for (n, line) in text.lines().enumerate() {
+                if in_tests {
+                    in_tests = line != "}";
+                    continue;
+                }
+                if after_cfg_test && line.starts_with("mod ") && line.ends_with('{') {
+                    in_tests = true;
+                    continue;
+                }
+                after_cfg_test = line.trim() == "#[cfg(test)]";
+                if line.contains(needle) && !line.trim_start().starts_with("//") {
+                    found.push((path.clone(), n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The `.rs` files in `dir` (and below it when `deep`), skipping build output.
+fn rust_files(dir: &Path, deep: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() {
+            if deep && name != "target" && name != "gen" {
+                out.extend(rust_files(&path, true));
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
