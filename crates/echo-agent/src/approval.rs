@@ -28,10 +28,10 @@ use crate::model_calls::ModelCall;
 use crate::pipeline::context::ContextStage;
 use crate::turn::run::RunContext;
 use echo_core::config::ToolsConfig;
-use echo_core::trace::{Level, Span, SpanKind, SpanStatus};
+use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
 use echo_core::{QueuedApprovalStatus, TurnEvent};
 use echo_gate::{
-    AuditLog, DecidedBy, Decision, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook,
+    AuditLog, DecidedBy, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook, RuleDecision,
     RuleScope, Verdict, suggest_pattern,
 };
 use echo_llm::{ChatEvent, LlmClient};
@@ -202,7 +202,7 @@ impl Gate {
         if let Some(run) = scope.automation {
             if !run.may_use(&call.name) {
                 let v = Verdict {
-                    decision: Decision::Deny,
+                    decision: RuleDecision::Deny,
                     by: DecidedBy::Disabled,
                     rule_id: None,
                     reason: format!("this automation may not use {}", call.name),
@@ -228,16 +228,16 @@ impl Gate {
             &rules,
         );
         let final_verdict = match verdict.decision {
-            Decision::Ask => self.ask(scope, prepared, verdict).await,
-            Decision::Deny => {
+            RuleDecision::Ask => self.ask(scope, prepared, verdict).await,
+            RuleDecision::Deny => {
                 self.resolved(scope, "", prepared, &verdict);
                 verdict
             }
-            Decision::Allow => verdict,
+            RuleDecision::Allow => verdict,
         };
         self.record(scope, prepared, &final_verdict).await;
         match final_verdict.decision {
-            Decision::Allow => Ok(()),
+            RuleDecision::Allow => Ok(()),
             _ => Err(format!(
                 "error: {} was not run: {}",
                 call.name, final_verdict.reason
@@ -247,8 +247,8 @@ impl Gate {
 
     async fn record(&self, scope: &CallScope<'_>, prepared: &Prepared, verdict: &Verdict) {
         let decision = match verdict.decision {
-            Decision::Allow => Decision::Allow,
-            _ => Decision::Deny,
+            RuleDecision::Allow => RuleDecision::Allow,
+            _ => RuleDecision::Deny,
         };
         let entry = NewAuditEntry {
             session_id: Some(scope.session_id),
@@ -290,7 +290,7 @@ impl Gate {
                 format!("the rule that would allow it: `{rule}`")
             };
             let v = Verdict {
-                decision: Decision::Deny,
+                decision: RuleDecision::Deny,
                 by: DecidedBy::NonInteractive,
                 rule_id: None,
                 reason: format!(
@@ -356,7 +356,7 @@ impl Gate {
         };
         match answer {
             None => Verdict {
-                decision: Decision::Deny,
+                decision: RuleDecision::Deny,
                 by: DecidedBy::Timeout,
                 rule_id: None,
                 reason: format!(
@@ -365,18 +365,18 @@ impl Gate {
                 ),
             },
             Some(ApprovalAnswer::Deny) if scope.cancel.is_cancelled() => user(
-                Decision::Deny,
+                RuleDecision::Deny,
                 "the turn was stopped while waiting for approval".into(),
             ),
-            Some(ApprovalAnswer::Deny) => user(Decision::Deny, "the user denied it".into()),
+            Some(ApprovalAnswer::Deny) => user(RuleDecision::Deny, "the user denied it".into()),
             Some(ApprovalAnswer::AllowOnce) => {
-                user(Decision::Allow, "the user allowed it once".into())
+                user(RuleDecision::Allow, "the user allowed it once".into())
             }
             Some(ApprovalAnswer::AllowAutomation) => match run {
-                None => user(Decision::Allow, "the user allowed it once".into()),
+                None => user(RuleDecision::Allow, "the user allowed it once".into()),
                 Some(run) => match add_pre_approval(run, &call.name, pattern.clone()).await {
                     Ok(name) => user(
-                        Decision::Allow,
+                        RuleDecision::Allow,
                         format!(
                             "the user allowed it and let automation {name:?} make calls like it ({} {})",
                             call.name,
@@ -384,7 +384,7 @@ impl Gate {
                         ),
                     ),
                     Err(e) => user(
-                        Decision::Allow,
+                        RuleDecision::Allow,
                         format!("the user allowed it (the pre-approval could not be saved: {e})"),
                     ),
                 },
@@ -401,7 +401,7 @@ impl Gate {
                     .add(NewRule {
                         tool: call.name.clone(),
                         pattern: pattern.clone(),
-                        decision: Decision::Allow,
+                        decision: RuleDecision::Allow,
                         scope: scope_kind,
                         session_id: session,
                         created_by: "user".into(),
@@ -409,7 +409,7 @@ impl Gate {
                     .await;
                 match added {
                     Ok(rule) => Verdict {
-                        decision: Decision::Allow,
+                        decision: RuleDecision::Allow,
                         by: DecidedBy::User,
                         rule_id: Some(rule.id.clone()),
                         reason: format!(
@@ -421,7 +421,7 @@ impl Gate {
                         ),
                     },
                     Err(e) => user(
-                        Decision::Allow,
+                        RuleDecision::Allow,
                         format!("the user allowed it (the rule could not be saved: {e})"),
                     ),
                 }
@@ -459,7 +459,7 @@ impl Gate {
             Ok(id) => id,
             Err(e) => {
                 let v = Verdict {
-                    decision: Decision::Deny,
+                    decision: RuleDecision::Deny,
                     by: DecidedBy::NonInteractive,
                     rule_id: None,
                     reason: format!(
@@ -543,7 +543,7 @@ impl Gate {
         });
         let mut span = scope
             .span
-            .child_of(SpanKind::Approval, Level::Call, "approval")
+            .child_of(SpanKind::Approval, SpanLevel::Call, "approval")
             .await;
         span.attr("request_id", request_id.to_string());
         span.attr("tool", call.name.clone());
@@ -576,8 +576,8 @@ impl Gate {
             call_id: prepared.call.id.clone(),
             tool: prepared.call.name.clone(),
             decision: match v.decision {
-                Decision::Allow => Decision::Allow,
-                _ => Decision::Deny,
+                RuleDecision::Allow => RuleDecision::Allow,
+                _ => RuleDecision::Deny,
             },
             decided_by: v.by,
             reason: v.reason.clone(),
@@ -623,7 +623,7 @@ impl Gate {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
         let mut child = span
-            .child_of(SpanKind::Model, Level::Call, "approval_explain")
+            .child_of(SpanKind::Model, SpanLevel::Call, "approval_explain")
             .await;
         let call = ModelCall::exact(&llm, messages, Vec::new(), EXPLANATION_TOKENS);
         let send = call.send(&child, "model_request", stop, &mut on_event);

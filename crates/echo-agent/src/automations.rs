@@ -400,7 +400,7 @@ async fn run_turn(
             id: format!("{}#allow{}", automation.id, i + 1),
             tool: a.tool.clone(),
             pattern: a.pattern.clone(),
-            decision: echo_gate::Decision::Allow,
+            decision: echo_gate::RuleDecision::Allow,
             scope: echo_gate::RuleScope::Session,
             session_id: None,
             created_by: format!("automation {}", automation.name),

@@ -319,7 +319,7 @@ impl Engine {
         let draft = echo_memory::NewMemory {
             content: text.to_string(),
             slot: slot.map(String::from),
-            source: Some(echo_memory::Source::Manual),
+            source: Some(echo_memory::MemorySource::Manual),
             confidence: Some(1.0),
             pinned,
             ..Default::default()
@@ -328,7 +328,7 @@ impl Engine {
             .memory
             .remember(
                 draft,
-                echo_memory::WriteOptions::plain(echo_memory::Actor::User),
+                echo_memory::WriteOptions::plain(echo_memory::MemoryActor::User),
             )
             .await?;
         self.flush_vectors().await;

@@ -43,8 +43,8 @@ use echo_core::trace::Span;
 use echo_core::{Message, ToolSpec};
 use echo_llm::LlmClient;
 use echo_memory::{
-    Actor, ConflictJudge, Effect, JudgeError, Judgement, Memory, MemoryError, MemoryStore,
-    NewMemory, RecallOptions, Source, Tier, Verdict, WriteOptions,
+    ConflictJudge, Effect, JudgeError, Judgement, Memory, MemoryActor, MemoryError, MemorySource,
+    MemoryStore, MemoryTier, MemoryVerdict, NewMemory, RecallOptions, WriteOptions,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -132,13 +132,13 @@ pub(crate) enum JudgeVerdict {
     Unrelated,
 }
 
-impl From<JudgeVerdict> for Verdict {
+impl From<JudgeVerdict> for MemoryVerdict {
     fn from(v: JudgeVerdict) -> Self {
         match v {
-            JudgeVerdict::Duplicate => Verdict::Duplicate,
-            JudgeVerdict::Update => Verdict::Update,
-            JudgeVerdict::Contradiction => Verdict::Contradiction,
-            JudgeVerdict::Unrelated => Verdict::Unrelated,
+            JudgeVerdict::Duplicate => MemoryVerdict::Duplicate,
+            JudgeVerdict::Update => MemoryVerdict::Update,
+            JudgeVerdict::Contradiction => MemoryVerdict::Contradiction,
+            JudgeVerdict::Unrelated => MemoryVerdict::Unrelated,
         }
     }
 }
@@ -276,7 +276,7 @@ pub(crate) async fn extract(
     for draft in drafts {
         let content = draft.content.clone();
         let opts = WriteOptions {
-            actor: Actor::Extraction,
+            actor: MemoryActor::Extraction,
             judge: Some(&judge),
             neighbours: turn.neighbours,
         };
@@ -345,9 +345,9 @@ impl TurnFacts<'_> {
         let session_only = item.scope == ExtractedScope::Session;
         NewMemory {
             tier: Some(if session_only {
-                Tier::Working
+                MemoryTier::Working
             } else {
-                Tier::Semantic
+                MemoryTier::Semantic
             }),
             kind: Some(item.kind),
             subject: Some(item.subject),
@@ -355,8 +355,8 @@ impl TurnFacts<'_> {
             content: item.content,
             value: item.value,
             source: Some(match item.source {
-                ExtractedSource::UserStated => Source::UserStated,
-                ExtractedSource::Inferred => Source::Inferred,
+                ExtractedSource::UserStated => MemorySource::UserStated,
+                ExtractedSource::Inferred => MemorySource::Inferred,
             }),
             confidence: Some(item.confidence),
             importance: None,
@@ -617,10 +617,10 @@ async fn consolidate_claimed(
 
     let first = range.first().map(|m| m.seq).unwrap_or(from + 1);
     let episode = NewMemory {
-        tier: Some(Tier::Episodic),
+        tier: Some(MemoryTier::Episodic),
         kind: Some("episode".into()),
         content: answer.summary,
-        source: Some(Source::Consolidated),
+        source: Some(MemorySource::Consolidated),
         valid_from: range.first().map(|m| m.created_at.clone()),
         source_session_id: Some(session.to_string()),
         source_turn_id: range.last().and_then(|m| m.turn_id.clone()),
@@ -641,7 +641,7 @@ async fn consolidate_claimed(
         Some(id) => id,
         None => {
             store
-                .remember(episode, WriteOptions::plain(Actor::Consolidation))
+                .remember(episode, WriteOptions::plain(MemoryActor::Consolidation))
                 .await
                 .map_err(|e| e.to_string())?
                 .memory
@@ -680,10 +680,10 @@ async fn consolidate_claimed(
             neighbours,
         }
         .draft(item);
-        draft.source = Some(Source::Consolidated);
+        draft.source = Some(MemorySource::Consolidated);
         let content = draft.content.clone();
         let opts = WriteOptions {
-            actor: Actor::Consolidation,
+            actor: MemoryActor::Consolidation,
             judge: Some(&judge),
             neighbours,
         };

@@ -4,7 +4,9 @@
 
 use crate::semantic::SemanticSlot;
 use async_trait::async_trait;
-use echo_memory::{Actor, MemoryStore, NewMemory, RecallOptions, Source, Tier, WriteOptions};
+use echo_memory::{
+    MemoryActor, MemorySource, MemoryStore, MemoryTier, NewMemory, RecallOptions, WriteOptions,
+};
 use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -33,17 +35,17 @@ impl TypedTool for MemoryNote {
     }
     async fn call(&self, args: NoteArgs, ctx: &ToolContext) -> Result<String, ToolError> {
         let draft = NewMemory {
-            tier: Some(Tier::Working),
+            tier: Some(MemoryTier::Working),
             kind: Some("note".into()),
             content: args.note,
-            source: Some(Source::Inferred),
+            source: Some(MemorySource::Inferred),
             scope: Some(format!("session:{}", ctx.session_id)),
             source_session_id: Some(ctx.session_id.clone()),
             ..Default::default()
         };
         let outcome = self
             .store
-            .remember(draft, WriteOptions::plain(Actor::Tool))
+            .remember(draft, WriteOptions::plain(MemoryActor::Tool))
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         Ok(format!("noted ({})", outcome.memory.id))

@@ -121,7 +121,9 @@ pub(crate) async fn run(
     let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
 
     // ResponseStage
-    let mut node = root.child(echo_core::trace::Level::Node, "response").await;
+    let mut node = root
+        .child(echo_core::trace::SpanLevel::Node, "response")
+        .await;
     let jobs_inner = engine.clone();
     let (jobs_session, jobs_turn, jobs_root) =
         (session.clone(), turn.clone(), root.id().to_string());

@@ -6,7 +6,9 @@
 //! A request names the operation: `ListSessions` is `list_sessions`. Its fields are the path
 //! parameters (`{name}` in the route), then the query (GET and DELETE) or the JSON body.
 
-pub use echo_core::{ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, TurnId};
+pub use echo_core::{
+    ApprovalId, ConflictId, MemoryId, MessageId, RuleId, SessionId, SpanId, TurnId,
+};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -39,7 +41,7 @@ pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Decision, EntryPoint, LearnedMemories, MessageStatus, Risk,
+    ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MessageStatus, Risk, RuleDecision,
     SpanKind, SpanStatus, TurnErrorCode, TurnStatus,
 };
 pub use echo_core::{
@@ -49,9 +51,8 @@ pub use echo_gate::{AuditEntry, Rule, RuleScope};
 pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
 pub use echo_memory::{
     Conflict, Effect as MemoryEffect, Fading, FadingPoint, FlushReport, HistoryEntry, Memory,
-    MemoryPage, MemoryStats, PurgeReport, Recalled, Sort as MemorySort, Source as MemorySource,
-    Status as MemoryStatus, SweepReport, Tier as MemoryTier, TierStatusCount,
-    Verdict as MemoryVerdict, WriteOutcome,
+    MemoryPage, MemorySource, MemoryStats, MemoryStatus, MemoryTier, MemoryVerdict, PurgeReport,
+    Recalled, Sort as MemorySort, SweepReport, TierStatusCount, WriteOutcome,
 };
 
 /// The answer of an operation that returns nothing (HTTP 204, `null` over IPC).
@@ -205,7 +206,7 @@ wire! {
         #[ts(optional)]
         pattern: Option<String>,
         /// What the rule decides.
-        decision: Decision,
+        decision: RuleDecision,
         /// `always` (the default) or `session`.
         #[serde(default)]
         #[ts(optional)]
@@ -304,7 +305,7 @@ wire! {
         /// The turn.
         turn_id: TurnId,
         /// The call span.
-        span_id: String,
+        span_id: SpanId,
     }
     /// A memory's fading: effective importance over time, uses, threshold, expiry.
     MemoryFading {

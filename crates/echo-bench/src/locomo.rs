@@ -9,7 +9,8 @@
 
 use echo_memory::echo_embed::Embedder;
 use echo_memory::{
-    Actor, MemoryStore, NewMemory, RecallOptions, SemanticIndex, Source, Tier, WriteOptions,
+    MemoryActor, MemorySource, MemoryStore, MemoryTier, NewMemory, RecallOptions, SemanticIndex,
+    WriteOptions,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -157,17 +158,17 @@ async fn index(
                 .map(|j| session[j].text.as_str())
                 .collect();
             let draft = NewMemory {
-                tier: Some(Tier::Episodic),
+                tier: Some(MemoryTier::Episodic),
                 kind: Some("turn".into()),
                 content: turn.text.clone(),
-                source: Some(Source::Consolidated),
+                source: Some(MemorySource::Consolidated),
                 importance: Some(0.5),
                 source_message_id: Some(turn.dia_id.clone()),
                 context: (!context.is_empty()).then(|| context.join("\n")),
                 ..Default::default()
             };
             let outcome = memory
-                .remember(draft, WriteOptions::plain(Actor::Import))
+                .remember(draft, WriteOptions::plain(MemoryActor::Import))
                 .await
                 .map_err(|e| format!("turn {}: {e}", turn.dia_id))?;
             known.insert(turn.dia_id.clone(), outcome.memory.id);

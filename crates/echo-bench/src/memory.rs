@@ -7,7 +7,7 @@
 
 use echo_memory::echo_embed::{EmbedError, Embedder};
 use echo_memory::{
-    Actor, MemoryStore, NewMemory, RecallOptions, SemanticIndex, Source, WriteOptions,
+    MemoryActor, MemorySource, MemoryStore, NewMemory, RecallOptions, SemanticIndex, WriteOptions,
 };
 use serde::Serialize;
 use std::sync::Arc;
@@ -177,13 +177,13 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
         let started = Instant::now();
         for _ in 0..size {
             let draft = NewMemory {
-                tier: Some(echo_memory::Tier::Episodic),
+                tier: Some(echo_memory::MemoryTier::Episodic),
                 content: sentence(&mut rng),
-                source: Some(Source::Consolidated),
+                source: Some(MemorySource::Consolidated),
                 ..Default::default()
             };
             memory
-                .remember(draft, WriteOptions::plain(Actor::Import))
+                .remember(draft, WriteOptions::plain(MemoryActor::Import))
                 .await
                 .map_err(|e| e.to_string())?;
         }

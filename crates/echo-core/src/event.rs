@@ -6,7 +6,7 @@
 
 use crate::message::Usage;
 use crate::vocab::{
-    DecidedBy, Decision, MemorySource, MemoryTier, Risk, TurnErrorCode, TurnStatus,
+    DecidedBy, MemorySource, MemoryTier, Risk, RuleDecision, TurnErrorCode, TurnStatus,
 };
 use serde::{Deserialize, Serialize};
 
@@ -118,7 +118,7 @@ pub enum TurnEvent {
         /// Tool name.
         tool: String,
         /// `allow` or `deny`.
-        decision: Decision,
+        decision: RuleDecision,
         /// Who (or which step of the gate) decided.
         decided_by: DecidedBy,
         /// Why.

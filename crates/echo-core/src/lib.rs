@@ -25,8 +25,8 @@ pub use ids::{
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
 pub use vocab::{
-    AutomationState, ConflictStatus, DecidedBy, Decision, EntryPoint, FileEvent, LearnedMemories,
+    AutomationState, ConflictStatus, DecidedBy, EntryPoint, FileEvent, LearnedMemories,
     MemoryAction, MemoryActor, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict,
-    MessageStatus, MissedRuns, QueuedApprovalStatus, Risk, RunCause, RunStatus, SpanKind,
-    SpanLevel, SpanStatus, TurnErrorCode, TurnStatus,
+    MessageStatus, MissedRuns, QueuedApprovalStatus, Risk, RuleDecision, RunCause, RunStatus,
+    SpanKind, SpanLevel, SpanStatus, TurnErrorCode, TurnStatus,
 };

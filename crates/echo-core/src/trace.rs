@@ -40,7 +40,7 @@ use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use crate::vocab::SpanLevel as Level;
+pub use crate::vocab::SpanLevel;
 pub use crate::vocab::{SpanKind, SpanStatus};
 
 /// Creates spans for turns.
@@ -61,7 +61,7 @@ impl Tracer {
             self.store.clone(),
             turn.as_str(),
             None,
-            (SpanKind::Stage, Level::Turn),
+            (SpanKind::Stage, SpanLevel::Turn),
             name,
             None,
         )
@@ -81,7 +81,7 @@ impl Tracer {
             self.store.clone(),
             turn.as_str(),
             Some(parent.to_string()),
-            (kind, Level::Node),
+            (kind, SpanLevel::Node),
             name,
             None,
         )
@@ -104,7 +104,7 @@ impl Span {
         store: Store,
         turn: &str,
         parent: Option<String>,
-        (kind, level): (SpanKind, Level),
+        (kind, level): (SpanKind, SpanLevel),
         name: &str,
         capture: Option<Arc<Redactor>>,
     ) -> Span {
@@ -181,12 +181,12 @@ impl Span {
     }
 
     /// Starts a child span of a stage (context, an iteration, a tool batch, ...).
-    pub async fn child(&self, level: Level, name: &str) -> Span {
+    pub async fn child(&self, level: SpanLevel, name: &str) -> Span {
         self.child_of(SpanKind::Stage, level, name).await
     }
 
     /// Starts a child span of the given kind.
-    pub async fn child_of(&self, kind: SpanKind, level: Level, name: &str) -> Span {
+    pub async fn child_of(&self, kind: SpanKind, level: SpanLevel, name: &str) -> Span {
         Span::start(
             self.store.clone(),
             &self.record.turn_id,
@@ -216,7 +216,7 @@ impl Span {
             id: SpanId::new().to_string(),
             turn_id: self.record.turn_id.clone(),
             parent_id: Some(self.record.id.clone()),
-            level: Level::Call,
+            level: SpanLevel::Call,
             kind: call.kind,
             name: call.name.to_string(),
             started_at: to_rfc3339(call.started_at),

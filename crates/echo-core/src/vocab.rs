@@ -70,7 +70,7 @@ closed_enum!(
 
 closed_enum!(
     /// What the gate (a rule, a default, or the person) decided about a tool call.
-    Decision as RuleDecision = "RuleDecision" {
+    RuleDecision as RuleDecision = "RuleDecision" {
         /// Run the call.
         Allow = "allow",
         /// Ask the person first.
@@ -480,7 +480,7 @@ mod tests {
         );
         check(&[MemorySource::UserStated], MemorySource::parse);
         assert_eq!(Risk::parse("root"), None);
-        assert_eq!(Decision::expected(), "allow, ask or deny");
+        assert_eq!(RuleDecision::expected(), "allow, ask or deny");
     }
 }
 

@@ -2,7 +2,7 @@
 //! workspace member and every `Api` domain module named in its code map, every invariant
 //! naming a test that exists; and two of those invariants, which are about where code may
 //! live, checked here on the tree: a model request is built in one place outside echo-llm,
-//! and a memory row is inserted in one place. It lives in `echo-core` beside `tidy.rs`
+//! and a memory row is inserted in one place; and one name per closed vocabulary. It lives in `echo-core` beside `tidy.rs`
 //! because that crate builds fastest; it reads the tree with `std::fs`.
 
 #[path = "support/tree.rs"]
@@ -196,6 +196,60 @@ fn memories_enter_the_store_in_one_place() {
             }),
     );
     report("memory rows inserted outside the write path", problems);
+}
+
+#[test]
+fn every_closed_vocabulary_has_one_name() {
+    // `closed_enum!(Name as WireName = "WireName" …)` in echo-core's vocab.rs: the Rust name,
+    // the TypeScript/OpenAPI name, and no `use … as …` giving it a third.
+    let vocab = read(&root().join("crates/echo-core/src/vocab.rs"));
+    let mut names = Vec::new();
+    let mut problems = Vec::new();
+    for line in vocab.lines().map(str::trim) {
+        let Some((name, rest)) = line.split_once(" as ") else {
+            continue;
+        };
+        let Some((wire, _)) = rest.split_once(" = \"") else {
+            continue;
+        };
+        if name.contains(char::is_whitespace) || !line.ends_with('{') {
+            continue;
+        }
+        if name != wire {
+            problems.push(format!(
+                "crates/echo-core/src/vocab.rs: `{name}` is `{wire}` on the wire: give it one name"
+            ));
+        }
+        names.push(name.to_string());
+    }
+    assert!(
+        names.len() > 10,
+        "no closed vocabularies found in vocab.rs ({names:?})"
+    );
+    for top in ["crates", "src-tauri"] {
+        for file in rust_files(&root().join(top), true) {
+            for (n, line) in read(&file).lines().enumerate() {
+                let words: Vec<&str> = line
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                for pair in words.windows(3) {
+                    let [from, "as", to] = pair else { continue };
+                    let renamed = from != to
+                        && (names.iter().any(|v| v == from) || names.iter().any(|v| v == to));
+                    if renamed && !line.trim_start().starts_with("//") {
+                        problems.push(format!(
+                            "{}:{}: `{from} as {to}` gives a closed vocabulary a second name: \
+                             use its own",
+                            rel(&file),
+                            n + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    report("closed vocabularies with more than one name", problems);
 }
 
 /// `(file, line)` of every occurrence of `needle` in the non-test Rust code under `crates/`

@@ -2,7 +2,7 @@
 
 use crate::GateError;
 use crate::patterns::{self, PatternError, SafetyPatterns};
-use crate::policy::{DecidedBy, Decision};
+use crate::policy::{DecidedBy, RuleDecision};
 use echo_tools::Risk;
 use serde::Serialize;
 use sqlx::{Row, SqlitePool};
@@ -23,7 +23,7 @@ pub struct NewAuditEntry<'a> {
     /// The tool's risk.
     pub risk: Risk,
     /// Final outcome: `Allow` or `Deny` (an `Ask` is recorded once it is answered).
-    pub decision: Decision,
+    pub decision: RuleDecision,
     /// Who decided.
     pub by: DecidedBy,
     /// The deciding rule.
@@ -50,7 +50,7 @@ pub struct AuditEntry {
     /// Risk level.
     pub risk: echo_core::Risk,
     /// `allow` or `deny`.
-    pub decision: echo_core::Decision,
+    pub decision: echo_core::RuleDecision,
     /// Which step of the gate (or who) decided.
     pub decided_by: echo_core::DecidedBy,
     /// The deciding rule.

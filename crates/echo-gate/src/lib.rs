@@ -30,7 +30,7 @@ mod rules;
 mod shell;
 
 pub use audit::{AuditEntry, AuditLog, NewAuditEntry, mask_secrets};
-pub use policy::{DecidedBy, Decision, Policy, Request, Verdict, parse_decision};
+pub use policy::{DecidedBy, Policy, Request, RuleDecision, Verdict, parse_decision};
 pub use rules::{NewRule, Rule, RuleBook, RuleScope, suggest_pattern};
 
 /// What went wrong in the gate's storage or setup.

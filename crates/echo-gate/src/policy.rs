@@ -10,24 +10,24 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 
-pub use echo_core::{DecidedBy, Decision};
+pub use echo_core::{DecidedBy, RuleDecision};
 
 /// Parses a decision as rules store it and the CLI takes it.
-pub fn parse_decision(s: &str) -> Result<Decision, GateError> {
-    Decision::parse(s).ok_or_else(|| {
+pub fn parse_decision(s: &str) -> Result<RuleDecision, GateError> {
+    RuleDecision::parse(s).ok_or_else(|| {
         GateError::Invalid(format!(
             "unknown decision {s:?}; expected {}",
-            Decision::expected()
+            RuleDecision::expected()
         ))
     })
 }
 
 /// How strict a decision is: deny > ask > allow (the strictest matching rule wins).
-fn strictness(d: Decision) -> u8 {
+fn strictness(d: RuleDecision) -> u8 {
     match d {
-        Decision::Allow => 0,
-        Decision::Ask => 1,
-        Decision::Deny => 2,
+        RuleDecision::Allow => 0,
+        RuleDecision::Ask => 1,
+        RuleDecision::Deny => 2,
     }
 }
 
@@ -35,7 +35,7 @@ fn strictness(d: Decision) -> u8 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {
     /// Allow, ask or deny.
-    pub decision: Decision,
+    pub decision: RuleDecision,
     /// Which step decided.
     pub by: DecidedBy,
     /// The rule that decided, when one did.
@@ -45,7 +45,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn new(decision: Decision, by: DecidedBy, reason: String) -> Self {
+    fn new(decision: RuleDecision, by: DecidedBy, reason: String) -> Self {
         Self {
             decision,
             by,
@@ -66,7 +66,11 @@ fn hard_deny_verdict(found: Result<Option<String>, &PatternError>) -> Option<Ver
             "refused: the command cannot be checked against the hard-deny patterns ({e}), so it is not run"
         ),
     };
-    Some(Verdict::new(Decision::Deny, DecidedBy::HardDeny, reason))
+    Some(Verdict::new(
+        RuleDecision::Deny,
+        DecidedBy::HardDeny,
+        reason,
+    ))
 }
 
 /// A path of a call, before and after following symlinks.
@@ -196,7 +200,7 @@ impl Policy {
     pub fn offered(&self, tool: &str, rules: &[Rule], session_id: &str) -> bool {
         !self.disabled.iter().any(|d| d == tool)
             && !rules.iter().any(|r| {
-                r.decision == Decision::Deny
+                r.decision == RuleDecision::Deny
                     && r.pattern.is_none()
                     && r.applies_to(tool, session_id)
             })
@@ -206,7 +210,7 @@ impl Policy {
     pub fn evaluate(&self, req: &Request<'_>, rules: &[Rule]) -> Verdict {
         if self.disabled.iter().any(|d| d == req.tool) {
             return Verdict::new(
-                Decision::Deny,
+                RuleDecision::Deny,
                 DecidedBy::Disabled,
                 format!("the tool {} is switched off in settings", req.tool),
             );
@@ -220,7 +224,7 @@ impl Policy {
                 let path = self.locate(Path::new(&word), req.workdir);
                 if let Some(why) = self.forbidden_either(&path) {
                     return Verdict::new(
-                        Decision::Deny,
+                        RuleDecision::Deny,
                         DecidedBy::PathPolicy,
                         format!("refused: the command touches {word}, {why}"),
                     );
@@ -239,7 +243,7 @@ impl Policy {
         for (path, at) in action.writes.iter().chain(&action.reads).zip(&located) {
             if let Some(why) = self.forbidden_either(at) {
                 return Verdict::new(
-                    Decision::Deny,
+                    RuleDecision::Deny,
                     DecidedBy::PathPolicy,
                     format!("refused: {} is {why}", path.display()),
                 );
@@ -250,7 +254,7 @@ impl Policy {
                 let roots: Vec<String> =
                     self.roots.iter().map(|r| r.display().to_string()).collect();
                 return Verdict::new(
-                    Decision::Deny,
+                    RuleDecision::Deny,
                     DecidedBy::PathPolicy,
                     format!(
                         "refused: {} is outside the workspace roots ({}); add its directory to tools.workspace_roots to allow writes there",
@@ -301,7 +305,7 @@ impl Policy {
         // allow needs every part (each command of a pipeline, each path) covered.
         let mut strictest: Option<&Rule> = None;
         for rule in &applicable {
-            if rule.decision == Decision::Allow {
+            if rule.decision == RuleDecision::Allow {
                 continue;
             }
             if subjects.iter().any(|s| rule.matches(s, home)) {
@@ -332,14 +336,14 @@ impl Policy {
                 applicable
                     .iter()
                     .copied()
-                    .find(|r| r.decision == Decision::Allow && r.matches(s, home))
+                    .find(|r| r.decision == RuleDecision::Allow && r.matches(s, home))
             })
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
         if let Some(first) = allows.first() {
             if req.risk == Risk::Dangerous {
                 return Verdict::new(
-                    Decision::Ask,
+                    RuleDecision::Ask,
                     DecidedBy::Risk,
                     format!(
                         "{} is dangerous, so it always asks (rule {} does not apply to dangerous tools)",
@@ -348,7 +352,7 @@ impl Policy {
                 );
             }
             let mut v = Verdict::new(
-                Decision::Allow,
+                RuleDecision::Allow,
                 DecidedBy::Rule,
                 format!("rule {} ({}) allows it", first.id, first.describe()),
             );
@@ -356,9 +360,11 @@ impl Policy {
             return v;
         }
         match req.risk {
-            Risk::ReadOnly => Verdict::new(Decision::Allow, DecidedBy::Risk, "read-only".into()),
+            Risk::ReadOnly => {
+                Verdict::new(RuleDecision::Allow, DecidedBy::Risk, "read-only".into())
+            }
             risk => Verdict::new(
-                Decision::Ask,
+                RuleDecision::Ask,
                 DecidedBy::Risk,
                 format!(
                     "{} is {} tool and no rule allows this call",
@@ -524,7 +530,7 @@ mod tests {
         let Some((decision, by, reason)) = verdict else {
             panic!("an unchecked command was not refused");
         };
-        assert_eq!((decision, by), (Decision::Deny, DecidedBy::HardDeny));
+        assert_eq!((decision, by), (RuleDecision::Deny, DecidedBy::HardDeny));
         assert!(
             reason.contains("the safety pattern broken does not compile"),
             "{reason}"

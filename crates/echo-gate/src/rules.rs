@@ -2,7 +2,7 @@
 //! decision, for one session or always. Stored in SQLite.
 
 use crate::GateError;
-use crate::policy::{Decision, expand_home, normalize, parse_decision};
+use crate::policy::{RuleDecision, expand_home, normalize, parse_decision};
 use crate::shell;
 use echo_tools::Action;
 use globset::{Glob, GlobBuilder};
@@ -55,7 +55,7 @@ pub struct Rule {
     /// `None` matches every call of the tool.
     pub pattern: Option<String>,
     /// What to do with a matching call.
-    pub decision: Decision,
+    pub decision: RuleDecision,
     /// How long it holds.
     pub scope: RuleScope,
     /// The session of a session rule.
@@ -74,7 +74,7 @@ pub struct NewRule {
     /// Argument pattern, see [`Rule::pattern`].
     pub pattern: Option<String>,
     /// Decision.
-    pub decision: Decision,
+    pub decision: RuleDecision,
     /// Scope.
     pub scope: RuleScope,
     /// Required for session rules.
@@ -123,13 +123,13 @@ impl Rule {
                     // A pattern that does not compile cannot say which paths it covers (a
                     // pattern ending in `*` is not checked as a glob when the rule is added):
                     // a deny or ask rule then covers every path, an allow rule none.
-                    return self.decision != Decision::Allow;
+                    return self.decision != RuleDecision::Allow;
                 };
                 // For an allow both must match, so a symlink cannot smuggle a path in; for
                 // deny and ask either is enough. Matching both is the conservative middle
                 // for allow; deny/ask callers get the same answer when both match.
                 match self.decision {
-                    Decision::Allow => glob.is_match(lexical) && glob.is_match(resolved),
+                    RuleDecision::Allow => glob.is_match(lexical) && glob.is_match(resolved),
                     _ => glob.is_match(lexical) || glob.is_match(resolved),
                 }
             }
@@ -362,7 +362,7 @@ impl RuleBook {
 mod tests {
     use super::*;
 
-    fn rule(decision: Decision, pattern: &str) -> Rule {
+    fn rule(decision: RuleDecision, pattern: &str) -> Rule {
         Rule {
             id: "r-1".into(),
             tool: "write_file".into(),
@@ -383,10 +383,10 @@ mod tests {
             lexical: PathBuf::from("/home/u/notes.txt"),
             resolved: PathBuf::from("/home/u/notes.txt"),
         };
-        assert!(rule(Decision::Deny, broken).matches(&path, None));
-        assert!(rule(Decision::Ask, broken).matches(&path, None));
-        assert!(!rule(Decision::Allow, broken).matches(&path, None));
+        assert!(rule(RuleDecision::Deny, broken).matches(&path, None));
+        assert!(rule(RuleDecision::Ask, broken).matches(&path, None));
+        assert!(!rule(RuleDecision::Allow, broken).matches(&path, None));
         // A pattern that compiles still matches only its own paths.
-        assert!(!rule(Decision::Deny, "/srv/**").matches(&path, None));
+        assert!(!rule(RuleDecision::Deny, "/srv/**").matches(&path, None));
     }
 }

@@ -2,7 +2,7 @@
 //! escapes), workspace roots, rules precedence, session vs always, risk defaults.
 
 use echo_core::config::ToolsConfig;
-use echo_gate::{DecidedBy, Decision, Policy, Request, Rule, RuleScope};
+use echo_gate::{DecidedBy, Policy, Request, Rule, RuleDecision, RuleScope};
 use echo_tools::{Action, Risk};
 use std::path::{Path, PathBuf};
 
@@ -86,7 +86,7 @@ fn rule(
     id: &str,
     tool: &str,
     pattern: Option<&str>,
-    decision: Decision,
+    decision: RuleDecision,
     session: Option<&str>,
 ) -> Rule {
     Rule {
@@ -111,11 +111,10 @@ struct Case {
     risk: Risk,
     action: Action,
     rules: Vec<Rule>,
-    expect: (Decision, DecidedBy),
+    expect: (RuleDecision, DecidedBy),
 }
 
-use DecidedBy as By;
-use Decision::{Allow, Ask, Deny};
+use RuleDecision::{Allow, Ask, Deny};
 
 fn cases(w: &World) -> Vec<Case> {
     let allow_all_shell = || vec![rule("r-all", "shell", None, Allow, None)];
@@ -137,7 +136,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("rm -rf /"),
             allow_all_shell(),
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -rf ~",
@@ -145,7 +144,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("rm -rf ~"),
             allow_all_shell(),
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -fr ~/",
@@ -153,7 +152,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("rm -fr ~/"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "sudo rm -r --force /*",
@@ -161,7 +160,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("sudo rm -r --force /*"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -rf $HOME after cd",
@@ -169,7 +168,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("cd /tmp && rm -rf $HOME"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -rf ~ inside sh -c",
@@ -177,7 +176,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("bash -c 'rm -rf ~'"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -rf / in $(...)",
@@ -185,7 +184,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("echo \"$(rm -rf /)\""),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm --no-preserve-root",
@@ -193,7 +192,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("rm --no-preserve-root -rf /"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -rf /home/user",
@@ -201,7 +200,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("/bin/rm -Rf /home/someone"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "mkfs",
@@ -209,7 +208,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("mkfs.ext4 /dev/sda1"),
             allow_all_shell(),
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "dd onto a disk",
@@ -217,7 +216,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("dd if=/dev/zero of=/dev/sda bs=1M"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "redirect onto a disk",
@@ -225,7 +224,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("cat disk.img > /dev/sdb"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "fork bomb",
@@ -233,7 +232,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd(":(){ :|:& };:"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "chmod -R 777 /",
@@ -241,7 +240,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("chmod -R 777 /"),
             vec![],
-            (Deny, By::HardDeny),
+            (Deny, DecidedBy::HardDeny),
         ),
         c(
             "rm -rf ./build only asks",
@@ -249,7 +248,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("rm -rf ./build"),
             vec![],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "dd to /dev/null only asks",
@@ -257,7 +256,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("dd if=/dev/zero of=/dev/null count=1"),
             vec![],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         // Secret paths are never read or written.
         c(
@@ -266,7 +265,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(h(".ssh/id_rsa")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read ~ path unexpanded",
@@ -274,7 +273,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read("~/.ssh/id_rsa"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read ~/.aws/credentials",
@@ -282,7 +281,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(h(".aws/credentials")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "list ~/.gnupg",
@@ -290,7 +289,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(h(".gnupg")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read .env",
@@ -298,7 +297,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws(".env")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read .env.production",
@@ -306,7 +305,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws("app/.env.production")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read .env.example is fine",
@@ -314,7 +313,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws(".env.example")),
             vec![],
-            (Allow, By::Risk),
+            (Allow, DecidedBy::Risk),
         ),
         c(
             "id_ed25519.pub is public",
@@ -322,7 +321,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws("id_ed25519.pub")),
             vec![],
-            (Allow, By::Risk),
+            (Allow, DecidedBy::Risk),
         ),
         c(
             "read ~/.netrc",
@@ -330,7 +329,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(h(".netrc")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read a keychain",
@@ -338,7 +337,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(h("Library/Keychains/login.keychain-db")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read /etc/shadow",
@@ -346,7 +345,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read("/etc/shadow"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             ".. escape to ~/.ssh",
@@ -354,7 +353,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read("../.ssh/id_rsa"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "symlink to a key",
@@ -362,7 +361,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws("innocent.txt")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "symlinked dir of keys",
@@ -370,7 +369,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read("keys/id_rsa"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "secret wins over an allow rule",
@@ -378,7 +377,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(h(".ssh/config")),
             vec![rule("r-read", "read_file", None, Allow, None)],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "configured secret glob",
@@ -386,7 +385,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws("vault/token.txt")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "shell reads a key",
@@ -394,7 +393,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("cat ~/.ssh/id_rsa"),
             allow_all_shell(),
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "shell writes aws creds",
@@ -402,7 +401,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("cp creds ~/.aws/credentials"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "shell sources .env",
@@ -410,7 +409,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("source .env && run"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         // Writes only inside the workspace roots; the assistant's own data is off limits.
         c(
@@ -419,7 +418,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write("../../outside/x.txt"),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "write outside via symlink",
@@ -427,7 +426,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write(ws("out-link/x.txt")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "write /etc/passwd",
@@ -435,7 +434,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write("/etc/passwd"),
             vec![rule("r-w", "write_file", None, Allow, None)],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "write outside dir",
@@ -443,7 +442,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write(w.outside.join("a.txt")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "write the app's config",
@@ -451,7 +450,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write(w.data.join("config.toml")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "read the app's database",
@@ -459,7 +458,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(w.data.join("echo.db")),
             vec![],
-            (Deny, By::PathPolicy),
+            (Deny, DecidedBy::PathPolicy),
         ),
         c(
             "skills folder may be written, asks",
@@ -467,7 +466,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Dangerous,
             write(w.data.join("skills/x/SKILL.md")),
             vec![],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         // Risk defaults when no rule matches.
         c(
@@ -476,7 +475,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws("src/main.rs")),
             vec![],
-            (Allow, By::Risk),
+            (Allow, DecidedBy::Risk),
         ),
         c(
             "write in workspace asks",
@@ -484,7 +483,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write(ws("src/main.rs")),
             vec![],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "network asks",
@@ -492,7 +491,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Network,
             host("example.com"),
             vec![],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         // Rules: command prefixes.
         c(
@@ -501,7 +500,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("git status -s"),
             vec![rule("r-gs", "shell", Some("git status"), Allow, None)],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "prefix is word-wise",
@@ -509,7 +508,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("git stash"),
             vec![rule("r-gs", "shell", Some("git status"), Allow, None)],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "every command must be covered",
@@ -517,7 +516,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("git status; rm -rf build"),
             vec![rule("r-gs", "shell", Some("git status"), Allow, None)],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "pipeline fully covered",
@@ -529,7 +528,7 @@ fn cases(w: &World) -> Vec<Case> {
                 rule("r-gl", "shell", Some("git log"), Allow, None),
                 rule("r-h", "shell", Some("head"), Allow, None),
             ],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "trailing * prefix",
@@ -537,7 +536,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("npm run test:unit"),
             vec![rule("r-npm", "shell", Some("npm run test*"), Allow, None)],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "deny beats allow",
@@ -548,7 +547,7 @@ fn cases(w: &World) -> Vec<Case> {
                 rule("r-git", "shell", Some("git"), Allow, None),
                 rule("r-push", "shell", Some("git push"), Deny, None),
             ],
-            (Deny, By::Rule),
+            (Deny, DecidedBy::Rule),
         ),
         c(
             "ask beats allow",
@@ -559,7 +558,7 @@ fn cases(w: &World) -> Vec<Case> {
                 rule("r-any", "shell", Some("*"), Allow, None),
                 rule("r-rm", "shell", Some("rm"), Ask, None),
             ],
-            (Ask, By::Rule),
+            (Ask, DecidedBy::Rule),
         ),
         c(
             "deny beats ask",
@@ -570,7 +569,7 @@ fn cases(w: &World) -> Vec<Case> {
                 rule("r-a", "shell", Some("curl"), Ask, None),
                 rule("r-d", "shell", None, Deny, None),
             ],
-            (Deny, By::Rule),
+            (Deny, DecidedBy::Rule),
         ),
         // Session vs always.
         c(
@@ -579,7 +578,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("make"),
             vec![rule("r-s", "shell", Some("make"), Allow, Some("other"))],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "this session's rule applies",
@@ -587,7 +586,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("make"),
             vec![rule("r-s", "shell", Some("make"), Allow, Some("s1"))],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "always rule applies everywhere",
@@ -595,7 +594,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             cmd("make test"),
             vec![rule("r-a", "shell", Some("make"), Allow, None)],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "session deny beats always allow",
@@ -606,7 +605,7 @@ fn cases(w: &World) -> Vec<Case> {
                 rule("r-a", "shell", Some("make"), Allow, None),
                 rule("r-s", "shell", Some("make"), Deny, Some("s1")),
             ],
-            (Deny, By::Rule),
+            (Deny, DecidedBy::Rule),
         ),
         // Rules: paths, hosts, servers.
         c(
@@ -621,7 +620,7 @@ fn cases(w: &World) -> Vec<Case> {
                 Allow,
                 None,
             )],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "path glob does not cover other dirs",
@@ -635,7 +634,7 @@ fn cases(w: &World) -> Vec<Case> {
                 Allow,
                 None,
             )],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "relative glob matches at any depth",
@@ -643,7 +642,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Write,
             write(ws("docs/readme.md")),
             vec![rule("r-md", "edit_file", Some("*.md"), Allow, None)],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "plain dir pattern covers below",
@@ -657,7 +656,7 @@ fn cases(w: &World) -> Vec<Case> {
                 Allow,
                 None,
             )],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "read-only tool can be denied by a rule",
@@ -665,7 +664,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             read(ws("private/a.txt")),
             vec![rule("r-p", "read_file", Some("**/private/**"), Deny, None)],
-            (Deny, By::Rule),
+            (Deny, DecidedBy::Rule),
         ),
         c(
             "host rule allows subdomain",
@@ -673,7 +672,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Network,
             host("docs.example.com"),
             vec![rule("r-h", "web_fetch", Some("*.example.com"), Allow, None)],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "host rule does not allow others",
@@ -681,7 +680,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Network,
             host("example.com.evil.io"),
             vec![rule("r-h", "web_fetch", Some("*.example.com"), Allow, None)],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "MCP server rule via tool glob",
@@ -689,7 +688,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             server("github"),
             vec![rule("r-g", "github__*", Some("github"), Allow, None)],
-            (Allow, By::Rule),
+            (Allow, DecidedBy::Rule),
         ),
         c(
             "MCP rule for another server",
@@ -697,7 +696,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Exec,
             server("gitlab"),
             vec![rule("r-g", "github__*", None, Allow, None)],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         // Dangerous tools always ask unless denied; disabled tools are refused.
         c(
@@ -706,7 +705,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Dangerous,
             Action::default(),
             vec![rule("r-sk", "skill_manage", None, Allow, None)],
-            (Ask, By::Risk),
+            (Ask, DecidedBy::Risk),
         ),
         c(
             "dangerous can be denied",
@@ -714,7 +713,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::Dangerous,
             Action::default(),
             vec![rule("r-sk", "skill_manage", None, Deny, None)],
-            (Deny, By::Rule),
+            (Deny, DecidedBy::Rule),
         ),
         c(
             "disabled tool",
@@ -722,7 +721,7 @@ fn cases(w: &World) -> Vec<Case> {
             Risk::ReadOnly,
             Action::default(),
             vec![],
-            (Deny, By::Disabled),
+            (Deny, DecidedBy::Disabled),
         ),
     ]
 }
@@ -750,7 +749,7 @@ fn gate_table() {
                 case.name, case.expect, v.decision, v.by, v.reason
             ));
         }
-        if v.by == By::Rule {
+        if v.by == DecidedBy::Rule {
             assert!(
                 v.rule_id.is_some(),
                 "{}: a rule decision names its rule",

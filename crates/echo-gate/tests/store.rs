@@ -2,7 +2,7 @@
 
 use echo_core::store::Store;
 use echo_gate::{
-    AuditLog, DecidedBy, Decision, GateError, NewAuditEntry, NewRule, RuleBook, RuleScope,
+    AuditLog, DecidedBy, GateError, NewAuditEntry, NewRule, RuleBook, RuleDecision, RuleScope,
 };
 use echo_tools::Risk;
 
@@ -23,7 +23,7 @@ async fn rules_are_added_listed_by_session_and_removed() {
         .add(NewRule {
             tool: "shell".into(),
             pattern: Some("git status".into()),
-            decision: Decision::Allow,
+            decision: RuleDecision::Allow,
             scope: RuleScope::Always,
             session_id: None,
             created_by: "cli".into(),
@@ -34,7 +34,7 @@ async fn rules_are_added_listed_by_session_and_removed() {
         .add(NewRule {
             tool: "write_file".into(),
             pattern: None,
-            decision: Decision::Allow,
+            decision: RuleDecision::Allow,
             scope: RuleScope::Session,
             session_id: Some(session.to_string()),
             created_by: "user".into(),
@@ -54,7 +54,7 @@ async fn rules_are_added_listed_by_session_and_removed() {
         .add(NewRule {
             tool: "shell".into(),
             pattern: None,
-            decision: Decision::Deny,
+            decision: RuleDecision::Deny,
             scope: RuleScope::Session,
             session_id: None,
             created_by: "cli".into(),
@@ -66,7 +66,7 @@ async fn rules_are_added_listed_by_session_and_removed() {
         .add(NewRule {
             tool: "read_file".into(),
             pattern: Some("src/[".into()),
-            decision: Decision::Deny,
+            decision: RuleDecision::Deny,
             scope: RuleScope::Always,
             session_id: None,
             created_by: "cli".into(),
@@ -92,8 +92,8 @@ async fn decisions_are_audited_with_secrets_masked() {
     let store = store(&dir).await;
     let log = AuditLog::new(store.pool().clone());
     for (call, decision, by) in [
-        ("c1", Decision::Allow, DecidedBy::Risk),
-        ("c2", Decision::Deny, DecidedBy::HardDeny),
+        ("c1", RuleDecision::Allow, DecidedBy::Risk),
+        ("c2", RuleDecision::Deny, DecidedBy::HardDeny),
     ] {
         log.record(NewAuditEntry {
             session_id: Some("s1"),

@@ -20,7 +20,7 @@
 //! (Snowball English, the successor of the Porter stemmer FTS5 used).
 
 use crate::error::{Db, MemoryError};
-use crate::model::Status;
+use crate::model::MemoryStatus;
 use echo_core::text::{fts_query_terms, fts_terms};
 use rust_stemmers::{Algorithm, Stemmer};
 use sqlx::Row;
@@ -107,7 +107,7 @@ fn own_text(content: &str, slot: Option<&str>, value: Option<&str>) -> String {
 /// One memory as the index sees it.
 struct IndexedRow {
     id: String,
-    status: Option<Status>,
+    status: Option<MemoryStatus>,
     text: String,
     context: Option<String>,
 }
@@ -119,7 +119,7 @@ impl IndexedRow {
         let value: Option<String> = r.get("value");
         IndexedRow {
             id: r.get("id"),
-            status: Status::parse(r.get::<&str, _>("status")),
+            status: MemoryStatus::parse(r.get::<&str, _>("status")),
             text: own_text(&content, slot.as_deref(), value.as_deref()),
             context: r.get("context"),
         }
@@ -158,7 +158,7 @@ struct Meta {
     status_bit: u8,
 }
 
-fn status_bit(status: Status) -> u8 {
+fn status_bit(status: MemoryStatus) -> u8 {
     1 << (status as u8)
 }
 
@@ -193,7 +193,7 @@ impl Index {
     /// Indexes one memory, replacing what was indexed for it before; a deleted one is removed.
     fn put(&mut self, row: IndexedRow) {
         self.remove(&row.id);
-        let Some(status) = row.status.filter(|s| *s != Status::Deleted) else {
+        let Some(status) = row.status.filter(|s| *s != MemoryStatus::Deleted) else {
             return;
         };
         let mut counts: HashMap<u32, (u16, u16)> = HashMap::new();
@@ -287,7 +287,12 @@ impl Index {
     }
 
     /// The best `limit` memories of the given statuses for `terms`, by BM25 (higher is better).
-    fn search(&self, terms: &[String], statuses: &[Status], limit: usize) -> Vec<(String, f64)> {
+    fn search(
+        &self,
+        terms: &[String],
+        statuses: &[MemoryStatus],
+        limit: usize,
+    ) -> Vec<(String, f64)> {
         if self.live == 0 || limit == 0 {
             return Vec::new();
         }
@@ -456,7 +461,7 @@ impl TextIndex {
         self: &Arc<Self>,
         pool: &SqlitePool,
         query: &str,
-        statuses: &[Status],
+        statuses: &[MemoryStatus],
         limit: usize,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
         let terms = query_terms(query);
@@ -465,7 +470,7 @@ impl TextIndex {
         }
         self.catch_up(pool).await?;
         let statuses = if statuses.is_empty() {
-            vec![Status::Active]
+            vec![MemoryStatus::Active]
         } else {
             statuses.to_vec()
         };
@@ -477,7 +482,7 @@ impl TextIndex {
     async fn score(
         self: &Arc<Self>,
         terms: Vec<String>,
-        statuses: Vec<Status>,
+        statuses: Vec<MemoryStatus>,
         limit: usize,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
         {
@@ -594,182 +599,4 @@ impl TextIndex {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(id: &str, status: Status, text: &str, context: Option<&str>) -> IndexedRow {
-        IndexedRow {
-            id: id.into(),
-            status: Some(status),
-            text: text.into(),
-            context: context.map(str::to_string),
-        }
-    }
-
-    fn ids(found: &[(String, f64)]) -> Vec<&str> {
-        found.iter().map(|(id, _)| id.as_str()).collect()
-    }
-
-    #[test]
-    fn words_are_folded_stemmed_and_cjk_is_bigrams() {
-        assert_eq!(
-            tokens("Running CAFÉS naïvely, 我喜欢吃鱼!"),
-            ["run", "cafe", "naiv", "我喜", "喜欢", "欢吃", "吃鱼"]
-        );
-        // Korean syllables survive the diacritics folding whole.
-        assert_eq!(tokens("한국어"), ["한국", "국어"]);
-        assert_eq!(
-            query_terms("What did the user run, and runs?"),
-            ["user", "run"]
-        );
-    }
-
-    #[test]
-    fn ranking_follows_bm25_and_filters_by_status() {
-        let mut index = Index::default();
-        index.put(row("a", Status::Active, "the user keeps bees", None));
-        index.put(row("b", Status::Active, "bees bees bees everywhere", None));
-        index.put(row("c", Status::Archived, "an old note about bees", None));
-        index.put(row("d", Status::Active, "the user likes tea", None));
-        index.put(row("e", Status::Active, "green tea in the morning", None));
-        let q = query_terms("bees");
-        assert_eq!(ids(&index.search(&q, &[Status::Active], 10)), ["b", "a"]);
-        assert_eq!(
-            ids(&index.search(&q, &[Status::Active, Status::Archived], 10)),
-            ["b", "a", "c"]
-        );
-        assert_eq!(ids(&index.search(&q, &[Status::Active], 1)), ["b"]);
-        // A memory found only through its context ranks below one found by its own text.
-        index.put(row("f", Status::Active, "yes", Some("do you keep bees?")));
-        let found = index.search(&q, &[Status::Active], 10);
-        assert_eq!(found.last().map(|(id, _)| id.as_str()), Some("f"));
-    }
-
-    /// The best `limit` equal what sorting every match gives, ties broken by insertion order,
-    /// however many matches there are, and searches one after another on the same thread
-    /// (sharing the scratch arrays) do not leak scores into each other.
-    #[test]
-    fn top_limit_matches_a_full_sort_and_searches_do_not_leak_into_each_other() {
-        let mut index = Index::default();
-        let words = ["apple", "pear", "plum", "fig", "kiwi", "lime"];
-        for i in 0..400 {
-            let text: Vec<&str> = (0..1 + i % 5).map(|j| words[(i * 7 + j) % 6]).collect();
-            index.put(row(
-                &format!("m{i:03}"),
-                Status::Active,
-                &text.join(" "),
-                None,
-            ));
-        }
-        let everything = |q: &[String]| index.search(q, &[Status::Active], usize::MAX);
-        for query in ["apple", "pear plum", "fig kiwi lime", "apple kiwi"] {
-            let q = query_terms(query);
-            let all = everything(&q);
-            assert!(all.len() > 50, "{query}: {} matches", all.len());
-            for pair in all.windows(2) {
-                let ((a, sa), (b, sb)) = (&pair[0], &pair[1]);
-                assert!(
-                    sa > sb || (sa == sb && a < b),
-                    "{query}: {a} {sa} before {b} {sb}"
-                );
-            }
-            for limit in [1, 7, 50] {
-                assert_eq!(index.search(&q, &[Status::Active], limit), all[..limit]);
-            }
-        }
-        // A query after a broad one scores the same as on a thread that never searched.
-        let fig = query_terms("fig");
-        index.search(
-            &query_terms("apple pear plum fig kiwi lime"),
-            &[Status::Active],
-            5,
-        );
-        let after = index.search(&fig, &[Status::Active], usize::MAX);
-        let clean = std::thread::scope(|s| {
-            s.spawn(|| index.search(&fig, &[Status::Active], usize::MAX))
-                .join()
-                .expect("search thread")
-        });
-        assert_eq!(after, clean);
-    }
-
-    #[test]
-    fn replacing_and_removing_keep_counts_right_through_compaction() {
-        let mut index = Index::default();
-        for i in 0..3000 {
-            index.put(row(
-                &format!("m{i}"),
-                Status::Active,
-                &format!("note {i} about kiwis"),
-                None,
-            ));
-        }
-        // Re-putting replaces: one live document per memory.
-        index.put(row("m1", Status::Active, "now about mangoes", None));
-        let mango = query_terms("mangoes");
-        assert_eq!(ids(&index.search(&mango, &[Status::Active], 10)), ["m1"]);
-        for i in 0..2000 {
-            index.put(row(&format!("m{i}"), Status::Deleted, "", None));
-        }
-        assert!(index.dead < 1024, "compacted: {} dead", index.dead);
-        assert_eq!(index.live, 1000);
-        assert!(index.search(&mango, &[Status::Active], 10).is_empty());
-        let found = index.search(&query_terms("note 2500"), &[Status::Active], 3);
-        assert_eq!(found.first().map(|(id, _)| id.as_str()), Some("m2500"));
-        let kiwi = index.vocab[&normalize("kiwis")] as usize;
-        assert_eq!(index.terms[kiwi].df, 1000);
-    }
-
-    /// A large store is scored on a blocking thread, with the same answer as inline.
-    #[tokio::test]
-    async fn a_large_store_scores_elsewhere_with_the_same_answer() {
-        let mut index = Index::default();
-        let words = [
-            "apple", "pear", "plum", "fig", "kiwi", "lime", "date", "quince",
-        ];
-        for i in 0..SCORE_ELSEWHERE_FROM as usize + 10 {
-            let text: Vec<&str> = (0..1 + i % 4).map(|j| words[(i * 5 + j) % 8]).collect();
-            let status = if i % 7 == 0 {
-                Status::Archived
-            } else {
-                Status::Active
-            };
-            index.put(row(&format!("m{i:05}"), status, &text.join(" "), None));
-        }
-        let q = query_terms("fig kiwi quince");
-        let statuses = [Status::Active, Status::Archived];
-        let inline = index.search(&q, &statuses, 50);
-        let text = Arc::new(TextIndex {
-            index: RwLock::new(index),
-            ..Default::default()
-        });
-        let scored = text.score(q.clone(), statuses.to_vec(), 50).await;
-        assert_eq!(scored.expect("scored"), inline);
-        // The statuses travel with it: active only is a different answer.
-        let active = text.score(q, vec![Status::Active], 50).await;
-        assert_ne!(active.expect("scored"), inline);
-    }
-
-    #[test]
-    fn common_terms_are_left_out_unless_nothing_else_is_left() {
-        let mut index = Index::default();
-        for i in 0..80 {
-            index.put(row(
-                &format!("m{i}"),
-                Status::Active,
-                "the user has a balcony",
-                None,
-            ));
-        }
-        index.put(row("t", Status::Active, "the user grows tarragon", None));
-        let q = query_terms("does the user grow tarragon?");
-        assert_eq!(ids(&index.search(&q, &[Status::Active], 50)), ["t"]);
-        // Only common terms: the rarest (balcony, in 80 of 81) is searched.
-        assert_eq!(
-            index
-                .search(&query_terms("user balcony"), &[Status::Active], 100)
-                .len(),
-            80
-        );
-    }
-}
+mod tests;

@@ -7,7 +7,7 @@
 //! so memories in use fade ever more slowly. Effective importance = importance × retention;
 //! below `archive_below` the sweep archives the memory. Pinned memories never decay.
 
-use crate::model::{Memory, Source, Tier};
+use crate::model::{Memory, MemorySource, MemoryTier};
 use chrono::{DateTime, Duration, Utc};
 use echo_core::config::MemoryConfig;
 use echo_core::time::to_rfc3339;
@@ -67,7 +67,7 @@ pub struct FadingPoint {
 /// caller to fill.
 pub fn fading(memory: &Memory, now: DateTime<Utc>, archive_below: f64) -> Fading {
     let touch = memory.last_touch();
-    let fades = matches!(memory.tier, Tier::Semantic | Tier::Episodic);
+    let fades = matches!(memory.tier, MemoryTier::Semantic | MemoryTier::Episodic);
     let expires = memory
         .valid_until
         .as_deref()
@@ -170,7 +170,7 @@ pub fn decayed(
 /// Only semantic and episodic memories lapse. A lapsed memory is never injected, even
 /// before the next sweep moves it to the archive.
 pub fn lapsed(memory: &Memory, now: DateTime<Utc>, archive_below: f64) -> Option<&'static str> {
-    if !matches!(memory.tier, Tier::Semantic | Tier::Episodic) {
+    if !matches!(memory.tier, MemoryTier::Semantic | MemoryTier::Episodic) {
         return None;
     }
     let expired = memory
@@ -188,12 +188,12 @@ pub fn lapsed(memory: &Memory, now: DateTime<Utc>, archive_below: f64) -> Option
 }
 
 /// Initial half-life for a new memory.
-pub fn initial_half_life(source: Source, config: &MemoryConfig) -> f64 {
+pub fn initial_half_life(source: MemorySource, config: &MemoryConfig) -> f64 {
     let h = &config.half_life_days;
     match source {
-        Source::UserStated | Source::Manual => h.user_stated,
-        Source::Consolidated => h.consolidated,
-        Source::Inferred => h.inferred,
+        MemorySource::UserStated | MemorySource::Manual => h.user_stated,
+        MemorySource::Consolidated => h.consolidated,
+        MemorySource::Inferred => h.inferred,
     }
 }
 
@@ -210,13 +210,13 @@ mod tests {
         let created = now - chrono::Duration::days(10);
         let memory = Memory {
             id: "m".into(),
-            tier: Tier::Semantic,
+            tier: MemoryTier::Semantic,
             kind: "fact".into(),
             subject: "user".into(),
             slot: None,
             content: "likes tea".into(),
             value: None,
-            source: Source::Manual,
+            source: MemorySource::Manual,
             confidence: 1.0,
             importance: 0.8,
             effective_importance: 0.8,
@@ -228,7 +228,7 @@ mod tests {
             updated_at: to_rfc3339(created),
             valid_from: None,
             valid_until: None,
-            status: crate::model::Status::Active,
+            status: crate::model::MemoryStatus::Active,
             superseded_by: None,
             invalid_at: None,
             archived_from: None,
@@ -273,7 +273,7 @@ mod tests {
         assert_eq!(f.archives_at, None);
         assert!(f.points.iter().all(|p| (p.effective - 0.8).abs() < 1e-12));
         let working = Memory {
-            tier: Tier::Working,
+            tier: MemoryTier::Working,
             ..memory
         };
         assert_eq!(fading(&working, now, 0.1).archives_at, None);

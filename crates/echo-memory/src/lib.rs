@@ -77,14 +77,14 @@ pub use echo_embed;
 pub use echo_vector;
 pub use error::{BoxError, JudgeError, MemoryError, NeighboursError};
 pub use forgetting::{Fading, FadingPoint};
-pub use model::{Memory, NewMemory, Source, Status, Tier, parse_time};
+pub use model::{Memory, MemorySource, MemoryStatus, MemoryTier, NewMemory, parse_time};
 pub use retrieve::{RecallInfo, RecallOptions, Recalled};
 pub use semantic::{FlushReport, SemanticIndex};
 pub use store::{
-    Actor, Conflict, HistoryEntry, ListFilter, MemoryPage, MemoryStats, MemoryStore, PurgeReport,
-    Sort, SweepReport, TierStatusCount,
+    Conflict, HistoryEntry, ListFilter, MemoryActor, MemoryPage, MemoryStats, MemoryStore,
+    PurgeReport, Sort, SweepReport, TierStatusCount,
 };
 pub use write::{
-    ConflictJudge, Effect, Judgement, MAX_CONTENT_CHARS, Neighbours, Verdict, WriteOptions,
+    ConflictJudge, Effect, Judgement, MAX_CONTENT_CHARS, MemoryVerdict, Neighbours, WriteOptions,
     WriteOutcome, normalize_slot,
 };

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use echo_core::{MemorySource as Source, MemoryStatus as Status, MemoryTier as Tier};
+pub use echo_core::{MemorySource, MemoryStatus, MemoryTier};
 
 /// One memory row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
@@ -11,7 +11,7 @@ pub struct Memory {
     /// Id (UUIDv7).
     pub id: String,
     /// Tier.
-    pub tier: Tier,
+    pub tier: MemoryTier,
     /// `fact`, `preference`, `plan`, `relationship`, `episode`, `note`, ...
     pub kind: String,
     /// Who or what it is about (`user` by default).
@@ -23,7 +23,7 @@ pub struct Memory {
     /// The slot's value, when it has one (e.g. `vegetarian`).
     pub value: Option<String>,
     /// Provenance.
-    pub source: Source,
+    pub source: MemorySource,
     /// 0..1.
     pub confidence: f64,
     /// 0..1, before decay.
@@ -48,13 +48,13 @@ pub struct Memory {
     /// Until when it holds; archived at once after that.
     pub valid_until: Option<String>,
     /// Lifecycle.
-    pub status: Status,
+    pub status: MemoryStatus,
     /// The memory that replaced this one.
     pub superseded_by: Option<String>,
     /// When it stopped being valid (superseded or expired).
     pub invalid_at: Option<String>,
     /// Tier before archival.
-    pub archived_from: Option<Tier>,
+    pub archived_from: Option<MemoryTier>,
     /// Incremented on every change.
     pub version: i64,
     /// `global` or `session:<id>`.
@@ -93,7 +93,7 @@ impl Memory {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NewMemory {
     /// Tier (default semantic).
-    pub tier: Option<Tier>,
+    pub tier: Option<MemoryTier>,
     /// Kind (default `fact`).
     pub kind: Option<String>,
     /// Subject (default `user`).
@@ -105,7 +105,7 @@ pub struct NewMemory {
     /// The slot's value.
     pub value: Option<String>,
     /// Provenance.
-    pub source: Option<Source>,
+    pub source: Option<MemorySource>,
     /// 0..1 (default 0.8).
     pub confidence: Option<f64>,
     /// 0..1 (default by kind and source).

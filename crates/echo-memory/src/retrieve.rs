@@ -6,7 +6,7 @@
 
 use crate::error::MemoryError;
 use crate::forgetting::lapsed;
-use crate::model::{Memory, Status, Tier};
+use crate::model::{Memory, MemoryStatus, MemoryTier};
 use crate::store::MemoryStore;
 use crate::write::Neighbours;
 use chrono::Utc;
@@ -64,10 +64,14 @@ impl MemoryStore {
         opts: &RecallOptions,
         vectors: Option<&dyn Neighbours>,
     ) -> Result<(Vec<Recalled>, RecallInfo), MemoryError> {
-        let statuses: &[Status] = if opts.include_inactive {
-            &[Status::Active, Status::Archived, Status::Superseded]
+        let statuses: &[MemoryStatus] = if opts.include_inactive {
+            &[
+                MemoryStatus::Active,
+                MemoryStatus::Archived,
+                MemoryStatus::Superseded,
+            ]
         } else {
-            &[Status::Active]
+            &[MemoryStatus::Active]
         };
         // Three independent strands run at the same time: BM25 and then the rows it found
         // (both quick, so they are usually read while the vector search is still running),
@@ -127,7 +131,7 @@ impl MemoryStore {
         let archive_below = self.config.archive_below;
         let recalled = |m: Memory| {
             let usable = statuses.contains(&m.status)
-                && (opts.include_inactive || m.tier != Tier::Archival)
+                && (opts.include_inactive || m.tier != MemoryTier::Archival)
                 && (m.scope == "global" || Some(&m.scope) == scope.as_ref())
                 && !conflicted.contains(&m.id)
                 && (opts.include_inactive || lapsed(&m, now, archive_below).is_none());
@@ -178,7 +182,7 @@ impl MemoryStore {
         let conflicted = self.conflicted_ids().await?;
         let now = Utc::now();
         let usable = |m: &Memory| {
-            m.status == Status::Active
+            m.status == MemoryStatus::Active
                 && !conflicted.contains(&m.id)
                 && lapsed(m, now, self.config.archive_below).is_none()
         };
@@ -191,7 +195,7 @@ impl MemoryStore {
                 .collect());
         }
         let mut all: Vec<Memory> = self
-            .active(&[Tier::Semantic])
+            .active(&[MemoryTier::Semantic])
             .await?
             .into_iter()
             .filter(|m| m.scope == "global" && usable(m))

@@ -37,7 +37,7 @@ pub use read::{ListFilter, MemoryPage, Sort};
 pub use stats::{MemoryStats, TierStatusCount};
 pub use sweep::SweepReport;
 
-pub use echo_core::MemoryActor as Actor;
+pub use echo_core::MemoryActor;
 
 /// Memory storage over the shared SQLite database.
 #[derive(Clone, Debug)]

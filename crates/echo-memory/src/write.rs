@@ -15,8 +15,8 @@
 
 use crate::error::{Db, JudgeError, MemoryError, NeighboursError};
 use crate::forgetting::initial_half_life;
-use crate::model::{Memory, NewMemory, Source, Status, Tier, parse_time};
-use crate::store::{Actor, MemoryStore, new_change_id, now_text};
+use crate::model::{Memory, MemorySource, MemoryStatus, MemoryTier, NewMemory, parse_time};
+use crate::store::{MemoryActor, MemoryStore, new_change_id, now_text};
 use crate::text::injection_marker;
 use async_trait::async_trait;
 use chrono::Utc;
@@ -26,13 +26,13 @@ use serde::{Deserialize, Serialize};
 /// Longest memory text, in characters.
 pub const MAX_CONTENT_CHARS: usize = 2000;
 
-pub use echo_core::MemoryVerdict as Verdict;
+pub use echo_core::MemoryVerdict;
 
 /// A verdict with the judge's reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Judgement {
     /// Verdict.
-    pub verdict: Verdict,
+    pub verdict: MemoryVerdict,
     /// One or two sentences.
     pub explanation: String,
 }
@@ -63,7 +63,7 @@ pub trait Neighbours: Send + Sync {
 #[derive(Clone, Copy)]
 pub struct WriteOptions<'a> {
     /// Who writes.
-    pub actor: Actor,
+    pub actor: MemoryActor,
     /// Conflict judge; without one, only the deterministic same-slot rule applies.
     pub judge: Option<&'a dyn ConflictJudge>,
     /// Vector neighbours for candidates; without, same slot and BM25 only.
@@ -72,7 +72,7 @@ pub struct WriteOptions<'a> {
 
 impl<'a> WriteOptions<'a> {
     /// No judge, no vectors.
-    pub fn plain(actor: Actor) -> Self {
+    pub fn plain(actor: MemoryActor) -> Self {
         Self {
             actor,
             judge: None,
@@ -99,7 +99,7 @@ pub enum Effect {
         /// Old memory.
         old: String,
         /// Judge verdict.
-        verdict: Verdict,
+        verdict: MemoryVerdict,
     },
     /// An existing memory won; the new one is stored as superseded by it.
     Lost {
@@ -175,14 +175,14 @@ fn normalized(text: &str) -> String {
         .collect()
 }
 
-fn default_importance(kind: &str, source: Source) -> f64 {
+fn default_importance(kind: &str, source: MemorySource) -> f64 {
     let base: f64 = match kind {
         "preference" | "fact" | "relationship" | "identity" => 0.7,
         "plan" | "goal" | "project" => 0.65,
         "episode" => 0.5,
         _ => 0.6,
     };
-    if source == Source::Inferred {
+    if source == MemorySource::Inferred {
         base - 0.15
     } else {
         base
@@ -201,7 +201,7 @@ impl MemoryStore {
                 return Err(MemoryError::Injection { marker });
             }
         }
-        let source = draft.source.unwrap_or(Source::UserStated);
+        let source = draft.source.unwrap_or(MemorySource::UserStated);
         let unit =
             |field: &'static str, v: Option<f64>, default: f64| -> Result<f64, MemoryError> {
                 let v = v.unwrap_or(default);
@@ -266,14 +266,14 @@ impl MemoryStore {
                 message: format!("{scope:?}: expected global or session:<id>"),
             });
         }
-        let tier = draft.tier.unwrap_or(Tier::Semantic);
-        if tier == Tier::Archival {
+        let tier = draft.tier.unwrap_or(MemoryTier::Semantic);
+        if tier == MemoryTier::Archival {
             return Err(MemoryError::Invalid {
                 field: "tier",
                 message: "new memories cannot start in the archive".into(),
             });
         }
-        if tier == Tier::Working && !scope.starts_with("session:") {
+        if tier == MemoryTier::Working && !scope.starts_with("session:") {
             return Err(MemoryError::Invalid {
                 field: "scope",
                 message: "working memory belongs to one session (scope session:<id>)".into(),
@@ -308,7 +308,7 @@ impl MemoryStore {
             updated_at: created.clone(),
             valid_from: time("valid_from", &draft.valid_from)?.or(Some(created)),
             valid_until,
-            status: Status::Active,
+            status: MemoryStatus::Active,
             superseded_by: None,
             invalid_at: None,
             archived_from: None,
@@ -335,38 +335,21 @@ impl MemoryStore {
         opts: WriteOptions<'_>,
     ) -> Result<WriteOutcome, MemoryError> {
         let new = self.prepare(draft)?;
-        let candidates = if new.tier == Tier::Semantic {
+        let candidates = if new.tier == MemoryTier::Semantic {
             self.candidates(&new, opts.neighbours).await?
         } else {
             Vec::new()
         };
 
-        let mut judged = Vec::with_capacity(candidates.len());
-        let mut judge_failures = Vec::new();
-        for existing in candidates {
-            let same_slot =
-                new.slot.is_some() && existing.slot == new.slot && existing.subject == new.subject;
-            let fallback = fallback_verdict(&existing, &new, same_slot);
-            let judgement = if normalized(&existing.content) == normalized(&new.content) {
-                fallback
-            } else if let Some(judge) = opts.judge {
-                match judge.judge(&existing, &new).await {
-                    Ok(j) => j,
-                    Err(e) => {
-                        judge_failures.push(format!("{}: {e}", existing.id));
-                        fallback
-                    }
-                }
-            } else {
-                fallback
-            };
-            judged.push((existing, judgement));
-        }
+        let (judged, judge_failures) = judge_each(&new, candidates, opts.judge).await;
 
         let mut tx = self.begin().await?;
         let change = new_change_id();
         // A duplicate confirms what is there: reinforce it, add nothing.
-        if let Some((existing, _)) = judged.iter().find(|(_, j)| j.verdict == Verdict::Duplicate) {
+        if let Some((existing, _)) = judged
+            .iter()
+            .find(|(_, j)| j.verdict == MemoryVerdict::Duplicate)
+        {
             let before = self.require_tx(&mut tx, &existing.id).await?;
             let mut after = before.clone();
             after.confidence = after.confidence.max(new.confidence);
@@ -402,14 +385,17 @@ impl MemoryStore {
         let mut losers = Vec::new();
         let mut ties = Vec::new();
         for (existing, judgement) in &judged {
-            if !matches!(judgement.verdict, Verdict::Update | Verdict::Contradiction) {
+            if !matches!(
+                judgement.verdict,
+                MemoryVerdict::Update | MemoryVerdict::Contradiction
+            ) {
                 continue;
             }
             match decide(&new, existing) {
                 Outcome::NewWins => losers.push((existing.id.clone(), judgement.clone())),
                 Outcome::ExistingWins => {
-                    if new.status == Status::Active {
-                        new.status = Status::Superseded;
+                    if new.status == MemoryStatus::Active {
+                        new.status = MemoryStatus::Superseded;
                         new.superseded_by = Some(existing.id.clone());
                         new.invalid_at = Some(now_text());
                         effects.push(Effect::Lost {
@@ -422,19 +408,19 @@ impl MemoryStore {
         }
         let reason = judged
             .iter()
-            .find(|(_, j)| j.verdict != Verdict::Unrelated)
+            .find(|(_, j)| j.verdict != MemoryVerdict::Unrelated)
             .map(|(e, j)| format!("{:?} against {}: {}", j.verdict, e.id, j.explanation));
         self.insert_tx(&mut tx, &change, &new, opts.actor, reason.as_deref())
             .await?;
-        if new.status == Status::Active {
+        if new.status == MemoryStatus::Active {
             effects.insert(0, Effect::Created);
             for (old, judgement) in losers {
                 let before = self.require_tx(&mut tx, &old).await?;
-                if before.status != Status::Active {
+                if before.status != MemoryStatus::Active {
                     continue;
                 }
                 let mut after = before.clone();
-                after.status = Status::Superseded;
+                after.status = MemoryStatus::Superseded;
                 after.superseded_by = Some(new.id.clone());
                 after.invalid_at = Some(now_text());
                 let why = format!("{:?}: {}", judgement.verdict, judgement.explanation);
@@ -508,7 +494,10 @@ impl MemoryStore {
             ids.extend(same.into_iter().map(|m| m.id));
         }
         if new.content.chars().count() <= 200 {
-            for (id, _) in self.search_bm25(&new.content, &[Status::Active], 3).await? {
+            for (id, _) in self
+                .search_bm25(&new.content, &[MemoryStatus::Active], 3)
+                .await?
+            {
                 ids.push(id);
             }
         }
@@ -532,10 +521,43 @@ impl MemoryStore {
             .await?
             .into_iter()
             .filter(|m| {
-                m.status == Status::Active && m.tier == Tier::Semantic && m.scope == new.scope
+                m.status == MemoryStatus::Active
+                    && m.tier == MemoryTier::Semantic
+                    && m.scope == new.scope
             })
             .collect())
     }
+}
+
+/// Each candidate with the judge's verdict on it and `new` (the rule-based fallback when the
+/// texts are the same, no judge is set or the judge fails), and the judge's failures.
+async fn judge_each(
+    new: &Memory,
+    candidates: Vec<Memory>,
+    judge: Option<&dyn ConflictJudge>,
+) -> (Vec<(Memory, Judgement)>, Vec<String>) {
+    let mut judged = Vec::with_capacity(candidates.len());
+    let mut failures = Vec::new();
+    for existing in candidates {
+        let same_slot =
+            new.slot.is_some() && existing.slot == new.slot && existing.subject == new.subject;
+        let fallback = fallback_verdict(&existing, new, same_slot);
+        let judgement = if normalized(&existing.content) == normalized(&new.content) {
+            fallback
+        } else if let Some(judge) = judge {
+            match judge.judge(&existing, new).await {
+                Ok(j) => j,
+                Err(e) => {
+                    failures.push(format!("{}: {e}", existing.id));
+                    fallback
+                }
+            }
+        } else {
+            fallback
+        };
+        judged.push((existing, judgement));
+    }
+    (judged, failures)
 }
 
 /// The rule without a judge: the same slot with the same value or text is a duplicate and with
@@ -547,11 +569,11 @@ fn fallback_verdict(existing: &Memory, new: &Memory, same_slot: bool) -> Judgeme
         _ => false,
     };
     let verdict = if same_text || (same_slot && same_value) {
-        Verdict::Duplicate
+        MemoryVerdict::Duplicate
     } else if same_slot {
-        Verdict::Update
+        MemoryVerdict::Update
     } else {
-        Verdict::Unrelated
+        MemoryVerdict::Unrelated
     };
     Judgement {
         verdict,

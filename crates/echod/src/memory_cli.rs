@@ -4,7 +4,7 @@ use anyhow::{Context, bail};
 use clap::Subcommand;
 use echo_agent::wire::{
     ConflictId, ImportReport, Memory, MemoryExportFile, MemoryId, MemoryImportFile, MemorySort,
-    MemoryStatus as Status, MemoryTier as Tier,
+    MemoryStatus, MemoryTier,
 };
 use echo_agent::{Api, DELETE_ALL_CONFIRMATION, ListFilter};
 use std::io::Write;
@@ -181,24 +181,24 @@ pub enum MemoryCommand {
     },
 }
 
-fn parse_tier(s: Option<String>) -> anyhow::Result<Option<Tier>> {
+fn parse_tier(s: Option<String>) -> anyhow::Result<Option<MemoryTier>> {
     s.map(|s| {
-        Tier::parse(&s).with_context(|| {
+        MemoryTier::parse(&s).with_context(|| {
             format!(
                 "unknown tier {s:?}; expected one of {}",
-                Tier::names().join(", ")
+                MemoryTier::names().join(", ")
             )
         })
     })
     .transpose()
 }
 
-fn parse_status(s: Option<String>) -> anyhow::Result<Option<Status>> {
+fn parse_status(s: Option<String>) -> anyhow::Result<Option<MemoryStatus>> {
     s.map(|s| {
-        Status::parse(&s).with_context(|| {
+        MemoryStatus::parse(&s).with_context(|| {
             format!(
                 "unknown status {s:?}; expected one of {}",
-                Status::names().join(", ")
+                MemoryStatus::names().join(", ")
             )
         })
     })
@@ -229,7 +229,7 @@ fn line(m: &Memory) -> String {
     if m.pinned {
         flags.push("pinned".to_string());
     }
-    if m.status != Status::Active {
+    if m.status != MemoryStatus::Active {
         flags.push(m.status.to_string());
     }
     let flags = if flags.is_empty() {

@@ -2,7 +2,7 @@
 //! the terminal prompt that answers approval questions during a turn.
 
 use clap::Subcommand;
-use echo_agent::wire::{ApprovalId, Decision, RuleId, RuleScope};
+use echo_agent::wire::{ApprovalId, RuleDecision, RuleId, RuleScope};
 use echo_agent::wire::{EventEnvelope, TurnEvent};
 use echo_agent::{Api, ApprovalAnswer};
 use std::collections::HashMap;
@@ -148,10 +148,10 @@ pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
             session,
             json,
         } => {
-            let decision = Decision::parse(&decision).ok_or_else(|| {
+            let decision = RuleDecision::parse(&decision).ok_or_else(|| {
                 anyhow::anyhow!(
                     "unknown decision {decision:?}; expected {}",
-                    Decision::expected()
+                    RuleDecision::expected()
                 )
             })?;
             let scope = RuleScope::parse(&scope).map_err(anyhow::Error::msg)?;

@@ -5,7 +5,7 @@ use crate::print;
 use anyhow::Context;
 use clap::Subcommand;
 
-use echo_agent::wire::{TurnId, TurnStatus};
+use echo_agent::wire::{SpanId, TurnId, TurnStatus};
 use echo_agent::{Api, TurnFilter};
 
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ pub enum TraceCommand {
         /// Turn id.
         turn_id: TurnId,
         /// The model call's span id (from `trace show --json`).
-        span_id: String,
+        span_id: SpanId,
     },
     /// Show or change `[trace]`: whether model calls are captured and for how long (JSON).
     Settings {

@@ -2283,6 +2283,8 @@ registered: boolean,
  */
 error: string | null, };
 
+export type SpanId = string;
+
 export type SpanKind = "stage" | "model" | "tool" | "approval" | "memory_read" | "memory_write" | "background";
 
 export type SpanLevel = "turn" | "node" | "call";
@@ -2488,7 +2490,7 @@ turn_id: TurnId,
 /**
  * The call span.
  */
-span_id: string, };
+span_id: SpanId, };
 
 export type TraceCase = { 
 /**

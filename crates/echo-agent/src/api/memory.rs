@@ -7,7 +7,7 @@ use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use echo_core::{ConflictId, MemoryId};
 use echo_memory::{
-    Actor, Conflict, Fading, FlushReport, HistoryEntry, ListFilter, Memory, MemoryError,
+    Conflict, Fading, FlushReport, HistoryEntry, ListFilter, Memory, MemoryActor, MemoryError,
     MemoryPage, MemoryStats, PurgeReport, RecallOptions, Recalled, SweepReport, WriteOutcome,
 };
 use serde::Serialize;
@@ -124,7 +124,7 @@ impl Api {
         let id = id.as_str();
         let m = self
             .memory()
-            .edit(id, text, Actor::User)
+            .edit(id, text, MemoryActor::User)
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
@@ -142,7 +142,7 @@ impl Api {
         let id = id.as_str();
         let m = self
             .memory()
-            .forget(id, Actor::User)
+            .forget(id, MemoryActor::User)
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
@@ -155,7 +155,7 @@ impl Api {
         let id = self.session_id(session).await?;
         let forgotten = self
             .memory()
-            .forget_learned_in(id.as_str(), Actor::User)
+            .forget_learned_in(id.as_str(), MemoryActor::User)
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
@@ -181,7 +181,7 @@ impl Api {
             None => None,
         };
         self.memory()
-            .set_expiry(id.as_str(), until, Actor::User)
+            .set_expiry(id.as_str(), until, MemoryActor::User)
             .await
             .map_err(mem_err)
     }
@@ -191,7 +191,7 @@ impl Api {
         let id = id.as_str();
         let m = self
             .memory()
-            .restore(id, Actor::User)
+            .restore(id, MemoryActor::User)
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
@@ -255,7 +255,7 @@ impl Api {
         let id = id.as_str();
         let m = self
             .memory()
-            .undo_change(id, change, Actor::User)
+            .undo_change(id, change, MemoryActor::User)
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;

@@ -4,7 +4,9 @@
 use super::memory::mem_err;
 use crate::api::Api;
 use crate::error::ApiError;
-use echo_memory::{Actor, ListFilter, Memory, MemoryError, NewMemory, Status, Tier, WriteOptions};
+use echo_memory::{
+    ListFilter, Memory, MemoryActor, MemoryError, MemoryStatus, MemoryTier, NewMemory, WriteOptions,
+};
 use serde::{Deserialize, Serialize};
 
 /// Format tag of the first line of an export file.
@@ -121,13 +123,13 @@ impl Api {
                     continue;
                 }
             };
-            if m.status != Status::Active {
+            if m.status != MemoryStatus::Active {
                 report.skipped_inactive += 1;
                 continue;
             }
             let draft = NewMemory {
-                tier: Some(if m.tier == Tier::Archival {
-                    Tier::Semantic
+                tier: Some(if m.tier == MemoryTier::Archival {
+                    MemoryTier::Semantic
                 } else {
                     m.tier
                 }),
@@ -162,7 +164,7 @@ impl Api {
         }
         for draft in drafts {
             let outcome = store
-                .remember(draft, WriteOptions::plain(Actor::Import))
+                .remember(draft, WriteOptions::plain(MemoryActor::Import))
                 .await
                 .map_err(mem_err)?;
             if outcome

@@ -6,7 +6,7 @@ use crate::error::ApiError;
 use crate::turn::request::check_session_name;
 use echo_core::store::{SessionSummary, StoredMessage};
 use echo_core::{LearnedMemories, SessionId};
-use echo_memory::Actor;
+use echo_memory::MemoryActor;
 use serde::Serialize;
 
 /// What `delete_session` did with the memories learned in the conversation.
@@ -63,7 +63,7 @@ impl Api {
             LearnedMemories::Keep => 0,
             LearnedMemories::Forget => {
                 let forgotten = memory
-                    .forget_learned_in(id.as_str(), Actor::User)
+                    .forget_learned_in(id.as_str(), MemoryActor::User)
                     .await
                     .map_err(mem_err)?;
                 self.flush_vectors().await;

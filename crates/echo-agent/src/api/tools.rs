@@ -5,7 +5,7 @@ use crate::approval::ApprovalAnswer;
 use crate::error::ApiError;
 use echo_core::config::McpServerConfig;
 use echo_core::{ApprovalId, RuleId};
-use echo_gate::{AuditEntry, Decision, GateError, NewRule, Rule, RuleScope};
+use echo_gate::{AuditEntry, GateError, NewRule, Rule, RuleDecision, RuleScope};
 
 /// A rule to add, as the UI's `NewRule` sends it.
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -69,7 +69,7 @@ impl Api {
         &self,
         tool: &str,
         pattern: Option<&str>,
-        decision: Decision,
+        decision: RuleDecision,
         scope: RuleScope,
         session: Option<&str>,
         created_by: &str,

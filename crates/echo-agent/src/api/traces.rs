@@ -5,7 +5,7 @@ use super::Api;
 use crate::error::ApiError;
 use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
 use echo_core::store::{CapturePrune, ModelCall, SpanRecord, TurnFilter, TurnRecord};
-use echo_core::{Role, SessionId, SpanKind, TurnId};
+use echo_core::{Role, SessionId, SpanId, SpanKind, TurnId};
 use serde::Serialize;
 
 /// A turn's trace: the turn record and its spans.
@@ -101,7 +101,12 @@ impl Api {
 
     /// What one model call of a turn sent and received. Not found when the span is not a
     /// captured model call of that turn (capture was off, or retention removed it).
-    pub async fn trace_call(&self, turn_id: &TurnId, span_id: &str) -> Result<ModelCall, ApiError> {
+    pub async fn trace_call(
+        &self,
+        turn_id: &TurnId,
+        span_id: &SpanId,
+    ) -> Result<ModelCall, ApiError> {
+        let span_id = span_id.as_str();
         let store = &self.inner.store;
         let not_found = || ApiError::NotFound {
             what: "captured model call",

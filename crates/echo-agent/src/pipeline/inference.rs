@@ -10,7 +10,7 @@ use crate::think::{Piece, ThinkFilter, strip_think};
 use echo_core::TurnErrorCode;
 use echo_core::config::Config;
 use echo_core::store::Store;
-use echo_core::trace::{Level, Span, SpanKind, SpanStatus};
+use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
 use echo_core::{Message, Role, SessionId, ToolCall, ToolSpec, TurnEvent, TurnId, Usage};
 use echo_llm::{ChatEvent, ChatFailure, ChatResponse, LlmClient, LlmError};
 use echo_tools::{Risk, ToolContext, ToolOutcome, ToolRegistry};
@@ -91,7 +91,7 @@ pub(crate) async fn run(
     for iteration in 1..=max {
         let node = scope
             .root
-            .child(Level::Node, &format!("inference#{iteration}"))
+            .child(SpanLevel::Node, &format!("inference#{iteration}"))
             .await;
         let response = call_model(
             scope,
@@ -142,7 +142,7 @@ pub(crate) async fn run(
     }
 
     // The iteration limit: one last request, without tools, for a summary.
-    let mut node = scope.root.child(Level::Node, "iteration_limit").await;
+    let mut node = scope.root.child(SpanLevel::Node, "iteration_limit").await;
     node.degrade("max_iterations");
     scope.events.emit(TurnEvent::Degraded {
         reason: "max_iterations".into(),
@@ -365,7 +365,7 @@ async fn run_tools(
 ) -> Result<Vec<Message>, echo_core::StoreError> {
     let node = scope
         .root
-        .child(Level::Node, &format!("tools#{iteration}"))
+        .child(SpanLevel::Node, &format!("tools#{iteration}"))
         .await;
     let parallel = scope.config.agent.parallel_read_only_tools;
     let read_only = |c: &ToolCall| parallel && scope.tools.risk(&c.name) == Some(Risk::ReadOnly);
@@ -424,7 +424,11 @@ async fn run_one(
     timeout: Duration,
 ) -> ToolOutcome {
     let mut span = node
-        .child_of(SpanKind::Tool, Level::Call, &format!("tool:{}", call.name))
+        .child_of(
+            SpanKind::Tool,
+            SpanLevel::Call,
+            &format!("tool:{}", call.name),
+        )
         .await;
     span.attr("call_id", call.id.clone());
     span.attr("arguments", call.arguments.clone());

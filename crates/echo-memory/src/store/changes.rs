@@ -1,9 +1,9 @@
 //! Changes to an existing memory by the person or a tool: edit, pin, expiry, forget (one
 //! memory or all learned in a session) and restore.
 
-use super::{Actor, MemoryStore, new_change_id, now_text};
+use super::{MemoryActor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
-use crate::model::{Memory, Source, Status, Tier};
+use crate::model::{Memory, MemorySource, MemoryStatus, MemoryTier};
 use chrono::{DateTime, Utc};
 use echo_core::MemoryAction;
 use echo_core::time::to_rfc3339;
@@ -12,19 +12,24 @@ use sqlx::{Sqlite, Transaction};
 impl MemoryStore {
     /// Replaces a memory's text (the person's edit: the memory becomes `manual`, the
     /// highest source).
-    pub async fn edit(&self, id: &str, content: &str, actor: Actor) -> Result<Memory, MemoryError> {
+    pub async fn edit(
+        &self,
+        id: &str,
+        content: &str,
+        actor: MemoryActor,
+    ) -> Result<Memory, MemoryError> {
         crate::write::check_content(content)?;
         let mut tx = self.begin().await?;
         let before = self.require_tx(&mut tx, id).await?;
-        if before.status == Status::Deleted {
+        if before.status == MemoryStatus::Deleted {
             return Err(MemoryError::NotApplicable(format!(
                 "memory {id} is deleted; restore it first"
             )));
         }
         let mut after = before.clone();
         after.content = content.trim().to_string();
-        if actor == Actor::User {
-            after.source = Source::Manual;
+        if actor == MemoryActor::User {
+            after.source = MemorySource::Manual;
         }
         let change = new_change_id();
         self.update_tx(
@@ -59,7 +64,7 @@ impl MemoryStore {
             &before,
             &mut after,
             action,
-            Actor::User,
+            MemoryActor::User,
             None,
         )
         .await?;
@@ -69,7 +74,7 @@ impl MemoryStore {
 
     /// Deletes a memory: gone from search, prompts, the vector index and the review queue.
     /// The row stays as a tombstone with its history, so the deletion itself can be undone.
-    pub async fn forget(&self, id: &str, actor: Actor) -> Result<Memory, MemoryError> {
+    pub async fn forget(&self, id: &str, actor: MemoryActor) -> Result<Memory, MemoryError> {
         let mut tx = self.begin().await?;
         let after = self.forget_tx(&mut tx, &new_change_id(), id, actor).await?;
         self.invalidate_snapshots_tx(&mut tx).await?;
@@ -113,7 +118,7 @@ impl MemoryStore {
     pub async fn forget_learned_in(
         &self,
         session_id: &str,
-        actor: Actor,
+        actor: MemoryActor,
     ) -> Result<Vec<Memory>, MemoryError> {
         let mut tx = self.begin().await?;
         let ids: Vec<String> = sqlx::query_scalar(
@@ -139,7 +144,7 @@ impl MemoryStore {
         &self,
         id: &str,
         valid_until: Option<DateTime<Utc>>,
-        actor: Actor,
+        actor: MemoryActor,
     ) -> Result<Memory, MemoryError> {
         let mut tx = self.begin().await?;
         let before = self.require_tx(&mut tx, id).await?;
@@ -169,14 +174,14 @@ impl MemoryStore {
         tx: &mut Transaction<'_, Sqlite>,
         change: &str,
         id: &str,
-        actor: Actor,
+        actor: MemoryActor,
     ) -> Result<Memory, MemoryError> {
         let before = self.require_tx(tx, id).await?;
-        if before.status == Status::Deleted {
+        if before.status == MemoryStatus::Deleted {
             return Ok(before);
         }
         let mut after = before.clone();
-        after.status = Status::Deleted;
+        after.status = MemoryStatus::Deleted;
         self.update_tx(
             tx,
             change,
@@ -208,16 +213,16 @@ impl MemoryStore {
 
     /// Brings an archived, superseded or deleted memory back to `active` in its old tier. A
     /// restore counts as a use, so it does not fade away again at the next sweep.
-    pub async fn restore(&self, id: &str, actor: Actor) -> Result<Memory, MemoryError> {
+    pub async fn restore(&self, id: &str, actor: MemoryActor) -> Result<Memory, MemoryError> {
         let mut tx = self.begin().await?;
         let before = self.require_tx(&mut tx, id).await?;
-        if before.status == Status::Active {
+        if before.status == MemoryStatus::Active {
             return Ok(before);
         }
         let mut after = before.clone();
-        after.status = Status::Active;
-        if after.tier == Tier::Archival {
-            after.tier = after.archived_from.unwrap_or(Tier::Semantic);
+        after.status = MemoryStatus::Active;
+        if after.tier == MemoryTier::Archival {
+            after.tier = after.archived_from.unwrap_or(MemoryTier::Semantic);
         }
         after.archived_from = None;
         after.superseded_by = None;

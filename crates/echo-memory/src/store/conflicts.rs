@@ -1,9 +1,9 @@
 //! Conflicts between memories: which memories are held back, the review queue, and
 //! resolving a conflict.
 
-use super::{Actor, MemoryStore, new_change_id, now_text};
+use super::{MemoryActor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
-use crate::model::Status;
+use crate::model::MemoryStatus;
 use echo_core::MemoryAction;
 use serde::Serialize;
 use sqlx::Row;
@@ -18,7 +18,7 @@ pub struct Conflict {
     /// The other side.
     pub memory_b: String,
     /// The judge's verdict.
-    pub verdict: crate::write::Verdict,
+    pub verdict: crate::write::MemoryVerdict,
     /// The judge's explanation.
     pub explanation: Option<String>,
     /// Open (waiting for the person) or resolved.
@@ -109,7 +109,7 @@ impl MemoryStore {
                 let loser = if winner == a { &b } else { &a };
                 let before = self.require_tx(&mut tx, loser).await?;
                 let mut after = before.clone();
-                after.status = Status::Superseded;
+                after.status = MemoryStatus::Superseded;
                 after.superseded_by = Some(winner.to_string());
                 after.invalid_at = Some(now_text());
                 let reason = format!("review: the person kept {winner}");
@@ -119,7 +119,7 @@ impl MemoryStore {
                     &before,
                     &mut after,
                     MemoryAction::Superseded,
-                    Actor::User,
+                    MemoryActor::User,
                     Some(&reason),
                 )
                 .await?;

@@ -1,9 +1,9 @@
 //! A memory's recorded history, and undo (reverting the last change that touched it, or any
 //! change in its history).
 
-use super::{Actor, MemoryStore, new_change_id};
+use super::{MemoryActor, MemoryStore, new_change_id};
 use crate::error::{Db, MemoryError};
-use crate::model::{Memory, Status};
+use crate::model::{Memory, MemoryStatus};
 use echo_core::MemoryAction;
 use serde::Serialize;
 use sqlx::Row;
@@ -20,7 +20,7 @@ pub struct HistoryEntry {
     /// `created`, `edited`, `superseded`, `reinforced`, `archived`, `restored`, `deleted`, `pinned`, `unpinned`, `undo`, `conflict`, `resolved`.
     pub action: echo_core::MemoryAction,
     /// Who.
-    pub actor: Actor,
+    pub actor: MemoryActor,
     /// Why.
     pub reason: Option<String>,
     /// The row before (`None` for a creation).
@@ -77,7 +77,7 @@ impl MemoryStore {
 
     /// Reverts the most recent change that touched `id` — every memory that change touched,
     /// as it was before. Undoing a creation deletes the created memory.
-    pub async fn undo(&self, id: &str, actor: Actor) -> Result<Vec<Memory>, MemoryError> {
+    pub async fn undo(&self, id: &str, actor: MemoryActor) -> Result<Vec<Memory>, MemoryError> {
         self.undo_change(id, None, actor).await
     }
 
@@ -90,7 +90,7 @@ impl MemoryStore {
         &self,
         id: &str,
         change: Option<&str>,
-        actor: Actor,
+        actor: MemoryActor,
     ) -> Result<Vec<Memory>, MemoryError> {
         let explicit = change.is_some();
         let mut tx = self.begin().await?;
@@ -143,7 +143,7 @@ impl MemoryStore {
             let mut target = match (before_text, explicit) {
                 (None, _) => {
                     let mut gone = current.clone();
-                    gone.status = Status::Deleted;
+                    gone.status = MemoryStatus::Deleted;
                     gone
                 }
                 // The latest change: the memory goes back to the whole row before it.

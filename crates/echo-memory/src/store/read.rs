@@ -4,7 +4,7 @@
 use super::{COLUMNS, MemoryStore, sql};
 use crate::error::{Db, MemoryError};
 use crate::forgetting::{decayed, effective_importance};
-use crate::model::{Memory, Source, Status, Tier};
+use crate::model::{Memory, MemorySource, MemoryStatus, MemoryTier};
 use chrono::{DateTime, Utc};
 use echo_core::time::to_rfc3339;
 use serde::{Deserialize, Serialize};
@@ -51,9 +51,9 @@ impl Sort {
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
     /// Only this tier.
-    pub tier: Option<Tier>,
+    pub tier: Option<MemoryTier>,
     /// Only this status (default: every status but `deleted`).
-    pub status: Option<Status>,
+    pub status: Option<MemoryStatus>,
     /// Only memories whose text contains this (case-insensitive for ASCII letters).
     pub text: Option<String>,
     /// Only memories in an open conflict (`true`) or in none (`false`).
@@ -267,7 +267,7 @@ impl MemoryStore {
     }
 
     /// Active memories of the given tiers (for ranking and sweeps).
-    pub async fn active(&self, tiers: &[Tier]) -> Result<Vec<Memory>, MemoryError> {
+    pub async fn active(&self, tiers: &[MemoryTier]) -> Result<Vec<Memory>, MemoryError> {
         let rows = sqlx::query(sql(format!(
             "SELECT {COLUMNS} FROM memories WHERE status = 'active'"
         )))
@@ -322,7 +322,7 @@ impl MemoryStore {
     pub async fn search_bm25(
         &self,
         query: &str,
-        statuses: &[Status],
+        statuses: &[MemoryStatus],
         limit: u32,
     ) -> Result<Vec<(String, f64)>, MemoryError> {
         self.text
@@ -386,13 +386,13 @@ impl MemoryStore {
         let status: String = r.get("status");
         let archived_from: Option<String> = r.get("archived_from");
         let mut m = Memory {
-            tier: Tier::parse(&tier).ok_or_else(|| bad("tier", &tier))?,
+            tier: MemoryTier::parse(&tier).ok_or_else(|| bad("tier", &tier))?,
             kind: r.get("kind"),
             subject: r.get("subject"),
             slot: r.get("slot"),
             content: r.get("content"),
             value: r.get("value"),
-            source: Source::parse(&source).ok_or_else(|| bad("source", &source))?,
+            source: MemorySource::parse(&source).ok_or_else(|| bad("source", &source))?,
             confidence: r.get("confidence"),
             importance: r.get("importance"),
             effective_importance: 0.0,
@@ -404,11 +404,11 @@ impl MemoryStore {
             updated_at: r.get("updated_at"),
             valid_from: r.get("valid_from"),
             valid_until: r.get("valid_until"),
-            status: Status::parse(&status).ok_or_else(|| bad("status", &status))?,
+            status: MemoryStatus::parse(&status).ok_or_else(|| bad("status", &status))?,
             superseded_by: r.get("superseded_by"),
             invalid_at: r.get("invalid_at"),
             archived_from: match archived_from {
-                Some(t) => Some(Tier::parse(&t).ok_or_else(|| bad("tier", &t))?),
+                Some(t) => Some(MemoryTier::parse(&t).ok_or_else(|| bad("tier", &t))?),
                 None => None,
             },
             version: r.get("version"),

@@ -1,9 +1,9 @@
 //! The low-level row changes every writer goes through: inserting and updating a memory
 //! with its history entry and its outbox entry in the same transaction.
 
-use super::{Actor, COLUMNS, MemoryStore, now_text, sql};
+use super::{COLUMNS, MemoryActor, MemoryStore, now_text, sql};
 use crate::error::{Db, MemoryError};
-use crate::model::{Memory, Status, Tier};
+use crate::model::{Memory, MemoryStatus, MemoryTier};
 use echo_core::MemoryAction;
 use sqlx::{Sqlite, Transaction};
 
@@ -14,7 +14,7 @@ impl MemoryStore {
         tx: &mut Transaction<'_, Sqlite>,
         change: &str,
         m: &Memory,
-        actor: Actor,
+        actor: MemoryActor,
         reason: Option<&str>,
     ) -> Result<(), MemoryError> {
         sqlx::query(sql(format!(
@@ -41,7 +41,7 @@ impl MemoryStore {
         .bind(m.status.as_str())
         .bind(&m.superseded_by)
         .bind(&m.invalid_at)
-        .bind(m.archived_from.map(Tier::as_str))
+        .bind(m.archived_from.map(MemoryTier::as_str))
         .bind(m.version)
         .bind(&m.scope)
         .bind(&m.source_session_id)
@@ -76,7 +76,7 @@ impl MemoryStore {
         before: &Memory,
         after: &mut Memory,
         action: MemoryAction,
-        actor: Actor,
+        actor: MemoryActor,
         reason: Option<&str>,
     ) -> Result<(), MemoryError> {
         after.version = before.version + 1;
@@ -107,7 +107,7 @@ impl MemoryStore {
         .bind(after.status.as_str())
         .bind(&after.superseded_by)
         .bind(&after.invalid_at)
-        .bind(after.archived_from.map(Tier::as_str))
+        .bind(after.archived_from.map(MemoryTier::as_str))
         .bind(after.version)
         .bind(&after.scope)
         .bind(&after.evidence)
@@ -126,9 +126,9 @@ impl MemoryStore {
             Some(after),
         )
         .await?;
-        if after.status == Status::Deleted {
+        if after.status == MemoryStatus::Deleted {
             enqueue(tx, &after.id, "delete").await?;
-        } else if before.content != after.content || before.status == Status::Deleted {
+        } else if before.content != after.content || before.status == MemoryStatus::Deleted {
             enqueue(tx, &after.id, "upsert").await?;
         }
         Ok(())
@@ -141,7 +141,7 @@ async fn record(
     change: &str,
     id: &str,
     action: MemoryAction,
-    actor: Actor,
+    actor: MemoryActor,
     reason: Option<&str>,
     before: Option<&Memory>,
     after: Option<&Memory>,

@@ -4,7 +4,7 @@
 use super::{MemoryStore, sql};
 use crate::error::{Db, MemoryError};
 use crate::forgetting::lapsed;
-use crate::model::{Status, Tier};
+use crate::model::{MemoryStatus, MemoryTier};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::Row;
@@ -30,9 +30,9 @@ pub struct MemoryStats {
 #[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct TierStatusCount {
     /// Tier.
-    pub tier: Tier,
+    pub tier: MemoryTier,
     /// Status.
-    pub status: Status,
+    pub status: MemoryStatus,
     /// How many.
     pub count: usize,
 }
@@ -68,7 +68,10 @@ impl MemoryStore {
             last_sweep: self.last_sweep().await?.map(echo_core::time::to_rfc3339),
             ..MemoryStats::default()
         };
-        for m in self.active(&[Tier::Semantic, Tier::Episodic]).await? {
+        for m in self
+            .active(&[MemoryTier::Semantic, MemoryTier::Episodic])
+            .await?
+        {
             match lapsed(&m, now, self.config.archive_below) {
                 Some("expired") => stats.will_expire += 1,
                 Some(_) => stats.will_fade += 1,

@@ -1,10 +1,10 @@
 //! Forgetting over time: the sweep that archives what expired or faded (and prunes the
 //! search index's change log), and reinforcement of memories injected into a prompt.
 
-use super::{Actor, MemoryStore, new_change_id, now_text};
+use super::{MemoryActor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
 use crate::forgetting::{lapsed, reinforced_half_life};
-use crate::model::{Status, Tier, parse_time};
+use crate::model::{MemoryStatus, MemoryTier, parse_time};
 use chrono::{DateTime, Utc};
 use echo_core::MemoryAction;
 use echo_core::time::to_rfc3339;
@@ -29,7 +29,9 @@ const CHANGE_LOG_KEPT: i64 = 10_000;
 impl MemoryStore {
     /// Archives what expired or faded, as of `now`. Pinned memories never fade, but do expire.
     pub async fn sweep(&self, now: DateTime<Utc>) -> Result<SweepReport, MemoryError> {
-        let candidates = self.active(&[Tier::Semantic, Tier::Episodic]).await?;
+        let candidates = self
+            .active(&[MemoryTier::Semantic, MemoryTier::Episodic])
+            .await?;
         let mut report = SweepReport {
             now: to_rfc3339(now),
             checked: candidates.len(),
@@ -43,8 +45,8 @@ impl MemoryStore {
             };
             let mut after = m.clone();
             after.archived_from = Some(m.tier);
-            after.tier = Tier::Archival;
-            after.status = Status::Archived;
+            after.tier = MemoryTier::Archival;
+            after.status = MemoryStatus::Archived;
             after.invalid_at = Some(to_rfc3339(now));
             self.update_tx(
                 &mut tx,
@@ -52,7 +54,7 @@ impl MemoryStore {
                 &m,
                 &mut after,
                 MemoryAction::Archived,
-                Actor::Sweep,
+                MemoryActor::Sweep,
                 Some(reason),
             )
             .await?;

@@ -17,7 +17,7 @@ use crate::tool_output::worth_cutting;
 use crate::turn::request::TurnRequest;
 use echo_core::config::TaskType;
 use echo_core::event::RecalledMemory;
-use echo_core::trace::Level;
+use echo_core::trace::SpanLevel;
 use echo_core::trace::{Span, SpanKind, SpanStatus};
 use echo_core::{Role, TurnErrorCode};
 use echo_core::{SessionId, TurnEvent, TurnId, Usage};
@@ -48,7 +48,7 @@ pub(crate) async fn prepare_turn(
     events: &TurnEvents,
     root: &Span,
 ) -> Result<TurnSetup, TurnFailure> {
-    let mut node = root.child(Level::Node, "context").await;
+    let mut node = root.child(SpanLevel::Node, "context").await;
     let turn = TurnRef {
         session,
         id: turn,
@@ -354,7 +354,7 @@ async fn compress_history(
         node.attr("compression", "nothing_to_compress");
         return Ok(None);
     }
-    let mut span = turn.root.child(Level::Node, "compress").await;
+    let mut span = turn.root.child(SpanLevel::Node, "compress").await;
     span.attr("tokens_before", tokens);
     span.attr("token_budget", budget);
     span.attr("from_seq", covered);
@@ -462,7 +462,7 @@ async fn plan(
     tools: &[echo_core::ToolSpec],
     root: &Span,
 ) -> Option<String> {
-    let mut span = root.child(Level::Node, "planner").await;
+    let mut span = root.child(SpanLevel::Node, "planner").await;
     span.attr("task_type", task.as_str());
     let messages = match context.plan(input, task.as_str(), tools) {
         Ok(m) => m,
@@ -518,7 +518,7 @@ async fn memory_blocks(
     let semantic = inner.semantic().await;
     let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
     let mut span = node
-        .child_of(SpanKind::MemoryRead, Level::Call, "memory_recall")
+        .child_of(SpanKind::MemoryRead, SpanLevel::Call, "memory_recall")
         .await;
     let found = memory::blocks_for_turn(&inner.memory, session.as_str(), input, neighbours).await;
     match &found {
