@@ -39,8 +39,8 @@ impl QueryVectors {
         Some(slot)
     }
 
-    /// Forgets every kept text and vector (after memories were deleted: a deleted memory's
-    /// text may have been a key here, through the write path's similarity search).
+    /// Forgets every kept text and vector (after memories were deleted: a query may have
+    /// quoted a deleted memory word for word).
     pub(crate) fn clear(&self) {
         self.slots
             .lock()

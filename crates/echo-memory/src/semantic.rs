@@ -168,14 +168,16 @@ impl SemanticIndex {
     /// of the same text share one embedding: a query embedded early (as a turn arrives) is
     /// ready when recall asks for it. A failed embedding is not kept.
     pub async fn embed_query(&self, text: &str) -> Result<Vec<f32>, NeighboursError> {
-        let embed = || async {
-            let mut v = self.embedder.embed(&[text.to_string()]).await?;
-            v.pop().ok_or(NeighboursError::NoVector)
-        };
         match self.queries.slot(text) {
-            Some(slot) => slot.get_or_try_init(embed).await.cloned(),
-            None => embed().await,
+            Some(slot) => slot.get_or_try_init(|| self.embed_one(text)).await.cloned(),
+            None => self.embed_one(text).await,
         }
+    }
+
+    /// One text's vector, made now.
+    async fn embed_one(&self, text: &str) -> Result<Vec<f32>, NeighboursError> {
+        let mut v = self.embedder.embed(&[text.to_string()]).await?;
+        v.pop().ok_or(NeighboursError::NoVector)
     }
 
     /// Nearest memories to a query vector, with exact similarities.
@@ -198,7 +200,9 @@ impl SemanticIndex {
 #[async_trait]
 impl Neighbours for SemanticIndex {
     async fn similar(&self, text: &str, k: usize) -> Result<Vec<(String, f32)>, NeighboursError> {
-        let v = self.embed_query(text).await?;
+        // The write path's texts are memories, not queries: embedded each time, so no
+        // memory's text becomes a key of the query vectors or pushes a turn's query out.
+        let v = self.embed_one(text).await?;
         Ok(self.search_vector(&v, k).await?)
     }
 
