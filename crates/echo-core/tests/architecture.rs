@@ -9,8 +9,8 @@
 mod tree;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use tree::{read, rel, report, root};
+use std::path::PathBuf;
+use tree::{files_under, read, rel, report, root};
 
 /// The most lines `ARCHITECTURE.md` may have: a map, not a manual (detail lives in the `//!`
 /// of the module it describes).
@@ -72,7 +72,7 @@ fn the_map_is_short_and_names_every_room() {
         }
     }
     let words: Vec<&str> = map.iter().flat_map(|l| l.split_whitespace()).collect();
-    for file in rust_files(&root().join(API_DIR), false) {
+    for file in files_under(&root().join(API_DIR), &|_| true, &["rs"]) {
         let name = file
             .file_name()
             .and_then(|n| n.to_str())
@@ -227,7 +227,7 @@ fn every_closed_vocabulary_has_one_name() {
         "no closed vocabularies found in vocab.rs ({names:?})"
     );
     for top in ["crates", "src-tauri"] {
-        for file in rust_files(&root().join(top), true) {
+        for file in rust_files_under(top) {
             for (n, line) in read(&file).lines().enumerate() {
                 let words: Vec<&str> = line
                     .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -258,7 +258,7 @@ fn every_closed_vocabulary_has_one_name() {
 fn occurrences(needle: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, usize)> {
     let mut found = Vec::new();
     for top in ["crates", "src-tauri"] {
-        for file in rust_files(&root().join(top), true) {
+        for file in rust_files_under(top) {
             let path = rel(&file);
             if !keep(&path) || path.contains("/tests/") || path.ends_with("/tests.rs") {
                 continue;
@@ -285,23 +285,8 @@ fn occurrences(needle: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, usize)
     found
 }
 
-/// The `.rs` files in `dir` (and below it when `deep`), skipping build output.
-fn rust_files(dir: &Path, deep: bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        if path.is_dir() {
-            if deep && name != "target" && name != "gen" {
-                out.extend(rust_files(&path, true));
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
+/// The Rust files below `top` (a folder of the workspace root), without build output.
+fn rust_files_under(top: &str) -> Vec<PathBuf> {
+    let skip = |name: &str| name == "target" || name == "gen";
+    files_under(&root().join(top), &skip, &["rs"])
 }

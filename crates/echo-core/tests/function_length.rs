@@ -9,9 +9,8 @@
 mod tree;
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::PathBuf;
-use tree::{read, rel, report};
+use tree::{files_under, read, rel, report};
 
 /// The most lines a function may span, from its `fn` line to its closing brace.
 const MAX_LINES: usize = 120;
@@ -258,29 +257,10 @@ fn blank_literals(code: &str) -> Vec<char> {
 /// The product's Rust files: under [`ROOTS`], outside `tests/` folders, build output and
 /// `tests.rs` modules.
 fn product_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for root in ROOTS {
-        let mut stack = vec![tree::root().join(root)];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries {
-                let path = entry.expect("directory entry").path();
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if path.is_dir() {
-                    if !["tests", "target", "benches", "fuzz", "gen"].contains(&name.as_str()) {
-                        stack.push(path);
-                    }
-                } else if name.ends_with(".rs") && name != "tests.rs" {
-                    out.push(path);
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+    let skip = |name: &str| ["tests", "target", "benches", "fuzz", "gen"].contains(&name);
+    ROOTS
+        .iter()
+        .flat_map(|root| files_under(&tree::root().join(root), &skip, &["rs"]))
+        .filter(|path| !path.ends_with("tests.rs"))
+        .collect()
 }

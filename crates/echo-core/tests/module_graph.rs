@@ -9,9 +9,8 @@
 mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
-use tree::{read, rel, report, root};
+use tree::{files_under, read, rel, report, root};
 
 /// The crates whose files must import in one direction.
 const ACYCLIC: &[&str] = &["crates/echo-agent/src"];
@@ -113,7 +112,7 @@ struct Graph {
 impl Graph {
     fn read(src: &Path) -> Graph {
         let mut files = BTreeMap::new();
-        for path in rust_files(src) {
+        for path in files_under(src, &|_| false, &["rs"]) {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -332,22 +331,4 @@ fn path_at(
 
 fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
-}
-
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", rel(&dir)));
-        for entry in entries {
-            let path = entry.expect("directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }

@@ -12,7 +12,7 @@ mod tree;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use tree::{read, rel, report, root};
+use tree::{files_under, read, rel, report, root};
 
 /// Folders never walked: build output, installed packages, generated Tauri files, and hidden
 /// folders (`.git`, `.cargo`, `.ci`).
@@ -770,26 +770,6 @@ fn ends_with_path(path: &str, name: &str) -> bool {
 /// Every file under the root with one of `extensions`, outside [`SKIPPED_DIRS`] and hidden
 /// folders, in a stable order.
 fn files_with_extensions(extensions: &[&str]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root()];
-    while let Some(dir) = stack.pop() {
-        let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", rel(&dir)));
-        for entry in entries {
-            let entry = entry.expect("directory entry");
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let kind = entry.file_type().expect("file type");
-            if kind.is_dir() {
-                if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
-                    stack.push(entry.path());
-                }
-            } else if kind.is_file()
-                && name != "package-lock.json"
-                && extensions.iter().any(|e| name.ends_with(&format!(".{e}")))
-            {
-                out.push(entry.path());
-            }
-        }
-    }
-    out.sort();
-    out
+    let skip = |name: &str| name.starts_with('.') || SKIPPED_DIRS.contains(&name);
+    files_under(&root(), &skip, extensions)
 }
