@@ -9,8 +9,9 @@ use crate::state::Desk;
 use crate::windows;
 #[allow(clippy::wildcard_imports, unused_imports)]
 use echo_agent::wire::*;
+use echo_agent::wire::{ErrorBody, ErrorCode};
 use echo_agent::wire::{EventEnvelope, SendTurn, ShortcutStatus};
-use echo_agent::{ApiError, ApprovalMode, ErrorBody, ErrorCode, EventHandler, TurnRequest};
+use echo_agent::{ApiError, ApprovalMode, EventHandler, TurnRequest};
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};

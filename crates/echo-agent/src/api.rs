@@ -14,15 +14,10 @@ mod tools;
 mod traces;
 mod turns;
 
-pub use automations::{AutomationPreview, AutomationView, RunCounts};
-pub use data::{DELETE_ALL_DATA_CONFIRMATION, DataCheck, DataDeleted};
-pub use local_models::{Checksum, DownloadState, LocalModelEntry, LocalModels};
-pub use memory::{DELETE_ALL_CONFIRMATION, MemoryDetail};
-pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION, ImportReport, MemoryExport};
-pub use sessions::SessionDeleted;
-pub use settings::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
+pub use data::DELETE_ALL_DATA_CONFIRMATION;
+pub use memory::DELETE_ALL_CONFIRMATION;
+pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION};
 pub use tools::RuleRequest;
-pub use traces::{Trace, TraceSettings};
 
 use crate::approval::Gate;
 use crate::engine::{Engine, McpSet, Models, client_for};
@@ -34,8 +29,6 @@ use echo_memory::MemoryStore;
 use echo_secrets::SecretStore;
 use std::sync::Arc;
 use std::time::Duration;
-
-pub use crate::engine::KeySource;
 
 /// The engine facade; cheap to clone and share between tasks.
 #[derive(Clone)]

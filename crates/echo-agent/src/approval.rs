@@ -27,6 +27,7 @@ use crate::events::TurnEvents;
 use crate::model_calls::ModelCall;
 use crate::pipeline::context::ContextStage;
 use crate::turn::run::RunContext;
+use crate::wire::ApprovalAnswer;
 use echo_core::config::ToolsConfig;
 use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
 use echo_core::{QueuedApprovalStatus, TurnEvent};
@@ -58,25 +59,6 @@ pub enum ApprovalMode {
     /// the persistent approval queue and the run waits there until it is answered (from any
     /// process) or expires.
     Queue,
-}
-
-/// The person's answer to an approval question.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalAnswer {
-    /// Run this call only.
-    AllowOnce,
-    /// Run it, and allow calls like it for the rest of this session.
-    AllowSession,
-    /// Run it, and always allow calls like it.
-    AllowAlways,
-    /// Run it, and let this automation make calls like it without asking (a pre-approval of
-    /// that automation only). Outside an automation's run it allows this call once.
-    AllowAutomation,
-    /// Do not run it.
-    Deny,
 }
 
 impl ApprovalAnswer {

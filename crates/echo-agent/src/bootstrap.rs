@@ -5,6 +5,7 @@
 //! engine's own rules and cannot lift them (seed 001: a context contract, not the highest
 //! authority).
 
+use crate::wire::BootstrapFile;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -17,19 +18,6 @@ pub(crate) const MAX_INJECTED_CHARS: usize = 12_000;
 
 /// Largest file the settings page may save.
 const MAX_SAVED_BYTES: usize = 256 * 1024;
-
-/// One bootstrap file as the settings page shows it.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct BootstrapFile {
-    /// `AGENTS.md`, `SOUL.md`, `USER.md` or `TOOLS.md`.
-    pub name: String,
-    /// Its text (the default's when the user has not saved one).
-    pub content: String,
-    /// Whether this is the built-in default (no file in the data directory).
-    pub is_default: bool,
-    /// Where the user's copy lives (or will live once saved).
-    pub path: String,
-}
 
 /// What goes into a prompt from one file.
 #[derive(Clone, Debug, Serialize)]

@@ -7,10 +7,8 @@ mod downloads;
 mod jobs;
 mod models;
 
-pub use downloads::DownloadState;
 pub(crate) use downloads::Downloads;
 pub(crate) use jobs::{PostTurn, start_post_turn_jobs};
-pub use models::KeySource;
 pub(crate) use models::{Models, client_for, stored_key};
 
 use crate::approval::Gate;
@@ -21,6 +19,7 @@ use crate::instance::Instance;
 use crate::memory_tools::{MemoryNote, MemoryRecall};
 use crate::prompts::Prompts;
 use crate::semantic::SemanticSlot;
+use crate::wire::KeySource;
 use echo_core::SessionId;
 use echo_core::config::Config;
 use echo_core::store::Store;

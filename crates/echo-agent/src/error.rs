@@ -1,6 +1,7 @@
 //! Errors the `Api` returns before or outside a turn. A turn that runs and fails is not an
 //! `ApiError`: it ends with status `failed` in its [`crate::TurnOutcome`].
 
+use crate::wire::{ErrorBody, ErrorCode, ErrorDetail};
 use echo_core::StoreError;
 
 /// Why an `Api` call could not be carried out.
@@ -60,47 +61,6 @@ pub enum ApiError {
     },
 }
 
-/// The closed set of error codes front ends see (`{"error": {"code", "message"}}`), one per
-/// kind of failure; HTTP statuses and CLI exit codes are chosen from it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    ts_rs::TS,
-    utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// The request was malformed or not allowed as given.
-    InvalidInput,
-    /// Something named does not exist.
-    NotFound,
-    /// In use (a running turn); try again later.
-    Busy,
-    /// The store failed.
-    Store,
-    /// The model client could not be set up.
-    ModelConfig,
-    /// A memory operation failed.
-    Memory,
-    /// The data directory could not be read or written.
-    DataDir,
-    /// The keychain refused or is unavailable.
-    Keychain,
-    /// The gateway only: no or a wrong bearer token.
-    Unauthorized,
-    /// The gateway only: the `Host` header is not the server's loopback address.
-    ForeignHost,
-    /// The gateway only: the request came from another site (`Origin`).
-    ForeignOrigin,
-    /// A front end could not encode its answer (a bug; the message says what).
-    Internal,
-}
-
 impl ErrorCode {
     /// The code as it travels.
     pub fn as_str(self) -> &'static str {
@@ -150,22 +110,6 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         self.kind().as_str()
     }
-}
-
-/// An error as every front end sends it: `{"error": {"code", "message"}}`.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ErrorBody {
-    /// The error.
-    pub error: ErrorDetail,
-}
-
-/// What went wrong.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ErrorDetail {
-    /// The kind of failure.
-    pub code: ErrorCode,
-    /// One line for people.
-    pub message: String,
 }
 
 impl ErrorBody {

@@ -49,12 +49,11 @@ mod turn;
 pub mod wire;
 
 pub use api::{
-    Api, ConnectionReport, DELETE_ALL_CONFIRMATION, DELETE_ALL_DATA_CONFIRMATION, EXPORT_FORMAT,
-    EXPORT_VERSION, ImportReport, KeySource, MemoryDetail, OllamaInfo, ProviderUpdate,
-    ProviderView, RuleRequest, Trace,
+    Api, DELETE_ALL_CONFIRMATION, DELETE_ALL_DATA_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION,
+    RuleRequest,
 };
-pub use approval::{ApprovalAnswer, ApprovalMode};
-pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError, BootstrapFile};
+pub use approval::ApprovalMode;
+pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError};
 pub use echo_core::config::{Config, ConfigError, Overrides, ProcessEnv};
 pub use echo_core::store::TurnFilter;
 pub use echo_core::{allocator, crash};
@@ -62,7 +61,7 @@ pub use echo_local::catalog::DEFAULT_ID as DEFAULT_LOCAL_MODEL;
 pub use echo_local::process as local_worker;
 pub use echo_local::threads;
 pub use echo_memory::{ListFilter, parse_time};
-pub use error::{ApiError, ErrorBody, ErrorCode, ErrorDetail};
+pub use error::ApiError;
 pub use events::EventHandler;
 pub use openapi::{openapi_document, path_params};
 pub use operations::{

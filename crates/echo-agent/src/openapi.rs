@@ -3,8 +3,8 @@
 //! `utoipa::ToSchema`), plus the streaming turn route. `echod serve` serves it at
 //! `/api/openapi.json`; the repository keeps a copy (`openapi.json`) that a test keeps fresh.
 
-use crate::error::ErrorBody;
 use crate::operations::{Operation, OperationVisitor, Schema, visit_operations};
+use crate::wire::ErrorBody;
 use crate::wire::{EventEnvelope, PairRequest, Paired, SendTurn};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

@@ -12,12 +12,12 @@ use crate::approval::ApprovalMode;
 use crate::engine::Engine;
 use crate::error::ApiError;
 use crate::turn::request::TurnRequest;
+use crate::wire::{CaseToolCall, ReplayCase};
 use async_trait::async_trait;
 use echo_core::config::{Config, ProviderKind};
-use echo_core::store::CapturedResponse;
 use echo_core::{EntryPoint, ToolSpec, TurnStatus};
 use echo_tools::{Risk, Tool, ToolContext, ToolError};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -25,58 +25,6 @@ use tokio_util::sync::CancellationToken;
 
 /// The case file's format version.
 pub const CASE_FORMAT: u32 = 1;
-
-/// One turn, self-contained: everything needed to run it again and to judge the new run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReplayCase {
-    /// [`CASE_FORMAT`].
-    pub format: u32,
-    /// The turn it was exported from.
-    pub turn_id: String,
-    /// When that turn was accepted.
-    pub created_at: String,
-    /// The user's message.
-    pub input: String,
-    /// `[agent] max_iterations` in force.
-    pub max_iterations: u32,
-    /// The tools the model was offered (their definitions, as sent).
-    pub tools_offered: Vec<ToolSpec>,
-    /// The memories injected into the request.
-    pub memories: Vec<CaseMemory>,
-    /// The main loop's model replies, in order.
-    pub replies: Vec<CapturedResponse>,
-    /// Every tool call of the turn, in order, with what it returned.
-    pub tool_calls: Vec<CaseToolCall>,
-    /// The final answer as saved.
-    pub final_text: String,
-}
-
-/// A memory the turn was given.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CaseMemory {
-    /// Its text.
-    pub content: String,
-    /// Its slot.
-    pub slot: Option<String>,
-    /// Whether it was pinned.
-    pub pinned: bool,
-}
-
-/// One tool call of the trajectory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CaseToolCall {
-    /// Tool name.
-    pub name: String,
-    /// Arguments as the model wrote them (JSON text).
-    pub arguments: String,
-    /// What the tool returned to the model.
-    pub result: String,
-    /// How it failed, if it did (`denied`, `timeout`, ...).
-    pub error_kind: Option<String>,
-}
 
 /// Where a replay first differs from its recording.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1,7 +1,15 @@
-//! The request types of every operation front ends call (see `operations.table`), in one
-//! module. Each derives serde, `ts_rs::TS` (the UI's TypeScript) and `utoipa::ToSchema` (the
-//! gateway's OpenAPI document), so the three never drift. Responses are the engine's own
-//! types, re-exported here so a front end needs nothing but `echo_agent::wire`.
+//! The wire format: every request and response of the operations front ends call (see
+//! `operations.table`), declared in this module and its submodules and nowhere else. Each
+//! type derives serde, `ts_rs::TS` (the UI's TypeScript) and `utoipa::ToSchema` (the
+//! gateway's OpenAPI document), so the three never drift.
+//!
+//! Responses are this module's own types, built from the engine's with `From<domain>` (a
+//! stored row, a report of memory work, an automation's definition): a column renamed or a
+//! field added for the engine's own use changes the `From` impl, never `docs/openapi.json`
+//! or the UI's `engine.ts`. The module imports nothing else of this crate, so every module
+//! may use it. The exceptions, used as they are: the closed vocabularies and ids of
+//! `echo_core`, the turn's event protocol and the messages it carries, and settings as
+//! `config.toml` spells them (`crates/echo-core/tests/wire_boundary.rs` lists them).
 //!
 //! A request names the operation: `ListSessions` is `list_sessions`. Its fields are the path
 //! parameters (`{name}` in the route), then the query (GET and DELETE) or the JSON body.
@@ -13,47 +21,56 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-pub use crate::api::{AutomationPreview, AutomationView, RunCounts};
-pub use crate::api::{Checksum, DownloadState, LocalModelEntry, LocalModels};
-pub use crate::api::{
-    ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView,
-};
-pub use crate::api::{DataCheck, DataDeleted, SessionDeleted};
-pub use crate::api::{ImportReport, MemoryDetail, MemoryExport};
-pub use crate::api::{KeySource, Trace, TraceSettings};
-pub use crate::approval::ApprovalAnswer;
-pub use crate::bootstrap::BootstrapFile;
-pub use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
-pub use echo_automations::{
-    Automation, Notice as AutomationNotice, NoticeKind as AutomationNoticeKind,
-    Notices as AutomationNotices, PreApproval, QueuedApproval, Run as AutomationRun,
-    Schedule as ScheduleSpec, Spec as AutomationSpec, Trigger as AutomationTrigger,
-    Watch as WatchSpec,
+pub use automations::{
+    Automation, AutomationNotice, AutomationNoticeKind, AutomationNotices, AutomationPreview,
+    AutomationRun, AutomationSpec, AutomationTrigger, AutomationView, PreApproval, QueuedApproval,
+    RunCounts, Schedule, Watch,
 };
 pub use echo_core::config::TaskType;
 pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
 pub use echo_core::event::RecalledMemory;
-pub use echo_core::store::{
-    CapturedRequest, CapturedResponse, ModelCall, SessionSummary, SpanRecord, StoredMessage,
-    TurnRecord,
-};
 pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MessageStatus, Risk, RuleDecision,
-    SpanKind, SpanStatus, TurnErrorCode, TurnStatus,
+    ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MemorySource, MemoryStatus, MemoryTier,
+    MemoryVerdict, MessageStatus, Risk, RuleDecision, SpanKind, SpanStatus, TurnErrorCode,
+    TurnStatus,
 };
 pub use echo_core::{
     EVENT_PROTOCOL_VERSION, EventEnvelope, Message, Role, ToolCall, ToolSpec, TurnEvent, Usage,
 };
-pub use echo_gate::{AuditEntry, Rule, RuleScope};
-pub use echo_mcp::{ServerState, ServerStatus, TransportKind};
-pub use echo_memory::{
-    Conflict, Effect as MemoryEffect, Fading, FadingPoint, FlushReport, HistoryEntry, Memory,
-    MemoryPage, MemorySource, MemoryStats, MemoryStatus, MemoryTier, MemoryVerdict, PurgeReport,
-    Recalled, Sort as MemorySort, SweepReport, TierStatusCount, WriteOutcome,
+pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
+pub use memory::{
+    Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportReport, Memory, MemoryDetail,
+    MemoryEffect, MemoryExport, MemoryPage, MemorySort, MemoryStats, PurgeReport, Recalled,
+    SweepReport, TierStatusCount, WriteOutcome,
 };
+pub use sessions::{DataCheck, DataDeleted, SessionDeleted, SessionSummary, StoredMessage};
+pub use settings::{
+    BootstrapFile, Checksum, ConnectionReport, DownloadState, KeySource, LocalModelEntry,
+    LocalModels, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView, TraceSettings,
+};
+pub use tools::{
+    ApprovalAnswer, AuditEntry, McpServerState, McpServerStatus, McpTransportKind, Rule, RuleScope,
+};
+pub use traces::{
+    CapturedRequest, CapturedResponse, CaseMemory, CaseToolCall, ModelCall, ReplayCase, SpanRecord,
+    Trace, TurnRecord,
+};
+
+mod automations;
+mod errors;
+mod memory;
+mod sessions;
+mod settings;
+mod tools;
+mod traces;
+
+/// Each of a list, as front ends see it.
+pub(crate) fn list<D, W: From<D>>(items: Vec<D>) -> Vec<W> {
+    items.into_iter().map(W::from).collect()
+}
 
 /// The answer of an operation that returns nothing (HTTP 204, `null` over IPC).
 pub type Done = ();

@@ -5,7 +5,7 @@
 //! `ui/src/generated/engine.ts` is out of date; `ECHO_UPDATE_TS=1 cargo test -p echo-agent
 //! --test typescript` rewrites it.
 
-use echo_agent::ErrorBody;
+use echo_agent::wire::ErrorBody;
 use echo_agent::wire::{EventEnvelope, PairRequest, Paired, SendTurn, ShortcutStatus, TurnEvent};
 use echo_agent::{Operation, OperationVisitor, visit_operations};
 use std::any::TypeId;

@@ -10,8 +10,6 @@ use crate::template::Template;
 use echo_core::config::TaskType;
 use echo_core::{FileEvent, MissedRuns};
 use serde::{Deserialize, Serialize};
-use ts_rs::TS;
-use utoipa::ToSchema;
 
 /// Longest prompt template, in bytes.
 const MAX_PROMPT_BYTES: usize = 16 * 1024;
@@ -19,10 +17,8 @@ const MAX_PROMPT_BYTES: usize = 16 * 1024;
 pub const MAX_CONCURRENCY: u8 = 4;
 
 /// An automation's definition, as the person wrote it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[ts(rename = "AutomationSpec")]
-#[schema(as = AutomationSpec)]
 pub struct Spec {
     /// What sets a run off.
     pub trigger: Trigger,
@@ -31,7 +27,6 @@ pub struct Spec {
     pub prompt: String,
     /// The tools a run may use (names from the registry); absent: every tool.
     #[serde(default)]
-    #[ts(optional)]
     pub tools: Option<Vec<String>>,
     /// Calls this automation may make without asking (its runs only). Hard-deny patterns and
     /// secret paths still apply.
@@ -39,23 +34,22 @@ pub struct Spec {
     pub allow: Vec<PreApproval>,
     /// The task type its runs are routed as (`[routing]`); absent: judged from the prompt.
     #[serde(default)]
-    #[ts(optional)]
     pub task: Option<TaskType>,
     /// Runs of this automation at a time (1–4). Runs start in the order their events came.
-    #[serde(default = "default_concurrency")]
+    #[serde(default = "defaults::concurrency")]
     pub concurrency: u8,
     /// Most runs queued in one hour; past it, events are skipped (with that reason) and the
     /// automation shows `rate_limited`.
-    #[serde(default = "default_max_runs_per_hour")]
+    #[serde(default = "defaults::max_runs_per_hour")]
     pub max_runs_per_hour: u32,
     /// Most runs for one and the same file in one hour (a file rewritten over and over).
-    #[serde(default = "default_max_runs_per_file_per_hour")]
+    #[serde(default = "defaults::max_runs_per_file_per_hour")]
     pub max_runs_per_file_per_hour: u32,
 }
 
 /// A call an automation may make without asking: a tool and an argument pattern, as in
 /// approval rules (`write_file` under `~/Notes/**`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PreApproval {
     /// Tool name (or a glob over names).
@@ -63,15 +57,12 @@ pub struct PreApproval {
     /// Argument pattern (a path glob for file tools, a command prefix for `shell`); absent:
     /// every call of the tool.
     #[serde(default)]
-    #[ts(optional)]
     pub pattern: Option<String>,
 }
 
 /// What sets a run off.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-#[ts(rename = "AutomationTrigger")]
-#[schema(as = AutomationTrigger)]
 pub enum Trigger {
     /// Files changing in folders.
     Watch(Watch),
@@ -80,13 +71,13 @@ pub enum Trigger {
 }
 
 /// A watch rule.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Watch {
     /// Folders to watch (`~` is the home folder).
     pub folders: Vec<String>,
     /// Subfolders too.
-    #[serde(default = "yes")]
+    #[serde(default = "defaults::yes")]
     pub recursive: bool,
     /// Globs over the path inside the folder (`*.pdf`, `notes/**`); absent or empty:
     /// every file.
@@ -96,11 +87,11 @@ pub struct Watch {
     #[serde(default)]
     pub exclude: Vec<String>,
     /// Which events start a run.
-    #[serde(default = "default_events")]
+    #[serde(default = "defaults::events")]
     pub events: Vec<FileEvent>,
     /// How long a file must stay unchanged (size and mtime) before it is handed over, in
     /// milliseconds; also the debounce window of the watcher.
-    #[serde(default = "default_settle_ms")]
+    #[serde(default = "defaults::settle_ms")]
     pub settle_ms: u64,
     /// Hidden files (and files in hidden folders) too; editors' temp and swap files never.
     #[serde(default)]
@@ -108,40 +99,52 @@ pub struct Watch {
 }
 
 /// A schedule.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Schedule {
     /// A cron expression (`0 8 * * 1-5`: weekdays at 8:00; 5 or 6 fields, `@daily`…).
     pub cron: String,
     /// IANA time zone (`Europe/Berlin`); absent: the computer's zone.
     #[serde(default)]
-    #[ts(optional)]
     pub time_zone: Option<String>,
     /// What happens to fire times missed while nothing ran it.
-    #[serde(default = "default_missed")]
+    #[serde(default = "defaults::missed")]
     pub missed: MissedRuns,
 }
 
-fn yes() -> bool {
-    true
-}
-fn default_events() -> Vec<FileEvent> {
-    vec![FileEvent::Created, FileEvent::Modified]
-}
-fn default_settle_ms() -> u64 {
-    1000
-}
-fn default_missed() -> MissedRuns {
-    MissedRuns::RunOnce
-}
-fn default_concurrency() -> u8 {
-    1
-}
-fn default_max_runs_per_hour() -> u32 {
-    2000
-}
-fn default_max_runs_per_file_per_hour() -> u32 {
-    10
+/// What a field left out of a spec means: serde's defaults here and in the wire types that
+/// mirror the spec (`echo_agent::wire::AutomationSpec`), so both read a spec the same way.
+pub mod defaults {
+    use echo_core::{FileEvent, MissedRuns};
+
+    /// Watch subfolders.
+    pub fn yes() -> bool {
+        true
+    }
+    /// A file created or modified starts a run.
+    pub fn events() -> Vec<FileEvent> {
+        vec![FileEvent::Created, FileEvent::Modified]
+    }
+    /// A file settles after a second unchanged.
+    pub fn settle_ms() -> u64 {
+        1000
+    }
+    /// Fire times missed while nothing ran: one catch-up run.
+    pub fn missed() -> MissedRuns {
+        MissedRuns::RunOnce
+    }
+    /// One run at a time.
+    pub fn concurrency() -> u8 {
+        1
+    }
+    /// Runs queued in an hour, at most.
+    pub fn max_runs_per_hour() -> u32 {
+        2000
+    }
+    /// Runs for one file in an hour, at most.
+    pub fn max_runs_per_file_per_hour() -> u32 {
+        10
+    }
 }
 
 /// A spec with everything compiled: what the watcher, the scheduler and the runner use.
@@ -248,8 +251,8 @@ impl Watch {
             recursive: true,
             include: Vec::new(),
             exclude: Vec::new(),
-            events: default_events(),
-            settle_ms: default_settle_ms(),
+            events: defaults::events(),
+            settle_ms: defaults::settle_ms(),
             include_hidden: false,
         }
     }
@@ -264,9 +267,9 @@ impl Spec {
             tools: None,
             allow: Vec::new(),
             task: None,
-            concurrency: default_concurrency(),
-            max_runs_per_hour: default_max_runs_per_hour(),
-            max_runs_per_file_per_hour: default_max_runs_per_file_per_hour(),
+            concurrency: defaults::concurrency(),
+            max_runs_per_hour: defaults::max_runs_per_hour(),
+            max_runs_per_file_per_hour: defaults::max_runs_per_file_per_hour(),
         }
     }
 }
@@ -277,7 +280,7 @@ impl Schedule {
         Schedule {
             cron: cron.into(),
             time_zone: None,
-            missed: default_missed(),
+            missed: defaults::missed(),
         }
     }
 }

@@ -14,8 +14,6 @@ use echo_core::{
 use serde::Serialize;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
-use ts_rs::TS;
-use utoipa::ToSchema;
 
 mod notices;
 mod questions;
@@ -31,7 +29,7 @@ pub const WAITING_ATTEMPTS: i64 = 20;
 pub const RUNS_KEPT: i64 = 5000;
 
 /// A stored automation.
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Automation {
     /// Stable id.
     pub id: AutomationId,
@@ -44,14 +42,11 @@ pub struct Automation {
     /// What its watcher/scheduler is doing.
     pub state: AutomationState,
     /// Why it is in `error` or `rate_limited`.
-    #[ts(optional)]
     pub state_reason: Option<String>,
     /// Schedules: the last fire time handled (RFC 3339).
-    #[ts(optional)]
     pub last_fire: Option<String>,
     /// Watch rules: file events up to this time were seen and queued (RFC 3339); what
     /// changed later while nothing watched is queued when a process takes the rule up.
-    #[ts(optional)]
     pub watched_until: Option<String>,
     /// When it was made (RFC 3339).
     pub created_at: String,
@@ -60,9 +55,7 @@ pub struct Automation {
 }
 
 /// One run of an automation.
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
-#[ts(rename = "AutomationRun")]
-#[schema(as = AutomationRun)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Run {
     /// Stable id.
     pub id: RunId,
@@ -75,37 +68,28 @@ pub struct Run {
     /// What set it off.
     pub cause: RunCause,
     /// The file event (file runs).
-    #[ts(optional)]
     pub event: Option<FileEvent>,
     /// The file (file runs).
-    #[ts(optional)]
     pub path: Option<String>,
     /// Where a renamed file was.
-    #[ts(optional)]
     pub old_path: Option<String>,
     /// The fire time (schedules), RFC 3339.
-    #[ts(optional)]
     pub fire_time: Option<String>,
     /// Automations whose runs led to this one.
     pub chain: Vec<AutomationId>,
     /// Why it was skipped, failed or requeued.
-    #[ts(optional)]
     pub reason: Option<String>,
     /// Its session (once it started).
-    #[ts(optional)]
     pub session: Option<String>,
     /// Its turn, which is also its trace (once it started).
-    #[ts(optional)]
     pub turn_id: Option<String>,
     /// How many times it was started (a run cut off by a quit starts again once).
     pub attempts: i64,
     /// Queued at (RFC 3339).
     pub created_at: String,
     /// Started at.
-    #[ts(optional)]
     pub started_at: Option<String>,
     /// Ended at.
-    #[ts(optional)]
     pub finished_at: Option<String>,
 }
 
@@ -160,7 +144,7 @@ pub enum Enqueued {
 }
 
 /// A question of an unattended run, waiting in the approval queue (or answered).
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct QueuedApproval {
     /// The question's id (answer it with `answer_approval`).
     pub id: String,
@@ -183,7 +167,6 @@ pub struct QueuedApproval {
     /// Why the gate asks.
     pub reason: String,
     /// The argument pattern "always" would allow.
-    #[ts(optional)]
     pub suggested_pattern: Option<String>,
     /// Where it is.
     pub status: QueuedApprovalStatus,
@@ -192,7 +175,6 @@ pub struct QueuedApproval {
     /// Expires at (RFC 3339); then the call is denied.
     pub expires_at: String,
     /// Answered or expired at.
-    #[ts(optional)]
     pub answered_at: Option<String>,
 }
 

@@ -33,7 +33,7 @@ pub struct NewAuditEntry<'a> {
 }
 
 /// A recorded decision.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AuditEntry {
     /// Id.
     pub id: String,

@@ -11,9 +11,7 @@ use sqlx::{Row, SqlitePool};
 use std::path::{Path, PathBuf};
 
 /// How long a rule holds. ("Once" is an answer, not a rule: it is never stored.)
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleScope {
     /// Only in the session it was made in.
@@ -44,7 +42,7 @@ impl RuleScope {
 }
 
 /// A stored rule.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Rule {
     /// Stable id (`r-` + 8 hex digits).
     pub id: String,

@@ -57,10 +57,8 @@ impl Default for McpOptions {
 }
 
 /// How a server is reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[ts(rename = "McpTransportKind")]
-#[schema(as = McpTransportKind)]
 pub enum TransportKind {
     /// A child process speaking MCP on stdin/stdout.
     Stdio,
@@ -69,11 +67,8 @@ pub enum TransportKind {
 }
 
 /// Where a server is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-#[ts(rename = "McpServerState")]
-#[schema(as = McpServerState)]
 pub enum ServerState {
     /// The first connection attempt is under way.
     Starting,
@@ -90,9 +85,7 @@ pub enum ServerState {
 }
 
 /// One server as the CLI and UI show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[ts(rename = "McpServerStatus")]
-#[schema(as = McpServerStatus)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ServerStatus {
     /// Configured name; its tools are `name__tool`.
     pub name: String,

@@ -22,7 +22,7 @@ const MAX_HORIZON_DAYS: f64 = 365.0;
 /// One memory's fading, as the memory page draws it: effective importance from its last use
 /// (or creation) to a projection beyond now, computed by [`effective_importance`] itself, so
 /// the page never re-implements the formula.
-#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fading {
     /// The memory.
     pub memory_id: String,
@@ -55,7 +55,7 @@ pub struct Fading {
 }
 
 /// A point of a [`Fading`] curve.
-#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FadingPoint {
     /// When.
     pub at: String,

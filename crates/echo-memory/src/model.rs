@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 pub use echo_core::{MemorySource, MemoryStatus, MemoryTier};
 
 /// One memory row.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
     /// Id (UUIDv7).
     pub id: String,

@@ -35,7 +35,7 @@ pub struct RecallOptions {
 }
 
 /// One recalled memory.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Recalled {
     /// The memory.
     pub memory: Memory,

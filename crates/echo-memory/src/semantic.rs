@@ -36,7 +36,7 @@ impl std::fmt::Debug for SemanticIndex {
 }
 
 /// What a flush did.
-#[derive(Clone, Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct FlushReport {
     /// Vectors written.
     pub embedded: usize,

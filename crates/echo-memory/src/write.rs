@@ -82,10 +82,8 @@ impl<'a> WriteOptions<'a> {
 }
 
 /// What a write did.
-#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "effect", rename_all = "snake_case")]
-#[ts(rename = "MemoryEffect")]
-#[schema(as = MemoryEffect)]
 pub enum Effect {
     /// A new active memory.
     Created,
@@ -116,7 +114,7 @@ pub enum Effect {
 }
 
 /// The result of [`MemoryStore::remember`].
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct WriteOutcome {
     /// The stored memory (for a duplicate: the existing one, reinforced).
     pub memory: Memory,

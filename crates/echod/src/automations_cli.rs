@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use echo_agent::Api;
 use echo_agent::wire::{
     ApprovalAnswer, ApprovalId, AutomationSpec, AutomationTrigger, AutomationView, FileEvent,
-    MissedRuns, PreApproval, ScheduleSpec, TaskType, WatchSpec,
+    MissedRuns, PreApproval, Schedule, TaskType, Watch,
 };
 use std::io::Write;
 
@@ -167,8 +167,8 @@ impl SpecArgs {
             bail!("give --watch or --cron, not both");
         }
         let mut trigger = match (&base, self.watch.is_empty(), &self.cron) {
-            (_, false, _) => AutomationTrigger::Watch(WatchSpec::new(self.watch.clone())),
-            (_, true, Some(cron)) => AutomationTrigger::Schedule(ScheduleSpec::new(cron.clone())),
+            (_, false, _) => AutomationTrigger::Watch(Watch::new(self.watch.clone())),
+            (_, true, Some(cron)) => AutomationTrigger::Schedule(Schedule::new(cron.clone())),
             (Some(b), true, None) => b.trigger.clone(),
             (None, true, None) => bail!("an automation needs --watch DIR or --cron EXPR"),
         };

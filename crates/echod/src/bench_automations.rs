@@ -11,7 +11,7 @@
 use anyhow::{Context, bail};
 use chrono::{DateTime, Utc};
 use echo_agent::Api;
-use echo_agent::wire::{AutomationSpec, AutomationTrigger, WatchSpec};
+use echo_agent::wire::{AutomationSpec, AutomationTrigger, Watch};
 use serde::Serialize;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -65,7 +65,7 @@ pub async fn run(api: &Api, dir: &Path, plan: &Plan) -> anyhow::Result<()> {
     let idle_baseline = idle(plan.idle_secs).await?;
 
     let watch = |folder: &str, glob: &str| {
-        let mut w = WatchSpec::new(vec![dir.join(folder).display().to_string()]);
+        let mut w = Watch::new(vec![dir.join(folder).display().to_string()]);
         w.include = vec![glob.into()];
         w.settle_ms = plan.settle_ms;
         w

@@ -272,7 +272,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
                     text,
                     offset,
                     limit: Some(limit),
-                    sort: parse_sort(sort)?,
+                    sort: parse_sort(sort)?.into(),
                     ..ListFilter::default()
                 })
                 .await?;

@@ -3,7 +3,7 @@
 //! The answer goes to stdout; progress (tool calls, retries) goes to stderr only when stderr is
 //! a terminal, so scripts see the answer on stdout and at most one error line on stderr.
 
-use echo_agent::Trace;
+use echo_agent::wire::Trace;
 use echo_agent::wire::{
     DataCheck, EventEnvelope, MessageStatus, SessionSummary, StoredMessage, TurnEvent, TurnRecord,
 };

@@ -2,8 +2,9 @@
 //! from stdin into the OS keychain (never from a flag, which would land in shell history).
 
 use clap::Subcommand;
+use echo_agent::Api;
 use echo_agent::wire::ProviderKind;
-use echo_agent::{Api, KeySource, ProviderUpdate, ProviderView};
+use echo_agent::wire::{KeySource, ProviderUpdate, ProviderView};
 use std::io::BufRead;
 
 /// `echod provider …`.

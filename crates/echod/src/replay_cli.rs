@@ -3,7 +3,8 @@
 //! Part of the standalone `echod` binary only, so the desktop app links no mock model.
 
 use anyhow::Context;
-use echo_agent::replay::{self, ReplayCase};
+use echo_agent::replay;
+use echo_agent::wire::ReplayCase;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;

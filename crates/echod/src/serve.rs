@@ -22,10 +22,12 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, get, on, post};
 use axum::{Json, Router};
-use echo_agent::wire::{EntryPoint, EventEnvelope, PairRequest, Paired, SendTurn};
+use echo_agent::wire::{
+    EntryPoint, ErrorBody, ErrorCode, EventEnvelope, PairRequest, Paired, SendTurn,
+};
 use echo_agent::{
-    Api, ApiError, ApprovalMode, ErrorBody, ErrorCode, EventHandler, HttpMethod, Operation,
-    OperationVisitor, TurnRequest, openapi_document, path_params, visit_operations,
+    Api, ApiError, ApprovalMode, EventHandler, HttpMethod, Operation, OperationVisitor,
+    TurnRequest, openapi_document, path_params, visit_operations,
 };
 use std::io::Write;
 use std::path::PathBuf;

@@ -2,9 +2,10 @@
 //! the terminal prompt that answers approval questions during a turn.
 
 use clap::Subcommand;
+use echo_agent::Api;
+use echo_agent::wire::ApprovalAnswer;
 use echo_agent::wire::{ApprovalId, RuleDecision, RuleId, RuleScope};
 use echo_agent::wire::{EventEnvelope, TurnEvent};
-use echo_agent::{Api, ApprovalAnswer};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;

@@ -4,60 +4,16 @@
 
 use super::Api;
 use crate::error::ApiError;
+use crate::wire::{
+    self, Automation, AutomationNotices, AutomationRun, AutomationSpec, QueuedApproval,
+};
+use crate::wire::{AutomationPreview, AutomationView, RunCounts};
 use chrono::Utc;
-use echo_automations::{Automation, CheckedTrigger, NewRun, Notices, QueuedApproval, Run, Spec};
+use echo_automations::{CheckedTrigger, NewRun, Spec};
 use echo_core::RunStatus;
-use serde::Serialize;
-use ts_rs::TS;
-use utoipa::ToSchema;
 
 /// Fire times shown for a schedule.
 const UPCOMING: usize = 5;
-
-/// An automation with what its page shows beside it.
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
-pub struct AutomationView {
-    /// The automation.
-    pub automation: Automation,
-    /// Schedules: the next fire times (RFC 3339 in the schedule's zone).
-    pub next_fires: Vec<String>,
-    /// Its runs by status.
-    pub runs: RunCounts,
-}
-
-/// How many runs are in each status.
-#[derive(Clone, Debug, Default, Serialize, TS, ToSchema)]
-pub struct RunCounts {
-    /// Waiting for a slot.
-    pub queued: i64,
-    /// Under way.
-    pub running: i64,
-    /// Paused on a queued approval question.
-    pub waiting_for_approval: i64,
-    /// Completed.
-    pub done: i64,
-    /// Failed or stopped.
-    pub failed: i64,
-    /// Never ran (a loop, the rate limit, a missed schedule).
-    pub skipped: i64,
-}
-
-/// What a spec would do, before it is saved.
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
-pub struct AutomationPreview {
-    /// Schedules: the cron expression in force (a phrase's translation).
-    #[ts(optional)]
-    pub cron: Option<String>,
-    /// Schedules: the zone it is read in.
-    #[ts(optional)]
-    pub time_zone: Option<String>,
-    /// Schedules: the next fire times (RFC 3339 in that zone).
-    pub next_fires: Vec<String>,
-    /// Watch rules: the folders, `~` expanded.
-    pub folders: Vec<String>,
-    /// Watch rules: folders that do not exist now (the rule will wait for them).
-    pub missing_folders: Vec<String>,
-}
 
 impl Api {
     /// Starts watching, scheduling and running automations in this process (long-running
@@ -91,8 +47,8 @@ impl Api {
     }
 
     /// Checks a spec and says what it would do (next fire times, folders).
-    pub fn preview_automation(&self, spec: &Spec) -> Result<AutomationPreview, ApiError> {
-        let checked = spec.check()?;
+    pub fn preview_automation(&self, spec: &AutomationSpec) -> Result<AutomationPreview, ApiError> {
+        let checked = Spec::from(spec.clone()).check()?;
         Ok(match &checked.trigger {
             CheckedTrigger::Schedule(s) => AutomationPreview {
                 cron: Some(s.expression.clone()),
@@ -124,11 +80,12 @@ impl Api {
     pub async fn add_automation(
         &self,
         name: &str,
-        spec: &Spec,
+        spec: &AutomationSpec,
         enabled: bool,
     ) -> Result<AutomationView, ApiError> {
-        self.check_spec(spec)?;
-        let a = self.automation_store().create(name, spec, enabled).await?;
+        let spec = Spec::from(spec.clone());
+        self.check_spec(&spec)?;
+        let a = self.automation_store().create(name, &spec, enabled).await?;
         self.view(a).await
     }
 
@@ -137,20 +94,24 @@ impl Api {
         &self,
         id_or_name: &str,
         name: Option<&str>,
-        spec: Option<&Spec>,
+        spec: Option<&AutomationSpec>,
     ) -> Result<AutomationView, ApiError> {
-        if let Some(spec) = spec {
+        let spec = spec.map(|s| Spec::from(s.clone()));
+        if let Some(spec) = &spec {
             self.check_spec(spec)?;
         }
         let id = self.automation_store().get(id_or_name).await?.id;
-        let a = self.automation_store().update(&id, name, spec).await?;
+        let a = self
+            .automation_store()
+            .update(&id, name, spec.as_ref())
+            .await?;
         self.view(a).await
     }
 
     /// Removes an automation and its run history (sessions and traces of its runs stay).
     pub async fn remove_automation(&self, id_or_name: &str) -> Result<Automation, ApiError> {
         let id = self.automation_store().get(id_or_name).await?.id;
-        Ok(self.automation_store().remove(&id).await?)
+        Ok(self.automation_store().remove(&id).await?.into())
     }
 
     /// Switches an automation on (it resumes) or off (it is paused; queued runs wait).
@@ -170,7 +131,7 @@ impl Api {
     }
 
     /// Queues a run now (it starts when a process running automations has a slot).
-    pub async fn run_automation(&self, id_or_name: &str) -> Result<Run, ApiError> {
+    pub async fn run_automation(&self, id_or_name: &str) -> Result<AutomationRun, ApiError> {
         let a = self.automation_store().get(id_or_name).await?;
         match self
             .automation_store()
@@ -178,7 +139,7 @@ impl Api {
             .await?
         {
             echo_automations::Enqueued::Queued(run) | echo_automations::Enqueued::Skipped(run) => {
-                Ok(run)
+                Ok(run.into())
             }
             echo_automations::Enqueued::Duplicate => Err(ApiError::Busy {
                 message: "that run is already queued".into(),
@@ -195,26 +156,26 @@ impl Api {
         &self,
         id_or_name: &str,
         limit: u32,
-    ) -> Result<Vec<Run>, ApiError> {
+    ) -> Result<Vec<AutomationRun>, ApiError> {
         let id = self.automation_store().get(id_or_name).await?.id;
-        Ok(self
-            .automation_store()
-            .runs(&id, limit.clamp(1, 5000))
-            .await?)
+        let runs = self.automation_store().runs(&id, limit.clamp(1, 5000));
+        Ok(wire::list(runs.await?))
     }
 
     /// Approval questions of unattended runs: pending ones, or all recent ones.
     pub async fn approval_queue(&self, all: bool) -> Result<Vec<QueuedApproval>, ApiError> {
-        Ok(self
-            .automation_store()
-            .questions(!all, if all { 200 } else { 1000 })
-            .await?)
+        let limit = if all { 200 } else { 1000 };
+        let questions = self.automation_store().questions(!all, limit).await?;
+        Ok(wire::list(questions))
     }
 
     /// What happened since `after` that a person should hear about (runs that finished or
     /// failed, questions asked; any process's), with the pending questions and how many
     /// automations are on. `None`: start now.
-    pub async fn automation_notices(&self, after: Option<&str>) -> Result<Notices, ApiError> {
+    pub async fn automation_notices(
+        &self,
+        after: Option<&str>,
+    ) -> Result<AutomationNotices, ApiError> {
         if let Some(cursor) = after
             && chrono::DateTime::parse_from_rfc3339(cursor).is_err()
         {
@@ -223,7 +184,7 @@ impl Api {
                 message: format!("{cursor:?} is not a cursor this call returned"),
             });
         }
-        Ok(self.automation_store().notices(after).await?)
+        Ok(self.automation_store().notices(after).await?.into())
     }
 
     fn check_spec(&self, spec: &Spec) -> Result<(), ApiError> {
@@ -248,7 +209,10 @@ impl Api {
         Ok(())
     }
 
-    async fn view(&self, automation: Automation) -> Result<AutomationView, ApiError> {
+    async fn view(
+        &self,
+        automation: echo_automations::Automation,
+    ) -> Result<AutomationView, ApiError> {
         let mut runs = RunCounts::default();
         for (status, n) in self.automation_store().counts(&automation.id).await? {
             *match status {
@@ -269,7 +233,7 @@ impl Api {
             _ => Vec::new(),
         };
         Ok(AutomationView {
-            automation,
+            automation: automation.into(),
             next_fires,
             runs,
         })

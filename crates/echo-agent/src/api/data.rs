@@ -24,48 +24,10 @@ use crate::api::Api;
 use crate::api::memory::mem_err;
 use crate::error::ApiError;
 use crate::semantic::Semantic;
-use serde::Serialize;
+use crate::wire::{DataCheck, DataDeleted};
 
 /// What a person types to delete all their data (`delete_all_data`).
 pub const DELETE_ALL_DATA_CONFIRMATION: &str = "delete all my data";
-
-/// What `delete_all_data` removed.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct DataDeleted {
-    /// Conversations deleted.
-    pub sessions: u64,
-    /// Memories deleted (every tier, every status).
-    pub memories: u64,
-    /// Rows deleted across every table (conversations, traces, memories, automations, …).
-    pub rows: u64,
-    /// Whether the person's `USER.md` was removed (the default comes back).
-    pub user_notes: bool,
-}
-
-/// What `check_data` found. `problems` is empty when everything held.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct DataCheck {
-    /// What is wrong, one sentence each; empty when all is well.
-    pub problems: Vec<String>,
-    /// SQLite's integrity check: `ok`, or its findings.
-    pub integrity: String,
-    /// Conversations.
-    pub sessions: u64,
-    /// Messages across them.
-    pub messages: u64,
-    /// Turns left accepted or running by a process that is gone (recovered when this
-    /// process opened the data directory, so this is 0 unless recovery failed).
-    pub unfinished_turns: u64,
-    /// Consolidation claims left by a process that is gone (given back the same way).
-    pub unfinished_consolidations: u64,
-    /// Memories that are not deleted, in SQLite (the source of truth).
-    pub memories: u64,
-    /// Memories in the keyword search index.
-    pub search_index: u64,
-    /// Memories in the vector index, after it repaired itself and caught up; absent without
-    /// an embedder, or when the index cannot be opened (a problem says why).
-    pub vectors: Option<u64>,
-}
 
 impl Api {
     /// Checks the data directory (see [`DataCheck`]); reads only, except that the derived

@@ -1,64 +1,14 @@
 //! The built-in model's catalog: what is recommended, what is installed, downloads with
 //! their progress, and choosing one.
 
-use super::settings::ProviderView;
 use crate::Api;
-pub use crate::engine::DownloadState;
 use crate::error::ApiError;
+use crate::wire::{
+    Checksum, DownloadState, LocalModelEntry, LocalModels, ProviderUpdate, ProviderView,
+};
 use echo_core::config::{ProviderKind, ProviderSettings};
 use echo_local::catalog;
-use serde::Serialize;
 use std::sync::PoisonError;
-
-/// What a model's download is checked against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Checksum {
-    /// A SHA-256 written into Echo Desk's catalog, taken from the publisher's metadata.
-    Pinned,
-    /// The SHA-256 the download host publishes for the file at download time (Hugging
-    /// Face's `X-Linked-Etag`): it proves the download is whole, not that the host's file is
-    /// the one the catalog was written for.
-    PublishedByHost,
-}
-
-/// One recommended model.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct LocalModelEntry {
-    /// Short name (`echod model fetch ID`).
-    pub id: String,
-    /// What a person reads.
-    pub name: String,
-    /// Approximate download size.
-    #[ts(type = "number")]
-    pub size_bytes: u64,
-    /// Licence of the weights.
-    pub license: String,
-    /// What it is good for.
-    pub note: String,
-    /// What its download is checked against.
-    pub checksum: Checksum,
-    /// The installed file, if any.
-    pub path: Option<String>,
-    /// Whether it is the model in force.
-    pub in_use: bool,
-    /// Its download in this process, if one was started.
-    pub download: Option<DownloadState>,
-}
-
-/// The built-in model's catalog and state.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct LocalModels {
-    /// Where downloads go.
-    pub dir: String,
-    /// The GGUF file in force when the provider is the built-in model.
-    pub in_use: Option<String>,
-    /// Recommended models, smallest first.
-    pub models: Vec<LocalModelEntry>,
-    /// Threads the built-in model computes with in this process: `llm.threads` when it was
-    /// set at start, else the machine's physical cores.
-    pub threads: u32,
-}
 
 impl Api {
     /// The recommended models, which are installed, and downloads in progress.
@@ -162,7 +112,7 @@ impl Api {
     /// Makes the built-in model with this GGUF file (or installed catalog model) the
     /// provider, saved like any provider change.
     pub async fn use_local_model(&self, model: &str) -> Result<ProviderView, ApiError> {
-        self.update_provider(super::ProviderUpdate {
+        self.update_provider(ProviderUpdate {
             settings: ProviderSettings {
                 kind: ProviderKind::Local,
                 base_url: String::new(),

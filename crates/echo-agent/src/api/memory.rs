@@ -4,13 +4,14 @@
 
 use crate::api::Api;
 use crate::error::ApiError;
+use crate::wire::MemoryDetail;
+use crate::wire::{
+    self, Conflict, Fading, FlushReport, Memory, MemoryPage, MemoryStats, PurgeReport, Recalled,
+    SweepReport, WriteOutcome,
+};
 use chrono::{DateTime, Utc};
 use echo_core::{ConflictId, MemoryId};
-use echo_memory::{
-    Conflict, Fading, FlushReport, HistoryEntry, ListFilter, Memory, MemoryActor, MemoryError,
-    MemoryPage, MemoryStats, PurgeReport, RecallOptions, Recalled, SweepReport, WriteOutcome,
-};
-use serde::Serialize;
+use echo_memory::{ListFilter, MemoryActor, MemoryError, RecallOptions};
 
 /// Memories in one page of `memory_list` unless the caller asks for another size.
 const DEFAULT_PAGE: u32 = 100;
@@ -18,22 +19,6 @@ const DEFAULT_PAGE: u32 = 100;
 const MAX_PAGE: u32 = 1_000;
 /// What a person types to delete every memory (`memory_delete_all`).
 pub const DELETE_ALL_CONFIRMATION: &str = "delete all memories";
-
-/// A memory with everything needed to judge it: history and open conflicts.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct MemoryDetail {
-    /// The memory.
-    #[serde(flatten)]
-    pub memory: Memory,
-    /// The memory that superseded it, if any.
-    pub superseded_by_memory: Option<Memory>,
-    /// Memories it superseded.
-    pub supersedes: Vec<Memory>,
-    /// Every recorded change, oldest first.
-    pub history: Vec<HistoryEntry>,
-    /// Conflicts it is part of.
-    pub conflicts: Vec<Conflict>,
-}
 
 pub(super) fn mem_err(e: MemoryError) -> ApiError {
     match e {
@@ -57,7 +42,8 @@ impl Api {
             limit: Some(filter.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE)),
             ..filter.clone()
         };
-        self.memory().page(&filter).await.map_err(mem_err)
+        let page = self.memory().page(&filter).await.map_err(mem_err)?;
+        Ok(page.into())
     }
 
     /// Searches every memory that is not deleted (archived and superseded included, marked by
@@ -75,7 +61,7 @@ impl Api {
             .recall(query, &opts, neighbours)
             .await
             .map_err(mem_err)?;
-        Ok(found)
+        Ok(wire::list(found))
     }
 
     /// One memory with its provenance chain, history and conflicts.
@@ -95,12 +81,13 @@ impl Api {
             .map_err(mem_err)?
             .into_iter()
             .filter(|c| c.memory_a == id || c.memory_b == id)
+            .map(Conflict::from)
             .collect();
         Ok(MemoryDetail {
-            memory,
-            superseded_by_memory,
-            supersedes,
-            history,
+            memory: memory.into(),
+            superseded_by_memory: superseded_by_memory.map(Memory::from),
+            supersedes: wire::list(supersedes),
+            history: wire::list(history),
             conflicts,
         })
     }
@@ -116,6 +103,7 @@ impl Api {
         self.inner
             .remember_manual(text, slot, pinned)
             .await
+            .map(WriteOutcome::from)
             .map_err(mem_err)
     }
 
@@ -128,13 +116,18 @@ impl Api {
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
-        Ok(m)
+        Ok(m.into())
     }
 
     /// Pins or unpins.
     pub async fn memory_pin(&self, id: &MemoryId, pinned: bool) -> Result<Memory, ApiError> {
         let id = id.as_str();
-        self.memory().set_pinned(id, pinned).await.map_err(mem_err)
+        let m = self
+            .memory()
+            .set_pinned(id, pinned)
+            .await
+            .map_err(mem_err)?;
+        Ok(m.into())
     }
 
     /// Deletes (from prompts, search, vectors and the review queue).
@@ -146,7 +139,7 @@ impl Api {
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
-        Ok(m)
+        Ok(m.into())
     }
 
     /// Forgets every memory learned in a session (by its name), as one change that one undo
@@ -159,7 +152,7 @@ impl Api {
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
-        Ok(forgotten)
+        Ok(wire::list(forgotten))
     }
 
     /// Sets the date after which a memory no longer holds (`YYYY-MM-DD` or RFC 3339), or
@@ -183,6 +176,7 @@ impl Api {
         self.memory()
             .set_expiry(id.as_str(), until, MemoryActor::User)
             .await
+            .map(Memory::from)
             .map_err(mem_err)
     }
 
@@ -195,7 +189,7 @@ impl Api {
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
-        Ok(m)
+        Ok(m.into())
     }
 
     /// Deletes memories for good: each with the older versions it superseded, its history
@@ -210,7 +204,7 @@ impl Api {
         let ids: Vec<&str> = ids.iter().map(MemoryId::as_str).collect();
         let report = self.memory().purge(&ids).await.map_err(mem_err)?;
         self.after_purge(&report).await?;
-        Ok(report)
+        Ok(report.into())
     }
 
     /// Deletes every memory for good; `confirm` must be [`DELETE_ALL_CONFIRMATION`].
@@ -223,7 +217,7 @@ impl Api {
         }
         let report = self.memory().purge_all().await.map_err(mem_err)?;
         self.after_purge(&report).await?;
-        Ok(report)
+        Ok(report.into())
     }
 
     /// The copies a purge leaves elsewhere: the vector index's rows, and the memories' text
@@ -231,7 +225,10 @@ impl Api {
     /// injected them).
     /// The vectors go for good too: pending deletions applied, then the table's earlier
     /// versions and the data files that held them removed (`SemanticIndex::erase`).
-    pub(super) async fn after_purge(&self, report: &PurgeReport) -> Result<(), ApiError> {
+    pub(super) async fn after_purge(
+        &self,
+        report: &echo_memory::PurgeReport,
+    ) -> Result<(), ApiError> {
         self.inner.store.scrub_copies(&report.contents).await?;
         if let Some(index) = self.inner.semantic().await.index() {
             index.erase(&self.inner.memory).await.map_err(|e| {
@@ -259,12 +256,13 @@ impl Api {
             .await
             .map_err(mem_err)?;
         self.flush_vectors().await;
-        Ok(m)
+        Ok(wire::list(m))
     }
 
     /// Conflicts: open ones, or all.
     pub async fn memory_conflicts(&self, all: bool) -> Result<Vec<Conflict>, ApiError> {
-        self.memory().conflicts(!all).await.map_err(mem_err)
+        let conflicts = self.memory().conflicts(!all).await.map_err(mem_err)?;
+        Ok(wire::list(conflicts))
     }
 
     /// Settles a conflict: keep one memory (`Some(id)`) or both (`None`).
@@ -302,7 +300,7 @@ impl Api {
         if let Some((id, text)) = merged {
             self.memory_edit(id, text).await?;
         }
-        Ok(resolved)
+        Ok(resolved.into())
     }
 
     /// A memory's fading curve (the engine's own formula), with its uses in prompts.
@@ -322,12 +320,13 @@ impl Api {
             self.config().memory.archive_below,
         );
         fading.uses = self.inner.store.memory_uses(id.as_str(), 200).await?;
-        Ok(fading)
+        Ok(fading.into())
     }
 
     /// Counts by tier and status, open conflicts, and what the next sweep would archive.
     pub async fn memory_stats(&self) -> Result<MemoryStats, ApiError> {
-        self.memory().stats(Utc::now()).await.map_err(mem_err)
+        let stats = self.memory().stats(Utc::now()).await.map_err(mem_err)?;
+        Ok(stats.into())
     }
 
     /// Archives what expired or faded as of `now` (default: the current time).
@@ -335,6 +334,7 @@ impl Api {
         self.memory()
             .sweep(now.unwrap_or_else(Utc::now))
             .await
+            .map(SweepReport::from)
             .map_err(mem_err)
     }
 
@@ -349,7 +349,8 @@ impl Api {
                 self.config().memory.embedder.as_str()
             ),
         })?;
-        index.reindex(self.memory()).await.map_err(mem_err)
+        let report = index.reindex(self.memory()).await.map_err(mem_err)?;
+        Ok(report.into())
     }
 }
 

@@ -4,6 +4,7 @@
 use super::memory::mem_err;
 use crate::api::Api;
 use crate::error::ApiError;
+use crate::wire::{ImportReport, MemoryExport};
 use echo_memory::{
     ListFilter, Memory, MemoryActor, MemoryError, MemoryStatus, MemoryTier, NewMemory, WriteOptions,
 };
@@ -14,17 +15,6 @@ pub const EXPORT_FORMAT: &str = "echo-desk-memory";
 /// Version of the export format.
 pub const EXPORT_VERSION: u32 = 1;
 
-/// An export as text, with the file name to offer for it.
-#[derive(Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct MemoryExport {
-    /// `echo-desk-memories-YYYY-MM-DD.jsonl`.
-    pub file_name: String,
-    /// Memories in it.
-    pub count: usize,
-    /// The JSON Lines text: a header line, then one memory per line.
-    pub text: String,
-}
-
 /// The header line of an export file.
 #[derive(Debug, Serialize, Deserialize)]
 struct ExportHeader {
@@ -32,17 +22,6 @@ struct ExportHeader {
     version: u32,
     exported_at: String,
     count: usize,
-}
-
-/// What an import did.
-#[derive(Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ImportReport {
-    /// Memories written (new).
-    pub created: usize,
-    /// Memories that matched one already there (reinforced instead).
-    pub duplicates: usize,
-    /// Lines skipped because the memory was not active in the export (superseded, archived, deleted).
-    pub skipped_inactive: usize,
 }
 
 impl Api {

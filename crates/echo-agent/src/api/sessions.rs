@@ -4,17 +4,10 @@ use super::Api;
 use super::memory::mem_err;
 use crate::error::ApiError;
 use crate::turn::request::check_session_name;
-use echo_core::store::{SessionSummary, StoredMessage};
+use crate::wire::SessionDeleted;
+use crate::wire::{self, SessionSummary, StoredMessage};
 use echo_core::{LearnedMemories, SessionId};
 use echo_memory::MemoryActor;
-use serde::Serialize;
-
-/// What `delete_session` did with the memories learned in the conversation.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct SessionDeleted {
-    /// Memories forgotten or deleted with it (0 when they were kept).
-    pub memories: u64,
-}
 
 impl Api {
     /// Renames a session; returns it as listed.
@@ -36,6 +29,7 @@ impl Api {
         sessions
             .into_iter()
             .find(|s| s.id == id.as_str())
+            .map(SessionSummary::from)
             .ok_or_else(|| ApiError::NotFound {
                 what: "session",
                 id: new_name.to_string(),
@@ -99,7 +93,7 @@ impl Api {
 
     /// Every session, most recently active first.
     pub async fn sessions(&self) -> Result<Vec<SessionSummary>, ApiError> {
-        Ok(self.inner.store.list_sessions().await?)
+        Ok(wire::list(self.inner.store.list_sessions().await?))
     }
 
     /// A session's messages in order.
@@ -113,7 +107,7 @@ impl Api {
                 what: "session",
                 id: session.into(),
             })?;
-        Ok(self.inner.store.history(&id).await?)
+        Ok(wire::list(self.inner.store.history(&id).await?))
     }
 }
 

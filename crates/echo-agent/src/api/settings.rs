@@ -3,89 +3,20 @@
 //! without a restart; the API key goes to the OS keychain, never to a file.
 
 use crate::api::Api;
-use crate::engine::{KeySource, Models, stored_key};
+use crate::engine::{Models, stored_key};
 use crate::error::ApiError;
 use crate::model_calls::ModelCall;
 use crate::pipeline::context::ContextStage;
+use crate::wire::KeySource;
+use crate::wire::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 use echo_core::config::{LlmConfig, ProviderSettings, RetryConfig, TimeoutConfig, edit};
 use echo_llm::LlmClient;
-use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 /// How long "test connection" waits for the first byte of an answer.
 const TEST_FIRST_BYTE: Duration = Duration::from_secs(30);
 /// How long Ollama detection waits.
 const OLLAMA_WAIT: Duration = Duration::from_millis(1500);
-
-/// The provider as the settings page shows it (never the key itself).
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ProviderView {
-    /// Kind, base URL and models in force.
-    pub settings: ProviderSettings,
-    /// Where the API key in force comes from.
-    pub key_source: KeySource,
-    /// Which keychain keeps keys (or why none can).
-    pub keychain: String,
-    /// Whether keys can be saved at all.
-    pub keychain_available: bool,
-    /// `ECHO_LLM_*` variables set for this process: they win over saved settings at the
-    /// next start.
-    pub env_overrides: Vec<String>,
-    /// Every provider kind with its usual base URL, in the order to offer them (so a
-    /// settings page keeps no copy of the engine's defaults).
-    pub kinds: Vec<ProviderKindInfo>,
-    /// What the engine chose at start because nobody chose a provider (the built-in model
-    /// when no Ollama answered), or how to get a model; shown once.
-    pub notice: Option<String>,
-}
-
-/// A provider kind and the base URL used when none is configured.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ProviderKindInfo {
-    /// The kind.
-    pub kind: echo_core::config::ProviderKind,
-    /// Its default base URL.
-    pub default_base_url: String,
-}
-
-/// A change from the settings page (or the settings to test).
-#[derive(Clone, Debug, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProviderUpdate {
-    /// Kind, base URL and models.
-    pub settings: ProviderSettings,
-    /// A new API key for this server (kept in the keychain); absent keeps the stored one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub api_key: Option<String>,
-    /// Remove the stored key for this server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub clear_api_key: Option<bool>,
-}
-
-/// What "test connection" found, in one line for people.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct ConnectionReport {
-    /// Whether the model answered.
-    pub ok: bool,
-    /// The model error's code when it did not answer.
-    pub code: Option<echo_core::TurnErrorCode>,
-    /// What happened, naming the server and model.
-    pub message: String,
-    /// Time to the answer (or the failure).
-    #[ts(type = "number")]
-    pub latency_ms: u64,
-}
-
-/// A local Ollama server that answered.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct OllamaInfo {
-    /// Base URL to use for it (its OpenAI-compatible endpoint).
-    pub base_url: String,
-    /// Models it has pulled.
-    pub models: Vec<String>,
-}
 
 impl Api {
     /// The `[desktop]` settings as saved.
@@ -114,7 +45,7 @@ impl Api {
 
     /// The user's bootstrap files (`AGENTS.md`, `SOUL.md`, `USER.md`, `TOOLS.md`) as the
     /// settings page shows them: their text, or the default's while none is saved.
-    pub fn bootstrap_files(&self) -> Result<Vec<crate::BootstrapFile>, ApiError> {
+    pub fn bootstrap_files(&self) -> Result<Vec<crate::wire::BootstrapFile>, ApiError> {
         Ok(self.inner_bootstrap().list()?)
     }
 
@@ -124,7 +55,7 @@ impl Api {
         &self,
         name: &str,
         content: Option<&str>,
-    ) -> Result<crate::BootstrapFile, ApiError> {
+    ) -> Result<crate::wire::BootstrapFile, ApiError> {
         Ok(self.inner_bootstrap().save(name, content)?)
     }
 

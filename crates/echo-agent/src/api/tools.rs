@@ -1,11 +1,11 @@
 //! The `Api` for tools and approvals: answering questions, the user's rules, the audit log.
 
 use crate::api::Api;
-use crate::approval::ApprovalAnswer;
 use crate::error::ApiError;
+use crate::wire::{self, ApprovalAnswer, AuditEntry, McpServerStatus, Rule, RuleScope};
 use echo_core::config::McpServerConfig;
 use echo_core::{ApprovalId, RuleId};
-use echo_gate::{AuditEntry, GateError, NewRule, Rule, RuleDecision, RuleScope};
+use echo_gate::{GateError, NewRule, RuleDecision};
 
 /// A rule to add, as the UI's `NewRule` sends it.
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -61,7 +61,7 @@ impl Api {
 
     /// Every rule (all sessions), oldest first.
     pub async fn rules(&self) -> Result<Vec<Rule>, ApiError> {
-        Ok(self.gate().rules.list(None).await?)
+        Ok(wire::list(self.gate().rules.list(None).await?))
     }
 
     /// Adds a rule. A session rule names its session by name.
@@ -87,18 +87,19 @@ impl Api {
             ),
             None => None,
         };
-        Ok(self
+        let rule = self
             .gate()
             .rules
             .add(NewRule {
                 tool: tool.to_string(),
                 pattern: pattern.map(str::to_string),
                 decision,
-                scope,
+                scope: scope.into(),
                 session_id,
                 created_by: created_by.to_string(),
             })
-            .await?)
+            .await?;
+        Ok(rule.into())
     }
 
     /// Adds a rule as front ends receive it (decision and scope as words, the session by
@@ -129,12 +130,12 @@ impl Api {
 
     /// Removes a rule by id.
     pub async fn remove_rule(&self, id: &RuleId) -> Result<Rule, ApiError> {
-        Ok(self.gate().rules.remove(id.as_str()).await?)
+        Ok(self.gate().rules.remove(id.as_str()).await?.into())
     }
 
     /// State of each configured MCP server (waits up to `settle` for servers still starting).
-    pub async fn mcp_servers(&self, settle: std::time::Duration) -> Vec<echo_mcp::ServerStatus> {
-        self.mcp().settled(settle).await
+    pub async fn mcp_servers(&self, settle: std::time::Duration) -> Vec<McpServerStatus> {
+        wire::list(self.mcp().settled(settle).await)
     }
 
     /// The configured MCP servers (as in `[[tools.mcp]]`).
@@ -148,7 +149,7 @@ impl Api {
     pub async fn set_mcp_config(
         &self,
         servers: Vec<McpServerConfig>,
-    ) -> Result<Vec<echo_mcp::ServerStatus>, ApiError> {
+    ) -> Result<Vec<McpServerStatus>, ApiError> {
         echo_mcp::validate_servers(&servers).map_err(|e| ApiError::InvalidInput {
             what: "MCP servers",
             message: e.to_string(),
@@ -164,12 +165,12 @@ impl Api {
             message: format!("saving did not finish: {e}"),
         })??;
         self.replace_mcp(servers).await;
-        Ok(self.mcp().status())
+        Ok(wire::list(self.mcp().status()))
     }
 
     /// The most recent gate decisions, newest first.
     pub async fn approvals(&self, limit: u32) -> Result<Vec<AuditEntry>, ApiError> {
-        Ok(self.gate().audit.list(None, limit).await?)
+        Ok(wire::list(self.gate().audit.list(None, limit).await?))
     }
 }
 

@@ -3,28 +3,11 @@
 
 use super::Api;
 use crate::error::ApiError;
-use crate::replay::{CaseMemory, CaseToolCall, ReplayCase};
-use echo_core::store::{CapturePrune, ModelCall, SpanRecord, TurnFilter, TurnRecord};
+use crate::wire::{
+    self, CaseMemory, CaseToolCall, ModelCall, ReplayCase, Trace, TraceSettings, TurnRecord,
+};
+use echo_core::store::{CapturePrune, TurnFilter};
 use echo_core::{Role, SessionId, SpanId, SpanKind, TurnId};
-use serde::Serialize;
-
-/// A turn's trace: the turn record and its spans.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct Trace {
-    /// The turn: session, status, input, entry point, model, tokens, times.
-    pub turn: TurnRecord,
-    /// Spans in start order (parents before children on ties).
-    pub spans: Vec<SpanRecord>,
-}
-
-/// `[trace]` as the settings page shows and edits it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-pub struct TraceSettings {
-    /// Whether each model call's request and response are kept.
-    pub capture: bool,
-    /// Days they are kept (0: removed at the next sweep).
-    pub retention_days: u32,
-}
 
 /// Longest retention the settings accept (ten years).
 const MAX_RETENTION_DAYS: u32 = 3650;
@@ -85,17 +68,14 @@ impl Api {
                 });
             }
         }
-        Ok(self
-            .inner
-            .store
-            .list_turns(filter, limit.clamp(1, 1000))
-            .await?)
+        let turns = self.inner.store.list_turns(filter, limit.clamp(1, 1000));
+        Ok(wire::list(turns.await?))
     }
 
     /// One turn's trace.
     pub async fn trace(&self, turn_id: &TurnId) -> Result<Trace, ApiError> {
         let turn = self.turn_record(turn_id).await?;
-        let spans = self.inner.store.spans(turn_id.as_str()).await?;
+        let spans = wire::list(self.inner.store.spans(turn_id.as_str()).await?);
         Ok(Trace { turn, spans })
     }
 
@@ -116,7 +96,11 @@ impl Api {
         if !spans.iter().any(|s| s.id == span_id) {
             return Err(not_found());
         }
-        store.model_call(span_id).await?.ok_or_else(not_found)
+        store
+            .model_call(span_id)
+            .await?
+            .map(ModelCall::from)
+            .ok_or_else(not_found)
     }
 
     /// A turn as a self-contained regression case (`echod replay` runs it): the input, the
@@ -140,7 +124,7 @@ impl Api {
         };
         // The main loop's calls sit under `inference#N` nodes (extraction, approval
         // explanations and summaries are not part of the turn's trajectory).
-        let main: Vec<&ModelCall> = calls
+        let main: Vec<&echo_core::store::ModelCall> = calls
             .iter()
             .filter(|c| parent_name(&c.span_id).is_some_and(|n| n.starts_with("inference#")))
             .collect();
@@ -153,7 +137,10 @@ impl Api {
                 ),
             });
         };
-        let replies = main.iter().filter_map(|c| c.response.clone()).collect();
+        let replies = main
+            .iter()
+            .filter_map(|c| c.response.clone().map(Into::into))
+            .collect();
         let tools_offered = first.request.tools.clone();
 
         let mut memory_ids = Vec::new();
@@ -233,6 +220,7 @@ impl Api {
             .store
             .turn(turn_id.as_str())
             .await?
+            .map(TurnRecord::from)
             .ok_or_else(|| ApiError::NotFound {
                 what: "turn",
                 id: turn_id.as_str().into(),

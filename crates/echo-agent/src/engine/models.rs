@@ -1,10 +1,10 @@
 //! The model clients of the provider in force ([`Models`]), and where its API key comes from.
 
 use crate::error::ApiError;
+use crate::wire::KeySource;
 use echo_core::config::{Config, TaskType};
 use echo_llm::LlmClient;
 use echo_secrets::SecretStore;
-use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -25,18 +25,6 @@ pub(crate) struct Models {
     pub planner: Arc<LlmClient>,
     /// Models by task type (`[routing]`); a task type not here uses `main`.
     pub routes: HashMap<TaskType, Arc<LlmClient>>,
-}
-
-/// Where the API key in force came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum KeySource {
-    /// `ECHO_LLM_API_KEY` (wins over the keychain).
-    Environment,
-    /// The OS keychain.
-    Keychain,
-    /// No key (fine for local servers such as Ollama).
-    None,
 }
 
 impl Models {

@@ -5,10 +5,8 @@
 use super::*;
 
 /// What a notice is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[ts(rename = "AutomationNoticeKind")]
-#[schema(as = AutomationNoticeKind)]
 pub enum NoticeKind {
     /// A run finished.
     Done,
@@ -19,9 +17,7 @@ pub enum NoticeKind {
 }
 
 /// One thing to tell the person.
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
-#[ts(rename = "AutomationNotice")]
-#[schema(as = AutomationNotice)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Notice {
     /// What happened.
     pub kind: NoticeKind,
@@ -32,31 +28,23 @@ pub struct Notice {
     /// The run.
     pub run_id: RunId,
     /// The file that set the run off.
-    #[ts(optional)]
     pub path: Option<String>,
     /// Failed: why. Needs approval: the exact action.
-    #[ts(optional)]
     pub detail: Option<String>,
     /// Needs approval: the tool that asks.
-    #[ts(optional)]
     pub tool: Option<String>,
     /// Needs approval: the question's id.
-    #[ts(optional)]
     pub question_id: Option<String>,
     /// The run's session.
-    #[ts(optional)]
     pub session: Option<String>,
     /// The run's turn (and trace).
-    #[ts(optional)]
     pub turn_id: Option<String>,
     /// When it happened (RFC 3339).
     pub at: String,
 }
 
 /// Notices since a cursor, with what a badge shows.
-#[derive(Clone, Debug, Serialize, TS, ToSchema)]
-#[ts(rename = "AutomationNotices")]
-#[schema(as = AutomationNotices)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Notices {
     /// Oldest first.
     pub notices: Vec<Notice>,

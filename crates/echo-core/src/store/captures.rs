@@ -21,7 +21,7 @@ pub const REDACTED: &str = "[redacted]";
 pub const DELETED_MEMORY: &str = "[deleted memory]";
 
 /// One model call as captured: the request and, when the attempt succeeded, the response.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelCall {
     /// The call span it belongs to.
     pub span_id: String,
@@ -36,7 +36,7 @@ pub struct ModelCall {
 }
 
 /// A request as sent to the model (without headers: keys never enter storage).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CapturedRequest {
     /// The messages, system messages included, in order.
     pub messages: Vec<Message>,
@@ -51,7 +51,7 @@ pub struct CapturedRequest {
 }
 
 /// A model's answer as received.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CapturedResponse {
     /// The text as streamed (with any `<think>` block).
     pub text: String,

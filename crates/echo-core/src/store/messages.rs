@@ -11,7 +11,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 /// A stored message with its place in the session.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct StoredMessage {
     /// Id.
     pub id: String,
@@ -20,7 +20,6 @@ pub struct StoredMessage {
     /// Turn that produced it.
     pub turn_id: Option<String>,
     /// Order within the session, from 1.
-    #[ts(type = "number")]
     pub seq: i64,
     /// Role.
     pub role: Role,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use sqlx::{FromRow, Row};
 
 /// A session with its activity counts.
-#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize, FromRow)]
 pub struct SessionSummary {
     /// Id.
     pub id: String,
@@ -22,16 +22,12 @@ pub struct SessionSummary {
     /// Last activity.
     pub updated_at: String,
     /// Number of stored messages.
-    #[ts(type = "number")]
     pub message_count: i64,
     /// Number of turns.
-    #[ts(type = "number")]
     pub turn_count: i64,
     /// Messages up to this `seq` are consolidated into long-term memory.
-    #[ts(type = "number")]
     pub consolidated_seq: i64,
     /// The automation this session is a run of (its runs each get a session of their own).
-    #[ts(optional)]
     pub automation: Option<String>,
 }
 

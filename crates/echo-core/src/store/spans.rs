@@ -6,7 +6,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 /// One trace span as stored.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SpanRecord {
     /// Span id.
     pub id: String,
@@ -40,7 +40,6 @@ pub struct SpanRecord {
     /// Error text.
     pub error: Option<String>,
     /// Extra structured fields.
-    #[ts(type = "Record<string, unknown>")]
     pub attrs: serde_json::Value,
 }
 

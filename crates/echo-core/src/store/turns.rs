@@ -57,7 +57,7 @@ async fn set_finished<'e>(
 }
 
 /// A turn record.
-#[derive(Clone, Debug, Serialize, FromRow, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize, FromRow)]
 pub struct TurnRecord {
     /// Turn id (also the trace id).
     pub id: String,

@@ -9,7 +9,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 /// An unresolved or resolved conflict between two memories.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Conflict {
     /// Id.
     pub id: String,

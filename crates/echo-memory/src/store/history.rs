@@ -9,7 +9,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 /// One recorded change.
-#[derive(Clone, Debug, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize)]
 pub struct HistoryEntry {
     /// Row id.
     pub id: i64,
@@ -24,10 +24,8 @@ pub struct HistoryEntry {
     /// Why.
     pub reason: Option<String>,
     /// The row before (`None` for a creation).
-    #[ts(type = "unknown")]
     pub before: Option<serde_json::Value>,
     /// The row after.
-    #[ts(type = "unknown")]
     pub after: Option<serde_json::Value>,
     /// When.
     pub at: String,

@@ -32,7 +32,7 @@ fn bind_all<'q, T>(
 }
 
 /// What a purge removed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PurgeReport {
     /// Every memory removed: the ones asked for and the older versions they superseded.
     pub deleted: Vec<String>,

@@ -12,12 +12,8 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
 /// How a listing is ordered; each puts the largest or newest first.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[ts(rename = "MemorySort")]
-#[schema(as = MemorySort)]
 pub enum Sort {
     /// Newest first.
     #[default]
@@ -70,12 +66,11 @@ pub struct ListFilter {
 }
 
 /// One page of a listing and how many match in all.
-#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryPage {
     /// The memories of this page.
     pub items: Vec<Memory>,
     /// How many memories match the filter (every page).
-    #[ts(type = "number")]
     pub total: u64,
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 /// Counts of the store.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MemoryStats {
     /// As of when.
     pub now: String,
@@ -27,7 +27,7 @@ pub struct MemoryStats {
 }
 
 /// How many memories are in one tier with one status.
-#[derive(Clone, Debug, PartialEq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TierStatusCount {
     /// Tier.
     pub tier: MemoryTier,

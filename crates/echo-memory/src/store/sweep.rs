@@ -11,7 +11,7 @@ use echo_core::time::to_rfc3339;
 use serde::Serialize;
 
 /// What a sweep did.
-#[derive(Clone, Debug, Default, Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct SweepReport {
     /// As of when.
     pub now: String,

@@ -1,0 +1,177 @@
+//! Settings as front ends see them: the provider and its key, local models and their
+//! downloads, trace capture, and the bootstrap files.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+use utoipa::ToSchema;
+
+use echo_core::config::ProviderSettings;
+
+/// What a model's download is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Checksum {
+    /// A SHA-256 written into Echo Desk's catalog, taken from the publisher's metadata.
+    Pinned,
+    /// The SHA-256 the download host publishes for the file at download time (Hugging
+    /// Face's `X-Linked-Etag`): it proves the download is whole, not that the host's file is
+    /// the one the catalog was written for.
+    PublishedByHost,
+}
+
+/// One recommended model.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct LocalModelEntry {
+    /// Short name (`echod model fetch ID`).
+    pub id: String,
+    /// What a person reads.
+    pub name: String,
+    /// Approximate download size.
+    #[ts(type = "number")]
+    pub size_bytes: u64,
+    /// Licence of the weights.
+    pub license: String,
+    /// What it is good for.
+    pub note: String,
+    /// What its download is checked against.
+    pub checksum: Checksum,
+    /// The installed file, if any.
+    pub path: Option<String>,
+    /// Whether it is the model in force.
+    pub in_use: bool,
+    /// Its download in this process, if one was started.
+    pub download: Option<DownloadState>,
+}
+
+/// The built-in model's catalog and state.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct LocalModels {
+    /// Where downloads go.
+    pub dir: String,
+    /// The GGUF file in force when the provider is the built-in model.
+    pub in_use: Option<String>,
+    /// Recommended models, smallest first.
+    pub models: Vec<LocalModelEntry>,
+    /// Threads the built-in model computes with in this process: `llm.threads` when it was
+    /// set at start, else the machine's physical cores.
+    pub threads: u32,
+}
+
+/// The provider as the settings page shows it (never the key itself).
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct ProviderView {
+    /// Kind, base URL and models in force.
+    pub settings: ProviderSettings,
+    /// Where the API key in force comes from.
+    pub key_source: KeySource,
+    /// Which keychain keeps keys (or why none can).
+    pub keychain: String,
+    /// Whether keys can be saved at all.
+    pub keychain_available: bool,
+    /// `ECHO_LLM_*` variables set for this process: they win over saved settings at the
+    /// next start.
+    pub env_overrides: Vec<String>,
+    /// Every provider kind with its usual base URL, in the order to offer them (so a
+    /// settings page keeps no copy of the engine's defaults).
+    pub kinds: Vec<ProviderKindInfo>,
+    /// What the engine chose at start because nobody chose a provider (the built-in model
+    /// when no Ollama answered), or how to get a model; shown once.
+    pub notice: Option<String>,
+}
+
+/// A provider kind and the base URL used when none is configured.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct ProviderKindInfo {
+    /// The kind.
+    pub kind: echo_core::config::ProviderKind,
+    /// Its default base URL.
+    pub default_base_url: String,
+}
+
+/// A change from the settings page (or the settings to test).
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderUpdate {
+    /// Kind, base URL and models.
+    pub settings: ProviderSettings,
+    /// A new API key for this server (kept in the keychain); absent keeps the stored one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub api_key: Option<String>,
+    /// Remove the stored key for this server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub clear_api_key: Option<bool>,
+}
+
+/// What "test connection" found, in one line for people.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct ConnectionReport {
+    /// Whether the model answered.
+    pub ok: bool,
+    /// The model error's code when it did not answer.
+    pub code: Option<echo_core::TurnErrorCode>,
+    /// What happened, naming the server and model.
+    pub message: String,
+    /// Time to the answer (or the failure).
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+}
+
+/// A local Ollama server that answered.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct OllamaInfo {
+    /// Base URL to use for it (its OpenAI-compatible endpoint).
+    pub base_url: String,
+    /// Models it has pulled.
+    pub models: Vec<String>,
+}
+
+/// `[trace]` as the settings page shows and edits it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
+pub struct TraceSettings {
+    /// Whether each model call's request and response are kept.
+    pub capture: bool,
+    /// Days they are kept (0: removed at the next sweep).
+    pub retention_days: u32,
+}
+
+/// One bootstrap file as the settings page shows it.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct BootstrapFile {
+    /// `AGENTS.md`, `SOUL.md`, `USER.md` or `TOOLS.md`.
+    pub name: String,
+    /// Its text (the default's when the user has not saved one).
+    pub content: String,
+    /// Whether this is the built-in default (no file in the data directory).
+    pub is_default: bool,
+    /// Where the user's copy lives (or will live once saved).
+    pub path: String,
+}
+
+/// How a download of this process is going.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct DownloadState {
+    /// Bytes on disk.
+    #[ts(type = "number")]
+    pub done: u64,
+    /// The whole size, once the server said.
+    #[ts(type = "number | null")]
+    pub total: Option<u64>,
+    /// Whether it ended (then `error` says whether it failed).
+    pub finished: bool,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// Where the API key in force came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeySource {
+    /// `ECHO_LLM_API_KEY` (wins over the keychain).
+    Environment,
+    /// The OS keychain.
+    Keychain,
+    /// No key (fine for local servers such as Ollama).
+    None,
+}
