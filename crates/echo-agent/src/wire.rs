@@ -501,7 +501,13 @@ wire! {
         confirm: String,
     }
     /// Archives what expired or faded.
-    MemorySweep {}
+    MemorySweep {
+        /// As of this time (RFC 3339 or YYYY-MM-DD), e.g. to see what a month of disuse does;
+        /// absent: now.
+        #[serde(default)]
+        #[ts(optional)]
+        now: Option<String>,
+    }
     /// Rebuilds the vector index from SQLite.
     MemoryReindex {}
 }

@@ -31,7 +31,7 @@ macro_rules! closed_enum {
                 match s.trim() { $($text => Some(Self::$variant),)+ _ => None }
             }
             /// Every accepted spelling.
-            pub fn names() -> &'static [&'static str] {
+            pub const fn names() -> &'static [&'static str] {
                 &[$($text),+]
             }
             /// The accepted spellings for an error message: `allow, ask or deny`.

@@ -30,7 +30,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("crates/echo-tools/src/web.rs::fetch", 126),
     ("crates/echod/src/automations_cli.rs::apply", 126),
     ("crates/echod/src/cli.rs::run", 152),
-    ("crates/echod/src/memory_cli.rs::run", 265),
 ];
 
 /// The folders whose Rust files are the product's code.

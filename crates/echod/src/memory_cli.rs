@@ -1,41 +1,24 @@
 //! `echod memory …`: browse and curate long-term memory. Each command is one `Api` call.
 
+use crate::print::{self, Text};
 use anyhow::{Context, bail};
-use clap::Subcommand;
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Args, Subcommand};
 use echo_agent::wire::{
-    ConflictId, ImportReport, Memory, MemoryExportFile, MemoryId, MemoryImportFile, MemorySort,
-    MemoryStatus, MemoryTier,
+    Conflict, ConflictId, FlushReport, Memory, MemoryAdd, MemoryConflicts, MemoryDelete,
+    MemoryDeleteAll, MemoryDetail, MemoryEdit, MemoryExportFile, MemoryForget, MemoryForgetSession,
+    MemoryId, MemoryImportFile, MemoryList, MemoryPage, MemoryPin, MemoryReindex, MemoryResolve,
+    MemoryRestore, MemorySearch, MemorySetExpiry, MemoryShow, MemorySort, MemoryStatus,
+    MemorySweep, MemoryTier, MemoryUndo, PurgeReport, Recalled, SweepReport, WriteOutcome,
 };
-use echo_agent::{Api, DELETE_ALL_CONFIRMATION, ListFilter};
-use std::io::Write;
+use echo_agent::{Api, DELETE_ALL_CONFIRMATION};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
     /// List memories (default: every status but deleted), newest first.
-    List {
-        /// working, episodic, semantic or archival.
-        #[arg(long)]
-        tier: Option<String>,
-        /// active, superseded, archived or deleted.
-        #[arg(long)]
-        status: Option<String>,
-        /// Only memories whose text contains this.
-        #[arg(long)]
-        text: Option<String>,
-        /// Memories to skip (paging).
-        #[arg(long, default_value_t = 0)]
-        offset: u32,
-        /// Memories to show (at most 1000).
-        #[arg(long, default_value_t = 100)]
-        limit: u32,
-        /// Order: created (default), updated, last_used, importance or effective (after decay).
-        #[arg(long)]
-        sort: Option<String>,
-        /// Print JSON (the memories of the page).
-        #[arg(long)]
-        json: bool,
-    },
+    List(ListArgs),
     /// Search memories, archived and superseded ones included.
     Search {
         /// What to look for.
@@ -57,20 +40,7 @@ pub enum MemoryCommand {
         json: bool,
     },
     /// Add a memory in your own words (it counts as stated by you).
-    Add {
-        /// The memory.
-        #[arg(required = true, num_args = 1..)]
-        text: Vec<String>,
-        /// Slot, e.g. diet (a newer memory in the same slot replaces the older one).
-        #[arg(long)]
-        slot: Option<String>,
-        /// Never let it fade.
-        #[arg(long)]
-        pin: bool,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Add(AddArgs),
     /// Replace a memory's text.
     Edit {
         /// Memory id.
@@ -148,16 +118,7 @@ pub enum MemoryCommand {
         json: bool,
     },
     /// Settle a conflict.
-    Resolve {
-        /// Conflict id.
-        conflict_id: ConflictId,
-        /// The memory id to keep, or `both`.
-        #[arg(long)]
-        keep: String,
-        /// Edit into one: the kept memory's new text.
-        #[arg(long)]
-        merged: Option<String>,
-    },
+    Resolve(ResolveArgs),
     /// Archive what expired or faded.
     Sweep {
         /// Run as of this time (RFC 3339), e.g. to see what a month of disuse does.
@@ -181,48 +142,108 @@ pub enum MemoryCommand {
     },
 }
 
-fn parse_tier(s: Option<String>) -> anyhow::Result<Option<MemoryTier>> {
-    s.map(|s| {
-        MemoryTier::parse(&s).with_context(|| {
-            format!(
-                "unknown tier {s:?}; expected one of {}",
-                MemoryTier::names().join(", ")
-            )
+/// `memory list`'s options.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// working, episodic, semantic or archival.
+    #[arg(long, value_parser = TIER)]
+    pub tier: Option<MemoryTier>,
+    /// active, superseded, archived or deleted.
+    #[arg(long, value_parser = STATUS)]
+    pub status: Option<MemoryStatus>,
+    /// Only memories whose text contains this.
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Memories to skip (paging).
+    #[arg(long, default_value_t = 0)]
+    pub offset: u32,
+    /// Memories to show (at most 1000).
+    #[arg(long, default_value_t = 100)]
+    pub limit: u32,
+    /// Order: created (default), updated, last_used, importance or effective (after decay).
+    #[arg(long, value_parser = SORT)]
+    pub sort: Option<MemorySort>,
+    /// Print JSON (the memories of the page).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `memory add`'s text and options.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The memory.
+    #[arg(required = true, num_args = 1..)]
+    pub text: Vec<String>,
+    /// Slot, e.g. diet (a newer memory in the same slot replaces the older one).
+    #[arg(long)]
+    pub slot: Option<String>,
+    /// Never let it fade.
+    #[arg(long)]
+    pub pin: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `memory resolve`'s conflict and decision.
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// Conflict id.
+    pub conflict_id: ConflictId,
+    /// The memory id to keep, or `both`.
+    #[arg(long)]
+    pub keep: String,
+    /// Edit into one: the kept memory's new text.
+    #[arg(long)]
+    pub merged: Option<String>,
+}
+
+/// A closed vocabulary's word as clap takes it: one of `names` (listed in `--help`), else an
+/// error naming the word and what is expected.
+#[derive(Clone)]
+struct Vocab<T> {
+    what: &'static str,
+    names: &'static [&'static str],
+    parse: fn(&str) -> Option<T>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Vocab<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let word = value.to_string_lossy();
+        (self.parse)(&word).ok_or_else(|| {
+            let (what, names) = (self.what, self.names.join(", "));
+            let message = format!("unknown {what} {word:?}; expected one of {names}\n");
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, message)
         })
-    })
-    .transpose()
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(PossibleValue::new)))
+    }
 }
 
-fn parse_status(s: Option<String>) -> anyhow::Result<Option<MemoryStatus>> {
-    s.map(|s| {
-        MemoryStatus::parse(&s).with_context(|| {
-            format!(
-                "unknown status {s:?}; expected one of {}",
-                MemoryStatus::names().join(", ")
-            )
-        })
-    })
-    .transpose()
-}
-
-/// A sort by its wire name (the same names the gateway takes).
-fn parse_sort(s: Option<String>) -> anyhow::Result<MemorySort> {
-    let Some(s) = s else {
-        return Ok(MemorySort::default());
-    };
-    serde_json::from_value(serde_json::Value::String(s.clone())).map_err(|_| {
-        anyhow::anyhow!(
-            "unknown sort {s:?}; expected one of created, updated, last_used, importance, effective"
-        )
-    })
-}
-
-fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
-    Ok(())
-}
+const TIER: Vocab<MemoryTier> = Vocab {
+    what: "tier",
+    names: MemoryTier::names(),
+    parse: MemoryTier::parse,
+};
+const STATUS: Vocab<MemoryStatus> = Vocab {
+    what: "status",
+    names: MemoryStatus::names(),
+    parse: MemoryStatus::parse,
+};
+const SORT: Vocab<MemorySort> = Vocab {
+    what: "sort",
+    names: &["created", "updated", "last_used", "importance", "effective"],
+    parse: |s| serde_json::from_value(serde_json::Value::String(s.to_string())).ok(),
+};
 
 fn line(m: &Memory) -> String {
     let mut flags = Vec::new();
@@ -252,271 +273,282 @@ fn line(m: &Memory) -> String {
     )
 }
 
-/// Runs one memory command.
+/// Runs one memory command: one operation of the table each, its answer printed.
 pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    use MemoryCommand as C;
     match command {
-        MemoryCommand::List {
-            tier,
-            status,
-            text,
-            offset,
-            limit,
-            sort,
-            json: as_json,
-        } => {
-            let page = api
-                .memory_list(&ListFilter {
-                    tier: parse_tier(tier)?,
-                    status: parse_status(status)?,
-                    text,
-                    offset,
-                    limit: Some(limit),
-                    sort: parse_sort(sort)?.into(),
-                    ..ListFilter::default()
-                })
-                .await?;
-            if as_json {
-                return json(&page.items);
-            }
-            if page.items.is_empty() {
-                writeln!(out, "no memories")?;
-            }
-            for m in &page.items {
-                writeln!(out, "{}", line(m))?;
-            }
-            let shown = u64::from(offset) + page.items.len() as u64;
-            if shown < page.total {
-                writeln!(
-                    out,
-                    "({shown} of {}; --offset {shown} for more)",
-                    page.total
-                )?;
-            }
+        C::List(args) => list(api, args).await,
+        C::Search { query, limit, json } => {
+            let k = Some(u32::try_from(limit).unwrap_or(u32::MAX));
+            let query = query.join(" ");
+            print::call(api, MemorySearch { query, k }, json).await
         }
-        MemoryCommand::Search {
-            query,
-            limit,
-            json: as_json,
-        } => {
-            let found = api.memory_search(&query.join(" "), limit).await?;
-            if as_json {
-                return json(&found);
-            }
-            if found.is_empty() {
-                writeln!(out, "nothing found")?;
-            }
-            for r in &found {
-                writeln!(out, "{}", line(&r.memory))?;
-            }
+        C::Show { id, json } => print::call(api, MemoryShow { id }, json).await,
+        C::Add(args) => {
+            let json = args.json;
+            print::call(api, MemoryAdd::from(args), json).await
         }
-        MemoryCommand::Show { id, json: as_json } => {
-            let d = api.memory_show(&id).await?;
-            if as_json {
-                return json(&d);
-            }
-            let m = &d.memory;
-            writeln!(out, "{}", line(m))?;
-            writeln!(
-                out,
-                "  kind {} · subject {} · confidence {:.2} · importance {:.2} (effective {:.2}) · half-life {:.0} d · used {} times",
-                m.kind,
-                m.subject,
-                m.confidence,
-                m.importance,
-                m.effective_importance,
-                m.stability,
-                m.access_count
-            )?;
-            writeln!(
-                out,
-                "  created {} · valid {} … {}",
-                m.created_at,
-                m.valid_from.as_deref().unwrap_or("-"),
-                m.valid_until.as_deref().unwrap_or("-")
-            )?;
-            writeln!(
-                out,
-                "  from session {} turn {} message {}",
-                m.source_session_id.as_deref().unwrap_or("-"),
-                m.source_turn_id.as_deref().unwrap_or("-"),
-                m.source_message_id.as_deref().unwrap_or("-")
-            )?;
-            if let Some(e) = &m.evidence {
-                writeln!(out, "  evidence: {e:?}")?;
-            }
-            if let Some(w) = &d.superseded_by_memory {
-                writeln!(out, "  superseded by: {}", line(w))?;
-            }
-            for s in &d.supersedes {
-                writeln!(out, "  supersedes:    {}", line(s))?;
-            }
-            for c in &d.conflicts {
-                writeln!(
-                    out,
-                    "  conflict {} [{}] {} vs {}: {}",
-                    c.id,
-                    c.status,
-                    c.memory_a,
-                    c.memory_b,
-                    c.explanation.as_deref().unwrap_or("")
-                )?;
-            }
-            writeln!(out, "  history:")?;
-            for h in &d.history {
-                writeln!(
-                    out,
-                    "    {} {} by {}{} [change {}]",
-                    h.at,
-                    h.action,
-                    h.actor,
-                    h.reason
-                        .as_deref()
-                        .map(|r| format!(" ({r})"))
-                        .unwrap_or_default(),
-                    h.change_id
-                )?;
-            }
+        C::Edit { id, text } => {
+            let content = text.join(" ");
+            print::call(api, MemoryEdit { id, content }, false).await
         }
-        MemoryCommand::Add {
-            text,
-            slot,
-            pin,
-            json: as_json,
-        } => {
-            let outcome = api
-                .memory_add(&text.join(" "), slot.as_deref(), pin)
-                .await?;
-            if as_json {
-                return json(&outcome);
-            }
-            writeln!(out, "{}", line(&outcome.memory))?;
-        }
-        MemoryCommand::Edit { id, text } => writeln!(
-            out,
-            "{}",
-            line(&api.memory_edit(&id, &text.join(" ")).await?)
-        )?,
-        MemoryCommand::Pin { id } => writeln!(out, "{}", line(&api.memory_pin(&id, true).await?))?,
-        MemoryCommand::Unpin { id } => {
-            writeln!(out, "{}", line(&api.memory_pin(&id, false).await?))?
-        }
-        MemoryCommand::Forget { id } => writeln!(out, "{}", line(&api.memory_forget(&id).await?))?,
-        MemoryCommand::ForgetSession { session } => {
-            let forgotten = api.memory_forget_session(&session).await?;
-            if forgotten.is_empty() {
-                writeln!(out, "nothing was learned in {session:?}")?;
-            }
-            for m in &forgotten {
-                writeln!(out, "{}", line(m))?;
-            }
-        }
-        MemoryCommand::Expire {
-            id,
-            until,
-            clear: _,
-        } => writeln!(
-            out,
-            "{}",
-            line(&api.memory_set_expiry(&id, until.as_deref()).await?)
-        )?,
-        MemoryCommand::Delete { ids, all, yes } => {
-            let question = if all {
-                "Delete every memory for good?".to_string()
-            } else {
-                format!("Delete {} memory(ies) for good?", ids.len())
+        C::Pin { id } => print::call(api, MemoryPin { id, pinned: true }, false).await,
+        C::Unpin { id } => print::call(api, MemoryPin { id, pinned: false }, false).await,
+        C::Forget { id } => print::call(api, MemoryForget { id }, false).await,
+        C::ForgetSession { session } => forget_session(api, session).await,
+        C::Expire { id, until, .. } => {
+            let request = MemorySetExpiry {
+                id,
+                valid_until: until,
             };
-            let answer = if all { DELETE_ALL_CONFIRMATION } else { "yes" };
-            if !yes && !confirmed(&question, answer)? {
-                anyhow::bail!("nothing deleted");
-            }
-            let report = if all {
-                api.memory_delete_all(DELETE_ALL_CONFIRMATION).await?
-            } else {
-                api.memory_delete(&ids).await?
-            };
-            for id in &report.deleted {
-                writeln!(out, "deleted {id}")?;
-            }
+            print::call(api, request, false).await
         }
-        MemoryCommand::Restore { id } => {
-            writeln!(out, "{}", line(&api.memory_restore(&id).await?))?
+        C::Delete { ids, all, yes } => delete(api, ids, all, yes).await,
+        C::Restore { id } => print::call(api, MemoryRestore { id }, false).await,
+        C::Undo { id, change } => print::call(api, MemoryUndo { id, change }, false).await,
+        C::Conflicts { all, json } => {
+            print::call(api, MemoryConflicts { all: Some(all) }, json).await
         }
-        MemoryCommand::Undo { id, change } => {
-            for m in api.memory_undo(&id, change.as_deref()).await? {
-                writeln!(out, "{}", line(&m))?;
-            }
-        }
-        MemoryCommand::Conflicts { all, json: as_json } => {
-            let list = api.memory_conflicts(all).await?;
-            if as_json {
-                return json(&list);
-            }
-            if list.is_empty() {
-                writeln!(out, "no conflicts")?;
-            }
-            for c in &list {
-                writeln!(
-                    out,
-                    "{} [{}] {}: {} vs {} — {}",
-                    c.id,
-                    c.status,
-                    c.verdict,
-                    c.memory_a,
-                    c.memory_b,
-                    c.explanation.as_deref().unwrap_or("")
-                )?;
-            }
-        }
-        MemoryCommand::Resolve {
-            conflict_id,
-            keep,
-            merged,
-        } => {
-            let keep = (keep != "both").then(|| MemoryId::from_string(keep));
-            let c = api
-                .memory_resolve(&conflict_id, keep.as_ref(), merged.as_deref())
-                .await?;
-            writeln!(out, "{} {}", c.id, c.resolution.unwrap_or_default())?;
-        }
-        MemoryCommand::Sweep { now, json: as_json } => {
-            let now = match now {
-                Some(t) => match echo_agent::parse_time(&t) {
-                    Some(t) => Some(t),
-                    None => bail!("--now {t:?} is not an RFC 3339 time or YYYY-MM-DD date"),
-                },
-                None => None,
-            };
-            let report = api.memory_sweep(now).await?;
-            if as_json {
-                return json(&report);
-            }
-            writeln!(
-                out,
-                "checked {} · expired {} · faded {}",
-                report.checked,
-                report.expired.len(),
-                report.faded.len()
-            )?;
-        }
-        MemoryCommand::Reindex => {
-            let r = api.memory_reindex().await?;
-            writeln!(out, "reindexed: {} memories embedded", r.embedded)?;
-        }
-        MemoryCommand::Export { file } => {
-            let count = export_to(api, &file).await?;
-            writeln!(out, "exported {count} memories to {}", file.display())?;
-        }
-        MemoryCommand::Import { file } => {
-            let r = import_from(api, &file).await?;
-            writeln!(
-                out,
-                "imported {} new, {} already known, {} inactive skipped",
-                r.created, r.duplicates, r.skipped_inactive
-            )?;
+        C::Resolve(args) => print::call(api, MemoryResolve::from(args), false).await,
+        C::Sweep { now, json } => print::call(api, MemorySweep { now }, json).await,
+        C::Reindex => print::call(api, MemoryReindex {}, false).await,
+        C::Export { file } => export_to(api, &file).await,
+        C::Import { file } => import_from(api, &file).await,
+    }
+}
+
+/// `memory list`: `--json` prints the page's memories, the text says how to see more.
+async fn list(api: &Api, args: ListArgs) -> anyhow::Result<()> {
+    let request = MemoryList {
+        tier: args.tier,
+        status: args.status,
+        text: args.text,
+        in_conflict: None,
+        expiring_within_days: None,
+        sort: args.sort,
+        offset: Some(args.offset),
+        limit: Some(args.limit),
+    };
+    let page = api.call(request).await?;
+    if args.json {
+        return print::json(&page.items);
+    }
+    print::show(
+        &Listed {
+            page,
+            offset: args.offset,
+        },
+        false,
+    )
+}
+
+/// `memory forget-session NAME`: says so when nothing was learned there.
+async fn forget_session(api: &Api, session: String) -> anyhow::Result<()> {
+    let forgotten = api
+        .call(MemoryForgetSession {
+            session: session.clone(),
+        })
+        .await?;
+    if forgotten.is_empty() {
+        println!("nothing was learned in {session:?}");
+    }
+    print::show(&forgotten, false)
+}
+
+/// `memory delete`: asks first (unless `--yes`), then deletes for good.
+async fn delete(api: &Api, ids: Vec<MemoryId>, all: bool, yes: bool) -> anyhow::Result<()> {
+    let question = if all {
+        "Delete every memory for good?".to_string()
+    } else {
+        format!("Delete {} memory(ies) for good?", ids.len())
+    };
+    let answer = if all { DELETE_ALL_CONFIRMATION } else { "yes" };
+    if !yes && !confirmed(&question, answer)? {
+        bail!("nothing deleted");
+    }
+    if all {
+        let confirm = DELETE_ALL_CONFIRMATION.to_string();
+        print::call(api, MemoryDeleteAll { confirm }, false).await
+    } else {
+        print::call(api, MemoryDelete { ids }, false).await
+    }
+}
+
+impl From<AddArgs> for MemoryAdd {
+    fn from(args: AddArgs) -> Self {
+        MemoryAdd {
+            content: args.text.join(" "),
+            slot: args.slot,
+            pinned: Some(args.pin),
         }
     }
-    Ok(())
+}
+
+impl From<ResolveArgs> for MemoryResolve {
+    fn from(args: ResolveArgs) -> Self {
+        MemoryResolve {
+            conflict_id: args.conflict_id,
+            keep: (args.keep != "both").then(|| MemoryId::from_string(args.keep)),
+            merged: args.merged,
+        }
+    }
+}
+
+/// A page of `memory list` with where it starts, for the "more" hint.
+#[derive(serde::Serialize)]
+struct Listed {
+    page: MemoryPage,
+    offset: u32,
+}
+
+impl Text for Listed {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.page.items.is_empty() {
+            writeln!(out, "no memories")?;
+        }
+        for m in &self.page.items {
+            writeln!(out, "{}", line(m))?;
+        }
+        let shown = u64::from(self.offset) + self.page.items.len() as u64;
+        if shown < self.page.total {
+            let total = self.page.total;
+            writeln!(out, "({shown} of {total}; --offset {shown} for more)")?;
+        }
+        Ok(())
+    }
+}
+
+impl Text for Memory {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "{}", line(self))
+    }
+}
+
+impl Text for Vec<Memory> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.iter().try_for_each(|m| m.text(out))
+    }
+}
+
+impl Text for WriteOutcome {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.memory.text(out)
+    }
+}
+
+impl Text for Vec<Recalled> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "nothing found")?;
+        }
+        self.iter().try_for_each(|r| r.memory.text(out))
+    }
+}
+
+impl Text for MemoryDetail {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let m = &self.memory;
+        writeln!(out, "{}", line(m))?;
+        writeln!(
+            out,
+            "  kind {} · subject {} · confidence {:.2} · importance {:.2} (effective {:.2}) · half-life {:.0} d · used {} times",
+            m.kind,
+            m.subject,
+            m.confidence,
+            m.importance,
+            m.effective_importance,
+            m.stability,
+            m.access_count
+        )?;
+        writeln!(
+            out,
+            "  created {} · valid {} … {}",
+            m.created_at,
+            m.valid_from.as_deref().unwrap_or("-"),
+            m.valid_until.as_deref().unwrap_or("-")
+        )?;
+        writeln!(
+            out,
+            "  from session {} turn {} message {}",
+            m.source_session_id.as_deref().unwrap_or("-"),
+            m.source_turn_id.as_deref().unwrap_or("-"),
+            m.source_message_id.as_deref().unwrap_or("-")
+        )?;
+        if let Some(e) = &m.evidence {
+            writeln!(out, "  evidence: {e:?}")?;
+        }
+        if let Some(w) = &self.superseded_by_memory {
+            writeln!(out, "  superseded by: {}", line(w))?;
+        }
+        for s in &self.supersedes {
+            writeln!(out, "  supersedes:    {}", line(s))?;
+        }
+        for c in &self.conflicts {
+            let why = c.explanation.as_deref().unwrap_or("");
+            let (id, status, a, b) = (&c.id, c.status, &c.memory_a, &c.memory_b);
+            writeln!(out, "  conflict {id} [{status}] {a} vs {b}: {why}")?;
+        }
+        writeln!(out, "  history:")?;
+        for h in &self.history {
+            let reason = h.reason.as_deref().map(|r| format!(" ({r})"));
+            let (at, action, actor) = (&h.at, h.action, h.actor);
+            let (reason, change) = (reason.unwrap_or_default(), &h.change_id);
+            writeln!(
+                out,
+                "    {at} {action} by {actor}{reason} [change {change}]"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Text for Vec<Conflict> {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no conflicts")?;
+        }
+        for c in self {
+            writeln!(
+                out,
+                "{} [{}] {}: {} vs {} — {}",
+                c.id,
+                c.status,
+                c.verdict,
+                c.memory_a,
+                c.memory_b,
+                c.explanation.as_deref().unwrap_or("")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Text for Conflict {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let resolution = self.resolution.as_deref().unwrap_or_default();
+        writeln!(out, "{} {resolution}", self.id)
+    }
+}
+
+impl Text for PurgeReport {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.deleted
+            .iter()
+            .try_for_each(|id| writeln!(out, "deleted {id}"))
+    }
+}
+
+impl Text for SweepReport {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let (checked, expired, faded) = (self.checked, self.expired.len(), self.faded.len());
+        writeln!(out, "checked {checked} · expired {expired} · faded {faded}")
+    }
+}
+
+impl Text for FlushReport {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "reindexed: {} memories embedded", self.embedded)
+    }
 }
 
 /// Asks on the terminal; the person must type `answer`. Without a terminal nobody can be
@@ -534,20 +566,27 @@ pub(crate) fn confirmed(question: &str, answer: &str) -> anyhow::Result<bool> {
 
 /// `memory export FILE`: the memory page's download, written to a file (a partial file never
 /// takes the name of a finished one); how many memories it holds.
-async fn export_to(api: &Api, file: &Path) -> anyhow::Result<usize> {
+async fn export_to(api: &Api, file: &Path) -> anyhow::Result<()> {
     let export = api.call(MemoryExportFile {}).await?;
     let partial = file.with_extension("partial");
     std::fs::write(&partial, export.text)
         .and_then(|()| std::fs::rename(&partial, file))
         .with_context(|| format!("cannot write {}", file.display()))?;
-    Ok(export.count)
+    println!("exported {} memories to {}", export.count, file.display());
+    Ok(())
 }
 
 /// `memory import FILE`: the memory page's upload, read from a file.
-async fn import_from(api: &Api, file: &Path) -> anyhow::Result<ImportReport> {
+async fn import_from(api: &Api, file: &Path) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    api.call(MemoryImportFile { text })
+    let r = api
+        .call(MemoryImportFile { text })
         .await
-        .with_context(|| file.display().to_string())
+        .with_context(|| file.display().to_string())?;
+    println!(
+        "imported {} new, {} already known, {} inactive skipped",
+        r.created, r.duplicates, r.skipped_inactive
+    );
+    Ok(())
 }

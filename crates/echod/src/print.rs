@@ -1,4 +1,5 @@
-//! Output: streamed turn events, and tables or JSON for the listing commands.
+//! Output: streamed turn events, and one printer for every operation's answer: `--json`
+//! prints it as serde gives it (the same JSON the gateway sends), otherwise its [`Text`].
 //!
 //! The answer goes to stdout; progress (tool calls, retries) goes to stderr only when stderr is
 //! a terminal, so scripts see the answer on stdout and at most one error line on stderr.
@@ -7,6 +8,7 @@ use echo_agent::wire::Trace;
 use echo_agent::wire::{
     DataCheck, EventEnvelope, MessageStatus, SessionSummary, StoredMessage, TurnEvent, TurnRecord,
 };
+use echo_agent::{Api, Operation};
 use std::io::Write;
 use std::sync::Mutex;
 
@@ -113,6 +115,30 @@ pub fn json(value: &impl serde::Serialize) -> anyhow::Result<()> {
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// An operation's answer as a person reads it on a terminal.
+pub trait Text {
+    /// Writes it, ending each line with a newline.
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()>;
+}
+
+/// Prints `value`: as JSON with `as_json`, else as its [`Text`].
+pub fn show<T: serde::Serialize + Text>(value: &T, as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        return json(value);
+    }
+    let mut out = std::io::stdout().lock();
+    value.text(&mut out)?;
+    Ok(())
+}
+
+/// Carries out one operation through [`Api::call`] and prints its answer.
+pub async fn call<O: Operation>(api: &Api, request: O, as_json: bool) -> anyhow::Result<()>
+where
+    O::Response: Text,
+{
+    show(&api.call(request).await?, as_json)
 }
 
 /// `sessions list`.

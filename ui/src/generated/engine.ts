@@ -1726,7 +1726,12 @@ export type MemoryStatsRequest = Record<symbol, never>;
 
 export type MemoryStatus = "active" | "superseded" | "archived" | "deleted";
 
-export type MemorySweep = Record<symbol, never>;
+export type MemorySweep = { 
+/**
+ * As of this time (RFC 3339 or YYYY-MM-DD), e.g. to see what a month of disuse does;
+ * absent: now.
+ */
+now?: string, };
 
 export type MemoryTier = "working" | "episodic" | "semantic" | "archival";
 

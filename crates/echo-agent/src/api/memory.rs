@@ -9,7 +9,7 @@ use crate::wire::{
     self, Conflict, Fading, FlushReport, Memory, MemoryPage, MemoryStats, PurgeReport, Recalled,
     SweepReport, WriteOutcome,
 };
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use echo_core::{ConflictId, MemoryId};
 use echo_memory::{ListFilter, MemoryActor, MemoryError, RecallOptions};
 
@@ -329,10 +329,18 @@ impl Api {
         Ok(stats.into())
     }
 
-    /// Archives what expired or faded as of `now` (default: the current time).
-    pub async fn memory_sweep(&self, now: Option<DateTime<Utc>>) -> Result<SweepReport, ApiError> {
+    /// Archives what expired or faded as of `now` (RFC 3339 or YYYY-MM-DD; default: the
+    /// current time).
+    pub async fn memory_sweep(&self, now: Option<&str>) -> Result<SweepReport, ApiError> {
+        let now = match now {
+            Some(text) => echo_memory::parse_time(text).ok_or_else(|| ApiError::InvalidInput {
+                what: "now",
+                message: format!("{text:?} is not an RFC 3339 time or YYYY-MM-DD date"),
+            })?,
+            None => Utc::now(),
+        };
         self.memory()
-            .sweep(now.unwrap_or_else(Utc::now))
+            .sweep(now)
             .await
             .map(SweepReport::from)
             .map_err(mem_err)
