@@ -4,7 +4,7 @@ use crate::print;
 use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use echo_agent::wire::{EntryPoint, LearnedMemories, TurnStatus};
+use echo_agent::wire::{EntryPoint, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_agent::{Config, ConfigError, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
@@ -72,7 +72,7 @@ enum Command {
     /// Sessions.
     Sessions {
         #[command(subcommand)]
-        command: SessionsCommand,
+        command: crate::sessions_cli::SessionsCommand,
     },
     /// A session's messages.
     History {
@@ -140,7 +140,7 @@ enum Command {
     /// All of the person's data at once.
     Data {
         #[command(subcommand)]
-        command: DataCommand,
+        command: crate::sessions_cli::DataCommand,
     },
     /// Long-term memory: browse, search, edit, review conflicts.
     Memory {
@@ -152,78 +152,6 @@ enum Command {
         #[command(subcommand)]
         command: crate::dev::BenchCommand,
     },
-}
-
-#[derive(Debug, Subcommand)]
-enum DataCommand {
-    /// Delete all your data for good: every conversation with its traces, every memory,
-    /// automations and their runs, approval rules and decisions, and USER.md. Settings and
-    /// keys stay. Nothing of it stays on disk. Asks first unless --yes.
-    DeleteAll {
-        /// Do not ask (needed when stdin is not a terminal).
-        #[arg(long)]
-        yes: bool,
-    },
-    /// Check the data directory: SQLite's integrity, nothing a crash left running or
-    /// claimed, and the search indexes agreeing with SQLite. Exits 1 when something is wrong.
-    Check {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum SessionsCommand {
-    /// List sessions, most recent first.
-    List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Rename a session.
-    Rename {
-        /// Current name.
-        name: String,
-        /// New name.
-        new_name: String,
-    },
-    /// Delete a session with its history, traces and captured model requests, and say what
-    /// becomes of the memories learned in it (asked when not given and stdin is a terminal).
-    Delete {
-        /// Session name.
-        name: String,
-        /// keep, forget (restorable) or delete (for good) the memories learned in it.
-        #[arg(long, value_parser = parse_learned)]
-        memories: Option<LearnedMemories>,
-    },
-}
-
-fn parse_learned(text: &str) -> Result<LearnedMemories, String> {
-    LearnedMemories::parse(text)
-        .ok_or_else(|| format!("expected one of {}", LearnedMemories::expected()))
-}
-
-/// Asks what becomes of the memories learned in a conversation being deleted.
-fn ask_learned(name: &str) -> anyhow::Result<LearnedMemories> {
-    use std::io::{BufRead, IsTerminal};
-    if !std::io::stdin().is_terminal() {
-        anyhow::bail!(
-            "say what becomes of the memories learned in {name:?}: --memories {}",
-            LearnedMemories::names().join("|")
-        );
-    }
-    eprint!(
-        "Delete {name:?}. The memories learned in it: keep, forget (restorable) or delete (for good)? "
-    );
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    LearnedMemories::parse(&line.to_lowercase()).ok_or_else(|| {
-        anyhow::anyhow!(
-            "nothing deleted: {:?} is none of keep, forget, delete",
-            line.trim()
-        )
-    })
 }
 
 impl Cli {
@@ -260,140 +188,70 @@ pub async fn run(
     {
         eprintln!("{note}");
     }
-    let code = match cli.command {
+    let code = dispatch(&api, cli.command, dev).await?;
+    api.close().await;
+    Ok(code)
+}
+
+/// Carries out a command that needs the engine: each is one room's `run`, or a turn.
+async fn dispatch(
+    api: &Api,
+    command: Command,
+    dev: Option<&dyn crate::dev::DevTools>,
+) -> anyhow::Result<ExitCode> {
+    let done = |()| ExitCode::SUCCESS;
+    match command {
         Command::Ask {
             session,
             events,
             text,
-        } => ask(&api, session, text, events).await?,
+        } => ask(api, session, text, events).await,
         Command::Chat { session } => {
             api.warm_memory_search();
-            chat(&api, session).await?
+            chat(api, session).await
         }
-        Command::Sessions {
-            command: SessionsCommand::List { json },
-        } => {
-            print::sessions(&api.sessions().await?, json)?;
-            ExitCode::SUCCESS
+        Command::Sessions { command } => {
+            crate::sessions_cli::sessions(api, command).await.map(done)
         }
-        Command::Sessions {
-            command: SessionsCommand::Rename { name, new_name },
-        } => {
-            let s = api.rename_session(&name, &new_name).await?;
-            println!("renamed {name} to {}", s.name);
-            ExitCode::SUCCESS
-        }
-        Command::Sessions {
-            command: SessionsCommand::Delete { name, memories },
-        } => {
-            let memories = match memories {
-                Some(m) => m,
-                None => ask_learned(&name)?,
-            };
-            let deleted = api.delete_session(&name, memories).await?;
-            match memories {
-                LearnedMemories::Keep => println!("deleted session {name}; its memories stay"),
-                LearnedMemories::Forget => println!(
-                    "deleted session {name}; forgot {} memory(ies) learned in it",
-                    deleted.memories
-                ),
-                LearnedMemories::Delete => println!(
-                    "deleted session {name} and {} memory(ies) learned in it",
-                    deleted.memories
-                ),
-            }
-            ExitCode::SUCCESS
-        }
-        Command::Data {
-            command: DataCommand::DeleteAll { yes },
-        } => {
-            let confirm = echo_agent::DELETE_ALL_DATA_CONFIRMATION;
-            if !yes && !crate::memory_cli::confirmed("Delete all your data for good?", confirm)? {
-                anyhow::bail!("nothing deleted");
-            }
-            let d = api.delete_all_data(confirm).await?;
-            println!(
-                "deleted {} conversation(s), {} memory(ies) and {} other record(s){}",
-                d.sessions,
-                d.memories,
-                d.rows,
-                if d.user_notes {
-                    "; USER.md is back to its default"
-                } else {
-                    ""
-                }
-            );
-            ExitCode::SUCCESS
-        }
-        Command::Data {
-            command: DataCommand::Check { json },
-        } => {
-            let check = api.check_data().await?;
-            print::data_check(&check, json)?;
-            if check.problems.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Command::History { session, json } => {
-            print::history(&api.history(&session).await?, json)?;
-            ExitCode::SUCCESS
-        }
-        Command::Trace { command } => {
-            crate::trace_cli::trace(&api, command).await?;
-            ExitCode::SUCCESS
-        }
+        Command::Data { command } => crate::sessions_cli::data(api, command).await,
+        Command::History { session, json } => crate::sessions_cli::history(api, session, json)
+            .await
+            .map(done),
+        Command::Trace { command } => crate::trace_cli::trace(api, command).await.map(done),
         // Carried out before the engine opens (a replay needs none of the data directory).
-        Command::Replay { .. } => return Err(crate::dev::missing("replay")),
-        Command::Rules { command } => {
-            crate::tools_cli::rules(&api, command).await?;
-            ExitCode::SUCCESS
-        }
+        Command::Replay { .. } => Err(crate::dev::missing("replay")),
+        Command::Rules { command } => crate::tools_cli::rules(api, command).await.map(done),
         Command::Serve { port, ui } => {
             api.warm_memory_search();
             api.start_automations();
-            crate::serve::run(api.clone(), port.unwrap_or(0), ui).await?;
-            ExitCode::SUCCESS
+            crate::serve::run(api.clone(), port.unwrap_or(0), ui)
+                .await
+                .map(done)
         }
-        Command::Model { command } => {
-            if crate::model_cli::run(&api, command).await? {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Command::Mcp { command } => {
-            crate::tools_cli::mcp(&api, command).await?;
-            ExitCode::SUCCESS
-        }
+        Command::Model { command } => crate::model_cli::run(api, command).await.map(exit_code),
+        Command::Mcp { command } => crate::tools_cli::mcp(api, command).await.map(done),
         Command::Provider { command } => {
-            if crate::provider_cli::run(&api, command).await? {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            crate::provider_cli::run(api, command).await.map(exit_code)
         }
-        Command::Approvals { command } => {
-            crate::tools_cli::approvals(&api, command).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Automations { command } => {
-            crate::automations_cli::automations(&api, *command).await?;
-            ExitCode::SUCCESS
-        }
-        Command::Memory { command } => {
-            crate::memory_cli::run(&api, command).await?;
-            ExitCode::SUCCESS
-        }
+        Command::Approvals { command } => crate::tools_cli::approvals(api, command).await.map(done),
+        Command::Automations { command } => crate::automations_cli::automations(api, *command)
+            .await
+            .map(done),
+        Command::Memory { command } => crate::memory_cli::run(api, command).await.map(done),
         Command::Bench { command } => {
             let dev = dev.ok_or_else(|| crate::dev::missing("bench"))?;
-            dev.bench(&api, command).await?;
-            ExitCode::SUCCESS
+            dev.bench(api, command).await.map(done)
         }
-    };
-    api.close().await;
-    Ok(code)
+    }
+}
+
+/// Success, or exit 1: a command that found something wrong.
+pub(crate) fn exit_code(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// The development commands that need no engine: a replay (a scratch data directory of its

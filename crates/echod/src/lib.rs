@@ -1,5 +1,9 @@
 //! `echod`: Echo Desk without a window. A thin front end over `echo_agent::Api`: it parses
-//! arguments, calls one `Api` operation, prints, and maps errors to exit codes in one place.
+//! arguments, sends one operation's wire request through `Api::call`, prints the answer
+//! (`print.rs`: `--json` as serde gives it, else the answer type's `Text`), and maps errors
+//! to exit codes in one place. One file per room of commands: `cli.rs` (parsing, `ask`,
+//! `chat`, dispatch), `sessions_cli.rs`, `memory_cli.rs`, `trace_cli.rs`, `tools_cli.rs`,
+//! `automations_cli.rs`, `provider_cli.rs`, `model_cli.rs`.
 //!
 //! A library with one entry point, [`main`], so that two binaries run it: `echod` itself
 //! (`src/main.rs`), and the desktop app's `echo-desk` when it is started under the name
@@ -25,6 +29,7 @@ mod model_cli;
 mod print;
 mod provider_cli;
 mod serve;
+mod sessions_cli;
 mod tools_cli;
 mod trace_cli;
 

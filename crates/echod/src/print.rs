@@ -141,176 +141,166 @@ where
     show(&api.call(request).await?, as_json)
 }
 
-/// `sessions list`.
-pub fn sessions(list: &[SessionSummary], as_json: bool) -> anyhow::Result<()> {
-    if as_json {
-        return json(&list);
-    }
-    let mut out = std::io::stdout().lock();
-    if list.is_empty() {
-        writeln!(out, "no sessions yet")?;
-    }
-    for s in list {
-        writeln!(
-            out,
-            "{:<24} {:>5} msgs  {}  {}",
-            s.name,
-            s.message_count,
-            s.updated_at,
-            s.title.as_deref().map(|t| clip(t, 60)).unwrap_or_default()
-        )?;
-    }
-    Ok(())
-}
-
-/// `data check`.
-pub fn data_check(check: &DataCheck, as_json: bool) -> anyhow::Result<()> {
-    if as_json {
-        return json(check);
-    }
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "database: {}", check.integrity)?;
-    writeln!(
-        out,
-        "{} conversation(s), {} message(s), {} memory(ies)",
-        check.sessions, check.messages, check.memories
-    )?;
-    let vectors = check
-        .vectors
-        .map_or_else(|| "no embedder".to_string(), |v| v.to_string());
-    writeln!(
-        out,
-        "search index: {} memory(ies); vector index: {vectors}",
-        check.search_index
-    )?;
-    if check.problems.is_empty() {
-        writeln!(out, "all well")?;
-    }
-    for p in &check.problems {
-        writeln!(out, "problem: {p}")?;
-    }
-    Ok(())
-}
-
-/// `history SESSION`.
-pub fn history(messages: &[StoredMessage], as_json: bool) -> anyhow::Result<()> {
-    if as_json {
-        return json(&messages);
-    }
-    let mut out = std::io::stdout().lock();
-    for m in messages {
-        let partial = if m.status == MessageStatus::Partial {
-            " (interrupted)"
-        } else {
-            ""
-        };
-        write!(out, "[{}{partial}] ", m.role.as_str())?;
-        if let Some(id) = &m.tool_call_id {
-            write!(out, "({id}) ")?;
+/// `sessions list` as text.
+impl Text for Vec<SessionSummary> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no sessions yet")?;
         }
-        writeln!(out, "{}", m.content)?;
-        for call in &m.tool_calls {
+        for s in self {
             writeln!(
                 out,
-                "  -> {}({}) [{}]",
-                call.name,
-                clip(&call.arguments, 200),
-                call.id
+                "{:<24} {:>5} msgs  {}  {}",
+                s.name,
+                s.message_count,
+                s.updated_at,
+                s.title.as_deref().map(|t| clip(t, 60)).unwrap_or_default()
             )?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
-/// `trace list`.
-pub fn traces(turns: &[TurnRecord], as_json: bool) -> anyhow::Result<()> {
-    if as_json {
-        return json(&turns);
-    }
-    let mut out = std::io::stdout().lock();
-    if turns.is_empty() {
-        writeln!(out, "no turns yet")?;
-    }
-    for t in turns {
+/// `data check` as text.
+impl Text for DataCheck {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "database: {}", self.integrity)?;
         writeln!(
             out,
-            "{}  {:<11}{}{} {:<16} {:<20} {:>6}/{:<6} {}",
-            t.id,
-            t.status,
-            if t.degraded { " degraded" } else { "" },
-            if t.approvals > 0 { " asked" } else { "" },
-            clip(&t.session_name, 16),
-            t.model.as_deref().unwrap_or("-"),
-            t.input_tokens,
-            t.output_tokens,
-            clip(&t.input, 50)
+            "{} conversation(s), {} message(s), {} memory(ies)",
+            self.sessions, self.messages, self.memories
         )?;
+        let vectors = self
+            .vectors
+            .map_or_else(|| "no embedder".to_string(), |v| v.to_string());
+        writeln!(
+            out,
+            "search index: {} memory(ies); vector index: {vectors}",
+            self.search_index
+        )?;
+        if self.problems.is_empty() {
+            writeln!(out, "all well")?;
+        }
+        for p in &self.problems {
+            writeln!(out, "problem: {p}")?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
-/// `trace show TURN_ID`.
-pub fn trace(trace: &Trace, as_json: bool) -> anyhow::Result<()> {
-    if as_json {
-        return json(trace);
-    }
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "turn {} · {} · session {} · {} · {}/{} tokens",
-        trace.turn.id,
-        trace.turn.status,
-        trace.turn.session_name,
-        trace.turn.entry_point,
-        trace.turn.input_tokens,
-        trace.turn.output_tokens
-    )?;
-    if let Some(e) = &trace.turn.error {
-        writeln!(out, "error: {e}")?;
-    }
-    let depth = |span: &echo_agent::wire::SpanRecord| -> usize {
-        let mut d = 0;
-        let mut parent = span.parent_id.as_deref();
-        while let Some(p) = parent {
-            d += 1;
-            parent = trace
-                .spans
-                .iter()
-                .find(|s| s.id == p)
-                .and_then(|s| s.parent_id.as_deref());
-            if d > 16 {
-                break;
+/// `history SESSION` as text.
+impl Text for Vec<StoredMessage> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        for m in self {
+            let partial = if m.status == MessageStatus::Partial {
+                " (interrupted)"
+            } else {
+                ""
+            };
+            write!(out, "[{}{partial}] ", m.role.as_str())?;
+            if let Some(id) = &m.tool_call_id {
+                write!(out, "({id}) ")?;
+            }
+            writeln!(out, "{}", m.content)?;
+            for call in &m.tool_calls {
+                writeln!(
+                    out,
+                    "  -> {}({}) [{}]",
+                    call.name,
+                    clip(&call.arguments, 200),
+                    call.id
+                )?;
             }
         }
-        d
-    };
-    for span in &trace.spans {
-        let mut line = format!(
-            "{}{} ({}) [{}] {}",
-            "  ".repeat(depth(span)),
-            span.name,
-            span.kind,
-            span.status,
-            span.duration_ms
-                .map(|d| format!("{d:.1} ms"))
-                .unwrap_or_else(|| "running".into())
-        );
-        if let Some(m) = &span.model {
-            line.push_str(&format!(" model={m}"));
-        }
-        if let (Some(i), Some(o)) = (span.tokens_in, span.tokens_out) {
-            line.push_str(&format!(" tokens={i}/{o}"));
-        }
-        if span.degraded {
-            line.push_str(&format!(
-                " DEGRADED({})",
-                span.degraded_reason.as_deref().unwrap_or("?")
-            ));
-        }
-        if let Some(e) = &span.error {
-            line.push_str(&format!(" error: {}", clip(e, 160)));
-        }
-        writeln!(out, "{line}")?;
+        Ok(())
     }
-    Ok(())
+}
+
+/// `trace list` as text.
+impl Text for Vec<TurnRecord> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no turns yet")?;
+        }
+        for t in self {
+            writeln!(
+                out,
+                "{}  {:<11}{}{} {:<16} {:<20} {:>6}/{:<6} {}",
+                t.id,
+                t.status,
+                if t.degraded { " degraded" } else { "" },
+                if t.approvals > 0 { " asked" } else { "" },
+                clip(&t.session_name, 16),
+                t.model.as_deref().unwrap_or("-"),
+                t.input_tokens,
+                t.output_tokens,
+                clip(&t.input, 50)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `trace show TURN_ID` as text.
+impl Text for Trace {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "turn {} · {} · session {} · {} · {}/{} tokens",
+            self.turn.id,
+            self.turn.status,
+            self.turn.session_name,
+            self.turn.entry_point,
+            self.turn.input_tokens,
+            self.turn.output_tokens
+        )?;
+        if let Some(e) = &self.turn.error {
+            writeln!(out, "error: {e}")?;
+        }
+        let depth = |span: &echo_agent::wire::SpanRecord| -> usize {
+            let mut d = 0;
+            let mut parent = span.parent_id.as_deref();
+            while let Some(p) = parent {
+                d += 1;
+                parent = self
+                    .spans
+                    .iter()
+                    .find(|s| s.id == p)
+                    .and_then(|s| s.parent_id.as_deref());
+                if d > 16 {
+                    break;
+                }
+            }
+            d
+        };
+        for span in &self.spans {
+            let mut line = format!(
+                "{}{} ({}) [{}] {}",
+                "  ".repeat(depth(span)),
+                span.name,
+                span.kind,
+                span.status,
+                span.duration_ms
+                    .map(|d| format!("{d:.1} ms"))
+                    .unwrap_or_else(|| "running".into())
+            );
+            if let Some(m) = &span.model {
+                line.push_str(&format!(" model={m}"));
+            }
+            if let (Some(i), Some(o)) = (span.tokens_in, span.tokens_out) {
+                line.push_str(&format!(" tokens={i}/{o}"));
+            }
+            if span.degraded {
+                line.push_str(&format!(
+                    " DEGRADED({})",
+                    span.degraded_reason.as_deref().unwrap_or("?")
+                ));
+            }
+            if let Some(e) = &span.error {
+                line.push_str(&format!(" error: {}", clip(e, 160)));
+            }
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
+    }
 }

@@ -102,10 +102,10 @@ pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
                 since,
                 until,
             };
-            print::traces(&api.traces(&filter, limit).await?, json)?;
+            print::show(&api.traces(&filter, limit).await?, json)?;
         }
         TraceCommand::Show { turn_id, json } => {
-            print::trace(&api.trace(&turn_id).await?, json)?;
+            print::show(&api.trace(&turn_id).await?, json)?;
         }
         TraceCommand::Call { turn_id, span_id } => {
             print::json(&api.trace_call(&turn_id, &span_id).await?)?;
