@@ -1,7 +1,10 @@
 //! The SQLite store: sessions, turns, messages and trace spans.
 //!
 //! SQLite (WAL mode) is the source of truth. Migrations are embedded and run on open; queries
-//! are checked at run time, so a fresh clone builds without a database. Writers serialise on
+//! are checked at run time, so a fresh clone builds without a database. The database is one
+//! file shared by the crates that own its tables, and each keeps the migrations of its own
+//! tables beside its manifest (`crates/echo-core/migrations`, `echo-memory`, `echo-gate`,
+//! `echo-automations`); [`schema`] runs them all, in version order, as one migrator. Writers serialise on
 //! SQLite's lock (with a busy timeout), so several processes can share one data directory.
 //!
 //! This file holds the [`Store`] handle and its opening; each table's operations are further
@@ -10,6 +13,7 @@
 //! "check my data" in `check.rs`.
 
 use crate::error::StoreError;
+use sqlx::migrate::Migrator;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -55,6 +59,22 @@ pub struct Store {
 }
 
 pub use crate::vocab::{EntryPoint, MessageStatus, TurnErrorCode, TurnStatus};
+
+/// Every crate's migrations, by crate: each folder holds the migrations of the tables that
+/// crate owns. Versions are unique across the folders (`tests/migrations.rs` checks it, and
+/// that every crate with a `migrations/` folder is here).
+static MIGRATIONS: [Migrator; 4] = [
+    sqlx::migrate!("./migrations"),
+    sqlx::migrate!("../echo-memory/migrations"),
+    sqlx::migrate!("../echo-gate/migrations"),
+    sqlx::migrate!("../echo-automations/migrations"),
+];
+
+/// The database's whole schema: every crate's migrations as one migrator, in version order.
+pub fn schema() -> Migrator {
+    let all = MIGRATIONS.iter().flat_map(|m| m.iter().cloned()).collect();
+    Migrator::with_migrations(all)
+}
 
 impl Store {
     /// Opens (creating if needed) the database in `home` and runs migrations.
@@ -113,7 +133,7 @@ impl Store {
                 path: path.to_path_buf(),
                 source,
             })?;
-        let migrated = sqlx::migrate!("./migrations").run(&pool).await;
+        let migrated = schema().run(&pool).await;
         drop(lock);
         migrated.map_err(|source| StoreError::Migrate {
             path: path.to_path_buf(),
