@@ -1,12 +1,16 @@
 //! `echod rules …` and `echod approvals …`: the approval gate's rules and its audit log, and
 //! the terminal prompt that answers approval questions during a turn.
 
+use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
-use echo_agent::wire::ApprovalAnswer;
-use echo_agent::wire::{ApprovalId, RuleDecision, RuleId, RuleScope};
+use echo_agent::wire::{
+    ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules, RemoveRule, Rule,
+    RuleDecision, RuleId, RuleScope,
+};
 use echo_agent::wire::{EventEnvelope, TurnEvent};
 use std::collections::HashMap;
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
@@ -121,26 +125,7 @@ pub async fn mcp(api: &Api, command: McpCommand) -> anyhow::Result<()> {
 /// Runs `echod rules …`.
 pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
     match command {
-        RulesCommand::List { json } => {
-            let rules = api.rules().await?;
-            if json {
-                return crate::print::json(&rules);
-            }
-            if rules.is_empty() {
-                println!("no rules; every call that is not read-only asks first");
-            }
-            for r in rules {
-                println!(
-                    "{}  {:<5} {:<14} {:<30} {}{}",
-                    r.id,
-                    r.decision.as_str(),
-                    r.tool,
-                    r.pattern.as_deref().unwrap_or("*"),
-                    r.scope.as_str(),
-                    r.session_id.map(|s| format!(" ({s})")).unwrap_or_default()
-                );
-            }
-        }
+        RulesCommand::List { json } => print::call(api, ListRules {}, json).await?,
         RulesCommand::Add {
             tool,
             pattern,
@@ -175,13 +160,9 @@ pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
             println!("added rule {}", rule.id);
         }
         RulesCommand::Remove { id } => {
-            let rule = api.remove_rule(&id).await?;
-            println!(
-                "removed rule {} ({} {})",
-                rule.id,
-                rule.decision.as_str(),
-                rule.tool
-            );
+            let rule = api.call(RemoveRule { id }).await?;
+            let (id, decision, tool) = (&rule.id, rule.decision, &rule.tool);
+            println!("removed rule {id} ({decision} {tool})");
         }
     }
     Ok(())
@@ -198,25 +179,51 @@ pub async fn approvals(api: &Api, command: ApprovalsCommand) -> anyhow::Result<(
             return crate::automations_cli::answer(api, &id, &answer).await;
         }
     };
-    let entries = api.approvals(limit).await?;
-    if json {
-        return crate::print::json(&entries);
+    print::call(api, ListApprovals { limit: Some(limit) }, json).await
+}
+
+impl Text for Vec<Rule> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no rules; every call that is not read-only asks first")?;
+        }
+        for r in self {
+            let pattern = r.pattern.as_deref().unwrap_or("*");
+            let session = r.session_id.as_deref().map(|s| format!(" ({s})"));
+            writeln!(
+                out,
+                "{}  {:<5} {:<14} {:<30} {}{}",
+                r.id,
+                r.decision.as_str(),
+                r.tool,
+                pattern,
+                r.scope.as_str(),
+                session.unwrap_or_default()
+            )?;
+        }
+        Ok(())
     }
-    if entries.is_empty() {
-        println!("no decisions yet");
+}
+
+impl Text for Vec<AuditEntry> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no decisions yet")?;
+        }
+        for e in self {
+            writeln!(
+                out,
+                "{}  {:<5} {:<14} by {:<15} {}  {}",
+                e.created_at,
+                e.decision,
+                e.tool,
+                e.decided_by,
+                print::clip(&e.arguments, 60),
+                e.reason
+            )?;
+        }
+        Ok(())
     }
-    for e in entries {
-        println!(
-            "{}  {:<5} {:<14} by {:<15} {}  {}",
-            e.created_at,
-            e.decision,
-            e.tool,
-            e.decided_by,
-            crate::print::clip(&e.arguments, 60),
-            e.reason
-        );
-    }
-    Ok(())
 }
 
 /// Lines typed on stdin, read by one thread and shared by whoever needs the next one (the chat

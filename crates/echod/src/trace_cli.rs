@@ -3,45 +3,20 @@
 
 use crate::print;
 use anyhow::Context;
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 
-use echo_agent::wire::{SpanId, TurnId, TurnStatus};
-use echo_agent::{Api, TurnFilter};
+use echo_agent::Api;
+use echo_agent::wire::{
+    GetTrace, GetTraceSettings, ListTraces, SpanId, TraceCall, TraceCase, TurnId, TurnStatus,
+    UpdateTraceSettings,
+};
 
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
     /// List recent turns, newest first.
-    List {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-        /// How many turns.
-        #[arg(long, default_value_t = 50)]
-        limit: u32,
-        /// Only this session.
-        #[arg(long)]
-        session: Option<String>,
-        /// Only this status (accepted, running, completed, failed, interrupted).
-        #[arg(long, value_parser = parse_status)]
-        status: Option<TurnStatus>,
-        /// Only degraded turns.
-        #[arg(long)]
-        degraded: bool,
-        /// Only turns this model answered.
-        #[arg(long)]
-        model: Option<String>,
-        /// Only turns that asked for approval.
-        #[arg(long)]
-        asked: bool,
-        /// Only turns accepted at or after this time (RFC 3339).
-        #[arg(long)]
-        since: Option<String>,
-        /// Only turns accepted before this time (RFC 3339).
-        #[arg(long)]
-        until: Option<String>,
-    },
+    List(ListArgs),
     /// Show one turn's spans.
     Show {
         /// Turn id.
@@ -75,68 +50,97 @@ pub enum TraceCommand {
     },
 }
 
+/// `trace list`'s filters.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// How many turns.
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Only this session.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only this status (accepted, running, completed, failed, interrupted).
+    #[arg(long, value_parser = parse_status)]
+    pub status: Option<TurnStatus>,
+    /// Only degraded turns.
+    #[arg(long)]
+    pub degraded: bool,
+    /// Only turns this model answered.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Only turns that asked for approval.
+    #[arg(long)]
+    pub asked: bool,
+    /// Only turns accepted at or after this time (RFC 3339).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only turns accepted before this time (RFC 3339).
+    #[arg(long)]
+    pub until: Option<String>,
+}
+
+impl From<ListArgs> for ListTraces {
+    fn from(args: ListArgs) -> Self {
+        ListTraces {
+            limit: Some(args.limit),
+            session: args.session,
+            status: args.status,
+            degraded: args.degraded.then_some(true),
+            model: args.model,
+            has_approvals: args.asked.then_some(true),
+            since: args.since,
+            until: args.until,
+        }
+    }
+}
+
 fn parse_status(text: &str) -> Result<TurnStatus, String> {
     TurnStatus::parse(text).ok_or_else(|| format!("expected one of {}", TurnStatus::expected()))
 }
 
-/// Runs a `trace` subcommand.
+/// Runs a `trace` subcommand: one operation of the table each.
 pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
     match command {
-        TraceCommand::List {
-            json,
-            limit,
-            session,
-            status,
-            degraded,
-            model,
-            asked,
-            since,
-            until,
-        } => {
-            let filter = TurnFilter {
-                session,
-                status,
-                degraded: degraded.then_some(true),
-                model,
-                has_approvals: asked.then_some(true),
-                since,
-                until,
-            };
-            print::show(&api.traces(&filter, limit).await?, json)?;
+        TraceCommand::List(args) => {
+            let json = args.json;
+            print::call(api, ListTraces::from(args), json).await
         }
-        TraceCommand::Show { turn_id, json } => {
-            print::show(&api.trace(&turn_id).await?, json)?;
-        }
+        TraceCommand::Show { turn_id, json } => print::call(api, GetTrace { turn_id }, json).await,
         TraceCommand::Call { turn_id, span_id } => {
-            print::json(&api.trace_call(&turn_id, &span_id).await?)?;
+            print::json(&api.call(TraceCall { turn_id, span_id }).await?)
         }
         TraceCommand::Settings {
             capture,
             retention_days,
         } => {
-            let now = api.trace_settings();
+            let now = api.call(GetTraceSettings {}).await?;
             let settings = if capture.is_some() || retention_days.is_some() {
-                api.update_trace_settings(
-                    capture.unwrap_or(now.capture),
-                    retention_days.unwrap_or(now.retention_days),
-                )?
+                let capture = capture.unwrap_or(now.capture);
+                let retention_days = retention_days.unwrap_or(now.retention_days);
+                let request = UpdateTraceSettings {
+                    capture,
+                    retention_days,
+                };
+                api.call(request).await?
             } else {
                 now
             };
-            print::json(&settings)?;
+            print::json(&settings)
         }
         TraceCommand::Export { turn_id, file } => {
-            let case = api.trace_case(&turn_id).await?;
+            let case = api.call(TraceCase { turn_id }).await?;
             let text = serde_json::to_string_pretty(&case)?;
             std::fs::write(&file, text + "\n")
                 .with_context(|| format!("cannot write {}", file.display()))?;
+            let (replies, calls) = (case.replies.len(), case.tool_calls.len());
             println!(
-                "wrote {} ({} model replies, {} tool calls)",
-                file.display(),
-                case.replies.len(),
-                case.tool_calls.len()
+                "wrote {} ({replies} model replies, {calls} tool calls)",
+                file.display()
             );
+            Ok(())
         }
     }
-    Ok(())
 }
