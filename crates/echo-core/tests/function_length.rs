@@ -28,7 +28,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("crates/echo-memory/src/write.rs::prepare", 136),
     ("crates/echo-memory/src/write.rs::remember", 141),
     ("crates/echo-tools/src/web.rs::fetch", 126),
-    ("crates/echod/src/automations_cli.rs::apply", 126),
 ];
 
 /// The folders whose Rust files are the product's code.

@@ -2,12 +2,16 @@
 //! and answer the questions their unattended runs queued. Each command builds its request
 //! from the flags and makes one `Api` call; `echod serve` (or the app) runs them.
 
+use crate::cli::Vocab;
+use crate::print::{self, Text};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use echo_agent::Api;
 use echo_agent::wire::{
-    ApprovalAnswer, ApprovalId, AutomationSpec, AutomationTrigger, AutomationView, FileEvent,
-    MissedRuns, PreApproval, Schedule, TaskType, Watch,
+    AddAutomation, AnswerApproval, ApprovalAnswer, ApprovalId, ApprovalQueue, AutomationRun,
+    AutomationRuns, AutomationSpec, AutomationTrigger, AutomationView, EditAutomation, FileEvent,
+    GetAutomation, ListAutomations, MissedRuns, PreApproval, QueuedApproval, RemoveAutomation,
+    RunAutomation, Schedule, SetAllAutomationsEnabled, SetAutomationEnabled, TaskType, Watch,
 };
 use std::io::Write;
 
@@ -109,8 +113,8 @@ pub struct SpecArgs {
     #[arg(long = "exclude", value_name = "GLOB")]
     exclude: Vec<String>,
     /// Event kinds: created, modified, deleted, renamed (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    events: Vec<String>,
+    #[arg(long, value_delimiter = ',', value_parser = EVENT)]
+    events: Vec<FileEvent>,
     /// Watch only the folder itself, not its subfolders.
     #[arg(long)]
     flat: bool,
@@ -127,8 +131,8 @@ pub struct SpecArgs {
     #[arg(long = "tz")]
     time_zone: Option<String>,
     /// Fire times missed while nothing ran it: run_once (default) or skip.
-    #[arg(long)]
-    missed: Option<String>,
+    #[arg(long, value_parser = MISSED)]
+    missed: Option<MissedRuns>,
     /// The message each run sends; a template over {{path}}, {{name}}, {{ext}}, {{event}},
     /// {{old_path}}, {{time}}.
     #[arg(long)]
@@ -154,81 +158,22 @@ pub struct SpecArgs {
     max_runs_per_file: Option<u32>,
 }
 
+const EVENT: Vocab<FileEvent> = Vocab {
+    what: "event",
+    names: FileEvent::names(),
+    parse: FileEvent::parse,
+};
+const MISSED: Vocab<MissedRuns> = Vocab {
+    what: "policy",
+    names: MissedRuns::names(),
+    parse: MissedRuns::parse,
+};
+
 impl SpecArgs {
     /// The definition these flags give, over `base` (an edit) or from nothing (an add).
-    fn apply(self, base: Option<AutomationSpec>) -> anyhow::Result<AutomationSpec> {
-        let watch_flags = !self.glob.is_empty()
-            || !self.exclude.is_empty()
-            || !self.events.is_empty()
-            || self.flat
-            || self.settle_ms.is_some()
-            || self.include_hidden;
-        if !self.watch.is_empty() && self.cron.is_some() {
-            bail!("give --watch or --cron, not both");
-        }
-        let mut trigger = match (&base, self.watch.is_empty(), &self.cron) {
-            (_, false, _) => AutomationTrigger::Watch(Watch::new(self.watch.clone())),
-            (_, true, Some(cron)) => AutomationTrigger::Schedule(Schedule::new(cron.clone())),
-            (Some(b), true, None) => b.trigger.clone(),
-            (None, true, None) => bail!("an automation needs --watch DIR or --cron EXPR"),
-        };
-        match &mut trigger {
-            AutomationTrigger::Watch(w) => {
-                if let (Some(AutomationTrigger::Watch(old)), false) =
-                    (base.as_ref().map(|b| &b.trigger), self.watch.is_empty())
-                {
-                    // New folders keep the rest of the old rule unless flags say otherwise.
-                    let folders = std::mem::take(&mut w.folders);
-                    *w = old.clone();
-                    w.folders = folders;
-                }
-                if !self.glob.is_empty() {
-                    w.include = self.glob;
-                }
-                if !self.exclude.is_empty() {
-                    w.exclude = self.exclude;
-                }
-                if !self.events.is_empty() {
-                    w.events = self
-                        .events
-                        .iter()
-                        .map(|e| {
-                            FileEvent::parse(e).with_context(|| {
-                                format!("unknown event {e:?}; expected {}", FileEvent::expected())
-                            })
-                        })
-                        .collect::<anyhow::Result<_>>()?;
-                }
-                if self.flat {
-                    w.recursive = false;
-                }
-                if let Some(ms) = self.settle_ms {
-                    w.settle_ms = ms;
-                }
-                if self.include_hidden {
-                    w.include_hidden = true;
-                }
-                if self.time_zone.is_some() || self.missed.is_some() {
-                    bail!("--tz and --missed are for schedules (--cron)");
-                }
-            }
-            AutomationTrigger::Schedule(s) => {
-                if watch_flags {
-                    bail!(
-                        "--glob, --exclude, --events, --flat, --settle-ms and --include-hidden are for watch rules (--watch)"
-                    );
-                }
-                if let Some(tz) = self.time_zone {
-                    s.time_zone = Some(tz);
-                }
-                if let Some(m) = &self.missed {
-                    s.missed = MissedRuns::parse(m).with_context(|| {
-                        format!("unknown policy {m:?}; expected {}", MissedRuns::expected())
-                    })?;
-                }
-            }
-        }
-        let prompt = match (self.prompt, &base) {
+    fn apply(mut self, base: Option<AutomationSpec>) -> anyhow::Result<AutomationSpec> {
+        let trigger = self.trigger(base.as_ref().map(|b| &b.trigger))?;
+        let prompt = match (self.prompt.take(), &base) {
             (Some(p), _) => p,
             (None, Some(b)) => b.prompt.clone(),
             (None, None) => bail!("an automation needs --prompt TEMPLATE"),
@@ -245,31 +190,13 @@ impl SpecArgs {
             spec.tools = Some(self.tools);
         }
         if !self.allow.is_empty() {
-            spec.allow = self
-                .allow
-                .iter()
-                .map(|a| match a.split_once('=') {
-                    Some((tool, pattern)) => PreApproval {
-                        tool: tool.trim().to_string(),
-                        pattern: Some(pattern.trim().to_string()),
-                    },
-                    None => PreApproval {
-                        tool: a.trim().to_string(),
-                        pattern: None,
-                    },
-                })
-                .collect();
+            spec.allow = self.allow.iter().map(|a| pre_approval(a)).collect();
         }
         if let Some(t) = self.task {
-            spec.task = Some(
-                serde_json::from_value::<TaskType>(serde_json::Value::String(t.clone())).map_err(
-                    |_| {
-                        anyhow::anyhow!(
-                            "unknown task {t:?}; expected chat, code, research or planning"
-                        )
-                    },
-                )?,
-            );
+            let task = serde_json::from_value::<TaskType>(serde_json::Value::String(t.clone()));
+            spec.task = Some(task.map_err(|_| {
+                anyhow::anyhow!("unknown task {t:?}; expected chat, code, research or planning")
+            })?);
         }
         if let Some(c) = self.concurrency {
             spec.concurrency = c;
@@ -282,127 +209,226 @@ impl SpecArgs {
         }
         Ok(spec)
     }
+
+    /// The trigger: new folders or a new schedule, or `base`'s, with the flags applied.
+    fn trigger(&mut self, base: Option<&AutomationTrigger>) -> anyhow::Result<AutomationTrigger> {
+        if !self.watch.is_empty() && self.cron.is_some() {
+            bail!("give --watch or --cron, not both");
+        }
+        let mut trigger = match (base, self.watch.is_empty(), &self.cron) {
+            // New folders keep the rest of the old rule unless flags say otherwise.
+            (Some(AutomationTrigger::Watch(old)), false, _) => AutomationTrigger::Watch(Watch {
+                folders: self.watch.clone(),
+                ..old.clone()
+            }),
+            (_, false, _) => AutomationTrigger::Watch(Watch::new(self.watch.clone())),
+            (_, true, Some(cron)) => AutomationTrigger::Schedule(Schedule::new(cron.clone())),
+            (Some(b), true, None) => b.clone(),
+            (None, true, None) => bail!("an automation needs --watch DIR or --cron EXPR"),
+        };
+        match &mut trigger {
+            AutomationTrigger::Watch(w) => self.watch_flags(w)?,
+            AutomationTrigger::Schedule(s) => self.schedule_flags(s)?,
+        }
+        Ok(trigger)
+    }
+
+    /// Applies the watch-rule flags; refuses the schedule-only ones.
+    fn watch_flags(&mut self, w: &mut Watch) -> anyhow::Result<()> {
+        if self.time_zone.is_some() || self.missed.is_some() {
+            bail!("--tz and --missed are for schedules (--cron)");
+        }
+        if !self.glob.is_empty() {
+            w.include = std::mem::take(&mut self.glob);
+        }
+        if !self.exclude.is_empty() {
+            w.exclude = std::mem::take(&mut self.exclude);
+        }
+        if !self.events.is_empty() {
+            w.events = std::mem::take(&mut self.events);
+        }
+        if self.flat {
+            w.recursive = false;
+        }
+        if let Some(ms) = self.settle_ms {
+            w.settle_ms = ms;
+        }
+        if self.include_hidden {
+            w.include_hidden = true;
+        }
+        Ok(())
+    }
+
+    /// Applies the schedule flags; refuses the watch-only ones.
+    fn schedule_flags(&mut self, s: &mut Schedule) -> anyhow::Result<()> {
+        let watch_flags = !self.glob.is_empty()
+            || !self.exclude.is_empty()
+            || !self.events.is_empty()
+            || self.flat
+            || self.settle_ms.is_some()
+            || self.include_hidden;
+        if watch_flags {
+            bail!(
+                "--glob, --exclude, --events, --flat, --settle-ms and --include-hidden are for watch rules (--watch)"
+            );
+        }
+        if let Some(tz) = self.time_zone.take() {
+            s.time_zone = Some(tz);
+        }
+        if let Some(m) = self.missed {
+            s.missed = m;
+        }
+        Ok(())
+    }
+}
+
+/// `--allow TOOL` or `--allow TOOL=PATTERN`.
+fn pre_approval(arg: &str) -> PreApproval {
+    match arg.split_once('=') {
+        Some((tool, pattern)) => PreApproval {
+            tool: tool.trim().to_string(),
+            pattern: Some(pattern.trim().to_string()),
+        },
+        None => PreApproval {
+            tool: arg.trim().to_string(),
+            pattern: None,
+        },
+    }
 }
 
 /// Runs `echod automations …`.
 pub async fn automations(api: &Api, command: AutomationsCommand) -> anyhow::Result<()> {
+    use AutomationsCommand as C;
     match command {
-        AutomationsCommand::List { json } => {
-            let all = api.automations().await?;
-            if json {
-                return crate::print::json(&all);
-            }
-            let mut out = std::io::stdout().lock();
-            if all.is_empty() {
-                writeln!(out, "no automations (add one with `echod automations add`)")?;
-            }
-            for v in &all {
-                let a = &v.automation;
-                writeln!(
-                    out,
-                    "{:<28} {:<12} {:<40} runs: {} done, {} failed, {} queued, {} waiting",
-                    a.name,
-                    a.state.as_str(),
-                    crate::print::clip(&trigger_text(&a.spec.trigger), 40),
-                    v.runs.done,
-                    v.runs.failed,
-                    v.runs.queued,
-                    v.runs.waiting_for_approval
-                )?;
-            }
-        }
-        AutomationsCommand::Show { automation, json } => {
-            show(&api.automation(&automation).await?, json)?;
-        }
-        AutomationsCommand::Add {
+        C::List { json } => print::call(api, ListAutomations {}, json).await,
+        C::Show { automation, json } => show(&api.call(GetAutomation { automation }).await?, json),
+        C::Add {
             name,
             spec,
             disabled,
             json,
         } => {
-            let spec = spec.apply(None)?;
-            show(&api.add_automation(&name, &spec, !disabled).await?, json)?;
+            let (spec, enabled) = (spec.apply(None)?, Some(!disabled));
+            show(
+                &api.call(AddAutomation {
+                    name,
+                    spec,
+                    enabled,
+                })
+                .await?,
+                json,
+            )
         }
-        AutomationsCommand::Edit {
+        C::Edit {
             automation,
             rename,
             spec,
             json,
         } => {
-            let current = api.automation(&automation).await?.automation;
-            let spec = spec.apply(Some(current.spec))?;
-            let v = api
-                .edit_automation(&automation, rename.as_deref(), Some(&spec))
-                .await?;
-            show(&v, json)?;
+            let current = api.call(GetAutomation {
+                automation: automation.clone(),
+            });
+            let spec = Some(spec.apply(Some(current.await?.automation.spec))?);
+            let request = EditAutomation {
+                automation,
+                name: rename,
+                spec,
+            };
+            show(&api.call(request).await?, json)
         }
-        AutomationsCommand::Remove { automation } => {
-            let a = api.remove_automation(&automation).await?;
+        C::Remove { automation } => {
+            let a = api.call(RemoveAutomation { automation }).await?;
             println!("removed {}", a.name);
+            Ok(())
         }
-        AutomationsCommand::Enable { automation, all } => {
-            switch(api, automation, all, true).await?;
-        }
-        AutomationsCommand::Disable { automation, all } => {
-            switch(api, automation, all, false).await?;
-        }
-        AutomationsCommand::Run { automation, json } => {
-            let run = api.run_automation(&automation).await?;
+        C::Enable { automation, all } => switch(api, automation, all, true).await,
+        C::Disable { automation, all } => switch(api, automation, all, false).await,
+        C::Run { automation, json } => {
+            let run = api.call(RunAutomation { automation }).await?;
             if json {
-                return crate::print::json(&run);
+                return print::json(&run);
             }
-            println!(
-                "queued run {} ({}); a running `echod serve` or the app starts it",
-                run.seq, run.id
-            );
+            let (seq, id) = (run.seq, &run.id);
+            println!("queued run {seq} ({id}); a running `echod serve` or the app starts it");
+            Ok(())
         }
-        AutomationsCommand::Runs {
+        C::Runs {
             automation,
             limit,
             json,
         } => {
-            let runs = api.automation_runs(&automation, limit).await?;
-            if json {
-                return crate::print::json(&runs);
-            }
-            let mut out = std::io::stdout().lock();
-            if runs.is_empty() {
-                writeln!(out, "no runs yet")?;
-            }
-            for r in runs {
-                let what = match (&r.path, &r.fire_time) {
-                    (Some(p), _) => format!("{} {p}", r.event.map_or("", |e| e.as_str())),
-                    (None, Some(t)) => format!("fired {t}"),
-                    (None, None) => r.cause.as_str().to_string(),
-                };
-                writeln!(
-                    out,
-                    "#{:<6} {:<21} {}  {}  {}{}",
-                    r.seq,
-                    r.status.as_str(),
-                    r.created_at,
-                    crate::print::clip(&what, 60),
-                    r.session.as_deref().unwrap_or(""),
-                    r.reason
-                        .as_deref()
-                        .map(|why| format!("  ({why})"))
-                        .unwrap_or_default()
-                )?;
-            }
+            let request = AutomationRuns {
+                automation,
+                limit: Some(limit),
+            };
+            print::call(api, request, json).await
         }
     }
-    Ok(())
+}
+
+impl Text for Vec<AutomationView> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no automations (add one with `echod automations add`)")?;
+        }
+        for v in self {
+            let a = &v.automation;
+            writeln!(
+                out,
+                "{:<28} {:<12} {:<40} runs: {} done, {} failed, {} queued, {} waiting",
+                a.name,
+                a.state.as_str(),
+                print::clip(&trigger_text(&a.spec.trigger), 40),
+                v.runs.done,
+                v.runs.failed,
+                v.runs.queued,
+                v.runs.waiting_for_approval
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Text for Vec<AutomationRun> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no runs yet")?;
+        }
+        for r in self {
+            let what = match (&r.path, &r.fire_time) {
+                (Some(p), _) => format!("{} {p}", r.event.map_or("", |e| e.as_str())),
+                (None, Some(t)) => format!("fired {t}"),
+                (None, None) => r.cause.as_str().to_string(),
+            };
+            let why = r.reason.as_deref().map(|why| format!("  ({why})"));
+            writeln!(
+                out,
+                "#{:<6} {:<21} {}  {}  {}{}",
+                r.seq,
+                r.status.as_str(),
+                r.created_at,
+                print::clip(&what, 60),
+                r.session.as_deref().unwrap_or(""),
+                why.unwrap_or_default()
+            )?;
+        }
+        Ok(())
+    }
 }
 
 async fn switch(api: &Api, automation: Option<String>, all: bool, on: bool) -> anyhow::Result<()> {
     let word = if on { "enabled" } else { "paused" };
     match (automation, all) {
         (None, true) => {
-            let n = api.set_all_automations_enabled(on).await?;
+            let n = api.call(SetAllAutomationsEnabled { enabled: on }).await?;
             println!("{word} {n} automation(s)");
         }
-        (Some(a), false) => {
-            let v = api.set_automation_enabled(&a, on).await?;
+        (Some(automation), false) => {
+            let request = SetAutomationEnabled {
+                automation,
+                enabled: on,
+            };
+            let v = api.call(request).await?;
             println!("{word} {}", v.automation.name);
         }
         _ => bail!("name one automation, or give --all"),
@@ -426,7 +452,7 @@ fn trigger_text(trigger: &AutomationTrigger) -> String {
 
 fn show(v: &AutomationView, json: bool) -> anyhow::Result<()> {
     if json {
-        return crate::print::json(v);
+        return print::json(v);
     }
     let a = &v.automation;
     let mut out = std::io::stdout().lock();
@@ -456,7 +482,7 @@ fn show(v: &AutomationView, json: bool) -> anyhow::Result<()> {
             }
         )?;
     }
-    writeln!(out, "prompt:   {}", crate::print::clip(&a.spec.prompt, 200))?;
+    writeln!(out, "prompt:   {}", print::clip(&a.spec.prompt, 200))?;
     if let Some(tools) = &a.spec.tools {
         writeln!(out, "tools:    {}", tools.join(", "))?;
     }
@@ -486,28 +512,29 @@ fn show(v: &AutomationView, json: bool) -> anyhow::Result<()> {
 
 /// `echod approvals queue`.
 pub async fn queue(api: &Api, all: bool, json: bool) -> anyhow::Result<()> {
-    let questions = api.approval_queue(all).await?;
-    if json {
-        return crate::print::json(&questions);
+    print::call(api, ApprovalQueue { all: Some(all) }, json).await
+}
+
+impl Text for Vec<QueuedApproval> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no questions waiting")?;
+        }
+        for q in self {
+            writeln!(
+                out,
+                "{}  [{}] {} wants {} ({}): {}  expires {}",
+                q.id,
+                q.status.as_str(),
+                q.automation,
+                q.tool,
+                q.risk.as_str(),
+                print::clip(&q.detail, 80),
+                q.expires_at
+            )?;
+        }
+        Ok(())
     }
-    let mut out = std::io::stdout().lock();
-    if questions.is_empty() {
-        writeln!(out, "no questions waiting")?;
-    }
-    for q in questions {
-        writeln!(
-            out,
-            "{}  [{}] {} wants {} ({}): {}  expires {}",
-            q.id,
-            q.status.as_str(),
-            q.automation,
-            q.tool,
-            q.risk.as_str(),
-            crate::print::clip(&q.detail, 80),
-            q.expires_at
-        )?;
-    }
-    Ok(())
 }
 
 /// `echod approvals answer ID ANSWER`.
@@ -517,8 +544,12 @@ pub async fn answer(api: &Api, id: &str, answer: &str) -> anyhow::Result<()> {
             "unknown answer {answer:?}; expected allow_once, allow_automation, allow_session, allow_always or deny"
         )
     })?;
-    api.answer_approval(&ApprovalId::from_string(id), parsed)
-        .await?;
+    let request_id = ApprovalId::from_string(id);
+    api.call(AnswerApproval {
+        request_id,
+        answer: parsed,
+    })
+    .await?;
     println!("answered {id}: {answer}");
     Ok(())
 }

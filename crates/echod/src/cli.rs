@@ -3,6 +3,7 @@
 use crate::print;
 use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
+use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use echo_agent::wire::{EntryPoint, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
@@ -152,6 +153,40 @@ enum Command {
         #[command(subcommand)]
         command: crate::dev::BenchCommand,
     },
+}
+
+/// A closed vocabulary's word as clap takes it: one of `names` (listed in `--help`), else an
+/// error naming the word and what is expected.
+#[derive(Clone)]
+pub(crate) struct Vocab<T> {
+    /// What a word names, for the error: `tier`.
+    pub what: &'static str,
+    /// Every accepted word.
+    pub names: &'static [&'static str],
+    /// A word to its value.
+    pub parse: fn(&str) -> Option<T>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Vocab<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let word = value.to_string_lossy();
+        (self.parse)(&word).ok_or_else(|| {
+            let (what, names) = (self.what, self.names.join(", "));
+            let message = format!("unknown {what} {word:?}; expected one of {names}\n");
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, message)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(PossibleValue::new)))
+    }
 }
 
 impl Cli {

@@ -1,8 +1,8 @@
 //! `echod memory …`: browse and curate long-term memory. Each command is one `Api` call.
 
+use crate::cli::Vocab;
 use crate::print::{self, Text};
 use anyhow::{Context, bail};
-use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, Subcommand};
 use echo_agent::wire::{
     Conflict, ConflictId, FlushReport, Memory, MemoryAdd, MemoryConflicts, MemoryDelete,
@@ -196,37 +196,6 @@ pub struct ResolveArgs {
     /// Edit into one: the kept memory's new text.
     #[arg(long)]
     pub merged: Option<String>,
-}
-
-/// A closed vocabulary's word as clap takes it: one of `names` (listed in `--help`), else an
-/// error naming the word and what is expected.
-#[derive(Clone)]
-struct Vocab<T> {
-    what: &'static str,
-    names: &'static [&'static str],
-    parse: fn(&str) -> Option<T>,
-}
-
-impl<T: Clone + Send + Sync + 'static> TypedValueParser for Vocab<T> {
-    type Value = T;
-
-    fn parse_ref(
-        &self,
-        _: &clap::Command,
-        _: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<T, clap::Error> {
-        let word = value.to_string_lossy();
-        (self.parse)(&word).ok_or_else(|| {
-            let (what, names) = (self.what, self.names.join(", "));
-            let message = format!("unknown {what} {word:?}; expected one of {names}\n");
-            clap::Error::raw(clap::error::ErrorKind::InvalidValue, message)
-        })
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(self.names.iter().map(PossibleValue::new)))
-    }
 }
 
 const TIER: Vocab<MemoryTier> = Vocab {
