@@ -1,8 +1,9 @@
 //! `echod model list|fetch|use`: the built-in model's catalog from a terminal.
 
+use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
-use echo_agent::wire::{Checksum, LocalModels};
+use echo_agent::wire::{Checksum, FetchLocalModel, ListLocalModels, LocalModels, UseLocalModel};
 use std::io::Write;
 use std::time::Duration;
 
@@ -37,49 +38,48 @@ fn echo_local_default() -> &'static str {
 pub async fn run(api: &Api, command: ModelCommand) -> anyhow::Result<bool> {
     match command {
         ModelCommand::List { json } => {
-            let models = api.local_models();
-            if json {
-                crate::print::json(&models)?;
-            } else {
-                list(&models);
-            }
+            print::call(api, ListLocalModels {}, json).await?;
             Ok(true)
         }
         ModelCommand::Fetch { id } => fetch(api, &id).await,
         ModelCommand::Use { model } => {
-            let view = api.use_local_model(&model).await?;
+            let view = api.call(UseLocalModel { model }).await?;
             println!("provider: built-in model {}", view.settings.model);
             Ok(true)
         }
     }
 }
 
-fn list(models: &LocalModels) {
-    for m in &models.models {
-        let state = match (&m.path, m.in_use) {
-            (Some(_), true) => "in use",
-            (Some(_), false) => "installed",
-            (None, _) => "-",
-        };
-        let checksum = match m.checksum {
-            Checksum::Pinned => "sha256 pinned",
-            Checksum::PublishedByHost => "sha256 from host",
-        };
-        println!(
-            "{:<14} {:>8}  {:<10} {:<16} {} — {}",
-            m.id,
-            megabytes(m.size_bytes),
-            state,
-            checksum,
-            m.name,
-            m.note
-        );
+impl Text for LocalModels {
+    fn text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        for m in &self.models {
+            let state = match (&m.path, m.in_use) {
+                (Some(_), true) => "in use",
+                (Some(_), false) => "installed",
+                (None, _) => "-",
+            };
+            let checksum = match m.checksum {
+                Checksum::Pinned => "sha256 pinned",
+                Checksum::PublishedByHost => "sha256 from host",
+            };
+            writeln!(
+                out,
+                "{:<14} {:>8}  {:<10} {:<16} {} — {}",
+                m.id,
+                megabytes(m.size_bytes),
+                state,
+                checksum,
+                m.name,
+                m.note
+            )?;
+        }
+        writeln!(out, "models directory: {}", self.dir)?;
+        writeln!(
+            out,
+            "threads: {} (llm.threads; the physical cores when unset)",
+            self.threads
+        )
     }
-    println!("models directory: {}", models.dir);
-    println!(
-        "threads: {} (llm.threads; the physical cores when unset)",
-        models.threads
-    );
 }
 
 fn megabytes(bytes: u64) -> String {
@@ -87,10 +87,10 @@ fn megabytes(bytes: u64) -> String {
 }
 
 async fn fetch(api: &Api, id: &str) -> anyhow::Result<bool> {
-    api.fetch_local_model(id)?;
+    api.call(FetchLocalModel { id: id.into() }).await?;
     let mut stderr = std::io::stderr();
     loop {
-        let models = api.local_models();
+        let models = api.call(ListLocalModels {}).await?;
         let Some(entry) = models.models.iter().find(|m| m.id == id) else {
             anyhow::bail!("{id} left the catalog");
         };

@@ -1,11 +1,14 @@
 //! `echod provider show|set|test`: the model provider from a terminal, with the API key read
 //! from stdin into the OS keychain (never from a flag, which would land in shell history).
 
+use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
-use echo_agent::wire::ProviderKind;
-use echo_agent::wire::{KeySource, ProviderUpdate, ProviderView};
-use std::io::BufRead;
+use echo_agent::wire::{
+    GetProvider, KeySource, ProviderKind, ProviderUpdate, ProviderView, TestProvider,
+    UpdateProvider,
+};
+use std::io::{BufRead, Write};
 
 /// `echod provider …`.
 #[derive(Debug, Subcommand)]
@@ -49,12 +52,7 @@ pub enum ProviderCommand {
 pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
     match command {
         ProviderCommand::Show { json } => {
-            let view = api.provider().await;
-            if json {
-                crate::print::json(&view)?;
-            } else {
-                show(&view);
-            }
+            print::call(api, GetProvider {}, json).await?;
             Ok(true)
         }
         ProviderCommand::Set {
@@ -65,7 +63,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             key_stdin,
             clear_key,
         } => {
-            let mut settings = api.provider().await.settings;
+            let mut settings = api.call(GetProvider {}).await?.settings;
             if let Some(kind) = kind {
                 settings.kind = ProviderKind::parse(&kind).ok_or_else(|| {
                     anyhow::anyhow!("--kind: {kind:?} is not openai, anthropic, ollama or local")
@@ -92,27 +90,24 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             } else {
                 None
             };
-            let view = api
-                .update_provider(ProviderUpdate {
-                    settings,
-                    api_key,
-                    clear_api_key: Some(clear_key),
-                })
-                .await?;
-            show(&view);
+            let update = ProviderUpdate {
+                settings,
+                api_key,
+                clear_api_key: Some(clear_key),
+            };
+            print::call(api, UpdateProvider(update), false).await?;
             Ok(true)
         }
         ProviderCommand::Test { json } => {
-            let settings = api.provider().await.settings;
-            let report = api
-                .test_provider(ProviderUpdate {
-                    settings,
-                    api_key: None,
-                    clear_api_key: None,
-                })
-                .await?;
+            let settings = api.call(GetProvider {}).await?.settings;
+            let update = ProviderUpdate {
+                settings,
+                api_key: None,
+                clear_api_key: None,
+            };
+            let report = api.call(TestProvider(update)).await?;
             if json {
-                crate::print::json(&report)?;
+                print::json(&report)?;
             } else if report.ok {
                 println!("ok: {}", report.message);
             } else {
@@ -124,22 +119,25 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
     }
 }
 
-fn show(view: &ProviderView) {
-    let s = &view.settings;
-    println!("kind      {}", s.kind.as_str());
-    println!("base url  {}", s.base_url);
-    println!("model     {}", s.model);
-    if !s.fallback_models.is_empty() {
-        println!("fallbacks {}", s.fallback_models.join(", "));
-    }
-    let key = match view.key_source {
-        KeySource::Environment => "from ECHO_LLM_API_KEY",
-        KeySource::Keychain => "in the keychain",
-        KeySource::None => "none",
-    };
-    println!("api key   {key}");
-    println!("keychain  {}", view.keychain);
-    if !view.env_overrides.is_empty() {
-        println!("overridden by {}", view.env_overrides.join(", "));
+impl Text for ProviderView {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let s = &self.settings;
+        writeln!(out, "kind      {}", s.kind.as_str())?;
+        writeln!(out, "base url  {}", s.base_url)?;
+        writeln!(out, "model     {}", s.model)?;
+        if !s.fallback_models.is_empty() {
+            writeln!(out, "fallbacks {}", s.fallback_models.join(", "))?;
+        }
+        let key = match self.key_source {
+            KeySource::Environment => "from ECHO_LLM_API_KEY",
+            KeySource::Keychain => "in the keychain",
+            KeySource::None => "none",
+        };
+        writeln!(out, "api key   {key}")?;
+        writeln!(out, "keychain  {}", self.keychain)?;
+        if !self.env_overrides.is_empty() {
+            writeln!(out, "overridden by {}", self.env_overrides.join(", "))?;
+        }
+        Ok(())
     }
 }
