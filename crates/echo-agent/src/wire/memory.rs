@@ -7,8 +7,8 @@ use ts_rs::TS;
 use utoipa::ToSchema;
 
 /// One memory's fading, as the memory page draws it: effective importance from its last use
-/// (or creation) to a projection beyond now, computed by `echo_memory::effective_importance` itself, so
-/// the page never re-implements the formula.
+/// (or creation) to a projection beyond now, computed by the engine's own formula
+/// (`echo_memory::effective_importance`), so the page never re-implements it.
 #[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
 pub struct Fading {
     /// The memory.
