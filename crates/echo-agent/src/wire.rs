@@ -239,7 +239,12 @@ wire! {
         id: RuleId,
     }
     /// The MCP servers and their state.
-    McpServers {}
+    McpServers {
+        /// Wait up to this many seconds (at most 30) for servers still starting; absent: 0.
+        #[serde(default)]
+        #[ts(optional)]
+        settle_secs: Option<u32>,
+    }
     /// The configured MCP servers (`[[tools.mcp]]`), in order.
     McpConfig {}
     /// Replaces the MCP server list: checked whole, saved, applied at once.

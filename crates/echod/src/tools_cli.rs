@@ -5,8 +5,8 @@ use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
 use echo_agent::wire::{
-    ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules, RemoveRule, Rule,
-    RuleDecision, RuleId, RuleScope,
+    ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules, McpServerStatus, McpServers,
+    RemoveRule, Rule, RuleDecision, RuleId, RuleScope,
 };
 use echo_agent::wire::{EventEnvelope, TurnEvent};
 use std::collections::HashMap;
@@ -93,33 +93,49 @@ pub enum McpCommand {
 /// Runs `echod mcp …`.
 pub async fn mcp(api: &Api, command: McpCommand) -> anyhow::Result<()> {
     let McpCommand::List { json } = command;
-    let servers = api.mcp_servers(std::time::Duration::from_secs(10)).await;
-    if json {
-        return crate::print::json(&servers);
+    print::call(
+        api,
+        McpServers {
+            settle_secs: Some(10),
+        },
+        json,
+    )
+    .await
+}
+
+impl Text for Vec<McpServerStatus> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(
+                out,
+                "no MCP servers configured ([[tools.mcp]] in config.toml)"
+            )?;
+        }
+        let word = |value: serde_json::Result<serde_json::Value>| {
+            let value = value.ok();
+            value
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        };
+        for s in self {
+            let (state, transport) = (
+                word(serde_json::to_value(s.state)),
+                word(serde_json::to_value(s.transport)),
+            );
+            let error = s.error.as_deref().map(|e| format!("  {e}"));
+            writeln!(
+                out,
+                "{:<16} {:<5} {:<10} {:>3} tools  {} restarts{}",
+                s.name,
+                transport,
+                state,
+                s.tools,
+                s.restarts,
+                error.unwrap_or_default()
+            )?;
+        }
+        Ok(())
     }
-    if servers.is_empty() {
-        println!("no MCP servers configured ([[tools.mcp]] in config.toml)");
-    }
-    for s in servers {
-        let state = serde_json::to_value(s.state)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let transport = serde_json::to_value(s.transport)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        println!(
-            "{:<16} {:<5} {:<10} {:>3} tools  {} restarts{}",
-            s.name,
-            transport,
-            state,
-            s.tools,
-            s.restarts,
-            s.error.map(|e| format!("  {e}")).unwrap_or_default()
-        );
-    }
-    Ok(())
 }
 
 /// Runs `echod rules …`.

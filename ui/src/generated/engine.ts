@@ -1210,7 +1210,11 @@ restarts: number,
  */
 pid: number | null, };
 
-export type McpServers = Record<symbol, never>;
+export type McpServers = { 
+/**
+ * Wait up to this many seconds (at most 30) for servers still starting; absent: 0.
+ */
+settle_secs?: number, };
 
 export type McpTransportKind = "stdio" | "http";
 
