@@ -26,7 +26,7 @@ pub enum MemoryCommand {
         query: Vec<String>,
         /// How many results.
         #[arg(long, default_value_t = 10)]
-        limit: usize,
+        limit: u32,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -248,8 +248,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
     match command {
         C::List(args) => list(api, args).await,
         C::Search { query, limit, json } => {
-            let k = Some(u32::try_from(limit).unwrap_or(u32::MAX));
-            let query = query.join(" ");
+            let (query, k) = (query.join(" "), Some(limit));
             print::call(api, MemorySearch { query, k }, json).await
         }
         C::Show { id, json } => print::call(api, MemoryShow { id }, json).await,
@@ -302,13 +301,11 @@ async fn list(api: &Api, args: ListArgs) -> anyhow::Result<()> {
     if args.json {
         return print::json(&page.items);
     }
-    print::show(
-        &Listed {
-            page,
-            offset: args.offset,
-        },
-        false,
-    )
+    let listed = Listed {
+        page,
+        offset: args.offset,
+    };
+    Ok(listed.text(&mut io::stdout().lock())?)
 }
 
 /// `memory forget-session NAME`: says so when nothing was learned there.
@@ -364,7 +361,6 @@ impl From<ResolveArgs> for MemoryResolve {
 }
 
 /// A page of `memory list` with where it starts, for the "more" hint.
-#[derive(serde::Serialize)]
 struct Listed {
     page: MemoryPage,
     offset: u32,
