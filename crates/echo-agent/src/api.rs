@@ -17,7 +17,6 @@ mod turns;
 pub use data::DELETE_ALL_DATA_CONFIRMATION;
 pub use memory::DELETE_ALL_CONFIRMATION;
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION};
-pub use tools::RuleRequest;
 
 use crate::approval::Gate;
 use crate::engine::{Engine, McpSet, Models, client_for};

@@ -28,9 +28,10 @@ use crate::model_calls::ModelCall;
 use crate::pipeline::context::ContextStage;
 use crate::turn::run::RunContext;
 use crate::wire::ApprovalAnswer;
+use crate::wire::TurnEvent;
+use echo_core::QueuedApprovalStatus;
 use echo_core::config::ToolsConfig;
 use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
-use echo_core::{QueuedApprovalStatus, TurnEvent};
 use echo_gate::{
     AuditLog, DecidedBy, NewAuditEntry, NewRule, Policy, Request, Rule, RuleBook, RuleDecision,
     RuleScope, Verdict, suggest_pattern,

@@ -1,6 +1,7 @@
 //! Delivering a turn's events to its front end.
 
-use echo_core::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent, TurnId};
+use crate::wire::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent};
+use echo_core::TurnId;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 

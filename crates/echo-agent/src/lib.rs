@@ -50,7 +50,6 @@ pub mod wire;
 
 pub use api::{
     Api, DELETE_ALL_CONFIRMATION, DELETE_ALL_DATA_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION,
-    RuleRequest,
 };
 pub use approval::ApprovalMode;
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError};

@@ -299,7 +299,7 @@ async fn run_case(
         engine
             .tools
             .register(Arc::new(RecordedTool {
-                spec: spec.clone(),
+                spec: spec.clone().into(),
                 recording: recording.clone(),
             }))
             .map_err(|e| ApiError::InvalidInput {

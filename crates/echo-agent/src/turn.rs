@@ -45,9 +45,10 @@ use crate::engine::Engine;
 use crate::error::ApiError;
 use crate::events::{EventHandler, TurnEvents};
 use crate::pipeline::{self, TurnFailure};
+use crate::wire::TurnEvent;
 use echo_core::store::{StartOutcome, TurnStatus};
 use echo_core::trace::{Span, SpanStatus};
-use echo_core::{Message, SessionId, TurnErrorCode, TurnEvent, TurnId, Usage};
+use echo_core::{Message, SessionId, TurnErrorCode, TurnId, Usage};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -172,7 +173,7 @@ impl Engine {
         root.finish(status).await;
         events.emit(TurnEvent::TurnFinished {
             status: outcome.status,
-            usage: outcome.usage,
+            usage: outcome.usage.into(),
             trace_id: turn.to_string(),
         });
         Ok(outcome)
@@ -313,7 +314,7 @@ impl Engine {
         });
         events.emit(TurnEvent::TurnFinished {
             status: TurnStatus::Interrupted,
-            usage: Usage::default(),
+            usage: Default::default(),
             trace_id: turn.to_string(),
         });
         Ok(TurnOutcome {

@@ -6,10 +6,10 @@
 //! Responses are this module's own types, built from the engine's with `From<domain>` (a
 //! stored row, a report of memory work, an automation's definition): a column renamed or a
 //! field added for the engine's own use changes the `From` impl, never `docs/openapi.json`
-//! or the UI's `engine.ts`. The module imports nothing else of this crate, so every module
-//! may use it. The exceptions, used as they are: the closed vocabularies and ids of
-//! `echo_core`, the turn's event protocol and the messages it carries, and settings as
-//! `config.toml` spells them (`crates/echo-core/tests/wire_boundary.rs` lists them).
+//! or the UI's `engine.ts`. The turn's event protocol ([`TurnEvent`]) is declared here too.
+//! The module imports nothing else of this crate, so every module may use it. The exceptions,
+//! used as they are: the closed vocabularies and id newtypes of `echo_core`
+//! (`crates/echo-core/tests/wire_boundary.rs` lists them).
 //!
 //! A request names the operation: `ListSessions` is `list_sessions`. Its fields are the path
 //! parameters (`{name}` in the route), then the query (GET and DELETE) or the JSON body.
@@ -26,33 +26,30 @@ pub use automations::{
     AutomationRun, AutomationSpec, AutomationTrigger, AutomationView, PreApproval, QueuedApproval,
     RunCounts, Schedule, Watch,
 };
-pub use echo_core::config::TaskType;
-pub use echo_core::config::{McpServerConfig, ProviderKind, ProviderSettings};
-pub use echo_core::event::RecalledMemory;
 pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MemorySource, MemoryStatus, MemoryTier,
-    MemoryVerdict, MessageStatus, Risk, RuleDecision, SpanKind, SpanStatus, TurnErrorCode,
-    TurnStatus,
-};
-pub use echo_core::{
-    EVENT_PROTOCOL_VERSION, EventEnvelope, Message, Role, ToolCall, ToolSpec, TurnEvent, Usage,
+    ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MemorySort, MemorySource, MemoryStatus,
+    MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, Risk, Role, RuleDecision, RuleScope,
+    SpanKind, SpanStatus, TaskType, TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
+pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
 pub use memory::{
     Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportReport, Memory, MemoryDetail,
-    MemoryEffect, MemoryExport, MemoryPage, MemorySort, MemoryStats, PurgeReport, Recalled,
-    SweepReport, TierStatusCount, WriteOutcome,
+    MemoryEffect, MemoryExport, MemoryPage, MemoryStats, PurgeReport, Recalled, SweepReport,
+    TierStatusCount, WriteOutcome,
 };
+pub use messages::{Message, ToolCall, ToolSpec, Usage};
 pub use sessions::{DataCheck, DataDeleted, SessionDeleted, SessionSummary, StoredMessage};
 pub use settings::{
     BootstrapFile, Checksum, ConnectionReport, DownloadState, KeySource, LocalModelEntry,
-    LocalModels, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView, TraceSettings,
+    LocalModels, McpServerConfig, OllamaInfo, ProviderKindInfo, ProviderSettings, ProviderUpdate,
+    ProviderView, TraceSettings,
 };
 pub use tools::{
-    ApprovalAnswer, AuditEntry, McpServerState, McpServerStatus, McpTransportKind, Rule, RuleScope,
+    ApprovalAnswer, AuditEntry, McpServerState, McpServerStatus, McpTransportKind, Rule,
 };
 pub use traces::{
     CapturedRequest, CapturedResponse, CaseMemory, CaseToolCall, ModelCall, ReplayCase, SpanRecord,
@@ -61,7 +58,9 @@ pub use traces::{
 
 mod automations;
 mod errors;
+mod events;
 mod memory;
+mod messages;
 mod sessions;
 mod settings;
 mod tools;

@@ -63,46 +63,11 @@ pub enum ConfigError {
     NoHome,
 }
 
-/// Which wire protocol a model server speaks.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ts_rs::TS, utoipa::ToSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    /// Any OpenAI-compatible chat-completions server.
-    Openai,
-    /// Anthropic's messages API.
-    Anthropic,
-    /// Ollama, through its OpenAI-compatible endpoint.
-    Ollama,
-    /// The built-in model: a GGUF file run in-process (`model` is its path).
-    Local,
-}
+pub use crate::vocab::{ProviderKind, TaskType};
 
 impl ProviderKind {
-    /// `openai`, `anthropic`, `ollama` or `local`, as in the config file.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Openai => "openai",
-            Self::Anthropic => "anthropic",
-            Self::Ollama => "ollama",
-            Self::Local => "local",
-        }
-    }
-
     /// Every kind, in the order settings pages offer them.
     pub const ALL: [ProviderKind; 4] = [Self::Openai, Self::Anthropic, Self::Ollama, Self::Local];
-
-    /// Parses `openai`, `anthropic`, `ollama` or `local`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "openai" => Some(Self::Openai),
-            "anthropic" => Some(Self::Anthropic),
-            "ollama" => Some(Self::Ollama),
-            "local" => Some(Self::Local),
-            _ => None,
-        }
-    }
 
     /// The base URL used when none is configured (none for the built-in model).
     pub fn default_base_url(self) -> &'static str {
@@ -240,9 +205,7 @@ impl Default for ToolsConfig {
 
 /// One MCP server (`[[tools.mcp]]`): either a local command speaking stdio or a
 /// streamable-HTTP URL.
-#[derive(
-    Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq, ts_rs::TS, utoipa::ToSchema,
-)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerConfig {
     /// Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
@@ -434,43 +397,6 @@ impl Default for ContextConfig {
             summary_model: None,
             summary_max_tokens: 1024,
             tools_share: Share(0.5),
-        }
-    }
-}
-
-/// What a turn is mostly about, judged from cheap markers in its text (no model call).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    Deserialize,
-    serde::Serialize,
-    ts_rs::TS,
-    utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskType {
-    /// Conversation, questions, everyday help.
-    Chat,
-    /// Writing, reading or fixing code.
-    Code,
-    /// Finding out, comparing, investigating.
-    Research,
-    /// Plans, schedules, step-by-step approaches.
-    Planning,
-}
-
-impl TaskType {
-    /// `chat`, `code`, `research` or `planning`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Chat => "chat",
-            Self::Code => "code",
-            Self::Research => "research",
-            Self::Planning => "planning",
         }
     }
 }
@@ -736,7 +662,7 @@ pub fn resolve_home(flags: &Overrides, env: &dyn Env) -> Result<PathBuf, ConfigE
 }
 
 fn parse_kind(value: &str, source_name: &str) -> Result<ProviderKind, ConfigError> {
-    ProviderKind::parse(value).ok_or_else(|| ConfigError::Override {
+    ProviderKind::parse(&value.to_ascii_lowercase()).ok_or_else(|| ConfigError::Override {
         source_name: source_name.into(),
         message: format!(
             "unknown provider kind {value:?}; expected openai, anthropic, ollama or local"

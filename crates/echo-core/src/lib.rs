@@ -1,13 +1,12 @@
-//! Echo Desk's domain core: ids, messages, turn events, configuration, the SQLite store and
-//! trace spans. Most crates of ours depend on this one (ARCHITECTURE.md's dependency table
-//! says which); it depends on none of them.
+//! Echo Desk's domain core: ids, closed vocabularies, messages, configuration, the SQLite
+//! store and trace spans. Most crates of ours depend on this one (ARCHITECTURE.md's
+//! dependency table says which); it depends on none of them.
 #![deny(missing_docs)]
 
 pub mod allocator;
 pub mod config;
 pub mod crash;
 pub mod error;
-pub mod event;
 pub mod ids;
 pub mod message;
 pub mod store;
@@ -17,7 +16,6 @@ pub mod trace;
 pub mod vocab;
 
 pub use error::StoreError;
-pub use event::{EVENT_PROTOCOL_VERSION, EventEnvelope, TurnEvent};
 pub use ids::{
     ApprovalId, AutomationId, ConflictId, MemoryId, MessageId, RuleId, RunId, SessionId, SpanId,
     TurnId,

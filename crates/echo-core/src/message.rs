@@ -2,48 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Who said a message.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    /// Instructions from the system (only ContextStage writes these).
-    System,
-    /// The person.
-    User,
-    /// The model.
-    Assistant,
-    /// The result of a tool call.
-    Tool,
-}
-
-impl Role {
-    /// The wire name, as stored in the database.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-        }
-    }
-
-    /// Parses a stored role name.
-    pub fn parse(s: &str) -> Option<Role> {
-        Some(match s {
-            "system" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "tool" => Role::Tool,
-            _ => return None,
-        })
-    }
-}
+pub use crate::vocab::Role;
 
 /// A tool call requested by the model. `arguments` is the raw JSON text the model produced:
 /// it may be malformed, and that is reported back to the model rather than failing the turn.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// Provider-assigned call id; a tool result refers to it.
     pub id: String,
@@ -54,7 +17,7 @@ pub struct ToolCall {
 }
 
 /// One message in a conversation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -62,15 +25,12 @@ pub struct Message {
     pub content: String,
     /// Tool calls requested by an assistant message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[ts(optional, as = "Option<Vec<ToolCall>>")]
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub tool_call_id: Option<String>,
     /// For a tool message: the tool's name (Anthropic and some OpenAI servers want it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub name: Option<String>,
 }
 
@@ -110,32 +70,26 @@ impl Message {
 }
 
 /// A tool definition as offered to the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
     /// Tool name.
     pub name: String,
     /// What the tool does, for the model.
     pub description: String,
     /// JSON schema of the arguments object.
-    #[ts(type = "unknown")]
     pub parameters: serde_json::Value,
 }
 
 /// Token usage reported by a provider for one or more requests.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Prompt tokens.
-    #[ts(type = "number")]
     pub input_tokens: u64,
     /// Completion tokens.
-    #[ts(type = "number")]
     pub output_tokens: u64,
     /// Of the prompt tokens, how many the model reused from an earlier request instead of
     /// processing them again (the built-in model's prefix cache).
     #[serde(default)]
-    #[ts(type = "number")]
     pub cached_input_tokens: u64,
 }
 

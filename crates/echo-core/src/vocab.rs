@@ -1,8 +1,9 @@
 //! Closed vocabularies that cross the wire. Each is an enum, serialised (and stored in
 //! SQLite) as its snake_case name, and exported to TypeScript (ts-rs) and OpenAPI (utoipa)
 //! as a union of those names, so no front end compares against a free-form string. They live
-//! here, at the bottom of the crate graph, because the turn's events carry them and every
-//! crate that produces one (tools, gate, memory, agent) sits above.
+//! here, at the bottom of the crate graph, because every crate that produces one (tools,
+//! gate, memory, agent) sits above; with the id newtypes they are the only wire types
+//! declared outside echo-agent's `wire` module.
 
 use serde::{Deserialize, Serialize};
 
@@ -495,3 +496,80 @@ closed_enum!(
         None = "none",
     }
 );
+
+closed_enum!(
+    /// Who said a message.
+    Role as Role = "Role" {
+        /// Instructions from the system (only ContextStage writes these).
+        System = "system",
+        /// The person.
+        User = "user",
+        /// The model.
+        Assistant = "assistant",
+        /// The result of a tool call.
+        Tool = "tool",
+    }
+);
+
+closed_enum!(
+    /// Which wire protocol a model server speaks (`[llm] kind`).
+    ProviderKind as ProviderKind = "ProviderKind" {
+        /// Any OpenAI-compatible chat-completions server.
+        Openai = "openai",
+        /// Anthropic's messages API.
+        Anthropic = "anthropic",
+        /// Ollama, through its OpenAI-compatible endpoint.
+        Ollama = "ollama",
+        /// The built-in model: a GGUF file run in-process (`model` is its path).
+        Local = "local",
+    }
+);
+
+closed_enum!(
+    /// What a turn is mostly about, judged from cheap markers in its text (no model call).
+    TaskType as TaskType = "TaskType" {
+        /// Conversation, questions, everyday help.
+        Chat = "chat",
+        /// Writing, reading or fixing code.
+        Code = "code",
+        /// Finding out, comparing, investigating.
+        Research = "research",
+        /// Plans, schedules, step-by-step approaches.
+        Planning = "planning",
+    }
+);
+
+closed_enum!(
+    /// How long an approval rule holds. ("Once" is an answer, not a rule: it is never stored.)
+    RuleScope as RuleScope = "RuleScope" {
+        /// Only in the session it was made in.
+        Session = "session",
+        /// In every session, until removed.
+        Always = "always",
+    }
+);
+
+closed_enum!(
+    /// How a listing of memories is ordered; each puts the largest or newest first.
+    MemorySort as MemorySort = "MemorySort" {
+        /// Newest first.
+        Created = "created",
+        /// Most recently changed first.
+        Updated = "updated",
+        /// Most recently injected first; never-used ones last.
+        LastUsed = "last_used",
+        /// Highest stored importance first.
+        Importance = "importance",
+        /// Highest effective importance (after decay, as of now) first: what fades next is last.
+        Effective = "effective",
+    }
+);
+
+// Written out: `closed_enum!` derives the same traits for every vocabulary, and only this
+// one has a default.
+#[allow(clippy::derivable_impls)]
+impl Default for MemorySort {
+    fn default() -> Self {
+        Self::Created
+    }
+}

@@ -32,22 +32,6 @@ const OUTSIDE_WIRE: &[(&str, &str)] = &[
         "crates/echo-core/src/ids.rs",
         "id newtypes: a string on the wire, a distinct type in the engine",
     ),
-    (
-        "crates/echo-core/src/event.rs",
-        "the turn's event stream is the protocol itself, versioned by EVENT_PROTOCOL_VERSION",
-    ),
-    (
-        "crates/echo-core/src/message.rs",
-        "a model message and tool call, carried by the turn's events",
-    ),
-    (
-        "crates/echo-core/src/config.rs",
-        "settings as config.toml spells them (provider kinds, task types, MCP servers)",
-    ),
-    (
-        "crates/echo-core/src/config/edit.rs",
-        "provider settings as config.toml spells them",
-    ),
 ];
 
 /// The crates that may depend on the wire derives.

@@ -10,35 +10,16 @@ use serde::Serialize;
 use sqlx::{Row, SqlitePool};
 use std::path::{Path, PathBuf};
 
-/// How long a rule holds. ("Once" is an answer, not a rule: it is never stored.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleScope {
-    /// Only in the session it was made in.
-    Session,
-    /// In every session, until removed.
-    Always,
-}
+pub use echo_core::vocab::RuleScope;
 
-impl RuleScope {
-    /// The stored/CLI spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleScope::Session => "session",
-            RuleScope::Always => "always",
-        }
-    }
-
-    /// Parses the stored/CLI spelling.
-    pub fn parse(s: &str) -> Result<Self, GateError> {
-        match s {
-            "session" => Ok(RuleScope::Session),
-            "always" => Ok(RuleScope::Always),
-            other => Err(GateError::Invalid(format!(
-                "unknown scope {other:?}; expected session or always"
-            ))),
-        }
-    }
+/// A stored scope, or an error naming it.
+fn parse_scope(s: &str) -> Result<RuleScope, GateError> {
+    RuleScope::parse(s).ok_or_else(|| {
+        GateError::Invalid(format!(
+            "unknown scope {s:?}; expected {}",
+            RuleScope::expected()
+        ))
+    })
 }
 
 /// A stored rule.
@@ -266,7 +247,7 @@ impl RuleBook {
                     tool: row.try_get("tool")?,
                     pattern: row.try_get("pattern")?,
                     decision: parse_decision(&row.try_get::<String, _>("decision")?)?,
-                    scope: RuleScope::parse(&row.try_get::<String, _>("scope")?)?,
+                    scope: parse_scope(&row.try_get::<String, _>("scope")?)?,
                     session_id: row.try_get("session_id")?,
                     created_by: row.try_get("created_by")?,
                     created_at: row.try_get("created_at")?,

@@ -33,7 +33,7 @@ mod sweep;
 pub use conflicts::Conflict;
 pub use history::HistoryEntry;
 pub use purge::PurgeReport;
-pub use read::{ListFilter, MemoryPage, Sort};
+pub use read::{ListFilter, MemoryPage, MemorySort, sql_order};
 pub use stats::{MemoryStats, TierStatusCount};
 pub use sweep::SweepReport;
 

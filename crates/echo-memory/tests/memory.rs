@@ -1156,7 +1156,7 @@ async fn listing_pages_filters_and_sorts_on_the_server() {
     let by_importance = w
         .memory
         .list(&ListFilter {
-            sort: echo_memory::Sort::Importance,
+            sort: echo_memory::MemorySort::Importance,
             limit: Some(3),
             ..ListFilter::default()
         })
@@ -1407,17 +1407,17 @@ async fn effective_importance_orders_by_what_decay_left() {
         }
     };
     assert_eq!(
-        order(echo_memory::Sort::Importance).await,
+        order(echo_memory::MemorySort::Importance).await,
         ["An old important fact", "A fresh middling fact"]
     );
     assert_eq!(
-        order(echo_memory::Sort::Effective).await,
+        order(echo_memory::MemorySort::Effective).await,
         ["A fresh middling fact", "An old important fact"]
     );
     let second = w
         .memory
         .page(&ListFilter {
-            sort: echo_memory::Sort::Effective,
+            sort: echo_memory::MemorySort::Effective,
             offset: 1,
             limit: Some(1),
             ..ListFilter::default()
@@ -1441,12 +1441,12 @@ async fn every_sql_list_order_walks_an_index_instead_of_sorting_the_table() {
     // one page per scroll step).
     let w = world().await;
     for sort in [
-        echo_memory::Sort::Created,
-        echo_memory::Sort::Updated,
-        echo_memory::Sort::LastUsed,
-        echo_memory::Sort::Importance,
+        echo_memory::MemorySort::Created,
+        echo_memory::MemorySort::Updated,
+        echo_memory::MemorySort::LastUsed,
+        echo_memory::MemorySort::Importance,
     ] {
-        let order = sort.order_by().expect("sorted in SQL");
+        let order = echo_memory::sql_order(sort).expect("sorted in SQL");
         // `order` is one of the engine's own constants, not input.
         let plan: Vec<String> = sqlx::query(sqlx::AssertSqlSafe(format!(
             "EXPLAIN QUERY PLAN SELECT id FROM memories \

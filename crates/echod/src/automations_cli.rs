@@ -144,9 +144,9 @@ pub struct SpecArgs {
     /// `write_file=~/Notes/**`.
     #[arg(long = "allow", value_name = "TOOL[=PATTERN]")]
     allow: Vec<String>,
-    /// Route runs as this task type: chat, code, research or planning.
-    #[arg(long)]
-    task: Option<String>,
+    /// Route runs as this task type.
+    #[arg(long, value_parser = TASK)]
+    task: Option<TaskType>,
     /// Runs at a time (1–4).
     #[arg(long)]
     concurrency: Option<u8>,
@@ -167,6 +167,11 @@ const MISSED: Vocab<MissedRuns> = Vocab {
     what: "policy",
     names: MissedRuns::names(),
     parse: MissedRuns::parse,
+};
+const TASK: Vocab<TaskType> = Vocab {
+    what: "task",
+    names: TaskType::names(),
+    parse: TaskType::parse,
 };
 
 impl SpecArgs {
@@ -192,11 +197,8 @@ impl SpecArgs {
         if !self.allow.is_empty() {
             spec.allow = self.allow.iter().map(|a| pre_approval(a)).collect();
         }
-        if let Some(t) = self.task {
-            let task = serde_json::from_value::<TaskType>(serde_json::Value::String(t.clone()));
-            spec.task = Some(task.map_err(|_| {
-                anyhow::anyhow!("unknown task {t:?}; expected chat, code, research or planning")
-            })?);
+        if self.task.is_some() {
+            spec.task = self.task;
         }
         if let Some(c) = self.concurrency {
             spec.concurrency = c;
@@ -307,35 +309,13 @@ pub async fn automations(api: &Api, command: AutomationsCommand) -> anyhow::Resu
             spec,
             disabled,
             json,
-        } => {
-            let (spec, enabled) = (spec.apply(None)?, Some(!disabled));
-            show(
-                &api.call(AddAutomation {
-                    name,
-                    spec,
-                    enabled,
-                })
-                .await?,
-                json,
-            )
-        }
+        } => add(api, name, spec, disabled, json).await,
         C::Edit {
             automation,
             rename,
             spec,
             json,
-        } => {
-            let current = api.call(GetAutomation {
-                automation: automation.clone(),
-            });
-            let spec = Some(spec.apply(Some(current.await?.automation.spec))?);
-            let request = EditAutomation {
-                automation,
-                name: rename,
-                spec,
-            };
-            show(&api.call(request).await?, json)
-        }
+        } => edit(api, automation, rename, spec, json).await,
         C::Remove { automation } => {
             let a = api.call(RemoveAutomation { automation }).await?;
             println!("removed {}", a.name);
@@ -364,6 +344,42 @@ pub async fn automations(api: &Api, command: AutomationsCommand) -> anyhow::Resu
             print::call(api, request, json).await
         }
     }
+}
+
+/// `echod automations add`.
+async fn add(
+    api: &Api,
+    name: String,
+    spec: SpecArgs,
+    disabled: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    let request = AddAutomation {
+        name,
+        spec: spec.apply(None)?,
+        enabled: Some(!disabled),
+    };
+    show(&api.call(request).await?, json)
+}
+
+/// `echod automations edit`: the flags over the automation's definition as it is now.
+async fn edit(
+    api: &Api,
+    automation: String,
+    name: Option<String>,
+    spec: SpecArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let current = api.call(GetAutomation {
+        automation: automation.clone(),
+    });
+    let spec = Some(spec.apply(Some(current.await?.automation.spec))?);
+    let request = EditAutomation {
+        automation,
+        name,
+        spec,
+    };
+    show(&api.call(request).await?, json)
 }
 
 impl Text for Vec<AutomationView> {

@@ -156,7 +156,7 @@ enum Command {
 }
 
 /// A closed vocabulary's word as clap takes it: one of `names` (listed in `--help`), else an
-/// error naming the word and what is expected.
+/// error naming the word and what is expected (`expected allow, ask or deny`).
 #[derive(Clone)]
 pub(crate) struct Vocab<T> {
     /// What a word names, for the error: `tier`.
@@ -178,8 +178,12 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Vocab<T> {
     ) -> Result<T, clap::Error> {
         let word = value.to_string_lossy();
         (self.parse)(&word).ok_or_else(|| {
-            let (what, names) = (self.what, self.names.join(", "));
-            let message = format!("unknown {what} {word:?}; expected one of {names}\n");
+            let expected = match self.names {
+                [rest @ .., last] if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                names => names.join(""),
+            };
+            let what = self.what;
+            let message = format!("unknown {what} {word:?}; expected {expected}\n");
             clap::Error::raw(clap::error::ErrorKind::InvalidValue, message)
         })
     }

@@ -210,8 +210,8 @@ const STATUS: Vocab<MemoryStatus> = Vocab {
 };
 const SORT: Vocab<MemorySort> = Vocab {
     what: "sort",
-    names: &["created", "updated", "last_used", "importance", "effective"],
-    parse: |s| serde_json::from_value(serde_json::Value::String(s.to_string())).ok(),
+    names: MemorySort::names(),
+    parse: MemorySort::parse,
 };
 
 fn line(m: &Memory) -> String {

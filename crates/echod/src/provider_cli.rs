@@ -1,6 +1,7 @@
 //! `echod provider show|set|test`: the model provider from a terminal, with the API key read
 //! from stdin into the OS keychain (never from a flag, which would land in shell history).
 
+use crate::cli::Vocab;
 use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
@@ -9,6 +10,12 @@ use echo_agent::wire::{
     UpdateProvider,
 };
 use std::io::{BufRead, Write};
+
+const KIND: Vocab<ProviderKind> = Vocab {
+    what: "provider kind",
+    names: ProviderKind::names(),
+    parse: |word| ProviderKind::parse(&word.to_ascii_lowercase()),
+};
 
 /// `echod provider …`.
 #[derive(Debug, Subcommand)]
@@ -21,9 +28,9 @@ pub enum ProviderCommand {
     },
     /// Change and save the provider (unset flags keep their value); applies to the next turn.
     Set {
-        /// `openai`, `anthropic`, `ollama` or `local`.
-        #[arg(long)]
-        kind: Option<String>,
+        /// The server's protocol (any letter case).
+        #[arg(long, value_parser = KIND)]
+        kind: Option<ProviderKind>,
         /// Server base URL.
         #[arg(long)]
         base_url: Option<String>,
@@ -65,9 +72,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
         } => {
             let mut settings = api.call(GetProvider {}).await?.settings;
             if let Some(kind) = kind {
-                settings.kind = ProviderKind::parse(&kind).ok_or_else(|| {
-                    anyhow::anyhow!("--kind: {kind:?} is not openai, anthropic, ollama or local")
-                })?;
+                settings.kind = kind;
             }
             if let Some(url) = base_url {
                 settings.base_url = url;

@@ -1,12 +1,13 @@
 //! `echod rules …` and `echod approvals …`: the approval gate's rules and its audit log, and
 //! the terminal prompt that answers approval questions during a turn.
 
+use crate::cli::Vocab;
 use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
 use echo_agent::wire::{
-    ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules, McpServerStatus, McpServers,
-    RemoveRule, Rule, RuleDecision, RuleId, RuleScope,
+    AddRule, ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules, McpServerStatus,
+    McpServers, RemoveRule, Rule, RuleDecision, RuleId, RuleScope,
 };
 use echo_agent::wire::{EventEnvelope, TurnEvent};
 use std::collections::HashMap;
@@ -30,12 +31,12 @@ pub enum RulesCommand {
         /// Command prefix (shell), path glob (file tools), host (web_fetch) or server (MCP).
         #[arg(long)]
         pattern: Option<String>,
-        /// allow, ask or deny.
-        #[arg(long)]
-        decision: String,
-        /// session or always.
-        #[arg(long, default_value = "always")]
-        scope: String,
+        /// What the rule decides.
+        #[arg(long, value_parser = DECISION)]
+        decision: RuleDecision,
+        /// How long it holds.
+        #[arg(long, value_parser = SCOPE, default_value = "always")]
+        scope: RuleScope,
         /// Session name (for --scope session).
         #[arg(long)]
         session: Option<String>,
@@ -49,6 +50,17 @@ pub enum RulesCommand {
         id: RuleId,
     },
 }
+
+const DECISION: Vocab<RuleDecision> = Vocab {
+    what: "decision",
+    names: RuleDecision::names(),
+    parse: RuleDecision::parse,
+};
+const SCOPE: Vocab<RuleScope> = Vocab {
+    what: "scope",
+    names: RuleScope::names(),
+    parse: RuleScope::parse,
+};
 
 #[derive(Debug, Subcommand)]
 pub enum ApprovalsCommand {
@@ -150,25 +162,18 @@ pub async fn rules(api: &Api, command: RulesCommand) -> anyhow::Result<()> {
             session,
             json,
         } => {
-            let decision = RuleDecision::parse(&decision).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "unknown decision {decision:?}; expected {}",
-                    RuleDecision::expected()
-                )
-            })?;
-            let scope = RuleScope::parse(&scope).map_err(anyhow::Error::msg)?;
             if scope == RuleScope::Session && session.is_none() {
                 anyhow::bail!("--scope session needs --session NAME");
             }
+            let scope = Some(scope);
             let rule = api
-                .add_rule(
-                    &tool,
-                    pattern.as_deref(),
+                .call(AddRule {
+                    tool,
+                    pattern,
                     decision,
                     scope,
-                    session.as_deref(),
-                    "cli",
-                )
+                    session,
+                })
                 .await?;
             if json {
                 return crate::print::json(&rule);

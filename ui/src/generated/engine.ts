@@ -2121,7 +2121,8 @@ scope: RuleScope,
  */
 session_id: string | null, 
 /**
- * Who made it (`cli`, `user`, `settings`).
+ * Who made it: `user` (from any front end or an approval dialog), or `automation NAME`
+ * for an automation's pre-approval.
  */
 created_by: string, 
 /**

@@ -4,9 +4,10 @@
 use crate::Api;
 use crate::error::ApiError;
 use crate::wire::{
-    Checksum, DownloadState, LocalModelEntry, LocalModels, ProviderUpdate, ProviderView,
+    Checksum, DownloadState, LocalModelEntry, LocalModels, ProviderSettings, ProviderUpdate,
+    ProviderView,
 };
-use echo_core::config::{ProviderKind, ProviderSettings};
+use echo_core::config::ProviderKind;
 use echo_local::catalog;
 use std::sync::PoisonError;
 

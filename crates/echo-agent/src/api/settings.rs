@@ -10,6 +10,7 @@ use crate::pipeline::context::ContextStage;
 use crate::wire::KeySource;
 use crate::wire::{ConnectionReport, OllamaInfo, ProviderKindInfo, ProviderUpdate, ProviderView};
 use echo_core::config::{LlmConfig, ProviderSettings, RetryConfig, TimeoutConfig, edit};
+
 use echo_llm::LlmClient;
 use std::time::{Duration, Instant};
 
@@ -69,7 +70,7 @@ impl Api {
                 .await
                 .unwrap_or_else(|e| (e.to_string(), false));
         ProviderView {
-            settings: ProviderSettings::of(&models.config),
+            settings: ProviderSettings::of(&models.config).into(),
             key_source: models.key_source,
             keychain,
             keychain_available,
@@ -108,7 +109,8 @@ impl Api {
     /// rest to `config.toml` (`[llm]` only; the file's other contents stay), and the next
     /// turn uses them. Nothing changes when any step is refused.
     pub async fn update_provider(&self, update: ProviderUpdate) -> Result<ProviderView, ApiError> {
-        let settings = self.resolve_local(update.settings.normalized()?)?;
+        let settings =
+            self.resolve_local(ProviderSettings::from(update.settings.clone()).normalized()?)?;
         let account = echo_secrets::llm_account(&settings.base_url);
         let secrets = self.secrets();
         let new_key = update
@@ -155,7 +157,8 @@ impl Api {
         &self,
         update: ProviderUpdate,
     ) -> Result<ConnectionReport, ApiError> {
-        let settings = self.resolve_local(update.settings.normalized()?)?;
+        let settings =
+            self.resolve_local(ProviderSettings::from(update.settings.clone()).normalized()?)?;
         let (key, _) = self.key_for(&settings, &update).await;
         let llm = LlmConfig {
             api_key: key,

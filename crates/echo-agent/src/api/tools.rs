@@ -2,25 +2,11 @@
 
 use crate::api::Api;
 use crate::error::ApiError;
-use crate::wire::{self, ApprovalAnswer, AuditEntry, McpServerStatus, Rule, RuleScope};
-use echo_core::config::McpServerConfig;
+use crate::wire::{
+    self, ApprovalAnswer, AuditEntry, McpServerConfig, McpServerStatus, Rule, RuleScope,
+};
 use echo_core::{ApprovalId, RuleId};
 use echo_gate::{GateError, NewRule, RuleDecision};
-
-/// A rule to add, as the UI's `NewRule` sends it.
-#[derive(Clone, Debug, serde::Deserialize)]
-pub struct RuleRequest {
-    /// Tool name or glob.
-    pub tool: String,
-    /// Command prefix, path glob, host or MCP server.
-    pub pattern: Option<String>,
-    /// `allow`, `ask` or `deny`.
-    pub decision: String,
-    /// `session` or `always` (the default).
-    pub scope: Option<String>,
-    /// Session name, for session rules.
-    pub session: Option<String>,
-}
 
 impl Api {
     /// Answers a pending approval question (from [`echo_core::TurnEvent::ApprovalRequested`],
@@ -64,7 +50,8 @@ impl Api {
         Ok(wire::list(self.gate().rules.list(None).await?))
     }
 
-    /// Adds a rule. A session rule names its session by name.
+    /// Adds a rule the person made (`created_by` is `user`). A session rule names its
+    /// session by name.
     pub async fn add_rule(
         &self,
         tool: &str,
@@ -72,7 +59,6 @@ impl Api {
         decision: RuleDecision,
         scope: RuleScope,
         session: Option<&str>,
-        created_by: &str,
     ) -> Result<Rule, ApiError> {
         let session_id = match session {
             Some(name) => Some(
@@ -94,38 +80,12 @@ impl Api {
                 tool: tool.to_string(),
                 pattern: pattern.map(str::to_string),
                 decision,
-                scope: scope.into(),
+                scope,
                 session_id,
-                created_by: created_by.to_string(),
+                created_by: "user".into(),
             })
             .await?;
         Ok(rule.into())
-    }
-
-    /// Adds a rule as front ends receive it (decision and scope as words, the session by
-    /// name); a word that is not a decision or scope is an `invalid_input` naming it.
-    pub async fn add_rule_request(
-        &self,
-        rule: &RuleRequest,
-        created_by: &str,
-    ) -> Result<Rule, ApiError> {
-        let invalid = |message: String| ApiError::InvalidInput {
-            what: "rule",
-            message,
-        };
-        let decision =
-            echo_gate::parse_decision(&rule.decision).map_err(|e| invalid(e.to_string()))?;
-        let scope = RuleScope::parse(rule.scope.as_deref().unwrap_or("always"))
-            .map_err(|e| invalid(e.to_string()))?;
-        self.add_rule(
-            &rule.tool,
-            rule.pattern.as_deref(),
-            decision,
-            scope,
-            rule.session.as_deref(),
-            created_by,
-        )
-        .await
     }
 
     /// Removes a rule by id.
@@ -140,7 +100,7 @@ impl Api {
 
     /// The configured MCP servers (as in `[[tools.mcp]]`).
     pub fn mcp_config(&self) -> Vec<McpServerConfig> {
-        self.mcp_configs()
+        wire::list(self.mcp_configs())
     }
 
     /// Replaces the MCP server list: checked as a whole (names, transports, URLs, headers),
@@ -150,6 +110,7 @@ impl Api {
         &self,
         servers: Vec<McpServerConfig>,
     ) -> Result<Vec<McpServerStatus>, ApiError> {
+        let servers: Vec<echo_core::config::McpServerConfig> = wire::list(servers);
         echo_mcp::validate_servers(&servers).map_err(|e| ApiError::InvalidInput {
             what: "MCP servers",
             message: e.to_string(),

@@ -196,7 +196,7 @@ impl Api {
             created_at: turn.created_at,
             input: turn.input,
             max_iterations: self.inner.config.agent.max_iterations,
-            tools_offered,
+            tools_offered: wire::list(tools_offered),
             memories,
             replies,
             tool_calls,

@@ -5,8 +5,9 @@
 use crate::events::TurnEvents;
 use crate::pipeline::inference::{InferenceResult, TurnFailure, join_reasoning};
 use crate::think::strip_think;
+use crate::wire::TurnEvent;
 use echo_core::store::{CompletedAnswer, Store};
-use echo_core::{Message, MessageId, SessionId, TurnEvent, TurnId};
+use echo_core::{Message, MessageId, SessionId, TurnId};
 
 /// Publishes the final answer; consumed on use, so a turn cannot publish twice.
 pub(crate) struct FinalPublisher {

@@ -195,18 +195,6 @@ impl From<echo_memory::Effect> for MemoryEffect {
     }
 }
 
-impl From<MemorySort> for echo_memory::Sort {
-    fn from(v: MemorySort) -> Self {
-        match v {
-            MemorySort::Created => Self::Created,
-            MemorySort::Updated => Self::Updated,
-            MemorySort::LastUsed => Self::LastUsed,
-            MemorySort::Importance => Self::Importance,
-            MemorySort::Effective => Self::Effective,
-        }
-    }
-}
-
 impl From<echo_memory::WriteOutcome> for WriteOutcome {
     fn from(v: echo_memory::WriteOutcome) -> Self {
         Self {
@@ -457,23 +445,6 @@ impl From<echo_memory::PurgeReport> for PurgeReport {
         }
     }
 }
-/// How a listing is ordered; each puts the largest or newest first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MemorySort {
-    /// Newest first.
-    #[default]
-    Created,
-    /// Most recently changed first.
-    Updated,
-    /// Most recently injected first; never-used ones last.
-    LastUsed,
-    /// Highest stored importance first.
-    Importance,
-    /// Highest effective importance (after decay, as of now) first: what fades next is last.
-    Effective,
-}
-
 /// One page of a listing and how many match in all.
 #[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
 pub struct MemoryPage {
@@ -482,18 +453,6 @@ pub struct MemoryPage {
     /// How many memories match the filter (every page).
     #[ts(type = "number")]
     pub total: u64,
-}
-
-impl From<echo_memory::Sort> for MemorySort {
-    fn from(v: echo_memory::Sort) -> Self {
-        match v {
-            echo_memory::Sort::Created => Self::Created,
-            echo_memory::Sort::Updated => Self::Updated,
-            echo_memory::Sort::LastUsed => Self::LastUsed,
-            echo_memory::Sort::Importance => Self::Importance,
-            echo_memory::Sort::Effective => Self::Effective,
-        }
-    }
 }
 
 impl From<echo_memory::MemoryPage> for MemoryPage {

@@ -1,7 +1,8 @@
 //! Sessions and their messages as front ends see them (from `echo_core::store`'s rows).
 
+use super::{ToolCall, list};
+use echo_core::Role;
 use echo_core::vocab::MessageStatus;
-use echo_core::{Role, ToolCall};
 use serde::Serialize;
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -133,7 +134,7 @@ impl From<echo_core::store::StoredMessage> for StoredMessage {
             role: v.role,
             content: v.content,
             reasoning: v.reasoning,
-            tool_calls: v.tool_calls,
+            tool_calls: list(v.tool_calls),
             tool_call_id: v.tool_call_id,
             name: v.name,
             status: v.status,

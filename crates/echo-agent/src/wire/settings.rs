@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-use echo_core::config::ProviderSettings;
+use echo_core::vocab::ProviderKind;
+use std::collections::BTreeMap;
 
 /// What a model's download is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
@@ -83,7 +84,7 @@ pub struct ProviderView {
 #[derive(Clone, Debug, Serialize, TS, ToSchema)]
 pub struct ProviderKindInfo {
     /// The kind.
-    pub kind: echo_core::config::ProviderKind,
+    pub kind: ProviderKind,
     /// Its default base URL.
     pub default_base_url: String,
 }
@@ -174,4 +175,99 @@ pub enum KeySource {
     Keychain,
     /// No key (fine for local servers such as Ollama).
     None,
+}
+
+/// Which server and models the assistant talks to, as `config.toml`'s `[llm]` spells them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSettings {
+    /// Wire protocol.
+    pub kind: ProviderKind,
+    /// Server base URL, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// Main model.
+    pub model: String,
+    /// Models tried in order on the same server when the main one keeps failing.
+    pub fallback_models: Vec<String>,
+}
+
+impl From<echo_core::config::ProviderSettings> for ProviderSettings {
+    fn from(v: echo_core::config::ProviderSettings) -> Self {
+        Self {
+            kind: v.kind,
+            base_url: v.base_url,
+            model: v.model,
+            fallback_models: v.fallback_models,
+        }
+    }
+}
+
+impl From<ProviderSettings> for echo_core::config::ProviderSettings {
+    fn from(v: ProviderSettings) -> Self {
+        Self {
+            kind: v.kind,
+            base_url: v.base_url,
+            model: v.model,
+            fallback_models: v.fallback_models,
+        }
+    }
+}
+
+/// One MCP server (`[[tools.mcp]]` of `config.toml`): either a local command speaking stdio
+/// or a streamable-HTTP URL.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// Short name; its tools appear as `name__tool`. Letters, digits, `-` and `_`.
+    pub name: String,
+    /// Program to start (stdio transport).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables for the program.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Streamable-HTTP endpoint (instead of `command`).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Extra HTTP headers (e.g. `Authorization`).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Whether the server is used.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl From<echo_core::config::McpServerConfig> for McpServerConfig {
+    fn from(v: echo_core::config::McpServerConfig) -> Self {
+        Self {
+            name: v.name,
+            command: v.command,
+            args: v.args,
+            env: v.env,
+            url: v.url,
+            headers: v.headers,
+            enabled: v.enabled,
+        }
+    }
+}
+
+impl From<McpServerConfig> for echo_core::config::McpServerConfig {
+    fn from(v: McpServerConfig) -> Self {
+        Self {
+            name: v.name,
+            command: v.command,
+            args: v.args,
+            env: v.env,
+            url: v.url,
+            headers: v.headers,
+            enabled: v.enabled,
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! The approval gate's audit entries and rules, and MCP servers' status, as front ends see
 //! them (from `echo_gate` and `echo_mcp`).
 
-use echo_core::vocab::RuleDecision;
+use echo_core::vocab::{RuleDecision, RuleScope};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -70,16 +70,6 @@ impl From<echo_gate::AuditEntry> for AuditEntry {
         }
     }
 }
-/// How long a rule holds. ("Once" is an answer, not a rule: it is never stored.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleScope {
-    /// Only in the session it was made in.
-    Session,
-    /// In every session, until removed.
-    Always,
-}
-
 /// A stored rule.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
 pub struct Rule {
@@ -97,40 +87,11 @@ pub struct Rule {
     pub scope: RuleScope,
     /// The session of a session rule.
     pub session_id: Option<String>,
-    /// Who made it (`cli`, `user`, `settings`).
+    /// Who made it: `user` (from any front end or an approval dialog), or `automation NAME`
+    /// for an automation's pre-approval.
     pub created_by: String,
     /// When (RFC 3339).
     pub created_at: String,
-}
-
-impl RuleScope {
-    /// The stored and CLI spelling.
-    pub fn as_str(self) -> &'static str {
-        echo_gate::RuleScope::from(self).as_str()
-    }
-
-    /// Parses the stored and CLI spelling.
-    pub fn parse(s: &str) -> Result<Self, echo_gate::GateError> {
-        echo_gate::RuleScope::parse(s).map(Self::from)
-    }
-}
-
-impl From<RuleScope> for echo_gate::RuleScope {
-    fn from(v: RuleScope) -> Self {
-        match v {
-            RuleScope::Session => Self::Session,
-            RuleScope::Always => Self::Always,
-        }
-    }
-}
-
-impl From<echo_gate::RuleScope> for RuleScope {
-    fn from(v: echo_gate::RuleScope) -> Self {
-        match v {
-            echo_gate::RuleScope::Session => Self::Session,
-            echo_gate::RuleScope::Always => Self::Always,
-        }
-    }
 }
 
 impl From<echo_gate::Rule> for Rule {
@@ -140,7 +101,7 @@ impl From<echo_gate::Rule> for Rule {
             tool: v.tool,
             pattern: v.pattern,
             decision: v.decision,
-            scope: v.scope.into(),
+            scope: v.scope,
             session_id: v.session_id,
             created_by: v.created_by,
             created_at: v.created_at,

@@ -1,8 +1,8 @@
 //! Traces as front ends see them: turns, spans and captured model calls (from
 //! `echo_core::store`'s rows).
 
+use super::{Message, ToolCall, ToolSpec, Usage, list};
 use echo_core::vocab::{EntryPoint, SpanKind, SpanLevel, SpanStatus, TurnErrorCode, TurnStatus};
-use echo_core::{Message, ToolCall, ToolSpec, Usage};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -248,8 +248,8 @@ impl From<echo_core::store::ModelCall> for ModelCall {
 impl From<echo_core::store::CapturedRequest> for CapturedRequest {
     fn from(v: echo_core::store::CapturedRequest) -> Self {
         Self {
-            messages: v.messages,
-            tools: v.tools,
+            messages: list(v.messages),
+            tools: list(v.tools),
             max_tokens: v.max_tokens,
             temperature: v.temperature,
             tool_choice: v.tool_choice,
@@ -262,8 +262,8 @@ impl From<echo_core::store::CapturedResponse> for CapturedResponse {
         Self {
             text: v.text,
             reasoning: v.reasoning,
-            tool_calls: v.tool_calls,
-            usage: v.usage,
+            tool_calls: list(v.tool_calls),
+            usage: v.usage.into(),
             finish_reason: v.finish_reason,
         }
     }

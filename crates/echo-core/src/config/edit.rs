@@ -14,7 +14,7 @@ use std::path::Path;
 const MAX_MODEL_NAME: usize = 200;
 
 /// Which server and models the assistant talks to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
     /// Wire protocol.

@@ -7,39 +7,22 @@ use crate::forgetting::{decayed, effective_importance};
 use crate::model::{Memory, MemorySource, MemoryStatus, MemoryTier};
 use chrono::{DateTime, Utc};
 use echo_core::time::to_rfc3339;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-/// How a listing is ordered; each puts the largest or newest first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Sort {
-    /// Newest first.
-    #[default]
-    Created,
-    /// Most recently changed first.
-    Updated,
-    /// Most recently injected first; never-used ones last.
-    LastUsed,
-    /// Highest stored importance first.
-    Importance,
-    /// Highest effective importance (after decay, as of now) first: what fades next is last.
-    Effective,
-}
+pub use echo_core::vocab::MemorySort;
 
-impl Sort {
-    /// The ORDER BY terms (before the `id DESC` tie-break) SQLite sorts by, each backed by
-    /// an index in the same order (migration 0011), so a page never sorts the table; `None`
-    /// for `Effective`, which depends on the time now and is ranked in Rust.
-    pub fn order_by(self) -> Option<&'static str> {
-        match self {
-            Sort::Created => Some("created_at DESC"),
-            Sort::Updated => Some("updated_at DESC"),
-            Sort::LastUsed => Some("last_accessed IS NULL, last_accessed DESC"),
-            Sort::Importance => Some("importance DESC"),
-            Sort::Effective => None,
-        }
+/// The ORDER BY terms (before the `id DESC` tie-break) SQLite sorts by, each backed by an
+/// index in the same order (migration 0011), so a page never sorts the table; `None` for
+/// `Effective`, which depends on the time now and is ranked in Rust.
+pub fn sql_order(sort: MemorySort) -> Option<&'static str> {
+    match sort {
+        MemorySort::Created => Some("created_at DESC"),
+        MemorySort::Updated => Some("updated_at DESC"),
+        MemorySort::LastUsed => Some("last_accessed IS NULL, last_accessed DESC"),
+        MemorySort::Importance => Some("importance DESC"),
+        MemorySort::Effective => None,
     }
 }
 
@@ -58,7 +41,7 @@ pub struct ListFilter {
     /// without a sweep yet): what the next sweeps will archive as expired.
     pub expiring_within_days: Option<u32>,
     /// The order.
-    pub sort: Sort,
+    pub sort: MemorySort,
     /// Rows to skip.
     pub offset: u32,
     /// At most this many.
@@ -145,7 +128,7 @@ impl MemoryStore {
     /// Memories matching `filter`, in its order, from its offset.
     pub async fn list(&self, filter: &ListFilter) -> Result<Vec<Memory>, MemoryError> {
         let (clause, binds) = where_clause(filter);
-        let Some(order) = filter.sort.order_by() else {
+        let Some(order) = sql_order(filter.sort) else {
             return self.list_by_effective(filter, &clause, &binds).await;
         };
         let q = format!(

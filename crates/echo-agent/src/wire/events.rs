@@ -4,8 +4,8 @@
 //! event travels in an [`EventEnvelope`] that carries the protocol version and the turn id.
 //! `Final` is published exactly once per successful turn, after the answer is saved.
 
-use crate::message::Usage;
-use crate::vocab::{
+use super::Usage;
+use echo_core::vocab::{
     DecidedBy, MemorySource, MemoryTier, Risk, RuleDecision, TurnErrorCode, TurnStatus,
 };
 use serde::{Deserialize, Serialize};
