@@ -4,9 +4,12 @@
 //! span per HTTP attempt, with its exact request and response captured when the span captures
 //! (`[trace] capture`). The connection test alone is not traced.
 
+use crate::prompts::Prompts;
+use crate::tool_output::cut_tool_output;
 use echo_core::store::ModelCall as CapturedCall;
 use echo_core::trace::{CallRecord, Span, SpanKind};
-use echo_core::{Message, ToolSpec};
+use echo_core::{Message, Role, ToolSpec};
+use echo_llm::tokens::Tokenizer;
 use echo_llm::{
     Attempt, AttemptKind, ChatEvent, ChatFailure, ChatRequest, ChatResponse, LlmClient, ToolChoice,
 };
@@ -25,6 +28,31 @@ impl<'a> ModelCall<'a> {
     pub(crate) fn new(llm: &'a LlmClient, messages: Vec<Message>, tools: Vec<ToolSpec>) -> Self {
         let request = llm.request(messages, tools);
         ModelCall { llm, request }
+    }
+
+    /// The main loop's call of one step: `messages` (the turn's request with what the loop
+    /// appended) and `tools`, fitted to `llm`'s window (see [`fit`]), what the fitting did
+    /// noted on `node`. `current` is the current message in its forms with fewer recalled
+    /// memories (`ContextStage::current_forms`). The loop never sends a request unfitted.
+    pub(crate) fn fitted(
+        llm: &'a LlmClient,
+        prompts: &Prompts,
+        messages: Vec<Message>,
+        tools: Vec<ToolSpec>,
+        current: &[String],
+        node: &mut Span,
+    ) -> Result<Self, Overflow> {
+        let budget = llm.input_budget();
+        let (messages, fit) = fit(prompts, messages, &tools, budget, llm.tokenizer(), current)?;
+        node.attr("tokens_estimated", fit.tokens);
+        node.attr("token_budget", budget);
+        if fit.trimmed() {
+            node.attr("history_dropped", fit.dropped_messages);
+            node.attr("outputs_trimmed", fit.trimmed_outputs);
+            node.attr("memories_dropped", fit.dropped_memories);
+            node.degrade("context_trimmed");
+        }
+        Ok(Self::new(llm, messages, tools))
     }
 
     /// A short deterministic call: temperature 0, at most `max_tokens` of answer.
@@ -74,6 +102,123 @@ impl<'a> ModelCall<'a> {
             .chat(&self.request, &CancellationToken::new(), &mut |_| {})
             .await
     }
+}
+
+/// Makes a request fit `budget` tokens (as `tokenizer` counts them), in the order that loses
+/// least: first old tool outputs are cut to their head and tail (the latest step's results
+/// stay whole), then the oldest turns leave, a whole turn at a time so a tool call is never
+/// separated from its result, then the least relevant recalled memories leave the current
+/// message: `current` holds it as it reads with the first 0, 1, …, all of them (empty: no
+/// such message). The system block, the tool definitions and the current turn (its user
+/// message verbatim and last) are never cut; if they alone do not fit, that is an error
+/// naming both numbers.
+pub(crate) fn fit(
+    prompts: &Prompts,
+    mut messages: Vec<Message>,
+    tools: &[ToolSpec],
+    budget: usize,
+    tokenizer: &Tokenizer,
+    current: &[String],
+) -> Result<(Vec<Message>, Fit), Overflow> {
+    let mut tokens = tokenizer.count_request(&messages, tools);
+    let mut fit = Fit::default();
+    if tokens > budget {
+        let latest_step = messages
+            .iter()
+            .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty());
+        for (i, message) in messages.iter_mut().enumerate() {
+            if tokens <= budget {
+                break;
+            }
+            let keep = latest_step.is_some_and(|step| i > step);
+            if message.role != Role::Tool || keep {
+                continue;
+            }
+            if let Some(cut) = cut_tool_output(prompts, message) {
+                let before = tokenizer.count_message(message);
+                message.content = cut;
+                tokens = tokens - before + tokenizer.count_message(message);
+                fit.trimmed_outputs += 1;
+            }
+        }
+    }
+    while tokens > budget {
+        // History runs from after the system block to the current user message.
+        let first = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
+        let Some(current) = messages.iter().rposition(|m| m.role == Role::User) else {
+            break;
+        };
+        if first >= current {
+            break;
+        }
+        let end = messages[first + 1..current]
+            .iter()
+            .position(|m| m.role == Role::User)
+            .map_or(current, |p| first + 1 + p);
+        let removed: usize = messages[first..end]
+            .iter()
+            .map(|m| tokenizer.count_message(m))
+            .sum();
+        messages.drain(first..end);
+        tokens -= removed;
+        fit.dropped_messages += end - first;
+    }
+    if tokens > budget
+        && let [fewer @ .., full] = current
+    {
+        // The current message as built, with every recalled memory.
+        let at = messages
+            .iter()
+            .rposition(|m| m.role == Role::User && m.content == *full);
+        if let Some(at) = at {
+            for form in fewer.iter().rev() {
+                if tokens <= budget {
+                    break;
+                }
+                let before = tokenizer.count_message(&messages[at]);
+                messages[at].content = form.clone();
+                tokens = tokens - before + tokenizer.count_message(&messages[at]);
+                fit.dropped_memories += 1;
+            }
+        }
+    }
+    fit.tokens = tokens;
+    if tokens > budget {
+        return Err(Overflow { tokens, budget });
+    }
+    Ok((messages, fit))
+}
+
+/// What fitting a request did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Fit {
+    /// Estimated tokens of the request sent.
+    pub tokens: usize,
+    /// Old history messages left out (whole turns).
+    pub dropped_messages: usize,
+    /// Old tool outputs cut to head and tail.
+    pub trimmed_outputs: usize,
+    /// Recalled memories left out of the current message.
+    pub dropped_memories: usize,
+}
+
+impl Fit {
+    /// Whether anything was cut.
+    pub(crate) fn trimmed(&self) -> bool {
+        self.dropped_messages > 0 || self.trimmed_outputs > 0 || self.dropped_memories > 0
+    }
+}
+
+/// The parts of a request that are never cut do not fit the window.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the request needs about {tokens} tokens even with old history and tool output left out, \
+     but the model's window leaves {budget} (llm.context_window minus the answer's reserve); \
+     shorten the message or raise llm.context_window"
+)]
+pub(crate) struct Overflow {
+    tokens: usize,
+    budget: usize,
 }
 
 /// A forced tool call parsed into `T` (or why it could not be had), its attempts recorded

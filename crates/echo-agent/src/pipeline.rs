@@ -1,13 +1,15 @@
-//! The turn pipeline: ContextStage (`context.rs`: the only place a model request is
-//! assembled, and the turn's preparation: routing, memory recall, planner, compression) →
-//! InferenceStage (`inference.rs`: the ReAct loop, tools through the approval gate) →
-//! ResponseStage (`response.rs`: save, publish `Final` once, start post-turn jobs).
+//! The turn pipeline, run in order by the turn service (`turn.rs`): ContextStage
+//! (`context.rs` and `context/prepare.rs`: the only place a model request is assembled, and
+//! the turn's preparation: routing, memory recall, planner, compression) → InferenceStage
+//! (`inference.rs`: the ReAct loop, tools through the approval gate) → ResponseStage
+//! (`response.rs`: save, publish `Final` once, start post-turn jobs).
 //!
 //! # ContextStage
 //!
-//! Set up per turn in `context/prepare.rs` (`route`, then `gather` into one `TurnContext`, whose
-//! `build` assembles the request and runs again after `compress_history`), it builds the request
-//! most stable first: system block (rules → skills index → the user's bootstrap files
+//! Set up per turn in `context/prepare.rs` (`route`, then `gather` into one `TurnContext`,
+//! whose `build` assembles the request with `ContextStage::build` and runs again after
+//! `compress_history`), it builds the request most stable first: system block (rules →
+//! skills index → the user's bootstrap files
 //! `AGENTS.md`/`SOUL.md`/`USER.md`/`TOOLS.md` from the data directory → the session's frozen
 //! memory snapshot → the rolling summary) → history after the summary (repaired so every tool
 //! call has a result and no result is orphaned) → the current user message, whose head is a
@@ -35,13 +37,14 @@
 //! `history_search`. A failed summary is recorded (cooldown), flagged `summary_failed`, and the
 //! turn goes on. Stored messages are never changed by any of this.
 //!
-//! Every request of the loop comes from `ContextStage::step_call`, which fits it to the
-//! window minus the answer's reserve (`ContextStage::fit`): old tool outputs are shortened
+//! Every request of the loop is a `ModelCall::fitted` (`model_calls.rs`), which fits it to the
+//! window minus the answer's reserve (`model_calls::fit`): old tool outputs are shortened
 //! (`tool_output.rs`: JSON keeps its shape and fields such as status, error, path and url;
 //! text keeps head and tail; the marker names the call id for `read_tool_output`), then the
-//! oldest turns leave whole, then the least relevant recalled
-//! memories; the system block, tool definitions and the current message are never cut, and if
-//! they alone do not fit the turn fails with `context_overflow` (traced as `context_trimmed`).
+//! oldest turns leave whole, then the least relevant recalled memories (the current message
+//! in the forms ContextStage rendered, `ContextStage::current_forms`); the system block, tool
+//! definitions and the current message are never cut, and if they alone do not fit the turn
+//! fails with `context_overflow` (traced as `context_trimmed`).
 //!
 //! # InferenceStage and ResponseStage
 //!
@@ -59,103 +62,3 @@ pub(crate) mod inference;
 pub(crate) mod response;
 
 pub(crate) use inference::TurnFailure;
-
-use crate::engine::{Engine, PostTurn, start_post_turn_jobs};
-use crate::events::TurnEvents;
-use crate::turn::request::TurnRequest;
-use context::ContextStage;
-use echo_core::trace::{Span, SpanStatus};
-use echo_core::{MessageId, SessionId, TurnId, Usage};
-use inference::TurnScope;
-use response::{Commit, FinalPublisher};
-use std::sync::Arc;
-use std::time::Duration;
-use tokio_util::sync::CancellationToken;
-
-/// How long a turn waits for MCP servers that are still connecting.
-const MCP_START_WAIT: Duration = Duration::from_secs(10);
-
-/// Runs a started turn through the three stages; the answer, the usage and the model that
-/// answered, or why it stopped.
-pub(crate) async fn run(
-    engine: &Arc<Engine>,
-    request: &TurnRequest,
-    session: &SessionId,
-    turn: &TurnId,
-    events: &TurnEvents,
-    cancel: &CancellationToken,
-    root: &Span,
-) -> Result<(String, Usage, String), TurnFailure> {
-    let inner = engine;
-    // A one-shot front end may send its turn while MCP servers are still connecting;
-    // give them a moment so their tools are there (returns at once when settled).
-    inner.mcp_manager().settled(MCP_START_WAIT).await;
-    let skills = inner.skills.list();
-    let context = ContextStage {
-        prompts: &inner.prompts,
-        skills: &skills,
-    };
-
-    // ContextStage
-    let setup =
-        context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
-
-    // InferenceStage
-    let scope = TurnScope {
-        config: &inner.config,
-        store: &inner.store,
-        llm: &setup.llm,
-        current: &setup.current,
-        tools: &inner.tools,
-        context,
-        session,
-        turn,
-        events,
-        cancel,
-        root,
-        workdir: &inner.workdir,
-        gate: &inner.gate,
-        approvals: request.approvals,
-        automation: request.automation.as_deref(),
-    };
-    let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
-
-    // ResponseStage
-    let mut node = root
-        .child(echo_core::trace::SpanLevel::Node, "response")
-        .await;
-    let jobs_inner = engine.clone();
-    let (jobs_session, jobs_turn, jobs_root) =
-        (session.clone(), turn.clone(), root.id().to_string());
-    let jobs_input = request.input.clone();
-    let commit = Commit {
-        store: &inner.store,
-        session,
-        turn,
-        extract_by: inner.extracts_memories().then(|| inner.instance.id()),
-        start_jobs: Box::new(move |answer: &str, message: &MessageId| {
-            start_post_turn_jobs(
-                jobs_inner,
-                PostTurn {
-                    session: jobs_session,
-                    turn: jobs_turn,
-                    root_span: jobs_root,
-                    input: jobs_input,
-                    answer: answer.to_string(),
-                    message: message.clone(),
-                },
-            );
-        }),
-    };
-    match response::finalize(commit, &result, FinalPublisher::new(events.clone())).await {
-        Ok(answer) => {
-            node.finish(SpanStatus::Ok).await;
-            Ok((answer, result.usage, result.model))
-        }
-        Err(failure) => {
-            node.set_error(&failure.message);
-            node.finish(SpanStatus::Error).await;
-            Err(failure)
-        }
-    }
-}

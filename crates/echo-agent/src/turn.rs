@@ -42,13 +42,17 @@ pub use request::{TurnOutcome, TurnRequest};
 pub use run::RunContext;
 
 use crate::engine::Engine;
+use crate::engine::{PostTurn, start_post_turn_jobs};
 use crate::error::ApiError;
 use crate::events::{EventHandler, TurnEvents};
-use crate::pipeline::{self, TurnFailure};
+use crate::pipeline::TurnFailure;
+use crate::pipeline::context::{self, ContextStage};
+use crate::pipeline::inference::{self, TurnScope};
+use crate::pipeline::response::{self, Commit, FinalPublisher};
 use crate::wire::TurnEvent;
 use echo_core::store::{StartOutcome, TurnStatus};
-use echo_core::trace::{Span, SpanStatus};
-use echo_core::{Message, SessionId, TurnErrorCode, TurnId, Usage};
+use echo_core::trace::{Span, SpanLevel, SpanStatus};
+use echo_core::{Message, MessageId, SessionId, TurnErrorCode, TurnId, Usage};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -146,7 +150,7 @@ impl Engine {
             session_name: request.session.clone(),
         });
 
-        let result = pipeline::run(self, &request, &session, &turn, &events, &cancel, &root).await;
+        let result = stages(self, &request, &session, &turn, &events, &cancel, &root).await;
         let outcome = match result {
             Ok((answer, usage, model)) => {
                 root.set_model(&model);
@@ -325,6 +329,92 @@ impl Engine {
             error: Some(message.into()),
             usage: Usage::default(),
         })
+    }
+}
+
+/// How long a turn waits for MCP servers that are still connecting.
+const MCP_START_WAIT: Duration = Duration::from_secs(10);
+
+/// Runs a started turn through the three stages; the answer, the usage and the model that
+/// answered, or why it stopped.
+async fn stages(
+    engine: &Arc<Engine>,
+    request: &TurnRequest,
+    session: &SessionId,
+    turn: &TurnId,
+    events: &TurnEvents,
+    cancel: &CancellationToken,
+    root: &Span,
+) -> Result<(String, Usage, String), TurnFailure> {
+    let inner = engine;
+    // A one-shot front end may send its turn while MCP servers are still connecting;
+    // give them a moment so their tools are there (returns at once when settled).
+    inner.mcp_manager().settled(MCP_START_WAIT).await;
+    let skills = inner.skills.list();
+    let context = ContextStage {
+        prompts: &inner.prompts,
+        skills: &skills,
+    };
+
+    // ContextStage
+    let setup =
+        context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
+
+    // InferenceStage
+    let scope = TurnScope {
+        config: &inner.config,
+        store: &inner.store,
+        llm: &setup.llm,
+        current: &setup.current,
+        tools: &inner.tools,
+        context,
+        session,
+        turn,
+        events,
+        cancel,
+        root,
+        workdir: &inner.workdir,
+        gate: &inner.gate,
+        approvals: request.approvals,
+        automation: request.automation.as_deref(),
+    };
+    let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
+
+    // ResponseStage
+    let mut node = root.child(SpanLevel::Node, "response").await;
+    let jobs_inner = engine.clone();
+    let (jobs_session, jobs_turn, jobs_root) =
+        (session.clone(), turn.clone(), root.id().to_string());
+    let jobs_input = request.input.clone();
+    let commit = Commit {
+        store: &inner.store,
+        session,
+        turn,
+        extract_by: inner.extracts_memories().then(|| inner.instance.id()),
+        start_jobs: Box::new(move |answer: &str, message: &MessageId| {
+            start_post_turn_jobs(
+                jobs_inner,
+                PostTurn {
+                    session: jobs_session,
+                    turn: jobs_turn,
+                    root_span: jobs_root,
+                    input: jobs_input,
+                    answer: answer.to_string(),
+                    message: message.clone(),
+                },
+            );
+        }),
+    };
+    match response::finalize(commit, &result, FinalPublisher::new(events.clone())).await {
+        Ok(answer) => {
+            node.finish(SpanStatus::Ok).await;
+            Ok((answer, result.usage, result.model))
+        }
+        Err(failure) => {
+            node.set_error(&failure.message);
+            node.finish(SpanStatus::Error).await;
+            Err(failure)
+        }
     }
 }
 

@@ -2,8 +2,9 @@
 //! workspace member and every `Api` domain module named in its code map, every invariant
 //! naming a test that exists; and two of those invariants, which are about where code may
 //! live, checked here on the tree: a model request is built in one place outside echo-llm,
-//! and a memory row is inserted in one place; and one name per closed vocabulary. It lives in `echo-core` beside `tidy.rs`
-//! because that crate builds fastest; it reads the tree with `std::fs`.
+//! and a memory row is inserted in one place; one name per closed vocabulary; and one
+//! turn's walk of at most [`MAX_WALK`] files, none entered twice. It lives in `echo-core`
+//! beside `tidy.rs` because that crate builds fastest; it reads the tree with `std::fs`.
 
 #[path = "support/tree.rs"]
 mod tree;
@@ -149,6 +150,73 @@ fn test_exists(reference: &str) -> Result<(), String> {
             "`{reference}`: {path} has no `fn {name}(`; say where the test is now"
         ))
     }
+}
+
+/// Most files one turn's input may pass through from the gateway to the model request.
+const MAX_WALK: usize = 6;
+
+#[test]
+fn one_turns_walk_is_short_and_goes_one_way() {
+    // The walk is the code block of "One turn, file by file": one file a line, in order.
+    let text = architecture();
+    let walk: Vec<String> = section(&text, "One turn, file by file")
+        .into_iter()
+        .skip_while(|l| !l.starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let mut problems = Vec::new();
+    if walk.is_empty() || walk.len() > MAX_WALK {
+        problems.push(format!(
+            "the walk lists {} files; it must list between 1 and {MAX_WALK}",
+            walk.len()
+        ));
+    }
+    let mut sources: Vec<(String, String)> = Vec::new();
+    for path in &walk {
+        if sources.iter().any(|(p, _)| p == path) {
+            problems.push(format!("{path} is entered twice"));
+            continue;
+        }
+        let file = root().join(path);
+        if !file.is_file() {
+            problems.push(format!("{path} is not a file"));
+            continue;
+        }
+        let source = read(&file);
+        // Some function it declares is called by a file before it (`.name(` or `::name(`).
+        if !sources.is_empty() {
+            let called = declared_functions(&source).into_iter().any(|name| {
+                sources.iter().any(|(_, earlier)| {
+                    earlier.contains(&format!(".{name}("))
+                        || earlier.contains(&format!("::{name}("))
+                })
+            });
+            if !called {
+                problems.push(format!(
+                    "no file before {path} in the walk calls a function it declares"
+                ));
+            }
+        }
+        sources.push((path.clone(), source));
+    }
+    report("one turn's walk", problems);
+}
+
+/// The names of the functions `source` declares.
+fn declared_functions(source: &str) -> Vec<String> {
+    source
+        .split("fn ")
+        .skip(1)
+        .filter_map(|rest| {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
 }
 
 #[test]

@@ -71,6 +71,36 @@ fn functions_stay_under_the_line_limit() {
     report("functions over the limit", problems);
 }
 
+/// The most lines a function of ContextStage may span: its preparation reads as route,
+/// gather, build and compress steps, each short enough to hold in one view.
+const CONTEXT_STAGE_MAX_LINES: usize = 80;
+
+/// ContextStage's files.
+const CONTEXT_STAGE: &[&str] = &[
+    "crates/echo-agent/src/pipeline/context.rs",
+    "crates/echo-agent/src/pipeline/context/",
+];
+
+#[test]
+fn context_stage_functions_stay_short() {
+    let mut problems = Vec::new();
+    for path in product_files() {
+        let at = rel(&path);
+        if !CONTEXT_STAGE.iter().any(|p| at.starts_with(p)) {
+            continue;
+        }
+        for (name, line, lines) in functions(&read(&path)) {
+            if lines > CONTEXT_STAGE_MAX_LINES {
+                problems.push(format!(
+                    "{at}:{line}: `{name}` is {lines} lines (ContextStage's limit is \
+                     {CONTEXT_STAGE_MAX_LINES}): split it along its steps"
+                ));
+            }
+        }
+    }
+    report("ContextStage functions over the limit", problems);
+}
+
 #[test]
 fn the_reader_measures_functions_as_written() {
     let code = r##"

@@ -16,14 +16,9 @@ pub(crate) mod tool_choice;
 pub(crate) use prepare::prepare_turn;
 
 use crate::bootstrap::Injected;
-use crate::model_calls::ModelCall;
-use crate::prompts::{LOST_RESULT, PromptError, PromptName, Prompts};
-use crate::tool_output::cut_tool_output;
+use crate::prompts::{PromptError, PromptName, Prompts};
 use echo_core::store::StoredMessage;
-use echo_core::trace::Span;
 use echo_core::{Message, Role, ToolSpec};
-use echo_llm::LlmClient;
-use echo_llm::tokens::Tokenizer;
 use echo_memory::Memory;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -70,7 +65,7 @@ impl RuntimeInfo {
     }
 }
 
-/// The current user message in parts, kept so that [`ContextStage::fit`] can render it again
+/// The current user message in parts, kept so that [`ContextStage::current_forms`] can render it
 /// with fewer recalled memories.
 #[derive(Debug, Clone)]
 pub(crate) struct CurrentTurn {
@@ -125,236 +120,6 @@ pub(crate) struct ContextStage<'a> {
 }
 
 impl ContextStage<'_> {
-    /// The first request of a turn.
-    pub(crate) fn build(
-        &self,
-        inputs: TurnInputs<'_>,
-        tokenizer: &Tokenizer,
-    ) -> Result<Prepared, PromptError> {
-        let mut blocks = BlockTokens::default();
-        let mut system = self.prompts.render(PromptName::System, ())?;
-        if !self.skills.is_empty() {
-            let skills: Vec<serde_json::Value> = self
-                .skills
-                .iter()
-                .map(|s| serde_json::json!({ "name": s.name, "description": s.description }))
-                .collect();
-            let block = self.prompts.render(
-                PromptName::SkillsIndex,
-                serde_json::json!({ "skills": skills }),
-            )?;
-            system.push_str("\n\n");
-            system.push_str(&block);
-        }
-        blocks.system = tokenizer.count_text(&system);
-        let append = |system: &mut String, block: String| {
-            let tokens = tokenizer.count_text(&block);
-            system.push_str("\n\n");
-            system.push_str(&block);
-            tokens
-        };
-        if !inputs.bootstrap.is_empty() {
-            let block = self.prompts.render(
-                PromptName::Bootstrap,
-                serde_json::json!({ "files": inputs.bootstrap }),
-            )?;
-            blocks.bootstrap = append(&mut system, block);
-        }
-        if !inputs.snapshot.is_empty() {
-            let block = self.prompts.render(
-                PromptName::MemorySnapshot,
-                serde_json::json!({ "memories": inputs.snapshot }),
-            )?;
-            blocks.memory_snapshot = append(&mut system, block);
-        }
-        if let Some(summary) = inputs.summary.filter(|s| !s.trim().is_empty()) {
-            let block = self.prompts.render(
-                PromptName::HistorySummary,
-                serde_json::json!({ "summary": summary }),
-            )?;
-            blocks.summary = append(&mut system, block);
-        }
-        let lost = self.prompts.render_text(LOST_RESULT, ())?;
-        let history = sanitize_history(inputs.history, &lost);
-        blocks.history = history.iter().map(|m| tokenizer.count_message(m)).sum();
-        let mut tools = inputs.tools;
-        for tool in &mut tools {
-            self.prompts.describe(tool)?;
-        }
-        blocks.tools = tools.iter().map(|t| tokenizer.count_tool(t)).sum();
-        let current = inputs.current;
-        let runtime = self
-            .prompts
-            .render(PromptName::RuntimeContext, &current.runtime)?;
-        blocks.runtime = tokenizer.count_text(&runtime);
-        let recalled = self.recalled_block(&current.recalled)?;
-        blocks.recalled = recalled.as_deref().map_or(0, |r| tokenizer.count_text(r));
-        let text = self.current_text(current)?;
-        blocks.current = tokenizer.count_text(&text);
-
-        let mut messages = Vec::with_capacity(history.len() + 2);
-        messages.push(Message::system(system));
-        messages.extend(history);
-        messages.push(Message::user(join_current(
-            &runtime,
-            recalled.as_deref(),
-            &text,
-        )));
-        Ok(Prepared {
-            messages,
-            tools,
-            blocks,
-        })
-    }
-
-    /// The `<memory-context>` block for `recalled`, if there is any.
-    fn recalled_block(&self, recalled: &[Memory]) -> Result<Option<String>, PromptError> {
-        if recalled.is_empty() {
-            return Ok(None);
-        }
-        self.prompts
-            .render(
-                PromptName::MemoryContext,
-                serde_json::json!({ "memories": recalled }),
-            )
-            .map(Some)
-    }
-
-    /// The user's text, then the plan if there is one.
-    fn current_text(&self, current: &CurrentTurn) -> Result<String, PromptError> {
-        Ok(match &current.plan {
-            Some(plan) => {
-                let note = self
-                    .prompts
-                    .render(PromptName::PlanNote, serde_json::json!({ "plan": plan }))?;
-                format!("{}\n\n{note}", current.input)
-            }
-            None => current.input.clone(),
-        })
-    }
-
-    /// The current user message with only the first `keep` recalled memories.
-    fn current_message(&self, current: &CurrentTurn, keep: usize) -> Result<String, PromptError> {
-        let runtime = self
-            .prompts
-            .render(PromptName::RuntimeContext, &current.runtime)?;
-        let keep = keep.min(current.recalled.len());
-        let recalled = self.recalled_block(&current.recalled[..keep])?;
-        let text = self.current_text(current)?;
-        Ok(join_current(&runtime, recalled.as_deref(), &text))
-    }
-
-    /// The model call of one step of the loop: the turn's request with what the loop
-    /// appended, fitted to `llm`'s window (see [`ContextStage::fit`]), what the fitting did
-    /// noted on `node`. The only way the loop gets a request: it never sends one unfitted.
-    pub(crate) fn step_call<'l>(
-        &self,
-        llm: &'l LlmClient,
-        messages: Vec<Message>,
-        tools: Vec<ToolSpec>,
-        current: &CurrentTurn,
-        node: &mut Span,
-    ) -> Result<ModelCall<'l>, Overflow> {
-        let budget = llm.input_budget();
-        let (messages, fit) = self.fit(messages, &tools, budget, llm.tokenizer(), Some(current))?;
-        node.attr("tokens_estimated", fit.tokens);
-        node.attr("token_budget", budget);
-        if fit.trimmed() {
-            node.attr("history_dropped", fit.dropped_messages);
-            node.attr("outputs_trimmed", fit.trimmed_outputs);
-            node.attr("memories_dropped", fit.dropped_memories);
-            node.degrade("context_trimmed");
-        }
-        Ok(ModelCall::new(llm, messages, tools))
-    }
-
-    /// Makes a request fit `budget` tokens (as `tokenizer` counts them), in the order that
-    /// loses least: first old tool outputs are cut to their head and tail (the latest step's
-    /// results stay whole), then the oldest turns leave, a whole turn at a time so a tool call
-    /// is never separated from its result, then the least relevant recalled memories of
-    /// `current` leave. The system block, the tool definitions and the current turn (its user
-    /// message verbatim and last) are never cut; if they alone do not fit, that is an error
-    /// naming both numbers.
-    pub(crate) fn fit(
-        &self,
-        mut messages: Vec<Message>,
-        tools: &[ToolSpec],
-        budget: usize,
-        tokenizer: &Tokenizer,
-        current: Option<&CurrentTurn>,
-    ) -> Result<(Vec<Message>, Fit), Overflow> {
-        let mut tokens = tokenizer.count_request(&messages, tools);
-        let mut fit = Fit::default();
-        if tokens > budget {
-            let latest_step = messages
-                .iter()
-                .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty());
-            for (i, message) in messages.iter_mut().enumerate() {
-                if tokens <= budget {
-                    break;
-                }
-                let keep = latest_step.is_some_and(|step| i > step);
-                if message.role != Role::Tool || keep {
-                    continue;
-                }
-                if let Some(cut) = cut_tool_output(self.prompts, message) {
-                    let before = tokenizer.count_message(message);
-                    message.content = cut;
-                    tokens = tokens - before + tokenizer.count_message(message);
-                    fit.trimmed_outputs += 1;
-                }
-            }
-        }
-        while tokens > budget {
-            // History runs from after the system block to the current user message.
-            let first = usize::from(messages.first().is_some_and(|m| m.role == Role::System));
-            let Some(current) = messages.iter().rposition(|m| m.role == Role::User) else {
-                break;
-            };
-            if first >= current {
-                break;
-            }
-            let end = messages[first + 1..current]
-                .iter()
-                .position(|m| m.role == Role::User)
-                .map_or(current, |p| first + 1 + p);
-            let removed: usize = messages[first..end]
-                .iter()
-                .map(|m| tokenizer.count_message(m))
-                .sum();
-            messages.drain(first..end);
-            tokens -= removed;
-            fit.dropped_messages += end - first;
-        }
-        if tokens > budget
-            && let Some(current) = current.filter(|c| !c.recalled.is_empty())
-        {
-            // The current message as built, with every recalled memory.
-            let full = self.current_message(current, current.recalled.len()).ok();
-            let at = messages
-                .iter()
-                .rposition(|m| m.role == Role::User && Some(&m.content) == full.as_ref());
-            if let Some(at) = at {
-                let mut keep = current.recalled.len();
-                while tokens > budget && keep > 0 {
-                    keep -= 1;
-                    let Ok(text) = self.current_message(current, keep) else {
-                        break;
-                    };
-                    let before = tokenizer.count_message(&messages[at]);
-                    messages[at].content = text;
-                    tokens = tokens - before + tokenizer.count_message(&messages[at]);
-                    fit.dropped_memories += 1;
-                }
-            }
-        }
-        fit.tokens = tokens;
-        if tokens > budget {
-            return Err(Overflow { tokens, budget });
-        }
-        Ok((messages, fit))
-    }
-
     /// The request for a short explanation of an action waiting for approval.
     pub(crate) fn approval_explanation(
         &self,
@@ -517,46 +282,6 @@ impl ContextStage<'_> {
         out.push(Message::user(note));
         Ok(out)
     }
-}
-
-/// The runtime block, the recalled memories and the user's text, as one message.
-fn join_current(runtime: &str, recalled: Option<&str>, text: &str) -> String {
-    match recalled {
-        Some(recalled) => format!("{runtime}\n\n{recalled}\n\n{text}"),
-        None => format!("{runtime}\n\n{text}"),
-    }
-}
-
-/// What fitting a request did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Fit {
-    /// Estimated tokens of the request sent.
-    pub tokens: usize,
-    /// Old history messages left out (whole turns).
-    pub dropped_messages: usize,
-    /// Old tool outputs cut to head and tail.
-    pub trimmed_outputs: usize,
-    /// Recalled memories left out of the current message.
-    pub dropped_memories: usize,
-}
-
-impl Fit {
-    /// Whether anything was cut.
-    pub(crate) fn trimmed(&self) -> bool {
-        self.dropped_messages > 0 || self.trimmed_outputs > 0 || self.dropped_memories > 0
-    }
-}
-
-/// The parts of a request that are never cut do not fit the window.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "the request needs about {tokens} tokens even with old history and tool output left out, \
-     but the model's window leaves {budget} (llm.context_window minus the answer's reserve); \
-     shorten the message or raise llm.context_window"
-)]
-pub(crate) struct Overflow {
-    tokens: usize,
-    budget: usize,
 }
 
 /// Makes stored history a valid message sequence: every assistant tool call gets a result

@@ -5,7 +5,8 @@
 
 use crate::approval::{ApprovalMode, CallScope, Gate};
 use crate::events::TurnEvents;
-use crate::pipeline::context::{ContextStage, CurrentTurn};
+use crate::model_calls::ModelCall;
+use crate::pipeline::context::ContextStage;
 use crate::think::{Piece, ThinkFilter, strip_think};
 use crate::wire::TurnEvent;
 use echo_core::TurnErrorCode;
@@ -25,7 +26,7 @@ pub(crate) struct TurnScope<'a> {
     /// The model this turn was routed to.
     pub llm: &'a LlmClient,
     /// The current user message in parts (for trimming recalled memories).
-    pub current: &'a CurrentTurn,
+    pub current: &'a [String],
     pub tools: &'a ToolRegistry,
     pub context: ContextStage<'a>,
     pub session: &'a SessionId,
@@ -249,13 +250,16 @@ async fn call_model(
     call_ids: &mut CallIds,
 ) -> Result<ChatResponse, TurnFailure> {
     call_ids.next_response();
-    // ContextStage fits the request to the model's window.
-    let call = scope
-        .context
-        .step_call(scope.llm, messages, tools, scope.current, &mut node)
-        .map_err(|e| {
-            TurnFailure::internal(TurnErrorCode::ContextOverflow, e.to_string(), *usage)
-        })?;
+    let prompts = scope.context.prompts;
+    let call = ModelCall::fitted(
+        scope.llm,
+        prompts,
+        messages,
+        tools,
+        scope.current,
+        &mut node,
+    )
+    .map_err(|e| TurnFailure::internal(TurnErrorCode::ContextOverflow, e.to_string(), *usage))?;
     let mut filter = ThinkFilter::default();
     let events = scope.events;
     let forward = |pieces: Vec<Piece>| {

@@ -4,7 +4,8 @@
 //! decision and cut lands on the `context` span (and a `compress` / `planner` span).
 
 use super::compress::{self, Compressor, Decision};
-use super::{ContextStage, CurrentTurn, MemoryBlocks, Prepared, RuntimeInfo, TurnInputs};
+use super::{BlockTokens, ContextStage, CurrentTurn, MemoryBlocks, Prepared, RuntimeInfo};
+use super::{TurnInputs, sanitize_history};
 use super::{routing, tool_choice};
 use crate::bootstrap::Injected;
 use crate::engine::{Engine, Models};
@@ -13,16 +14,18 @@ use crate::history_tools::HISTORY_TOOLS;
 use crate::memory;
 use crate::model_calls::ModelCall;
 use crate::pipeline::TurnFailure;
+use crate::prompts::{LOST_RESULT, PromptError, PromptName};
 use crate::tool_output::worth_cutting;
 use crate::turn::request::TurnRequest;
 use crate::wire::{RecalledMemory, TurnEvent};
 use echo_core::config::TaskType;
 use echo_core::trace::SpanLevel;
 use echo_core::trace::{Span, SpanKind, SpanStatus};
-use echo_core::{Role, TurnErrorCode};
+use echo_core::{Message, Role, TurnErrorCode};
 use echo_core::{SessionId, TurnId, Usage};
 use echo_llm::LlmClient;
 use echo_llm::tokens::Tokenizer;
+use echo_memory::Memory;
 use std::collections::HashSet;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -31,7 +34,8 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct TurnSetup {
     pub prepared: Prepared,
     pub llm: Arc<LlmClient>,
-    pub current: CurrentTurn,
+    /// The current message in its forms with fewer recalled memories, for fitting each call.
+    pub current: Vec<String>,
 }
 
 /// Characters of a plan that reach the request.
@@ -126,7 +130,9 @@ async fn prepare_in(
     Ok(TurnSetup {
         prepared,
         llm: cx.route.llm,
-        current: cx.current,
+        current: context
+            .current_forms(&cx.current)
+            .map_err(|e| prompt_err(e.to_string()))?,
     })
 }
 
@@ -583,4 +589,143 @@ async fn offered_tools(inner: &Engine, session: &SessionId) -> Vec<echo_core::To
     inner
         .tools
         .specs_where(|name, _| inner.gate.policy.offered(name, &rules, session.as_str()))
+}
+
+/// ContextStage's assembly: the request, most stable first (see the module `context`).
+impl ContextStage<'_> {
+    /// The first request of a turn.
+    pub(crate) fn build(
+        &self,
+        inputs: TurnInputs<'_>,
+        tokenizer: &Tokenizer,
+    ) -> Result<Prepared, PromptError> {
+        let mut blocks = BlockTokens::default();
+        let mut system = self.prompts.render(PromptName::System, ())?;
+        if !self.skills.is_empty() {
+            let skills: Vec<serde_json::Value> = self
+                .skills
+                .iter()
+                .map(|s| serde_json::json!({ "name": s.name, "description": s.description }))
+                .collect();
+            let block = self.prompts.render(
+                PromptName::SkillsIndex,
+                serde_json::json!({ "skills": skills }),
+            )?;
+            system.push_str("\n\n");
+            system.push_str(&block);
+        }
+        blocks.system = tokenizer.count_text(&system);
+        let append = |system: &mut String, block: String| {
+            let tokens = tokenizer.count_text(&block);
+            system.push_str("\n\n");
+            system.push_str(&block);
+            tokens
+        };
+        if !inputs.bootstrap.is_empty() {
+            let block = self.prompts.render(
+                PromptName::Bootstrap,
+                serde_json::json!({ "files": inputs.bootstrap }),
+            )?;
+            blocks.bootstrap = append(&mut system, block);
+        }
+        if !inputs.snapshot.is_empty() {
+            let block = self.prompts.render(
+                PromptName::MemorySnapshot,
+                serde_json::json!({ "memories": inputs.snapshot }),
+            )?;
+            blocks.memory_snapshot = append(&mut system, block);
+        }
+        if let Some(summary) = inputs.summary.filter(|s| !s.trim().is_empty()) {
+            let block = self.prompts.render(
+                PromptName::HistorySummary,
+                serde_json::json!({ "summary": summary }),
+            )?;
+            blocks.summary = append(&mut system, block);
+        }
+        let lost = self.prompts.render_text(LOST_RESULT, ())?;
+        let history = sanitize_history(inputs.history, &lost);
+        blocks.history = history.iter().map(|m| tokenizer.count_message(m)).sum();
+        let mut tools = inputs.tools;
+        for tool in &mut tools {
+            self.prompts.describe(tool)?;
+        }
+        blocks.tools = tools.iter().map(|t| tokenizer.count_tool(t)).sum();
+        let current = inputs.current;
+        let runtime = self
+            .prompts
+            .render(PromptName::RuntimeContext, &current.runtime)?;
+        blocks.runtime = tokenizer.count_text(&runtime);
+        let recalled = self.recalled_block(&current.recalled)?;
+        blocks.recalled = recalled.as_deref().map_or(0, |r| tokenizer.count_text(r));
+        let text = self.current_text(current)?;
+        blocks.current = tokenizer.count_text(&text);
+
+        let mut messages = Vec::with_capacity(history.len() + 2);
+        messages.push(Message::system(system));
+        messages.extend(history);
+        messages.push(Message::user(join_current(
+            &runtime,
+            recalled.as_deref(),
+            &text,
+        )));
+        Ok(Prepared {
+            messages,
+            tools,
+            blocks,
+        })
+    }
+
+    /// The `<memory-context>` block for `recalled`, if there is any.
+    fn recalled_block(&self, recalled: &[Memory]) -> Result<Option<String>, PromptError> {
+        if recalled.is_empty() {
+            return Ok(None);
+        }
+        self.prompts
+            .render(
+                PromptName::MemoryContext,
+                serde_json::json!({ "memories": recalled }),
+            )
+            .map(Some)
+    }
+
+    /// The user's text, then the plan if there is one.
+    fn current_text(&self, current: &CurrentTurn) -> Result<String, PromptError> {
+        Ok(match &current.plan {
+            Some(plan) => {
+                let note = self
+                    .prompts
+                    .render(PromptName::PlanNote, serde_json::json!({ "plan": plan }))?;
+                format!("{}\n\n{note}", current.input)
+            }
+            None => current.input.clone(),
+        })
+    }
+
+    /// The current user message as it reads with the first 0, 1, …, all recalled memories
+    /// (the last is the one the request carries), so fitting a call to the window can leave
+    /// the least relevant out without rendering again.
+    pub(crate) fn current_forms(&self, current: &CurrentTurn) -> Result<Vec<String>, PromptError> {
+        (0..=current.recalled.len())
+            .map(|keep| self.current_message(current, keep))
+            .collect()
+    }
+
+    /// The current user message with only the first `keep` recalled memories.
+    fn current_message(&self, current: &CurrentTurn, keep: usize) -> Result<String, PromptError> {
+        let runtime = self
+            .prompts
+            .render(PromptName::RuntimeContext, &current.runtime)?;
+        let keep = keep.min(current.recalled.len());
+        let recalled = self.recalled_block(&current.recalled[..keep])?;
+        let text = self.current_text(current)?;
+        Ok(join_current(&runtime, recalled.as_deref(), &text))
+    }
+}
+
+/// The runtime block, the recalled memories and the user's text, as one message.
+fn join_current(runtime: &str, recalled: Option<&str>, text: &str) -> String {
+    match recalled {
+        Some(recalled) => format!("{runtime}\n\n{recalled}\n\n{text}"),
+        None => format!("{runtime}\n\n{text}"),
+    }
 }

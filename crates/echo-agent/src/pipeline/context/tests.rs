@@ -1,7 +1,9 @@
 //! ContextStage's request assembly: block order, budgets, fitting and sanitising history.
 
 use super::*;
+use crate::model_calls;
 use echo_core::ToolCall;
+use echo_llm::tokens::Tokenizer;
 
 fn stage() -> (Prompts, Vec<echo_tools::SkillSummary>) {
     (
@@ -78,9 +80,15 @@ fn a_request_that_fits_is_left_alone() {
         skills: &skills,
     };
     let request = long_request(2);
-    let (fitted, fit) = c
-        .fit(request.clone(), &[], 1_000_000, &Tokenizer::Estimate, None)
-        .expect("fits");
+    let (fitted, fit) = model_calls::fit(
+        c.prompts,
+        request.clone(),
+        &[],
+        1_000_000,
+        &Tokenizer::Estimate,
+        &[],
+    )
+    .expect("fits");
     assert_eq!(fitted, request);
     assert!(!fit.trimmed());
 }
@@ -95,9 +103,15 @@ fn old_tool_outputs_are_cut_first_then_whole_old_turns_leave() {
     let request = long_request(30);
     let full = Tokenizer::Estimate.count_request(&request, &[]);
     // Room for everything once the outputs are cut: no turn leaves.
-    let (fitted, fit) = c
-        .fit(request.clone(), &[], full / 2, &Tokenizer::Estimate, None)
-        .expect("fits");
+    let (fitted, fit) = model_calls::fit(
+        c.prompts,
+        request.clone(),
+        &[],
+        full / 2,
+        &Tokenizer::Estimate,
+        &[],
+    )
+    .expect("fits");
     assert!(
         fit.trimmed_outputs > 0 && fit.dropped_messages == 0,
         "{fit:?}"
@@ -109,9 +123,15 @@ fn old_tool_outputs_are_cut_first_then_whole_old_turns_leave() {
         fitted[3].content
     );
     // A tight window: old turns leave, whole.
-    let (fitted, fit) = c
-        .fit(request.clone(), &[], 5_000, &Tokenizer::Estimate, None)
-        .expect("fits");
+    let (fitted, fit) = model_calls::fit(
+        c.prompts,
+        request.clone(),
+        &[],
+        5_000,
+        &Tokenizer::Estimate,
+        &[],
+    )
+    .expect("fits");
     assert!(
         fit.dropped_messages > 0 && fit.dropped_messages % 4 == 0,
         "{fit:?}"
@@ -145,9 +165,8 @@ fn the_current_steps_results_stay_whole() {
     request.push(call_msg("now"));
     request.push(result_msg("now", &"y".repeat(6000)));
     let budget = Tokenizer::Estimate.count_request(&request, &[]) - 100;
-    let (fitted, fit) = c
-        .fit(request, &[], budget, &Tokenizer::Estimate, None)
-        .expect("fits");
+    let (fitted, fit) =
+        model_calls::fit(c.prompts, request, &[], budget, &Tokenizer::Estimate, &[]).expect("fits");
     assert!(fit.trimmed_outputs > 0);
     assert_eq!(fitted.last().map(|m| m.content.len()), Some(6000));
 }
@@ -200,9 +219,15 @@ fn the_least_relevant_recalled_memories_leave_last_and_the_text_stays() {
     let full = t.count_request(&prepared.messages, &[]);
     // Room for about half of the memories.
     let budget = full - prepared.blocks.recalled / 2;
-    let (fitted, fit) = c
-        .fit(prepared.messages.clone(), &[], budget, &t, Some(&current))
-        .expect("fits");
+    let (fitted, fit) = model_calls::fit(
+        c.prompts,
+        prepared.messages.clone(),
+        &[],
+        budget,
+        &t,
+        &c.current_forms(&current).expect("forms"),
+    )
+    .expect("fits");
     assert!(
         fit.dropped_memories >= 3 && fit.dropped_memories < 6,
         "{fit:?}"
@@ -225,8 +250,7 @@ fn a_current_message_too_big_for_the_window_is_a_clear_error() {
     };
     let mut request = long_request(3);
     request.push(Message::user("z ".repeat(5000)));
-    let e = c
-        .fit(request, &[], 1_000, &Tokenizer::Estimate, None)
+    let e = model_calls::fit(c.prompts, request, &[], 1_000, &Tokenizer::Estimate, &[])
         .expect_err("too big");
     assert!(e.to_string().contains("llm.context_window"), "{e}");
 }
