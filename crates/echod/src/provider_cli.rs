@@ -71,15 +71,9 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             clear_key,
         } => {
             let mut settings = api.call(GetProvider {}).await?.settings;
-            if let Some(kind) = kind {
-                settings.kind = kind;
-            }
-            if let Some(url) = base_url {
-                settings.base_url = url;
-            }
-            if let Some(model) = model {
-                settings.model = model;
-            }
+            settings.kind = kind.unwrap_or(settings.kind);
+            settings.base_url = base_url.unwrap_or(settings.base_url);
+            settings.model = model.unwrap_or(settings.model);
             if let Some(list) = fallback_models {
                 settings.fallback_models = list
                     .split(',')
@@ -88,13 +82,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
                     .map(String::from)
                     .collect();
             }
-            let api_key = if key_stdin {
-                let mut line = String::new();
-                std::io::stdin().lock().read_line(&mut line)?;
-                Some(line.trim().to_string())
-            } else {
-                None
-            };
+            let api_key = key_stdin.then(read_key).transpose()?;
             let update = ProviderUpdate {
                 settings,
                 api_key,
@@ -122,6 +110,13 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
             Ok(report.ok)
         }
     }
+}
+
+/// One line from stdin: the API key, never echoed or logged.
+fn read_key() -> std::io::Result<String> {
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(line.trim().to_string())
 }
 
 impl Text for ProviderView {

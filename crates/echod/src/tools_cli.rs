@@ -6,8 +6,8 @@ use crate::print::{self, Text};
 use clap::Subcommand;
 use echo_agent::Api;
 use echo_agent::wire::{
-    AddRule, ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules, McpServerStatus,
-    McpServers, RemoveRule, Rule, RuleDecision, RuleId, RuleScope,
+    AddRule, AnswerApproval, ApprovalAnswer, ApprovalId, AuditEntry, ListApprovals, ListRules,
+    McpServerStatus, McpServers, RemoveRule, Rule, RuleDecision, RuleId, RuleScope,
 };
 use echo_agent::wire::{EventEnvelope, TurnEvent};
 use std::collections::HashMap;
@@ -147,6 +147,32 @@ impl Text for Vec<McpServerStatus> {
             )?;
         }
         Ok(())
+    }
+}
+
+/// Asks on the terminal until the person answers (the end of input denies), then sends the
+/// answer; a question that closed meanwhile is said so.
+async fn ask(api: Api, lines: Lines, request_id: ApprovalId) {
+    loop {
+        eprint!("Allow? [y]es once / [s]ession / [a]lways / [n]o: ");
+        let answer = match lines.next().await {
+            Some(Ok(line)) => match line.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => ApprovalAnswer::AllowOnce,
+                "s" | "session" => ApprovalAnswer::AllowSession,
+                "a" | "always" => ApprovalAnswer::AllowAlways,
+                "n" | "no" => ApprovalAnswer::Deny,
+                _ => {
+                    eprintln!("please answer y, s, a or n");
+                    continue;
+                }
+            },
+            _ => ApprovalAnswer::Deny,
+        };
+        let request = AnswerApproval { request_id, answer };
+        if api.call(request).await.is_err() {
+            eprintln!("(that question had already closed)");
+        }
+        return;
     }
 }
 
@@ -322,30 +348,7 @@ impl Prompter {
                     self.lines.clone(),
                     ApprovalId::from_string(request_id.clone()),
                 );
-                let task = tokio::spawn(async move {
-                    loop {
-                        eprint!("Allow? [y]es once / [s]ession / [a]lways / [n]o: ");
-                        let answer = match lines.next().await {
-                            Some(Ok(line)) => match line.trim().to_ascii_lowercase().as_str() {
-                                "y" | "yes" => Some(ApprovalAnswer::AllowOnce),
-                                "s" | "session" => Some(ApprovalAnswer::AllowSession),
-                                "a" | "always" => Some(ApprovalAnswer::AllowAlways),
-                                "n" | "no" => Some(ApprovalAnswer::Deny),
-                                _ => {
-                                    eprintln!("please answer y, s, a or n");
-                                    None
-                                }
-                            },
-                            _ => Some(ApprovalAnswer::Deny),
-                        };
-                        if let Some(answer) = answer {
-                            if api.answer_approval(&id, answer).await.is_err() {
-                                eprintln!("(that question had already closed)");
-                            }
-                            return;
-                        }
-                    }
-                });
+                let task = tokio::spawn(ask(api, lines, id));
                 self.waiting
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
