@@ -212,12 +212,9 @@ impl Engine {
             breaker_cooldown: Duration::from_secs_f64(config.tools.breaker_cooldown_secs.max(0.0)),
         }));
         tools.add_builtins();
+        register(&tools, search_tool(&config)?, "web search");
         let skills = Arc::new(echo_tools::SkillStore::new(home.join("skills")));
-        for tool in echo_tools::skill_tools(skills.clone()) {
-            if let Err(e) = tools.register(tool) {
-                tracing::error!(error = %e, "skill tool rejected");
-            }
-        }
+        register(&tools, echo_tools::skill_tools(skills.clone()), "skill");
         let mcp_options = echo_mcp::McpOptions {
             call_timeout: Duration::from_secs_f64(config.agent.tool_timeout_secs.max(0.001)),
             ..echo_mcp::McpOptions::default()
@@ -256,11 +253,11 @@ impl Engine {
                 store: memory.clone(),
                 semantic: semantic.clone(),
             });
-            for tool in [note as Arc<dyn echo_tools::Tool>, recall] {
-                if let Err(e) = tools.register(tool) {
-                    tracing::error!(error = %e, "memory tool rejected");
-                }
-            }
+            register(
+                &tools,
+                [note as Arc<dyn echo_tools::Tool>, recall],
+                "memory",
+            );
         }
         let history_tools: [Arc<dyn echo_tools::Tool>; 2] = [
             Arc::new(HistorySearch {
@@ -270,11 +267,7 @@ impl Engine {
                 store: store.clone(),
             }),
         ];
-        for tool in history_tools {
-            if let Err(e) = tools.register(tool) {
-                tracing::error!(error = %e, "history tool rejected");
-            }
-        }
+        register(&tools, history_tools, "history");
         Ok(Engine {
             provider_note,
             downloads: Default::default(),
@@ -491,6 +484,30 @@ async fn sweep_due(memory: &MemoryStore, interval_hours: f64) -> bool {
             true
         }
     }
+}
+
+/// Registers the engine's own tools of one kind (`what`); a name already taken is logged.
+fn register(
+    tools: &ToolRegistry,
+    list: impl IntoIterator<Item = Arc<dyn echo_tools::Tool>>,
+    what: &str,
+) {
+    for tool in list {
+        if let Err(e) = tools.register(tool) {
+            tracing::error!(error = %e, "{what} tool rejected");
+        }
+    }
+}
+
+/// The `web_search` tool `[search]` asks for (none when it names no service).
+fn search_tool(config: &Config) -> Result<Option<Arc<dyn echo_tools::Tool>>, ApiError> {
+    let tool = echo_tools::web_search(&config.search, config.search.api_key.clone()).map_err(
+        |message| ApiError::InvalidInput {
+            what: "search settings",
+            message,
+        },
+    )?;
+    Ok(tool.map(|t| Arc::new(t) as Arc<dyn echo_tools::Tool>))
 }
 
 #[cfg(test)]

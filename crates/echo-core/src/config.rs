@@ -7,12 +7,14 @@
 
 pub mod edit;
 mod llm;
+mod search;
 mod sections;
 mod share;
 
-pub use crate::vocab::EmbedderKind;
+pub use crate::vocab::{EmbedderKind, SearchKind};
 pub use edit::ProviderSettings;
 pub use llm::{LlmConfig, MIN_INPUT_TOKENS};
+pub use search::{SEARCH_ENV, SearchConfig};
 pub use sections::{AutomationsConfig, TraceConfig};
 use serde::Deserialize;
 pub use share::Share;
@@ -478,6 +480,8 @@ pub struct Config {
     pub trace: TraceConfig,
     /// Automations: watch rules and schedules.
     pub automations: AutomationsConfig,
+    /// Web search for the `web_search` tool.
+    pub search: SearchConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,
@@ -607,7 +611,7 @@ impl Config {
                     })?;
         }
         self.llm.api_key = env.var("ECHO_LLM_API_KEY");
-        Ok(())
+        self.search.apply_env(env)
     }
 
     fn apply_flags(&mut self, flags: &Overrides) -> Result<(), ConfigError> {

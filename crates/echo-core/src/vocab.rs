@@ -573,3 +573,17 @@ impl Default for MemorySort {
         Self::Created
     }
 }
+
+closed_enum!(
+    /// Which web search service the `web_search` tool asks (`[search] kind`).
+    SearchKind as SearchKind = "SearchKind" {
+        /// None: the tool is not offered.
+        None = "none",
+        /// A SearXNG instance (`GET /search?q=…&format=json`); `url` is required.
+        Searxng = "searxng",
+        /// Brave Search's web search API; needs an API key.
+        Brave = "brave",
+        /// Tavily's search API; needs an API key.
+        Tavily = "tavily",
+    }
+);

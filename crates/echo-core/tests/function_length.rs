@@ -18,7 +18,7 @@ const MAX_LINES: usize = 120;
 
 /// Functions over [`MAX_LINES`] today, as `path::name` with their length: a ceiling each.
 const LONG_FUNCTIONS: &[(&str, usize)] = &[
-    ("crates/echo-agent/src/engine.rs::build", 214),
+    ("crates/echo-agent/src/engine.rs::build", 207),
     (
         "crates/echo-automations/src/store/runs.rs::queue_or_skip",
         127,

@@ -11,6 +11,7 @@ mod fs;
 #[cfg(test)]
 mod hostile;
 mod registry;
+mod search;
 mod shell;
 mod skills;
 #[cfg(test)]
@@ -25,6 +26,7 @@ pub use registry::{
     Action, Limits, Prepared, Risk, Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry,
     schema_of,
 };
+pub use search::{SearchProvider, SearchResult, WebSearch, web_search};
 pub use shell::Shell;
 #[cfg(fuzzing)]
 pub use skills::fuzz_skill_md;

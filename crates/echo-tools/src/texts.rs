@@ -71,6 +71,8 @@ pub const EDIT_FILE: PromptText = prompt_text!("tools/edit_file.md");
 pub const SHELL: PromptText = prompt_text!("tools/shell.md");
 /// `web_fetch`'s description.
 pub const WEB_FETCH: PromptText = prompt_text!("tools/web_fetch.md");
+/// `web_search`'s description.
+pub const WEB_SEARCH: PromptText = prompt_text!("tools/web_search.md");
 
 /// The built-in tools' descriptions by tool name, for `Prompts` to apply overrides.
 pub const TOOL_DESCRIPTIONS: &[(&str, PromptText)] = &[
@@ -82,6 +84,7 @@ pub const TOOL_DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("edit_file", EDIT_FILE),
     ("shell", SHELL),
     ("web_fetch", WEB_FETCH),
+    ("web_search", WEB_SEARCH),
 ];
 
 /// A write approved for one content, refused because the files changed since (`tool`).
@@ -98,6 +101,10 @@ pub const INVALID_JSON: PromptText = prompt_text!("results/invalid_json.md");
 pub const WEB_FETCH_START: PromptText = prompt_text!("results/web_fetch_start.md");
 /// The line after a fetched page, with notes on what was cut (`notes`).
 pub const WEB_FETCH_END: PromptText = prompt_text!("results/web_fetch_end.md");
+/// The line before search results, framing them as data (`count`, `service`, `query`).
+pub const WEB_SEARCH_START: PromptText = prompt_text!("results/web_search_start.md");
+/// The line after search results.
+pub const WEB_SEARCH_END: PromptText = prompt_text!("results/web_search_end.md");
 
 #[cfg(test)]
 mod tests {

@@ -1,15 +1,17 @@
 //! Tools and the approval gate through the real `echod` binary: prompt injection in a file
 //! leads at most to an asked call, rules let calls through, a real terminal (a pty from
 //! `script`) gets the y/s/a/n question with the model's explanation, no answer means deny,
-//! and every decision lands in the audit log.
+//! and every decision lands in the audit log; `web_search` is offered once `[search]` names
+//! a service, and its results reach the model.
 
 mod common;
 
 use common::*;
 use serde_json::{Value, json};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 /// A workspace directory and a fake home for the tools to work in, so that even a broken
 /// gate could not touch the real home.
@@ -565,4 +567,101 @@ fn mcp_tools_are_offered_namespaced_and_go_through_the_gate() {
     assert_eq!(audit[0]["tool"], "test__delete_everything");
     assert_eq!(audit[0]["risk"], "dangerous");
     assert_eq!(audit[1]["risk"], "read_only");
+}
+
+/// A SearXNG stand-in on loopback, in a thread: every request gets one canned result; the
+/// request targets (path and query) are kept.
+fn search_server() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&head).into_owned();
+            let target = head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string();
+            log.lock().expect("lock").push(target);
+            let body = json!({ "results": [{
+                "title": "Kyoto with kids", "url": "https://example.com/kyoto",
+                "content": "Six days under 2,000 EUR", "publishedDate": "2026-03-01"
+            }]})
+            .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, asked)
+}
+
+#[test]
+fn web_search_is_offered_once_configured_and_its_results_reach_the_model() {
+    let places = Places::new();
+    let (url, asked) = search_server();
+    let w = World::new(json!({ "steps": [
+        { "tool_calls": [call("c1", "web_search", json!({"query": "kyoto with kids"}))] },
+        { "text": "done" },
+    ]}));
+    w.ok(&[
+        "rules",
+        "add",
+        "--tool",
+        "web_search",
+        "--decision",
+        "allow",
+    ]);
+    let out = in_places(&w, &places, &["ask", "--events", "plan six days in kyoto"])
+        .env("ECHO_SEARCH_KIND", "searxng")
+        .env("ECHO_SEARCH_URL", &url)
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(offered_tools(&w).contains(&"web_search".to_string()));
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let result = of_type(&events, "tool_result")[0];
+    let content = result["content"].as_str().unwrap_or("");
+    assert_eq!(result["ok"], true, "{content}");
+    assert!(
+        content.contains("1. Kyoto with kids\n   https://example.com/kyoto\n   2026-03-01"),
+        "{content}"
+    );
+    let asked = asked.lock().expect("lock").clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(
+        asked[0].starts_with("/search?q=kyoto+with+kids") && asked[0].contains("format=json"),
+        "{asked:?}"
+    );
+    // The model's next request carries the results as the tool's answer.
+    let second = &w.requests()[1];
+    let answered = second["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "tool"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default();
+    assert!(answered.contains("https://example.com/kyoto"), "{second}");
+    // The gate decided it by the rule, and said so in the audit log.
+    let audit = approvals(&w);
+    assert_eq!(audit[0]["tool"], "web_search");
+    assert_eq!(audit[0]["decided_by"], "rule");
+
+    // Without a search service the tool is not offered.
+    let plain = World::new(json!({ "steps": [{ "text": "hi" }] }));
+    plain.ok(&["ask", "hello"]);
+    assert!(!offered_tools(&plain).contains(&"web_search".to_string()));
 }

@@ -161,3 +161,57 @@ fn the_answer_reserve_adapts_to_a_small_window_and_a_window_with_no_room_is_refu
         "{err}"
     );
 }
+
+#[test]
+fn web_search_comes_from_the_file_and_the_environment_and_is_checked() {
+    let load = |text: &str, vars: &[(&'static str, &'static str)]| {
+        let home = tempfile::tempdir().expect("tempdir");
+        std::fs::write(home.path().join(CONFIG_FILE), text).expect("config");
+        let flags = Overrides {
+            home: Some(home.path().to_path_buf()),
+            ..Overrides::default()
+        };
+        Config::load(&flags, &MapEnv(vars.iter().copied().collect())).map_err(|e| e.to_string())
+    };
+    let c = load("", &[]).expect("default");
+    assert_eq!(c.search.kind, SearchKind::None);
+
+    let c = load(
+        "[search]\nkind = \"searxng\"\nurl = \"http://127.0.0.1:8888/\"\n",
+        &[],
+    )
+    .expect("searxng from the file");
+    assert_eq!(c.search.kind, SearchKind::Searxng);
+    assert_eq!(c.search.url.as_deref(), Some("http://127.0.0.1:8888/"));
+
+    let c = load(
+        "[search]\nkind = \"searxng\"\nurl = \"http://127.0.0.1:8888/\"\n",
+        &[("ECHO_SEARCH_KIND", "Brave"), ("ECHO_SEARCH_API_KEY", "bk")],
+    )
+    .expect("the environment wins");
+    assert_eq!(c.search.kind, SearchKind::Brave);
+    assert_eq!(c.search.api_key.as_deref(), Some("bk"));
+    assert!(
+        !format!("{c:?}").contains("\"bk\""),
+        "the key is not in Debug"
+    );
+
+    let e = load("[search]\nkind = \"searxng\"\n", &[]).expect_err("no URL");
+    assert!(e.contains("needs the instance's URL"), "{e}");
+    let e = load("", &[("ECHO_SEARCH_KIND", "tavily")]).expect_err("no key");
+    assert!(e.contains("ECHO_SEARCH_API_KEY"), "{e}");
+    let e = load("", &[("ECHO_SEARCH_KIND", "bing")]).expect_err("unknown");
+    assert!(
+        e.starts_with("ECHO_SEARCH_KIND: unknown search kind \"bing\""),
+        "{e}"
+    );
+    let e = load(
+        "",
+        &[
+            ("ECHO_SEARCH_KIND", "searxng"),
+            ("ECHO_SEARCH_URL", "ftp://x"),
+        ],
+    )
+    .expect_err("not http");
+    assert!(e.starts_with("ECHO_SEARCH_URL:"), "{e}");
+}

@@ -46,6 +46,9 @@ impl World {
             .env_remove("ECHO_LLM_FALLBACK_MODELS")
             .env_remove("ECHO_LLM_API_KEY")
             .env_remove("ECHO_LOG")
+            .env_remove("ECHO_SEARCH_KIND")
+            .env_remove("ECHO_SEARCH_URL")
+            .env_remove("ECHO_SEARCH_API_KEY")
             .stdin(Stdio::null());
         cmd
     }
