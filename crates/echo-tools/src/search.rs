@@ -54,10 +54,7 @@ pub fn web_search(
     config: &SearchConfig,
     api_key: Option<String>,
 ) -> Result<Option<WebSearch>, String> {
-    let url = |default: &str| {
-        let raw = config.url.as_deref().unwrap_or(default);
-        Url::parse(raw).map_err(|e| format!("search.url {raw:?} is not a URL: {e}"))
-    };
+    let url = |default: &str| base_url(config.url.as_deref().unwrap_or(default));
     let key = |service: &str| {
         api_key
             .clone()
@@ -89,6 +86,16 @@ pub fn web_search(
         provider,
         max_results: config.max_results,
     }))
+}
+
+/// `raw` as a base the endpoints join under: it ends with `/` (a SearXNG at `/searx` is
+/// asked at `/searx/search`).
+fn base_url(raw: &str) -> Result<Url, String> {
+    let mut url = Url::parse(raw).map_err(|e| format!("search.url {raw:?} is not a URL: {e}"))?;
+    if !url.path().ends_with('/') {
+        url.set_path(&format!("{}/", url.path()));
+    }
+    Ok(url)
 }
 
 fn client() -> Result<reqwest::Client, String> {

@@ -319,3 +319,22 @@ fn no_service_offers_no_tool_and_a_keyed_service_without_a_key_says_what_to_set(
         assert!(e.contains("ECHO_SEARCH_API_KEY"), "{e}");
     }
 }
+
+#[test]
+fn endpoints_join_under_a_base_with_or_without_its_slash() {
+    for raw in ["http://h:8888/searx", "http://h:8888/searx/"] {
+        let base = base_url(raw).expect("a URL");
+        assert_eq!(
+            base.join("search").expect("join").as_str(),
+            "http://h:8888/searx/search"
+        );
+    }
+    assert_eq!(
+        base_url("https://api.tavily.com")
+            .and_then(|b| b.join("search").map_err(|e| e.to_string()))
+            .expect("join")
+            .as_str(),
+        "https://api.tavily.com/search"
+    );
+    assert!(base_url("not a url").is_err());
+}
