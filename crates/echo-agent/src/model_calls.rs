@@ -2,7 +2,9 @@
 //! approval explanations, memory extraction, the conflict judge, consolidation, the settings
 //! page's connection test) is built and sent as a [`ModelCall`], and recorded here, one call
 //! span per HTTP attempt, with its exact request and response captured when the span captures
-//! (`[trace] capture`). The connection test alone is not traced.
+//! (`[trace] capture`). The connection test alone is not traced. Each call of the main loop is
+//! first fitted to the model's window ([`ModelCall::fitted`], [`fit`]): the one place a
+//! request is cut, after ContextStage decided what goes into it.
 
 use crate::prompts::Prompts;
 use crate::tool_output::cut_tool_output;

@@ -82,10 +82,7 @@ pub fn web_search(
             client: client()?,
         }),
     };
-    Ok(Some(WebSearch {
-        provider,
-        max_results: config.max_results,
-    }))
+    Ok(Some(WebSearch::new(provider, config.max_results)))
 }
 
 /// `raw` as a base the endpoints join under: it ends with `/` (a SearXNG at `/searx` is
@@ -118,11 +115,11 @@ pub struct WebSearch {
 }
 
 impl WebSearch {
-    /// The tool over any provider, with at most `max_results` results a search.
+    /// The tool over any provider, with at most `max_results` results a search (1–20).
     pub fn new(provider: Arc<dyn SearchProvider>, max_results: u32) -> Self {
         Self {
             provider,
-            max_results,
+            max_results: max_results.clamp(1, 20),
         }
     }
 }
