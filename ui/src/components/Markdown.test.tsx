@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // Answers render as Markdown: code blocks are highlighted (named or detected language) and
-// get a copy button; raw HTML in an answer is not rendered.
+// get a copy button; GitHub's tables, task lists, strikethrough and footnotes render as
+// such, a table inside a box that scrolls; raw HTML in an answer is not rendered.
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -39,6 +40,28 @@ describe('Markdown', () => {
     expect(el.querySelector('.code-block .hljs-keyword')?.textContent).toBe('fn');
     expect(el.querySelector('.code-block .hljs-string')?.textContent).toBe('"hi"');
     expect(el.querySelector('.code-block button.copy')).not.toBeNull();
+  });
+
+  it('renders a GitHub table inside a box that scrolls', () => {
+    const el = render('| day | place |\n| --- | --- |\n| 1 | Fushimi Inari |\n| 2 | Arashiyama |\n');
+    const table = el.querySelector('.table-scroll > table');
+    expect(table).not.toBeNull();
+    expect([...el.querySelectorAll('th')].map((th) => th.textContent)).toEqual(['day', 'place']);
+    expect(el.querySelectorAll('tbody tr')).toHaveLength(2);
+    expect(el.textContent).not.toContain('| --- |');
+  });
+
+  it('renders task lists, strikethrough and footnote citations', () => {
+    const el = render('- [x] book hotel\n- [ ] buy JR pass\n\n~~rent a car~~ take trains[^1]\n\n[^1]: https://example.com/kyoto\n');
+    const boxes = [...el.querySelectorAll<HTMLInputElement>('li input[type="checkbox"]')];
+    expect(boxes.map((b) => b.checked)).toEqual([true, false]);
+    expect(el.querySelector('del')?.textContent).toBe('rent a car');
+    const cite = el.querySelector('sup a');
+    expect(cite?.textContent).toBe('1');
+    const notes = el.querySelector('section.footnotes');
+    expect(notes?.textContent).toContain('https://example.com/kyoto');
+    // The list's heading is for screen readers, in the person's language.
+    expect(notes?.querySelector('h2.sr-only')?.textContent).toBe('Footnotes');
   });
 
   it('does not render raw HTML from the answer', () => {

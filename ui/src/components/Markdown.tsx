@@ -1,9 +1,12 @@
-// An answer rendered as Markdown (no raw HTML), code blocks highlighted (highlight.js through
-// rehype-highlight, languages detected when the fence names none) with a copy button.
+// An answer rendered as Markdown (no raw HTML) with GitHub's extensions (remark-gfm: tables,
+// task lists, strikethrough, autolinks, footnotes), code blocks highlighted (highlight.js
+// through rehype-highlight, languages detected when the fence names none) with a copy button,
+// and wide tables scrolling inside their own box instead of widening the chat.
 
 import { memo, useRef, useState, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
+import remarkGfm from 'remark-gfm';
 import { useT } from '../i18n';
 
 function CodeBlock({ children }: { children?: ReactNode }) {
@@ -29,6 +32,11 @@ function CodeBlock({ children }: { children?: ReactNode }) {
 
 const components: Components = {
   pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
+  table: ({ children }) => (
+    <div className="table-scroll">
+      <table>{children}</table>
+    </div>
+  ),
   a: ({ href, children }) => (
     <a href={href} target="_blank" rel="noreferrer noopener">
       {children}
@@ -38,9 +46,16 @@ const components: Components = {
 
 /** Memoised on the text: while one answer streams, the others are not parsed again. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  const t = useT();
+  const footnotes = { footnoteLabel: t('markdown.footnotes'), footnoteBackLabel: t('markdown.backToText') };
   return (
     <div className="markdown">
-      <ReactMarkdown components={components} rehypePlugins={[[rehypeHighlight, { detect: true }]]}>
+      <ReactMarkdown
+        components={components}
+        remarkPlugins={[remarkGfm]}
+        remarkRehypeOptions={footnotes}
+        rehypePlugins={[[rehypeHighlight, { detect: true }]]}
+      >
         {text}
       </ReactMarkdown>
     </div>

@@ -59,6 +59,8 @@ export const en = {
   'tool.decision': 'Approval: {decision} ({decidedBy})',
   'code.copy': 'Copy',
   'code.copied': 'Copied',
+  'markdown.footnotes': 'Footnotes',
+  'markdown.backToText': 'Back to the text',
   'approval.title': 'Allow this action?',
   'approval.tool': 'Tool',
   'approval.risk': 'Risk',

@@ -61,6 +61,8 @@ export const zhCN: Record<MessageKey, string> = {
   'tool.decision': '审批：{decision}（{decidedBy}）',
   'code.copy': '复制',
   'code.copied': '已复制',
+  'markdown.footnotes': '脚注',
+  'markdown.backToText': '返回正文',
   'approval.title': '允许此操作吗？',
   'approval.tool': '工具',
   'approval.risk': '风险',
