@@ -3,7 +3,8 @@
 // editor (Send passes the new text, Cancel and Esc leave it); neither is offered without its
 // handler. Show trace sits on answers with a turn id; a highlighted message is marked for a
 // few seconds. A long history renders only some rows, and the newest ones once scrolled to the
-// end (jsdom has no layout, so row and list heights are stood in for here).
+// end (jsdom has no layout, so row and list heights are stood in for here). Only the answer
+// being written is in the live region.
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -190,6 +191,30 @@ describe('ChatView virtualisation', () => {
     const indexes = [...container.querySelectorAll('.chat-row')].map((r) => Number(r.getAttribute('data-index')));
     expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
     expect(indexes.at(-1)).toBe(499);
+    act(() => root.unmount());
+  });
+});
+
+describe('ChatView live region', () => {
+  const live = (root: ParentNode) => byTestId(root, 'chat-live')[0];
+
+  it('holds only the answer being written, not the conversation', () => {
+    const history = [user(1, 'm1'), answer(1)];
+    const { container, root } = mount(<ChatView messages={history} loading={false} />);
+    expect(container.querySelector('section.chat')?.getAttribute('aria-live')).toBeNull();
+    expect(live(container)?.getAttribute('aria-live')).toBe('polite');
+    // What was there before is not read out again.
+    expect(live(container)?.textContent).toBe('');
+
+    const writing = { ...newTurn('a2'), text: 'Six days' };
+    const render = (m: ChatMessage[]) =>
+      act(() => root.render(<I18nContext.Provider value={translator('en')}><ChatView messages={m} loading={false} /></I18nContext.Provider>));
+    render([...history, user(2), writing]);
+    expect(live(container)?.textContent).toBe('Six days');
+    // It keeps the whole answer once the turn ends, and nothing of the question.
+    render([...history, user(2), { ...writing, text: 'Six days in Kyoto.', status: 'completed' }]);
+    expect(live(container)?.textContent).toBe('Six days in Kyoto.');
+    expect(live(container)?.textContent).not.toContain('question');
     act(() => root.unmount());
   });
 });

@@ -3,7 +3,8 @@
 // the newest while it grows unless the reader has scrolled up. Regenerate and Edit and
 // resend are offered when the page passes their handlers (not while a turn runs), and so is
 // "Show trace" on answers whose turn is known. A highlighted message (where a memory was
-// learned) is scrolled into view and marked for a few seconds.
+// learned) is scrolled into view and marked for a few seconds. Screen readers hear the answer
+// being written (a live region holding only that answer), not every row the list renders.
 
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
@@ -105,9 +106,13 @@ export function ChatView({
   };
   const last = messages.length - 1;
   const editingKey = onEdit ? editing?.key : undefined;
+  const spoken = useSpokenAnswer(messages);
 
   return (
-    <section className="chat" aria-live="polite" ref={scroller} onScroll={onScroll}>
+    <section className="chat" ref={scroller} onScroll={onScroll}>
+      <div className="sr-only" aria-live="polite" data-testid="chat-live">
+        {spoken}
+      </div>
       {loading && <p className="muted chat-note">{t('chat.loading')}</p>}
       {!loading && messages.length === 0 && <p className="muted empty">{t('chat.empty')}</p>}
       {!loading && messages.length === 0 && startNote && (
@@ -162,4 +167,18 @@ export function ChatView({
       </div>
     </section>
   );
+}
+
+/** The text of the answer this view saw being written (a turn that ran while it was shown),
+ *  up to its end; answers loaded from history are not read out again. */
+function useSpokenAnswer(messages: ChatMessage[]): string {
+  const [key, setKey] = useState<string | null>(null);
+  let running: ChatMessage | undefined;
+  for (let i = messages.length - 1; i >= 0 && !running; i--) {
+    const m = messages[i];
+    if (m?.role === 'assistant' && m.status === 'running') running = m;
+  }
+  if (running && running.key !== key) setKey(running.key);
+  const answer = messages.find((m) => m.key === (running?.key ?? key));
+  return answer?.role === 'assistant' ? answer.text : '';
 }
