@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
-// The page in jsdom: the approval dialog shows the exact action and answers through the
-// store; strings come from the chosen locale.
+// The page in jsdom: the approval dialog shows the exact action (Esc puts it aside unanswered,
+// a button brings it back) and answers through the store; strings come from the chosen
+// locale.
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -105,6 +106,29 @@ describe('App', () => {
     expect(answers).toEqual(['r1 allow_session']);
     expect(container.querySelector('[role="dialog"]')).toBeNull();
     expect(container.querySelector('.composer button.stop')?.textContent).toBe('Stop');
+    act(() => root.unmount());
+  });
+
+  it('puts the question aside on Esc without answering it, and brings it back', async () => {
+    const { store, container, answers, emit, root } = setup('en');
+    await act(async () => void store.send('clean up'));
+    emit(approval);
+    const dialog = container.querySelector('[role="dialog"]');
+    expect(dialog).not.toBeNull();
+    act(() => {
+      dialog?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    });
+    expect(container.querySelector('[role="dialog"]')).toBeNull();
+    expect(answers).toEqual([]);
+    const waiting = container.querySelector<HTMLButtonElement>('[data-testid="approval-waiting"]');
+    expect(waiting?.textContent).toBe('A question is waiting for your answer: show it');
+    await act(async () => waiting?.click());
+    const back = container.querySelector('[role="dialog"]');
+    expect(back?.querySelector('pre')?.textContent).toBe('$ rm -rf build\n(cwd: /w)');
+    const deny = [...(back?.querySelectorAll('button') ?? [])].find((b) => b.textContent === 'Deny');
+    await act(async () => deny?.click());
+    expect(answers).toEqual(['r1 deny']);
+    expect(container.querySelector('[data-testid="approval-waiting"]')).toBeNull();
     act(() => root.unmount());
   });
 

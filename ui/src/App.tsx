@@ -12,7 +12,7 @@ import { I18nContext, LOCALE_KEY, LOCALES, type Locale, translator } from './i18
 import { ConflictBadge } from './memory/conflictBadge';
 import { Navigation, type View } from './navigation';
 import { applyTheme, nextTheme, type ThemeChoice } from './theme';
-import { ApprovalDialog } from './components/ApprovalDialog';
+import { ApprovalDialog, ApprovalWaiting, useSetAside } from './components/ApprovalDialog';
 import { AutomationsView } from './components/automations/AutomationsView';
 import { ChatView } from './components/ChatView';
 import { Composer } from './components/Composer';
@@ -89,6 +89,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
     [transport, store, nav],
   );
   const approval = pendingApproval(state);
+  const question = useSetAside(approval);
   const idle = state.running === null;
   const themeLabel = { system: t('theme.system'), light: t('theme.light'), dark: t('theme.dark') }[theme];
 
@@ -260,9 +261,14 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
             </>
           )}
         </main>
-        {approval && (
-          <ApprovalDialog approval={approval} onAnswer={(id, a) => void store.answer(id, a)} />
+        {approval && question.shown && (
+          <ApprovalDialog
+            approval={approval}
+            onAnswer={(id, a) => void store.answer(id, a)}
+            onSetAside={question.setAside}
+          />
         )}
+        {question.waiting && <ApprovalWaiting onShow={question.bringBack} />}
       </div>
     </I18nContext.Provider>
   );

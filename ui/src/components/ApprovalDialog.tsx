@@ -1,5 +1,6 @@
 // The modal approval question: tool, risk, reason, the exact action, the explanation as it
-// streams in, a countdown, and the four answers.
+// streams in, a countdown, and the four answers. Esc puts it aside without answering (the
+// question keeps waiting, and is denied when its time is up); `ApprovalWaiting` brings it back.
 
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '../i18n';
@@ -9,9 +10,32 @@ import type { PendingApproval } from '../turnStore';
 interface Props {
   approval: PendingApproval;
   onAnswer: (requestId: string, answer: ApprovalAnswer) => void;
+  /** Esc: put the question aside, unanswered. */
+  onSetAside: () => void;
 }
 
-export function ApprovalDialog({ approval, onAnswer }: Props) {
+/** The question `approval` unless it was set aside; what sets it aside and brings it back. */
+export function useSetAside(approval: PendingApproval | null) {
+  const [aside, setAside] = useState<string | null>(null);
+  return {
+    shown: approval !== null && approval.requestId !== aside,
+    waiting: approval !== null && approval.requestId === aside,
+    setAside: () => setAside(approval?.requestId ?? null),
+    bringBack: () => setAside(null),
+  };
+}
+
+/** A question set aside: says it waits, and shows it again. */
+export function ApprovalWaiting({ onShow }: { onShow: () => void }) {
+  const t = useT();
+  return (
+    <button type="button" className="approval-waiting" data-testid="approval-waiting" onClick={onShow}>
+      {t('approval.waiting')}
+    </button>
+  );
+}
+
+export function ApprovalDialog({ approval, onAnswer, onSetAside }: Props) {
   const t = useT();
   const [left, setLeft] = useState(approval.timeoutSecs);
   const deny = useRef<HTMLButtonElement>(null);
@@ -25,7 +49,15 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
   }, [approval.requestId, approval.timeoutSecs]);
   const answer = (a: ApprovalAnswer) => () => onAnswer(approval.requestId, a);
   return (
-    <div className="overlay">
+    <div
+      className="overlay"
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || e.nativeEvent.isComposing) return;
+        e.preventDefault();
+        e.stopPropagation();
+        onSetAside();
+      }}
+    >
       <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="approval-title">
         <h2 id="approval-title">{t('approval.title')}</h2>
         <dl>

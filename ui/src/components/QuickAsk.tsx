@@ -8,7 +8,7 @@ import { type ChatStore, pendingApproval } from '../chatStore';
 import { I18nContext, type Locale, translator } from '../i18n';
 import type { DesktopBridge } from '../transport';
 import type { AssistantView, UserView } from '../turnStore';
-import { ApprovalDialog } from './ApprovalDialog';
+import { ApprovalDialog, ApprovalWaiting, useSetAside } from './ApprovalDialog';
 import { Message } from './Message';
 
 interface Props {
@@ -38,6 +38,7 @@ export function QuickAsk({ store, desktop, locale }: Props) {
   const input = useRef<HTMLInputElement>(null);
   const running = state.running !== null;
   const approval = pendingApproval(state);
+  const asked = useSetAside(approval);
   const answer = lastOf(state.messages, (m): m is AssistantView => m.role === 'assistant');
   const question = lastOf(state.messages, (m): m is UserView => m.role === 'user');
   const session = state.selected;
@@ -152,7 +153,14 @@ export function QuickAsk({ store, desktop, locale }: Props) {
             </button>
           </footer>
         )}
-        {approval && <ApprovalDialog approval={approval} onAnswer={(id, a) => void store.answer(id, a)} />}
+        {approval && asked.shown && (
+          <ApprovalDialog
+            approval={approval}
+            onAnswer={(id, a) => void store.answer(id, a)}
+            onSetAside={asked.setAside}
+          />
+        )}
+        {asked.waiting && <ApprovalWaiting onShow={asked.bringBack} />}
       </div>
     </I18nContext.Provider>
   );

@@ -62,6 +62,7 @@ export const en = {
   'markdown.footnotes': 'Footnotes',
   'markdown.backToText': 'Back to the text',
   'approval.title': 'Allow this action?',
+  'approval.waiting': 'A question is waiting for your answer: show it',
   'approval.tool': 'Tool',
   'approval.risk': 'Risk',
   'approval.reason': 'Why you are asked',

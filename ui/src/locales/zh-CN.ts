@@ -64,6 +64,7 @@ export const zhCN: Record<MessageKey, string> = {
   'markdown.footnotes': '脚注',
   'markdown.backToText': '返回正文',
   'approval.title': '允许此操作吗？',
+  'approval.waiting': '有一个问题在等你回答：显示',
   'approval.tool': '工具',
   'approval.risk': '风险',
   'approval.reason': '询问原因',
