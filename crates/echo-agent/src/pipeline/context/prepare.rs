@@ -705,20 +705,17 @@ impl ContextStage<'_> {
     /// (the last is the one the request carries), so fitting a call to the window can leave
     /// the least relevant out without rendering again.
     pub(crate) fn current_forms(&self, current: &CurrentTurn) -> Result<Vec<String>, PromptError> {
-        (0..=current.recalled.len())
-            .map(|keep| self.current_message(current, keep))
-            .collect()
-    }
-
-    /// The current user message with only the first `keep` recalled memories.
-    fn current_message(&self, current: &CurrentTurn, keep: usize) -> Result<String, PromptError> {
+        // The runtime block and the text are the same in every form: rendered once.
         let runtime = self
             .prompts
             .render(PromptName::RuntimeContext, &current.runtime)?;
-        let keep = keep.min(current.recalled.len());
-        let recalled = self.recalled_block(&current.recalled[..keep])?;
         let text = self.current_text(current)?;
-        Ok(join_current(&runtime, recalled.as_deref(), &text))
+        (0..=current.recalled.len())
+            .map(|keep| {
+                let recalled = self.recalled_block(&current.recalled[..keep])?;
+                Ok(join_current(&runtime, recalled.as_deref(), &text))
+            })
+            .collect()
     }
 }
 
