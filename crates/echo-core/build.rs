@@ -7,6 +7,7 @@ fn main() {
         "../echo-memory/migrations",
         "../echo-gate/migrations",
         "../echo-automations/migrations",
+        "../echo-agent/migrations",
     ] {
         println!("cargo:rerun-if-changed={dir}");
     }

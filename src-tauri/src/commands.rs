@@ -11,7 +11,7 @@ use crate::windows;
 use echo_agent::wire::*;
 use echo_agent::wire::{ErrorBody, ErrorCode};
 use echo_agent::wire::{EventEnvelope, SendTurn, ShortcutStatus};
-use echo_agent::{ApiError, ApprovalMode, EventHandler, TurnRequest};
+use echo_agent::{ApiError, EventHandler, TurnRequest};
 use std::sync::Arc;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
@@ -85,9 +85,7 @@ pub async fn send_turn(
     } else {
         EntryPoint::Desktop
     };
-    let request = TurnRequest::new(request.session, request.input, entry_point)
-        .approvals(ApprovalMode::Ask)
-        .replacing(request.replace_from.map(|id| id.as_str().to_string()));
+    let request = TurnRequest::sent(request, entry_point);
     desk.api.validate(&request).await.map_err(failure)?;
     let handler: EventHandler = Arc::new(move |envelope: EventEnvelope| {
         if let Err(e) = on_event.send(envelope) {

@@ -11,7 +11,8 @@
 //! - `turn.rs`, the turn service (`Engine::run_turn`), with `turn/request.rs` (`TurnRequest`,
 //!   built by `TurnRequest::new` and setters only) and `turn/run.rs` (an automation run's
 //!   context). `pipeline.rs` and `pipeline/`: the stages; `approval.rs` is the loop's gate step;
-//!   `model_calls.rs` builds, sends and records every model call.
+//!   `model_calls.rs` builds, sends and records every model call. `research.rs` and
+//!   `research/`: the research path a turn takes instead of the loop when triage says so.
 //! - `memory.rs` (recall, extraction, consolidation calls), `history_tools.rs`
 //!   (`history_search`, `read_tool_output`), `prompts.rs`, `bootstrap.rs` (the person's
 //!   standing-instruction files).
@@ -41,6 +42,7 @@ mod pipeline;
 mod prompt_snapshots;
 mod prompts;
 pub mod replay;
+mod research;
 mod semantic;
 mod test_support;
 mod think;

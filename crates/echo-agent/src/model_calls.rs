@@ -232,13 +232,24 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
     tool: ToolSpec,
     max_tokens: u32,
 ) -> Result<T, String> {
+    let call = (messages, tool, max_tokens);
+    structured_call_until(llm, span, call, &CancellationToken::new())
+        .await
+        .map(|(answer, _)| answer)
+}
+
+/// [`structured_call`] that `cancel` stops (recorded as cancelled), with the tokens used.
+pub(crate) async fn structured_call_until<T: DeserializeOwned>(
+    llm: &LlmClient,
+    span: &Span,
+    (messages, tool, max_tokens): (Vec<Message>, ToolSpec, u32),
+    cancel: &CancellationToken,
+) -> Result<(T, echo_core::Usage), String> {
     let name = tool.name.clone();
     let tools = vec![tool];
     let messages = fit_to_window(llm, messages, &tools);
     let call = ModelCall::exact(llm, messages, tools, max_tokens).forcing(&name);
-    let outcome = call
-        .send(span, &name, &CancellationToken::new(), &mut |_| {})
-        .await;
+    let outcome = call.send(span, &name, cancel, &mut |_| {}).await;
     match outcome {
         Err(f) => Err(f.error.to_string()),
         Ok(r) => {
@@ -257,6 +268,7 @@ pub(crate) async fn structured_call<T: DeserializeOwned>(
             match text {
                 None => Err(format!("the model did not call {name}")),
                 Some(text) => serde_json::from_str::<T>(&text)
+                    .map(|answer| (answer, r.usage))
                     .map_err(|e| format!("malformed {name} output: {e}")),
             }
         }

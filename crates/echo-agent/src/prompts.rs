@@ -42,6 +42,10 @@ pub(crate) const CALL_CONSOLIDATE_EPISODE: PromptText =
     prompt_text!("calls/consolidate_episode.md");
 /// The forced `summarize_history` call's description.
 pub(crate) const CALL_SUMMARIZE_HISTORY: PromptText = prompt_text!("calls/summarize_history.md");
+/// The forced `research_plan` call's description.
+pub(crate) const CALL_RESEARCH_PLAN: PromptText = prompt_text!("calls/research_plan.md");
+/// The forced `research_notes` call's description.
+pub(crate) const CALL_RESEARCH_NOTES: PromptText = prompt_text!("calls/research_notes.md");
 /// The marker of an old JSON tool output shortened to fit (`chars`, `kept`, `call_id`).
 pub(crate) const OUTPUT_SHORTENED: PromptText = prompt_text!("results/output_shortened.md");
 /// The marker of an old text tool output cut to head and tail (`cut`, `call_id`).
@@ -64,6 +68,8 @@ const DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("judge_memory_conflict", CALL_JUDGE_MEMORY_CONFLICT),
     ("consolidate_episode", CALL_CONSOLIDATE_EPISODE),
     ("summarize_history", CALL_SUMMARIZE_HISTORY),
+    ("research_plan", CALL_RESEARCH_PLAN),
+    ("research_notes", CALL_RESEARCH_NOTES),
 ];
 
 /// The description file of a tool or forced call, if the engine has one (MCP tools do not).
@@ -128,6 +134,18 @@ pub enum PromptName {
     PlanInput,
     /// How a plan is appended to the current user message.
     PlanNote,
+    /// System block of a research run's plan call.
+    ResearchPlan,
+    /// The question given to that call.
+    ResearchPlanInput,
+    /// System block of the call that takes notes from one page.
+    ResearchNotes,
+    /// The sub-question and the page given to that call.
+    ResearchNotesInput,
+    /// System block of the call that writes the report.
+    ResearchReport,
+    /// The question, the numbered notes and the gaps given to that call.
+    ResearchReportInput,
 }
 
 impl PromptName {
@@ -158,6 +176,12 @@ impl PromptName {
             Self::Plan => "plan.md",
             Self::PlanInput => "plan_input.md",
             Self::PlanNote => "plan_note.md",
+            Self::ResearchPlan => "research_plan.md",
+            Self::ResearchPlanInput => "research_plan_input.md",
+            Self::ResearchNotes => "research_notes.md",
+            Self::ResearchNotesInput => "research_notes_input.md",
+            Self::ResearchReport => "research_report.md",
+            Self::ResearchReportInput => "research_report_input.md",
         }
     }
 
@@ -198,6 +222,14 @@ impl PromptName {
             Self::Plan => include_str!("../../../prompts/plan.md"),
             Self::PlanInput => include_str!("../../../prompts/plan_input.md"),
             Self::PlanNote => include_str!("../../../prompts/plan_note.md"),
+            Self::ResearchPlan => include_str!("../../../prompts/research_plan.md"),
+            Self::ResearchPlanInput => include_str!("../../../prompts/research_plan_input.md"),
+            Self::ResearchNotes => include_str!("../../../prompts/research_notes.md"),
+            Self::ResearchNotesInput => include_str!("../../../prompts/research_notes_input.md"),
+            Self::ResearchReport => include_str!("../../../prompts/research_report.md"),
+            Self::ResearchReportInput => {
+                include_str!("../../../prompts/research_report_input.md")
+            }
         }
     }
 }

@@ -3,9 +3,11 @@
 //!
 //! A turn: record it (`accepted`), wait for the session (one turn per session at a time,
 //! across processes too), commit the user message and mark it `running` before any model
-//! call, open the turn's root span and emit `turn_started`, then ContextStage →
-//! InferenceStage → ResponseStage ([`crate::pipeline`]), and finish: the turn's status, the
-//! span and `turn_finished`. Turns of different sessions run concurrently. A turn of this
+//! call, open the turn's root span and emit `turn_started`, then triage (a `triage` span:
+//! the quick path or research, `research/triage.rs`), then ContextStage → InferenceStage
+//! ([`crate::pipeline`]) or the research graph (`research.rs`), then ResponseStage, and
+//! finish: the turn's status, the span and `turn_finished`. A turn that resumes a research
+//! run (`TurnRequest::resuming`) takes the run's question and replaces the turn that left it. Turns of different sessions run concurrently. A turn of this
 //! process can be stopped through the running-turns table ([`Engine::cancel_turn`]).
 //!
 //! # Waiting for the session
@@ -49,7 +51,12 @@ use crate::pipeline::TurnFailure;
 use crate::pipeline::context::{self, ContextStage};
 use crate::pipeline::inference::{self, TurnScope};
 use crate::pipeline::response::{self, Commit, FinalPublisher};
+use crate::research::{
+    self,
+    triage::{self, TurnPath},
+};
 use crate::wire::TurnEvent;
+use echo_core::config::SearchKind;
 use echo_core::store::{StartOutcome, TurnStatus};
 use echo_core::trace::{Span, SpanLevel, SpanStatus};
 use echo_core::{Message, MessageId, SessionId, TurnErrorCode, TurnId, Usage};
@@ -98,6 +105,7 @@ impl Engine {
         events: EventHandler,
         cancel: CancellationToken,
     ) -> Result<TurnOutcome, ApiError> {
+        let request = self.resumed(request).await?;
         request.check()?;
         self.start_query_embedding(&request.input);
         let session = self
@@ -218,6 +226,22 @@ impl Engine {
                 },
             }
         }
+    }
+
+    /// `request` made whole when it resumes a research run: the run's question as its input,
+    /// research forced, and the turn replacing the one that left the run (its user message
+    /// and what followed).
+    async fn resumed(&self, mut request: TurnRequest) -> Result<TurnRequest, ApiError> {
+        let Some(from) = request.resume.clone() else {
+            return Ok(request);
+        };
+        let (question, message) = research::unfinished(self, &request.session, &from).await?;
+        request.input = question;
+        request.research = Some(true);
+        if message.is_some() {
+            request.replace_from = message;
+        }
+        Ok(request)
     }
 
     /// Stops a running turn of this process; its partial answer is kept and the turn ends
@@ -356,29 +380,49 @@ async fn stages(
         skills: &skills,
     };
 
-    // ContextStage
-    let setup =
-        context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
-
-    // InferenceStage
-    let scope = TurnScope {
-        config: &inner.config,
-        store: &inner.store,
-        llm: &setup.llm,
-        current: &setup.current,
-        tools: &inner.tools,
-        context,
-        session,
-        turn,
-        events,
-        cancel,
-        root,
-        workdir: &inner.workdir,
-        gate: &inner.gate,
-        approvals: request.approvals,
-        automation: request.automation.as_deref(),
+    let triage = triage::triage(
+        &inner.config,
+        &request.input,
+        request.research,
+        inner.config.search.kind != SearchKind::None,
+    );
+    let mut node = root.child(SpanLevel::Node, "triage").await;
+    node.attr("path", triage.path.as_str());
+    node.attr("reason", triage.reason);
+    node.finish(SpanStatus::Ok).await;
+    let result = if triage.path == TurnPath::Research {
+        let asked = research::Asked {
+            input: &request.input,
+            resume: request.resume.as_deref(),
+            approvals: request.approvals,
+            automation: request.automation.as_deref(),
+        };
+        let ids = (session, turn);
+        research::run(engine, asked, ids, context, events, cancel, root).await?
+    } else {
+        // ContextStage
+        let setup =
+            context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
+        // InferenceStage
+        let scope = TurnScope {
+            config: &inner.config,
+            store: &inner.store,
+            llm: &setup.llm,
+            current: &setup.current,
+            tools: &inner.tools,
+            context,
+            session,
+            turn,
+            events,
+            cancel,
+            root,
+            workdir: &inner.workdir,
+            gate: &inner.gate,
+            approvals: request.approvals,
+            automation: request.automation.as_deref(),
+        };
+        inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?
     };
-    let result = inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?;
 
     // ResponseStage
     let mut node = root.child(SpanLevel::Node, "response").await;

@@ -31,8 +31,9 @@ pub use echo_core::vocab::{
 };
 pub use echo_core::vocab::{
     ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MemorySort, MemorySource, MemoryStatus,
-    MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, Risk, Role, RuleDecision, RuleScope,
-    SpanKind, SpanStatus, TaskType, TurnErrorCode, TurnStatus,
+    MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, ResearchPhase, Risk, Role,
+    RuleDecision, RuleScope, SpanKind, SpanStatus, SubQuestionState, TaskType, TurnErrorCode,
+    TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
@@ -42,6 +43,7 @@ pub use memory::{
     TierStatusCount, WriteOutcome,
 };
 pub use messages::{Message, ToolCall, ToolSpec, Usage};
+pub use research::{ResearchProgress, SubQuestionProgress};
 pub use sessions::{DataCheck, DataDeleted, SessionDeleted, SessionSummary, StoredMessage};
 pub use settings::{
     BootstrapFile, Checksum, ConnectionReport, DownloadState, KeySource, LocalModelEntry,
@@ -61,6 +63,7 @@ mod errors;
 mod events;
 mod memory;
 mod messages;
+mod research;
 mod sessions;
 mod settings;
 mod tools;
@@ -538,6 +541,16 @@ pub struct SendTurn {
     #[serde(default)]
     #[ts(optional)]
     pub replace_from: Option<MessageId>,
+    /// `true`: research (a cited report); `false`: a quick answer; absent: the router
+    /// decides.
+    #[serde(default)]
+    #[ts(optional)]
+    pub research: Option<bool>,
+    /// Resume the unfinished research this earlier turn of the session left (`input` may
+    /// then be empty: the run's question is used).
+    #[serde(default)]
+    #[ts(optional)]
+    pub resume: Option<TurnId>,
 }
 
 /// `POST /api/pair`: the one-time code from the address `echod serve` printed

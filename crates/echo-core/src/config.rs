@@ -7,6 +7,7 @@
 
 pub mod edit;
 mod llm;
+mod research;
 mod search;
 mod sections;
 mod share;
@@ -14,6 +15,7 @@ mod share;
 pub use crate::vocab::{EmbedderKind, SearchKind};
 pub use edit::ProviderSettings;
 pub use llm::{LlmConfig, MIN_INPUT_TOKENS};
+pub use research::ResearchConfig;
 pub use search::{SEARCH_ENV, SearchConfig};
 pub use sections::{AutomationsConfig, TraceConfig};
 use serde::Deserialize;
@@ -482,6 +484,8 @@ pub struct Config {
     pub automations: AutomationsConfig,
     /// Web search for the `web_search` tool.
     pub search: SearchConfig,
+    /// The research path: when it is taken, and one run's budget.
+    pub research: ResearchConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,
@@ -611,6 +615,7 @@ impl Config {
                     })?;
         }
         self.llm.api_key = env.var("ECHO_LLM_API_KEY");
+        self.research.check()?;
         self.search.apply_env(env)
     }
 

@@ -4,8 +4,8 @@
 //! are checked at run time, so a fresh clone builds without a database. The database is one
 //! file shared by the crates that own its tables, and each keeps the migrations of its own
 //! tables beside its manifest (`crates/echo-core/migrations`, `echo-memory`, `echo-gate`,
-//! `echo-automations`); [`schema`] runs them all, in version order, as one migrator. Writers serialise on
-//! SQLite's lock (with a busy timeout), so several processes can share one data directory.
+//! `echo-automations`, `echo-agent`); [`schema`] runs them all, in version order, as one
+//! migrator. Writers serialise on SQLite's lock (with a busy timeout), so several processes can share one data directory.
 //!
 //! This file holds the [`Store`] handle and its opening; each table's operations are further
 //! `impl Store` blocks beside it: `sessions.rs`, `turns.rs`, `messages.rs`, `spans.rs` (with the captured model calls in
@@ -63,11 +63,12 @@ pub use crate::vocab::{EntryPoint, MessageStatus, TurnErrorCode, TurnStatus};
 /// Every crate's migrations, by crate: each folder holds the migrations of the tables that
 /// crate owns. Versions are unique across the folders (`tests/migrations.rs` checks it, and
 /// that every crate with a `migrations/` folder is here).
-static MIGRATIONS: [Migrator; 4] = [
+static MIGRATIONS: [Migrator; 5] = [
     sqlx::migrate!("./migrations"),
     sqlx::migrate!("../echo-memory/migrations"),
     sqlx::migrate!("../echo-gate/migrations"),
     sqlx::migrate!("../echo-automations/migrations"),
+    sqlx::migrate!("../echo-agent/migrations"),
 ];
 
 /// The database's whole schema: every crate's migrations as one migrator, in version order.

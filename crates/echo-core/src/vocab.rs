@@ -230,6 +230,8 @@ closed_enum!(
         Prompt = "prompt",
         /// The request does not fit the model's context window even after compression.
         ContextOverflow = "context_overflow",
+        /// Research was asked for, but no web search service is configured.
+        ResearchUnavailable = "research_unavailable",
         /// The model server could not be reached.
         LlmConnect = "llm_connect",
         /// The model server did not answer in time.
@@ -585,5 +587,47 @@ closed_enum!(
         Brave = "brave",
         /// Tavily's search API; needs an API key.
         Tavily = "tavily",
+    }
+);
+
+closed_enum!(
+    /// Whether a turn may take the research path (`[research] mode`).
+    ResearchMode as ResearchMode = "ResearchMode" {
+        /// The router decides per turn; the person can force either way.
+        Auto = "auto",
+        /// Never, unless the person asks for it on the turn (`--research`, the toggle).
+        Never = "never",
+    }
+);
+
+closed_enum!(
+    /// Where a research run is in its graph.
+    ResearchPhase as ResearchPhase = "ResearchPhase" {
+        /// Splitting the question into sub-questions.
+        Planning = "planning",
+        /// Searching and reading sources for the sub-questions.
+        Gathering = "gathering",
+        /// Writing the report from the notes.
+        Writing = "writing",
+        /// Checking that every citation points to a note.
+        Checking = "checking",
+        /// The report is done.
+        Done = "done",
+    }
+);
+
+closed_enum!(
+    /// Where one sub-question of a research run is.
+    SubQuestionState as SubQuestionState = "SubQuestionState" {
+        /// Not started.
+        Pending = "pending",
+        /// Its search is running.
+        Searching = "searching",
+        /// Its pages are being read.
+        Reading = "reading",
+        /// Its notes are taken.
+        Done = "done",
+        /// Nothing usable was found or it could not be reached; the report says so.
+        Gap = "gap",
     }
 );

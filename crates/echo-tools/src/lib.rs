@@ -32,4 +32,4 @@ pub use shell::Shell;
 pub use skills::fuzz_skill_md;
 pub use skills::{Skill, SkillError, SkillProblem, SkillStore, SkillSummary, skill_tools};
 pub use typed::TypedTool;
-pub use web::WebFetch;
+pub use web::{WebFetch, fetch_page};

@@ -122,6 +122,20 @@ impl WebSearch {
             max_results: max_results.clamp(1, 20),
         }
     }
+
+    /// The service's name for people (`SearXNG`, `Brave Search`, `Tavily`).
+    pub fn service(&self) -> &'static str {
+        self.provider.name()
+    }
+
+    /// At most `limit` (and the configured number) results for `query`, as data: what the
+    /// research path reads instead of the tool's text.
+    pub async fn results(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, ToolError> {
+        let limit = limit.clamp(1, self.max_results);
+        let mut results = self.provider.search(query, limit).await?;
+        results.truncate(limit as usize);
+        Ok(results)
+    }
 }
 
 /// Arguments of `web_search`.

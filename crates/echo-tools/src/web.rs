@@ -93,6 +93,13 @@ impl TypedTool for WebFetch {
     }
 }
 
+/// The page at `raw` as `web_fetch` returns it (framed as data, with its limits), for the
+/// research path, which asks the gate itself.
+pub async fn fetch_page(raw: &str) -> Result<String, ToolError> {
+    let (url, _) = parse_url(raw)?;
+    fetch(&url).await
+}
+
 /// The error and its causes on one line (reqwest's own message hides the cause).
 fn describe(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();

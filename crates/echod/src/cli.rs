@@ -60,8 +60,19 @@ enum Command {
         /// Print the turn's events as JSON lines instead of the answer text.
         #[arg(long)]
         events: bool,
+        /// Research the question: plan, search and read the web, answer with a cited report
+        /// (needs a search service, `[search]`).
+        #[arg(long, conflicts_with = "quick")]
+        research: bool,
+        /// Answer quickly, never as research.
+        #[arg(long)]
+        quick: bool,
+        /// Resume the unfinished research that turn TURN of the session left (a killed
+        /// process, a stopped run); the message is the run's question.
+        #[arg(long, value_name = "TURN", conflicts_with = "quick")]
+        resume: Option<String>,
         /// The message (words are joined with spaces); `-` reads it from stdin.
-        #[arg(required = true, num_args = 1..)]
+        #[arg(required_unless_present = "resume", num_args = 0..)]
         text: Vec<String>,
     },
     /// Chat interactively (one line per message; /exit or Ctrl-D to leave).
@@ -243,8 +254,18 @@ async fn dispatch(
         Command::Ask {
             session,
             events,
+            research,
+            quick,
+            resume,
             text,
-        } => ask(api, session, text, events).await,
+        } => {
+            let path = match (research || resume.is_some(), quick) {
+                (true, _) => Some(true),
+                (false, true) => Some(false),
+                (false, false) => None,
+            };
+            ask(api, (session, text, events), path, resume).await
+        }
         Command::Chat { session } => {
             api.warm_memory_search();
             chat(api, session).await
@@ -313,9 +334,9 @@ async fn without_the_engine(
 
 async fn ask(
     api: &Api,
-    session: String,
-    text: Vec<String>,
-    events: bool,
+    (session, text, events): (String, Vec<String>, bool),
+    research: Option<bool>,
+    resume: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let input = if text.len() == 1 && text[0] == "-" {
         let mut s = String::new();
@@ -329,7 +350,10 @@ async fn ask(
     let prompter = std::io::stdin()
         .is_terminal()
         .then(|| Prompter::new(api.clone(), Lines::stdin()));
-    let outcome = run_turn(api, &session, input, events, prompter.as_ref()).await?;
+    let request = TurnRequest::new(session, input, EntryPoint::Cli)
+        .research(research)
+        .resuming(resume);
+    let outcome = run_turn(api, request, events, prompter.as_ref()).await?;
     let wait = Duration::from_secs_f64(api.config().agent.background_wait_secs.max(0.0));
     api.wait_background(wait).await;
     Ok(outcome)
@@ -340,8 +364,7 @@ async fn ask(
 /// that would ask is denied (nobody could answer).
 async fn run_turn(
     api: &Api,
-    session: &str,
-    input: String,
+    request: TurnRequest,
     as_json: bool,
     prompter: Option<&Prompter>,
 ) -> anyhow::Result<ExitCode> {
@@ -365,12 +388,11 @@ async fn run_turn(
         }),
         None => print,
     };
-    let request =
-        TurnRequest::new(session, input, EntryPoint::Cli).approvals(if prompter.is_some() {
-            ApprovalMode::Ask
-        } else {
-            ApprovalMode::NoOneToAsk
-        });
+    let request = request.approvals(if prompter.is_some() {
+        ApprovalMode::Ask
+    } else {
+        ApprovalMode::NoOneToAsk
+    });
     let outcome = api.send(request, handler, cancel).await;
     watcher.abort();
     let outcome = outcome?;
@@ -419,7 +441,8 @@ async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
         if text == "/exit" || text == "/quit" {
             break;
         }
-        last = run_turn(api, &session, text.to_string(), false, prompter.as_ref()).await?;
+        let request = TurnRequest::new(&session, text, EntryPoint::Cli);
+        last = run_turn(api, request, false, prompter.as_ref()).await?;
     }
     if interactive {
         eprintln!();

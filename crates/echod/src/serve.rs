@@ -26,8 +26,8 @@ use echo_agent::wire::{
     EntryPoint, ErrorBody, ErrorCode, EventEnvelope, PairRequest, Paired, SendTurn,
 };
 use echo_agent::{
-    Api, ApiError, ApprovalMode, EventHandler, HttpMethod, Operation, OperationVisitor,
-    TurnRequest, openapi_document, path_params, visit_operations,
+    Api, ApiError, EventHandler, HttpMethod, Operation, OperationVisitor, TurnRequest,
+    openapi_document, path_params, visit_operations,
 };
 use std::io::Write;
 use std::path::PathBuf;
@@ -409,9 +409,7 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
-    let request = TurnRequest::new(body.session, body.input, EntryPoint::Gateway)
-        .approvals(ApprovalMode::Ask)
-        .replacing(body.replace_from.map(|id| id.as_str().to_string()));
+    let request = TurnRequest::sent(body, EntryPoint::Gateway);
     if let Err(e) = s.api.validate(&request).await {
         return Failure(e).into_response();
     }

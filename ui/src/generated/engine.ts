@@ -847,7 +847,11 @@ reason: string,
 /**
  * One line for people.
  */
-detail: string, } | { "type": "final", 
+detail: string, } | { "type": "research_progress", 
+/**
+ * The whole picture.
+ */
+progress: ResearchProgress, } | { "type": "final", 
 /**
  * The complete answer text.
  */
@@ -2089,6 +2093,38 @@ tool_calls: Array<CaseToolCall>,
  */
 final_text: string, };
 
+export type ResearchPhase = "planning" | "gathering" | "writing" | "checking" | "done";
+
+export type ResearchProgress = { 
+/**
+ * The run (it keeps its id when a later turn resumes it).
+ */
+run_id: string, 
+/**
+ * Where the run is in its graph.
+ */
+phase: ResearchPhase, 
+/**
+ * The plan, in order (empty while it is being made).
+ */
+sub_questions: Array<SubQuestionProgress>, 
+/**
+ * Search results found over all sub-questions.
+ */
+sources_found: number, 
+/**
+ * Pages read.
+ */
+sources_read: number, 
+/**
+ * Notes taken (each a quote with its page).
+ */
+notes: number, 
+/**
+ * Time since this turn's part of the run began.
+ */
+elapsed_ms: number, };
+
 export type Risk = "read_only" | "write" | "exec" | "network" | "dangerous";
 
 export type Role = "system" | "user" | "assistant" | "tool";
@@ -2211,7 +2247,17 @@ input: string,
  * Regenerate / edit and resend: the user message this turn replaces, with everything
  * after it.
  */
-replace_from?: MessageId, };
+replace_from?: MessageId, 
+/**
+ * `true`: research (a cited report); `false`: a quick answer; absent: the router
+ * decides.
+ */
+research?: boolean, 
+/**
+ * Resume the unfinished research this earlier turn of the session left (`input` may
+ * then be empty: the run's question is used).
+ */
+resume?: TurnId, };
 
 export type SessionDeleted = { 
 /**
@@ -2418,6 +2464,26 @@ status: MessageStatus,
  */
 created_at: string, };
 
+export type SubQuestionProgress = { 
+/**
+ * The sub-question.
+ */
+question: string, 
+/**
+ * Where it is.
+ */
+state: SubQuestionState, 
+/**
+ * Search results found for it.
+ */
+found: number, 
+/**
+ * Its pages read.
+ */
+read: number, };
+
+export type SubQuestionState = "pending" | "searching" | "reading" | "done" | "gap";
+
 export type SweepReport = { 
 /**
  * As of when.
@@ -2518,7 +2584,7 @@ capture: boolean,
  */
 retention_days: number, };
 
-export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config" | "llm_local";
+export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "research_unavailable" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config" | "llm_local";
 
 export type TurnEvent = { "type": "turn_started", 
 /**
@@ -2665,7 +2731,11 @@ reason: string,
 /**
  * One line for people.
  */
-detail: string, } | { "type": "final", 
+detail: string, } | { "type": "research_progress", 
+/**
+ * The whole picture.
+ */
+progress: ResearchProgress, } | { "type": "final", 
 /**
  * The complete answer text.
  */

@@ -251,6 +251,62 @@ impl ContextStage<'_> {
         Ok(vec![Message::system(system), Message::user(input)])
     }
 
+    /// A research run's plan request: the question, and the one tool the model must call.
+    pub(crate) fn research_plan(
+        &self,
+        question: &str,
+        max: u32,
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let system = self
+            .prompts
+            .render(PromptName::ResearchPlan, serde_json::json!({ "max": max }))?;
+        let input = self.prompts.render(
+            PromptName::ResearchPlanInput,
+            serde_json::json!({ "question": question }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// The request that takes notes from one page (`page` framed as `web_fetch` returns it)
+    /// for a sub-question (`sub` and what would answer it, `look_for`).
+    pub(crate) fn research_notes(
+        &self,
+        question: &str,
+        (sub, look_for): (&str, &str),
+        page: &str,
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let system = self
+            .prompts
+            .render(PromptName::ResearchNotes, serde_json::json!({ "max": 4 }))?;
+        let input = self.prompts.render(
+            PromptName::ResearchNotesInput,
+            serde_json::json!({
+                "question": question, "sub_question": sub, "look_for": look_for, "page": page,
+            }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// The request that writes a research report from numbered `notes` (each with
+    /// `number`, `sub_question`, `quote`, `supports`, `url`) and the `gaps` found.
+    pub(crate) fn research_report(
+        &self,
+        question: &str,
+        notes: &impl Serialize,
+        gaps: &[String],
+    ) -> Result<Vec<Message>, PromptError> {
+        let system = self.prompts.render(PromptName::ResearchReport, ())?;
+        let input = self.prompts.render(
+            PromptName::ResearchReportInput,
+            serde_json::json!({ "question": question, "notes": notes, "gaps": gaps }),
+        )?;
+        Ok(vec![Message::system(system), Message::user(input)])
+    }
+
     /// The conflict judge request for two memories.
     pub(crate) fn judge(
         &self,

@@ -34,6 +34,11 @@ pub struct TurnRequest {
     pub(crate) task: Option<TaskType>,
     /// The automation run this turn is (set by the automations runner only).
     pub(crate) automation: Option<Arc<RunContext>>,
+    /// `Some(true)`: take the research path; `Some(false)`: the quick path; `None`: the
+    /// router decides (`[research] mode`).
+    pub(crate) research: Option<bool>,
+    /// Resume the unfinished research run of this earlier turn of the session.
+    pub(crate) resume: Option<String>,
 }
 
 impl TurnRequest {
@@ -52,7 +57,19 @@ impl TurnRequest {
             replace_from: None,
             task: None,
             automation: None,
+            research: None,
+            resume: None,
         }
+    }
+
+    /// A turn a front end sent (`POST /api/turns`, the desktop's `send_turn`): someone is
+    /// there to answer approval questions.
+    pub fn sent(body: crate::wire::SendTurn, entry_point: EntryPoint) -> TurnRequest {
+        TurnRequest::new(body.session, body.input, entry_point)
+            .approvals(ApprovalMode::Ask)
+            .replacing(body.replace_from.map(|id| id.as_str().to_string()))
+            .research(body.research)
+            .resuming(body.resume.map(|id| id.as_str().to_string()))
     }
 
     /// Who answers approval questions during the turn.
@@ -77,6 +94,22 @@ impl TurnRequest {
         self
     }
 
+    /// Forces the research path (`Some(true)`) or the quick one (`Some(false)`); `None`
+    /// leaves it to the router.
+    #[must_use]
+    pub fn research(mut self, research: Option<bool>) -> TurnRequest {
+        self.research = research;
+        self
+    }
+
+    /// Resumes the unfinished research run that turn `turn` of the session left (killed,
+    /// or its process ended): the finished nodes are not run again.
+    #[must_use]
+    pub fn resuming(mut self, turn: Option<String>) -> TurnRequest {
+        self.resume = turn;
+        self
+    }
+
     /// Makes the turn an automation's run.
     #[must_use]
     pub(crate) fn for_run(mut self, run: Arc<RunContext>) -> TurnRequest {
@@ -97,6 +130,10 @@ impl TurnRequest {
     /// The checks that need no store: a usable session name and a message within limits.
     pub(crate) fn check(&self) -> Result<(), ApiError> {
         check_session_name(&self.session)?;
+        if self.resume.is_some() && self.input.is_empty() {
+            // The run's question becomes the input (`research::resuming`).
+            return Ok(());
+        }
         check_input(&self.input)
     }
 }

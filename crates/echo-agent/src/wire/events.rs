@@ -4,7 +4,7 @@
 //! event travels in an [`EventEnvelope`] that carries the protocol version and the turn id.
 //! `Final` is published exactly once per successful turn, after the answer is saved.
 
-use super::Usage;
+use super::{ResearchProgress, Usage};
 use echo_core::vocab::{
     DecidedBy, MemorySource, MemoryTier, Risk, RuleDecision, TurnErrorCode, TurnStatus,
 };
@@ -145,6 +145,12 @@ pub enum TurnEvent {
         reason: String,
         /// One line for people.
         detail: String,
+    },
+    /// A research run moved on (a node finished or started): where it is now. Its report
+    /// arrives as `Final`.
+    ResearchProgress {
+        /// The whole picture.
+        progress: ResearchProgress,
     },
     /// The final answer, with `<think>` removed. Published exactly once, after it is saved.
     Final {

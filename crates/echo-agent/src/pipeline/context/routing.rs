@@ -117,7 +117,7 @@ pub(crate) fn classify(input: &str) -> Classified {
 
 /// Whether `marker` occurs in `text`, at word boundaries where it begins or ends with a
 /// letter or digit of a spaced script.
-fn contains_marker(text: &str, marker: &str) -> bool {
+pub(crate) fn contains_marker(text: &str, marker: &str) -> bool {
     let spaced = |c: char| c.is_alphanumeric() && c.is_ascii();
     let check_start = marker.chars().next().is_some_and(spaced);
     let check_end = marker.chars().last().is_some_and(spaced);

@@ -1,0 +1,228 @@
+//! The end of a research run: the check of a written report (every citation names a note;
+//! citations become footnotes and the sources list is appended), and the partial report a
+//! stopped run ends in, made from the notes without a model call.
+
+use super::Run;
+use super::state::Note;
+use echo_core::trace::{SpanLevel, SpanStatus};
+use echo_core::vocab::ResearchPhase;
+
+/// The check node: citations that name no note are taken out (and counted), the others
+/// become footnotes `[^n]` whose definitions are the sources list. The run is finished.
+pub(super) async fn check(run: &Run<'_>, report: String) -> String {
+    run.progress(ResearchPhase::Checking);
+    let mut span = run.root.child(SpanLevel::Node, "research:check").await;
+    span.attr("research_run", run.store.id.clone());
+    let notes: Vec<Note> = run
+        .lock()
+        .notes()
+        .into_iter()
+        .map(|(_, n)| n.clone())
+        .collect();
+    let checked = citations(&report, notes.len());
+    span.attr("citations", checked.cited.len());
+    span.attr("notes", notes.len());
+    if checked.unknown > 0 {
+        span.attr("unknown_citations", checked.unknown);
+        run.degraded(
+            &mut span,
+            "citation_unresolved",
+            format!(
+                "{} citations named no note and were taken out",
+                checked.unknown
+            ),
+        );
+    }
+    let mut text = checked.text.trim_end().to_string();
+    text.push_str("\n\n");
+    text.push_str(&sources(&notes, &checked.cited));
+    finish(run, true).await;
+    span.finish(SpanStatus::Ok).await;
+    text
+}
+
+/// The report of a run that stopped early (`why`): what was found so far, by
+/// sub-question, each note cited, and what was not reached.
+pub(super) async fn partial(run: &Run<'_>, why: &str) -> String {
+    let mut span = run.root.child(SpanLevel::Node, "research:partial").await;
+    span.attr("research_run", run.store.id.clone());
+    span.attr("reason", why.to_string());
+    run.degraded(
+        &mut span,
+        "partial_report",
+        format!("partial report: {why}"),
+    );
+    let state = run.lock().clone();
+    let plan = state.plan.clone().unwrap_or_default();
+    let mut text = format!("**Partial report.** The research stopped early: {why}.\n");
+    let mut number = 0;
+    let mut all = Vec::new();
+    let mut missing = Vec::new();
+    for (i, sub) in plan.iter().enumerate() {
+        let notes: Vec<&Note> = state
+            .subs
+            .get(i)
+            .map(|s| s.reads.iter().flat_map(|r| &r.notes).collect())
+            .unwrap_or_default();
+        if notes.is_empty() {
+            missing.push(sub.question.clone());
+            continue;
+        }
+        text.push_str(&format!("\n### {}\n\n", sub.question));
+        for note in notes {
+            number += 1;
+            text.push_str(&format!(
+                "- {}: “{}” [^{number}]\n",
+                note.supports, note.quote
+            ));
+            all.push(note.clone());
+        }
+    }
+    if plan.is_empty() {
+        missing.push(state.question.clone());
+    }
+    if number == 0 {
+        text.push_str("\nNothing usable was found before it stopped.\n");
+    }
+    if !missing.is_empty() {
+        text.push_str("\n### Not reached or not found\n\n");
+        for question in &missing {
+            text.push_str(&format!("- {question}\n"));
+        }
+    }
+    let cited: Vec<usize> = (1..=number).collect();
+    text.push('\n');
+    text.push_str(&sources(&all, &cited));
+    finish(run, false).await;
+    span.attr("notes", number);
+    span.finish(SpanStatus::Ok).await;
+    text.trim_end().to_string()
+}
+
+/// Saves the state at the end; `finished` when the report is whole (a partial one can be
+/// resumed).
+async fn finish(run: &Run<'_>, finished: bool) {
+    let state = run.lock().clone();
+    if let Err(e) = run.store.save(&state, finished).await {
+        tracing::warn!(error = %e, "cannot save the end of a research run");
+    }
+    run.progress(ResearchPhase::Done);
+}
+
+/// The footnote definitions of the cited notes: quote, page and when it was read.
+fn sources(notes: &[Note], cited: &[usize]) -> String {
+    if cited.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("### Sources\n\n");
+    for &n in cited {
+        let Some(note) = notes.get(n - 1) else {
+            continue;
+        };
+        let title = if note.title.trim().is_empty() {
+            note.url.as_str()
+        } else {
+            note.title.as_str()
+        };
+        out.push_str(&format!(
+            "[^{n}]: “{}” — [{}]({}), retrieved {}\n",
+            note.quote,
+            title.replace(['[', ']'], ""),
+            note.url,
+            note.retrieved_at
+        ));
+    }
+    out
+}
+
+/// A report with its citations checked.
+#[derive(Debug, PartialEq)]
+struct Checked {
+    /// The text with `[n]` as footnote references `[^n]`, unknown ones taken out.
+    text: String,
+    /// The note numbers cited, in order of first citation.
+    cited: Vec<usize>,
+    /// Citations that named no note.
+    unknown: usize,
+}
+
+/// Finds the citations `[n]` (and `[^n]`) of `report` against `count` notes.
+fn citations(report: &str, count: usize) -> Checked {
+    let mut text = String::with_capacity(report.len());
+    let mut cited = Vec::new();
+    let mut unknown = 0;
+    let mut rest = report;
+    while let Some(open) = rest.find('[') {
+        text.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let inner_start = usize::from(after.starts_with('^'));
+        let digits: String = after[inner_start..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let close = inner_start + digits.len();
+        let is_citation = !digits.is_empty() && after[close..].starts_with(']');
+        // A footnote definition `[^n]:` or a Markdown link `[1](…)` is not a citation.
+        let is_other = after[close..].starts_with("]:") || after[close..].starts_with("](");
+        if !is_citation || is_other {
+            text.push('[');
+            rest = after;
+            continue;
+        }
+        match digits.parse::<usize>() {
+            Ok(n) if (1..=count).contains(&n) => {
+                text.push_str(&format!("[^{n}]"));
+                if !cited.contains(&n) {
+                    cited.push(n);
+                }
+            }
+            _ => unknown += 1,
+        }
+        rest = &after[close + 1..];
+    }
+    text.push_str(rest);
+    Checked {
+        text,
+        cited,
+        unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_become_footnotes_and_unknown_ones_are_taken_out() {
+        let checked = citations(
+            "Kyoto is calm [2][1]. Trains are fast [7]. See [1](x) [a]",
+            2,
+        );
+        assert_eq!(
+            checked.text,
+            "Kyoto is calm [^2][^1]. Trains are fast . See [1](x) [a]"
+        );
+        assert_eq!(checked.cited, vec![2, 1]);
+        assert_eq!(checked.unknown, 1);
+        let already = citations("A claim [^1].\n[^1]: a source", 1);
+        assert_eq!(already.text, "A claim [^1].\n[^1]: a source");
+        assert_eq!(already.cited, vec![1]);
+    }
+
+    #[test]
+    fn sources_list_each_cited_note_with_its_page_and_time() {
+        let note = Note {
+            quote: "Six days under 2,000 EUR".into(),
+            supports: "budget".into(),
+            url: "https://example.com/kyoto".into(),
+            title: "Kyoto [guide]".into(),
+            retrieved_at: "2026-12-06T20:00:00Z".into(),
+        };
+        let list = sources(&[note], &[1]);
+        assert_eq!(
+            list,
+            "### Sources\n\n[^1]: “Six days under 2,000 EUR” — [Kyoto guide](https://example.com/kyoto), retrieved 2026-12-06T20:00:00Z\n"
+        );
+        assert_eq!(sources(&[], &[]), "");
+    }
+}

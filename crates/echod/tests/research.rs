@@ -1,0 +1,407 @@
+//! The research path through the real `echod` binary, against a scripted search service and
+//! page server on loopback and the mock model: a cited report whose every citation is a
+//! page that holds its quote; a process killed mid-run resumed without running a finished
+//! node again; a search service that hangs ending in a partial report within the time
+//! limit; Stop (Ctrl-C) ending in a partial report; the trace's nodes.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The sentence every page holds, which the scripted notes quote.
+const EVIDENCE: &str = "Family rooms cost 120 EUR a night.";
+/// A quote the model makes up: in no page, so it must not survive.
+const MADE_UP: &str = "Kyoto has a space elevator.";
+
+/// A SearXNG-like search service and the pages it finds, on one loopback port: `/search?q=`
+/// answers two pages per query, `/page/N` a page. Every request target is logged; with
+/// `hang_search` set, searches get no answer.
+struct Web {
+    url: String,
+    asked: Arc<Mutex<Vec<String>>>,
+    hang_search: Arc<AtomicBool>,
+}
+
+impl Web {
+    fn start() -> Web {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let hang_search = Arc::new(AtomicBool::new(false));
+        let (log, hang, base) = (asked.clone(), hang_search.clone(), url.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (log, hang, base) = (log.clone(), hang.clone(), base.clone());
+                std::thread::spawn(move || serve(stream, &log, &hang, &base));
+            }
+        });
+        Web {
+            url,
+            asked,
+            hang_search,
+        }
+    }
+
+    fn asked(&self, prefix: &str) -> Vec<String> {
+        let asked = self.asked.lock().expect("lock");
+        asked
+            .iter()
+            .filter(|t| t.starts_with(prefix))
+            .cloned()
+            .collect()
+    }
+}
+
+fn page(n: usize) -> String {
+    format!(
+        "<!doctype html><html><head><title>Kyoto page {n}</title></head><body>\
+         <h1>Kyoto page {n}</h1><p>{EVIDENCE}</p><p>The train from the station takes \
+         {n}0 minutes.</p></body></html>"
+    )
+}
+
+fn serve(mut stream: std::net::TcpStream, log: &Mutex<Vec<String>>, hang: &AtomicBool, base: &str) {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let target = head
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    log.lock().expect("lock").push(target.clone());
+    let (kind, body) = if target.starts_with("/search") {
+        if hang.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_secs(600));
+            return;
+        }
+        // Hotels are on pages 1 and 2, trains on 3 and 4.
+        let first = if target.contains("train") { 3 } else { 1 };
+        let results: Vec<Value> = (first..first + 2)
+            .map(|n| {
+                json!({ "title": format!("Kyoto page {n}"), "url": format!("{base}/page/{n}"),
+                        "content": "about Kyoto", "publishedDate": "2026-03-01" })
+            })
+            .collect();
+        (
+            "application/json",
+            json!({ "results": results }).to_string(),
+        )
+    } else if let Some(n) = target.strip_prefix("/page/") {
+        ("text/html", page(n.parse().unwrap_or(0)))
+    } else {
+        ("text/plain", String::new())
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+fn plan_step() -> Value {
+    let plan = json!({ "sub_questions": [
+        { "question": "kyoto family hotels", "look_for": "price a night" },
+        { "question": "kyoto trains", "look_for": "minutes" },
+    ]});
+    json!({ "when_tool": "research_plan",
+            "tool_calls": [{ "id": "p1", "name": "research_plan", "arguments": plan.to_string() }] })
+}
+
+fn notes_step() -> Value {
+    let notes = json!({ "notes": [
+        { "quote": EVIDENCE, "supports": "the price of a family room" },
+        { "quote": MADE_UP, "supports": "nothing" },
+    ]});
+    json!({ "when_tool": "research_notes", "times": 4,
+            "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] })
+}
+
+const REPORT: &str = "Short answer: a family room fits the budget [1].\n\n## Trains\n\nTrains are \
+                      quick [3][2]. A claim with no note [9].";
+
+fn research_world(report: Value, config: &str) -> World {
+    let w = World::with_config(
+        json!({ "steps": [plan_step(), notes_step(), report] }),
+        config,
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
+    w
+}
+
+fn ask(w: &World, web: &Web, args: &[&str]) -> std::process::Command {
+    let mut cmd = w.command(args);
+    cmd.env("ECHO_SEARCH_KIND", "searxng")
+        .env("ECHO_SEARCH_URL", &web.url);
+    cmd
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+fn final_text(events: &[Value]) -> String {
+    let finals = of_type(events, "final");
+    assert_eq!(finals.len(), 1, "{events:?}");
+    finals[0]["text"].as_str().unwrap_or_default().to_string()
+}
+
+/// The report's sources: (number, quote, url) of each `[^n]: “quote” — [title](url), …`.
+fn sources(report: &str) -> Vec<(String, String, String)> {
+    report
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("[^")?;
+            let (number, rest) = rest.split_once("]: “")?;
+            let (quote, rest) = rest.split_once("” — [")?;
+            let url = rest.split_once("](")?.1.split_once(')')?.0;
+            Some((number.to_string(), quote.to_string(), url.to_string()))
+        })
+        .collect()
+}
+
+/// Model requests that offered `tool`.
+fn calls_offering(w: &World, tool: &str) -> usize {
+    w.requests()
+        .iter()
+        .filter(|r| {
+            r["tools"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == tool))
+        })
+        .count()
+}
+
+#[test]
+fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() {
+    let web = Web::start();
+    let w = research_world(json!({ "text": REPORT }), "");
+    let out = ask(
+        &w,
+        &web,
+        &[
+            "ask",
+            "--research",
+            "--events",
+            "plan three days in kyoto with kids",
+        ],
+    )
+    .output()
+    .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let report = final_text(&events);
+
+    // Every citation is a footnote whose source is a page served here holding the quote.
+    let cited = sources(&report);
+    assert_eq!(
+        cited.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["1", "3", "2"],
+        "{report}"
+    );
+    let served = web.asked("/page/");
+    for (_, quote, url) in &cited {
+        let path = url.strip_prefix(&web.url).unwrap_or_default();
+        assert!(
+            served.iter().any(|s| s == path),
+            "{url} never fetched: {served:?}"
+        );
+        let n: usize = path
+            .trim_start_matches("/page/")
+            .parse()
+            .expect("page number");
+        assert!(page(n).contains(quote.as_str()), "{quote} not in {url}");
+    }
+    assert!(
+        report.contains("budget [^1]") && report.contains("quick [^3][^2]"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("[9]") && !report.contains(MADE_UP),
+        "{report}"
+    );
+    assert!(report.starts_with("Short answer"), "{report}");
+
+    // Two searches, four pages, one plan call, four notes calls.
+    assert_eq!(web.asked("/search").len(), 2);
+    assert_eq!(served.len(), 4, "{served:?}");
+    assert_eq!(calls_offering(&w, "research_plan"), 1);
+    assert_eq!(calls_offering(&w, "research_notes"), 4);
+
+    // Progress went out and ended done, with the plan.
+    let progress = of_type(&events, "research_progress");
+    let last = &progress.last().expect("progress")["progress"];
+    assert_eq!(last["phase"], "done");
+    assert_eq!(last["sub_questions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(last["sources_read"], 4);
+    let degraded: Vec<&str> = of_type(&events, "degraded")
+        .iter()
+        .filter_map(|e| e["reason"].as_str())
+        .collect();
+    assert_eq!(degraded, ["citation_unresolved"]);
+
+    // The trace: triage, then the graph's nodes, with the model calls inside them.
+    let turn = events[0]["turn_id"].as_str().expect("turn id").to_string();
+    let trace = w.trace(&turn);
+    let triage = spans_named(&trace, "triage");
+    assert_eq!(triage[0]["attrs"]["path"], "research", "{trace}");
+    for node in [
+        "research:plan",
+        "research:search#1",
+        "research:search#2",
+        "research:read#1.1",
+        "research:read#2.2",
+        "research:write",
+        "research:check",
+    ] {
+        assert_eq!(spans_named(&trace, node).len(), 1, "{node} in {trace}");
+    }
+    let history = w.history("default");
+    assert_eq!(history.last().expect("answer")["content"], report.as_str());
+}
+
+#[test]
+fn a_killed_research_run_resumes_without_running_a_finished_node_again() {
+    let web = Web::start();
+    let w = research_world(json!({ "hang": true }), "");
+    let mut child = ask(
+        &w,
+        &web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    // Killed while the report is being written: plan, searches and reads are done.
+    wait_for("the report call", Duration::from_secs(60), || {
+        w.requests()
+            .iter()
+            .any(|r| r["tools"].as_array().is_none_or(Vec::is_empty))
+    });
+    child.kill().expect("kill");
+    let out = child.wait_with_output().expect("wait");
+    let killed = events(&String::from_utf8_lossy(&out.stdout));
+    let turn = killed[0]["turn_id"].as_str().expect("turn id").to_string();
+    assert!(of_type(&killed, "final").is_empty());
+
+    w.mock
+        .set_script(json!({ "steps": [{ "text": REPORT }] }))
+        .expect("script");
+    let out = ask(&w, &web, &["ask", "--resume", &turn, "--events"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = final_text(&events(&String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(sources(&report).len(), 3, "{report}");
+
+    // Nothing that had finished ran again: still one plan, four notes, two searches, four
+    // pages; the report was asked for once more.
+    let all = w.mock.requests().expect("requests");
+    let offering = |tool: &str| {
+        all.iter()
+            .filter(|r| r["body"]["tools"].to_string().contains(tool))
+            .count()
+    };
+    assert_eq!(offering("research_plan"), 1);
+    assert_eq!(offering("research_notes"), 4);
+    assert_eq!(web.asked("/search").len(), 2);
+    assert_eq!(web.asked("/page/").len(), 4);
+    // The history holds the question once and the report.
+    let history = w.history("default");
+    let contents: Vec<&str> = history
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(contents, ["plan three days in kyoto", report.as_str()]);
+    // A finished run cannot be resumed.
+    let again = ask(&w, &web, &["ask", "--resume", &turn])
+        .output()
+        .expect("run");
+    assert!(!again.status.success());
+}
+
+#[test]
+fn a_search_service_that_hangs_ends_in_a_partial_report_within_the_time_limit() {
+    let web = Web::start();
+    web.hang_search.store(true, Ordering::SeqCst);
+    let config = "[research]\ntime_limit_secs = 5\nnode_timeout_secs = 60\nretries = 0\n";
+    let w = research_world(json!({ "text": REPORT }), config);
+    let started = Instant::now();
+    let out = ask(
+        &w,
+        &web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .output()
+    .expect("run");
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let report = final_text(&events);
+    assert!(report.starts_with("**Partial report.**"), "{report}");
+    assert!(report.contains("time limit of 5s"), "{report}");
+    assert!(
+        report.contains("- kyoto family hotels") && report.contains("- kyoto trains"),
+        "{report}"
+    );
+    let reasons: Vec<&str> = of_type(&events, "degraded")
+        .iter()
+        .filter_map(|e| e["reason"].as_str())
+        .collect();
+    assert!(reasons.contains(&"partial_report"), "{reasons:?}");
+}
+
+#[test]
+fn stop_ends_a_research_run_in_a_partial_report_of_what_was_found() {
+    let web = Web::start();
+    let w = research_world(json!({ "hang": true }), "");
+    let child = ask(
+        &w,
+        &web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    wait_for("the report call", Duration::from_secs(60), || {
+        w.requests()
+            .iter()
+            .any(|r| r["tools"].as_array().is_none_or(Vec::is_empty))
+    });
+    let stop = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(stop.success());
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = final_text(&events(&String::from_utf8_lossy(&out.stdout)));
+    assert!(
+        report
+            .starts_with("**Partial report.** The research stopped early: stopped by the person."),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("the price of a family room: “{EVIDENCE}” [^1]")),
+        "{report}"
+    );
+    assert_eq!(sources(&report).len(), 4, "{report}");
+}
