@@ -64,6 +64,29 @@ describe('Markdown', () => {
     expect(notes?.querySelector('h2.sr-only')?.textContent).toBe('Footnotes');
   });
 
+  it('takes a citation to its source within the answer, and two answers never share ids', () => {
+    const report = 'Rooms cost 120 EUR[^1].\n\n[^1]: “quote” — [Kyoto](https://example.com/kyoto)\n';
+    const el = render(report);
+    const other = render(report);
+    const cite = el.querySelector<HTMLAnchorElement>('sup a');
+    const href = cite?.getAttribute('href') ?? '';
+    expect(href.startsWith('#')).toBe(true);
+    expect(cite?.target).toBe('');
+    const target = document.getElementById(href.slice(1));
+    expect(el.contains(target)).toBe(true);
+    expect(other.querySelector('sup a')?.getAttribute('href')).not.toBe(href);
+    act(() => cite?.click());
+    expect(document.activeElement).toBe(target);
+    expect(location.hash).toBe('');
+    // The source itself opens outside the app.
+    const source = target?.querySelector<HTMLAnchorElement>('a[href^="https://"]');
+    expect(source?.target).toBe('_blank');
+    // And back from the source to the citation.
+    const back = target?.querySelector<HTMLAnchorElement>('a[href^="#"]');
+    expect(document.getElementById(back?.getAttribute('href')?.slice(1) ?? '')).toBe(cite);
+    el.remove();
+  });
+
   it('does not render raw HTML from the answer', () => {
     const el = render('<img src=x onerror="alert(1)"> text');
     expect(el.querySelector('img')).toBeNull();
