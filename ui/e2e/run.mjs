@@ -13,7 +13,9 @@
 // Memory button, and a second conflict edited into one memory; then, against a third `echod
 // serve`: the Automations page (a watch rule made from a template in the form, a file dropped
 // into its folder, the run waiting for approval, the question answered in the approval queue,
-// the file the run wrote, the run's trace).
+// the file the run wrote, the run's trace); then, against a fourth `echod serve` with a search
+// service on loopback: a research run from the Research toggle (the card's plan and states,
+// the report's citations leading to the pages read, Export as Markdown).
 // Every page runs with all requests beyond loopback blocked and recorded (none may be made:
 // the UI works with the network off), and the API key typed into Settings must not be in the
 // browser's storage.
@@ -24,6 +26,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -262,7 +265,7 @@ async function main() {
   const work = join(tmp, 'work');
   for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
   const scriptFile = join(tmp, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify({ ...SCRIPT, steps: [...SCRIPT.steps, ...automationSteps(tmp)] }));
+  writeFileSync(scriptFile, JSON.stringify({ ...SCRIPT, steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS] }));
   writeFileSync(
     join(home, 'config.toml'),
     '[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
@@ -700,7 +703,11 @@ async function main() {
   // run's trace.
   await automationsPage({ tmp, mockUrl });
 
-  // 19. What the browser kept on disk: once it has closed (flushing its databases), no file
+  // 19. Research, against a fourth server with a search service: the card updates, the
+  // report's citations lead to their sources, the report exports as Markdown.
+  await researchPage({ tmp, mockUrl });
+
+  // 20. What the browser kept on disk: once it has closed (flushing its databases), no file
   // of its profile holds the API key typed into Settings.
   console.log("e2e: the browser's profile on disk");
   await browser.close();
@@ -713,7 +720,7 @@ async function main() {
   if (tokenFiles.length) fail(`the browser's profile keeps a lasting gateway token: ${tokenFiles.join(', ')}`);
   console.log(`e2e: ${filesUnder(profile).length} files of the browser's profile: none holds the API key `
     + 'or a lasting gateway token');
-  console.log('e2e: 19 passed, 0 failed');
+  console.log('e2e: 20 passed, 0 failed');
 }
 
 /** The lasting gateway tokens (serve-token files) of the servers the pages paired with. */
@@ -1167,6 +1174,128 @@ async function automationsPage({ tmp, mockUrl }) {
   if (pageErrors.length) fail(`errors in the automations page: ${pageErrors.join('; ')}`);
   offPage(away, 'the automations page');
   await page.close();
+}
+
+/** The model of the fourth server: the research run's plan, notes and report. */
+const RESEARCH_MODEL = 'research-model';
+const EVIDENCE = 'Family rooms cost 120 EUR a night.';
+const RESEARCH_STEPS = [
+  {
+    model: RESEARCH_MODEL,
+    when_tool: 'research_plan',
+    tool_calls: [{ id: 'rp', name: 'research_plan', arguments: JSON.stringify({ sub_questions: [
+      { question: 'kyoto family hotels', look_for: 'price a night' },
+      { question: 'kyoto trains', look_for: 'minutes' },
+    ] }) }],
+  },
+  {
+    model: RESEARCH_MODEL,
+    when_tool: 'research_notes',
+    times: 4,
+    tool_calls: [{ id: 'rn', name: 'research_notes', arguments: JSON.stringify({ notes: [{ quote: EVIDENCE, supports: 'the price of a room' }] }) }],
+  },
+  { model: RESEARCH_MODEL, text: 'Short answer: a family room fits the budget [1].\n\n## Trains\n\nThey are quick [3][2].' },
+];
+
+/** A search service (SearXNG's JSON) and its pages on loopback; each page takes a moment, so
+ * the card has states to show. Resolves to its base URL and the paths it served. */
+function researchWeb() {
+  const served = [];
+  const server = createServer((req, res) => {
+    served.push(req.url);
+    const base = `http://127.0.0.1:${server.address().port}`;
+    if (req.url.startsWith('/search')) {
+      const first = req.url.includes('train') ? 3 : 1;
+      const results = [first, first + 1].map((n) => ({ title: `Kyoto page ${n}`, url: `${base}/page/${n}`, content: 'about Kyoto' }));
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ results }));
+      return;
+    }
+    const n = req.url.replace('/page/', '');
+    setTimeout(() => {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end(`<!doctype html><html><head><title>Kyoto page ${n}</title></head><body><p>${EVIDENCE}</p></body></html>`);
+    }, 400);
+  });
+  cleanups.push(() => server.close());
+  return new Promise((resolveWeb) => server.listen(0, '127.0.0.1', () =>
+    resolveWeb({ url: `http://127.0.0.1:${server.address().port}`, served })));
+}
+
+// 19. Research: with the Research toggle on, a question becomes a research run whose card
+// shows the plan and its sub-questions moving, then the report; its citations jump to the
+// sources (which open outside the app) and back; Export saves it as Markdown.
+async function researchPage({ tmp, mockUrl }) {
+  console.log('e2e: research (fourth server)');
+  const web = await researchWeb();
+  const home = join(tmp, 'home-research');
+  const work = join(tmp, 'work-research');
+  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
+  writeFileSync(join(home, 'config.toml'), '[memory]\nextraction = false\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n');
+  const env = {
+    ...process.env,
+    ECHO_DESK_HOME: home,
+    ECHO_LLM_KIND: 'openai',
+    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
+    ECHO_LLM_MODEL: RESEARCH_MODEL,
+    ECHO_SEARCH_KIND: 'searxng',
+    ECHO_SEARCH_URL: web.url,
+  };
+  for (const tool of ['web_search', 'web_fetch']) {
+    const made = spawnSync(join(BIN, 'echod'), ['rules', 'add', '--tool', tool, '--decision', 'allow'], { env });
+    if (made.status !== 0) fail(`echod rules add ${tool} failed: ${made.stderr}`);
+  }
+  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
+  const { open } = await serveAddress(server, 'the fourth echod serve');
+  tokensSeen.push(readFileSync(join(home, 'serve-token'), 'utf8').trim());
+  const page = await browser.newPage();
+  const away = await loopbackOnly(page);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(open);
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+
+  await page.click('[data-testid="research-toggle"]');
+  await until(page, 'the Research toggle to be on', () =>
+    document.querySelector('[data-testid="research-toggle"]')?.getAttribute('aria-pressed') === 'true');
+  await send(page, 'Plan three days in Kyoto with two kids, under 900 EUR, at most an hour on trains a day');
+  await until(page, 'the card with its plan, still gathering', () => {
+    const card = document.querySelector('[data-testid="research-card"]');
+    return card?.dataset.phase === 'gathering' && card.querySelectorAll('[data-testid="research-sub"]').length === 2
+      && document.querySelector('[data-testid="research-stop"]');
+  });
+  await shot(page, 'research-card');
+  await until(page, 'the card to be done, every sub-question answered', () => {
+    const card = document.querySelector('[data-testid="research-card"]');
+    const subs = [...(card?.querySelectorAll('[data-testid="research-sub"]') ?? [])];
+    return card?.dataset.phase === 'done' && subs.every((s) => s.dataset.state === 'done')
+      && card.querySelector('[data-testid="research-stats"]')?.textContent.startsWith('4 sources found · 4 read');
+  });
+  await until(page, 'the report with three citations', () =>
+    document.querySelectorAll('.message.assistant .markdown sup a').length === 3
+    && !document.querySelector('[data-testid="research-stop"]'));
+
+  // A citation jumps to its source in the list; the source opens outside the app.
+  await page.click('.message.assistant .markdown sup a');
+  const source = await until(page, 'the first source to be focused', () => {
+    const focused = document.activeElement;
+    const link = focused?.closest('li')?.querySelector('a[target="_blank"]');
+    return focused?.closest('section.footnotes') && link ? link.getAttribute('href') : null;
+  }).then((h) => h.jsonValue());
+  if (!source.startsWith(`${web.url}/page/`) || !web.served.includes(source.slice(web.url.length))) {
+    fail(`the first citation's source ${source} is not a page the run read: ${JSON.stringify(web.served)}`);
+  }
+  // Export saves the report as Markdown.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="research-export"]')]);
+  const saved = readFileSync(await download.path(), 'utf8');
+  if (!download.suggestedFilename().endsWith('.md') || !saved.includes('[^1]:') || !saved.includes(source)) {
+    fail(`the export ${download.suggestedFilename()} holds ${JSON.stringify(saved.slice(0, 300))}`);
+  }
+  await shot(page, 'research-report');
+  if (pageErrors.length) fail(`errors in the research page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the research page');
+  await page.close();
+  console.log(`e2e: research read ${web.served.filter((p) => p.startsWith('/page/')).length} pages; the report cites ${source}`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -36,6 +36,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
   const state = useSyncExternalStore(store.subscribe, store.getState);
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [theme, setTheme] = useState<ThemeChoice>(initialTheme);
+  // The composer's Research toggle: stays on for the next messages until switched off.
+  const [research, setResearch] = useState(false);
   const [nav] = useState(() => new Navigation());
   const route = useSyncExternalStore(nav.subscribe, nav.getState);
   const view = route.view;
@@ -249,14 +251,17 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 onRegenerate={regenerateTarget(state) ? () => void store.regenerate() : undefined}
                 onEdit={idle ? (key, text) => void store.editAndResend(key, text) : undefined}
                 onShowTrace={(turnId) => nav.openTrace(turnId)}
+                onStop={state.running?.turnId !== undefined ? () => void store.stop() : undefined}
                 highlight={state.highlight?.key ?? null}
                 onHighlightSeen={() => store.clearHighlight()}
               />
               <Composer
                 running={state.running !== null}
                 canStop={state.running?.turnId !== undefined}
-                onSend={(text) => void store.send(text)}
+                onSend={(text) => void store.send(text, research)}
                 onStop={() => void store.stop()}
+                research={research}
+                onResearch={setResearch}
               />
             </>
           )}

@@ -62,6 +62,7 @@ class FakeTransport extends FakeEngine {
     const extra = [
       ...(options?.replaceFrom ? [`replacing ${options.replaceFrom}`] : []),
       ...(options?.quick ? ['quick'] : []),
+      ...(options?.research ? ['research'] : []),
     ];
     this.calls.push([`send ${session} ${input}`, ...extra].join(' '));
     this.onEvent = onEvent;
@@ -93,6 +94,37 @@ const finished: TurnEvent = {
 };
 
 describe('ChatStore', () => {
+  it('asks for research when told to, and folds its progress into the answer', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    const sent = store.send('plan six days in kyoto', true);
+    transport.emit(started);
+    const progress = {
+      run_id: 'r1',
+      phase: 'gathering' as const,
+      sub_questions: [{ question: 'hotels', state: 'reading' as const, found: 2, read: 1 }],
+      sources_found: 2,
+      sources_read: 1,
+      notes: 1,
+      elapsed_ms: 1200,
+    };
+    transport.emit({ type: 'research_progress', progress });
+    const answer = store.getState().messages[1];
+    expect(answer?.role === 'assistant' && answer.research).toEqual(progress);
+    transport.emit({ type: 'final', text: 'Report [^1]' });
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    const quick = store.send('a quick one');
+    transport.emit(finished);
+    transport.end();
+    await quick;
+    expect(transport.calls.filter((c) => c.startsWith('send'))).toEqual([
+      expect.stringMatching(/^send chat-\S+ plan six days in kyoto research$/),
+      expect.stringMatching(/^send chat-\S+ a quick one$/),
+    ]);
+  });
+
   it('runs a turn with an approval question answered once', async () => {
     const transport = new FakeTransport();
     const store = new ChatStore(transport);

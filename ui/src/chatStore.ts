@@ -272,11 +272,14 @@ export class ChatStore {
     this.set({ selected: null, messages: [], loadingHistory: false, answered: null, highlight: null });
   }
 
-  /** Sends a message in the selected session (a new one if none is selected). */
-  async send(input: string): Promise<void> {
+  /**
+   * Sends a message in the selected session (a new one if none is selected); `research`
+   * asks for a cited report instead of a quick answer.
+   */
+  async send(input: string, research = false): Promise<void> {
     if (this.state.running || input.trim() === '') return;
     if (!this.state.selected) this.newSession();
-    await this.run(input, this.state.messages, undefined);
+    await this.run(input, this.state.messages, undefined, research);
   }
 
   /**
@@ -300,7 +303,12 @@ export class ChatStore {
   }
 
   /** Runs one turn after the messages `before`, replacing from `replaceFrom` if given. */
-  private async run(input: string, before: ChatMessage[], replaceFrom: string | undefined): Promise<void> {
+  private async run(
+    input: string,
+    before: ChatMessage[],
+    replaceFrom: string | undefined,
+    research = false,
+  ): Promise<void> {
     if (this.state.running || !this.state.selected) return;
     const session = this.state.selected;
     const n = ++this.counter;
@@ -322,6 +330,7 @@ export class ChatStore {
       {
         ...(replaceFrom ? { replaceFrom } : {}),
         ...(this.options.quick ? { quick: true } : {}),
+        ...(research ? { research: true } : {}),
       },
     );
     try {

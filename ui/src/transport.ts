@@ -29,6 +29,8 @@ export interface TurnOptions {
   replaceFrom?: string;
   /** A quick-ask turn (the desktop's quick-ask window; only Tauri IPC passes it on). */
   quick?: boolean;
+  /** Research (a cited report) instead of a quick answer, whatever the router would say. */
+  research?: boolean;
 }
 
 /** What only the desktop app can do: the quick-ask window and its global shortcut. */
@@ -164,7 +166,12 @@ export class HttpTransport implements Transport {
     onEvent: (event: EventEnvelope) => void,
     options: TurnOptions = {},
   ): TurnHandle {
-    const body: SendTurn = { session, input, ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}) };
+    const body: SendTurn = {
+      session,
+      input,
+      ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}),
+      ...(options.research ? { research: true } : {}),
+    };
     const done = (async () => {
       const response = await this.request('POST', '/api/turns', body);
       if (!response.body) throw new TransportError('protocol', 'the server sent no event stream');

@@ -2,7 +2,15 @@
 // shows, and turns a session's stored history into the same shapes, so a reload looks like
 // the live view. The engine decides; this only records what it said.
 
-import type { DecidedBy, EventEnvelope, Risk, RuleDecision, StoredMessage, TurnStatus as EngineTurnStatus } from './generated/engine';
+import type {
+  DecidedBy,
+  EventEnvelope,
+  ResearchProgress,
+  Risk,
+  RuleDecision,
+  StoredMessage,
+  TurnStatus as EngineTurnStatus,
+} from './generated/engine';
 
 /** A tool call as shown inline in an answer. */
 export interface ToolCallView {
@@ -47,6 +55,8 @@ export interface AssistantView {
   degradations: { reason: string; detail: string }[];
   error: { code: string; message: string } | null;
   status: TurnStatus;
+  /** A research run's progress, when the turn is one (its report arrives as the text). */
+  research?: ResearchProgress;
   /** The stored messages it shows (from history: the turn's answers and tool results). */
   storedIds?: string[];
 }
@@ -162,6 +172,8 @@ export function reduceTurn(state: AssistantView, event: EventEnvelope): Assistan
           durationMs: event.duration_ms,
         })),
       };
+    case 'research_progress':
+      return { ...s, research: event.progress };
     case 'degraded':
       return { ...s, degradations: [...s.degradations, { reason: event.reason, detail: event.detail }] };
     case 'final':

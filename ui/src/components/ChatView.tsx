@@ -37,6 +37,8 @@ interface Props {
   onEdit?: (key: string, text: string) => void;
   /** Opens an answer's trace; offered on answers whose turn id is known, when given. */
   onShowTrace?: (turnId: string) => void;
+  /** Stops the running turn (a research card's Stop); offered when given. */
+  onStop?: () => void;
   /** The key of a message to bring into view and mark. */
   highlight?: string | null;
   /** Called when the mark has been shown long enough. */
@@ -51,6 +53,7 @@ export function ChatView({
   onRegenerate,
   onEdit,
   onShowTrace,
+  onStop,
   highlight,
   onHighlightSeen,
   startNote,
@@ -141,6 +144,7 @@ export function ChatView({
                 m={m}
                 onRegenerate={onRegenerate && item.index === last && m.role === 'assistant' ? onRegenerate : undefined}
                 onShowTrace={onShowTrace && turnId ? () => onShowTrace(turnId) : undefined}
+                onStop={m.role === 'assistant' && m.status === 'running' ? onStop : undefined}
                 onEdit={
                   onEdit && m.role === 'user' && m.id !== undefined
                     ? () => setEditing({ key: m.key, draft: m.text })

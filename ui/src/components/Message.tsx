@@ -6,10 +6,25 @@
 import type { KeyboardEvent } from 'react';
 import { useT } from '../i18n';
 import type { AssistantView, ChatMessage, UserView } from '../turnStore';
+import { browserDownload } from '../trace/traceStore';
 import { Markdown } from './Markdown';
+import { ResearchCard } from './ResearchCard';
 import { ToolCall } from './ToolCall';
 
-function Assistant({ m, onRegenerate, onShowTrace }: { m: AssistantView; onRegenerate?: () => void; onShowTrace?: () => void }) {
+interface AssistantProps {
+  m: AssistantView;
+  onRegenerate?: () => void;
+  onShowTrace?: () => void;
+  onStop?: () => void;
+}
+
+/** Saves a research report as `research-<turn>.md`. */
+function exportReport(m: AssistantView): void {
+  const name = `research-${m.turnId ?? m.key}.md`;
+  browserDownload(name, new Blob([`${m.text}\n`], { type: 'text/markdown' }));
+}
+
+function Assistant({ m, onRegenerate, onShowTrace, onStop }: AssistantProps) {
   const t = useT();
   const waiting = m.status === 'running' && m.text === '' && m.tools.length === 0;
   return (
@@ -24,6 +39,14 @@ function Assistant({ m, onRegenerate, onShowTrace }: { m: AssistantView; onRegen
           <summary>{t('chat.reasoning')}</summary>
           <div className="reasoning-text">{m.reasoning}</div>
         </details>
+      )}
+      {m.research && (
+        <ResearchCard
+          progress={m.research}
+          running={m.status === 'running'}
+          onStop={onStop}
+          onExport={m.text ? () => exportReport(m) : undefined}
+        />
       )}
       {m.tools.map((tool) => (
         <ToolCall key={tool.callId} tool={tool} />
@@ -130,13 +153,17 @@ interface Props {
   onRegenerate?: () => void;
   /** Offers "Show trace" (on an answer). */
   onShowTrace?: () => void;
+  /** Offers Stop on a running research card. */
+  onStop?: () => void;
   /** Offers Edit (on a user message). */
   onEdit?: () => void;
   /** The inline editor, while this user message is being edited. */
   editing?: EditState;
 }
 
-export function Message({ m, onRegenerate, onShowTrace, onEdit, editing }: Props) {
-  if (m.role === 'assistant') return <Assistant m={m} onRegenerate={onRegenerate} onShowTrace={onShowTrace} />;
+export function Message({ m, onRegenerate, onShowTrace, onStop, onEdit, editing }: Props) {
+  if (m.role === 'assistant') {
+    return <Assistant m={m} onRegenerate={onRegenerate} onShowTrace={onShowTrace} onStop={onStop} />;
+  }
   return <User m={m} onEdit={onEdit} editing={editing} />;
 }
