@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -68,20 +68,9 @@ fn page(n: usize) -> String {
 }
 
 fn serve(mut stream: std::net::TcpStream, log: &Mutex<Vec<String>>, hang: &AtomicBool, base: &str) {
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(&buf[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
-    let target = head
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_default()
-        .to_string();
+    let Some(target) = request_target(&mut stream) else {
+        return;
+    };
     log.lock().expect("lock").push(target.clone());
     let (kind, body) = if target.starts_with("/search") {
         if hang.load(Ordering::SeqCst) {
@@ -173,6 +162,26 @@ fn sources(report: &str) -> Vec<(String, String, String)> {
             Some((number.to_string(), quote.to_string(), url.to_string()))
         })
         .collect()
+}
+
+/// `echod ask --research --events` started and left running once its report is asked for
+/// (the script's report step hangs): plan, searches and reads are done by then.
+fn research_until_the_report(w: &World, web: &Web) -> std::process::Child {
+    let child = ask(
+        w,
+        web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    wait_for("the report call", Duration::from_secs(60), || {
+        w.requests()
+            .iter()
+            .any(|r| r["tools"].as_array().is_none_or(Vec::is_empty))
+    });
+    child
 }
 
 /// Model requests that offered `tool`.
@@ -279,21 +288,8 @@ fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() 
 fn a_killed_research_run_resumes_without_running_a_finished_node_again() {
     let web = Web::start();
     let w = research_world(json!({ "hang": true }), "");
-    let mut child = ask(
-        &w,
-        &web,
-        &["ask", "--research", "--events", "plan three days in kyoto"],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("spawn");
     // Killed while the report is being written: plan, searches and reads are done.
-    wait_for("the report call", Duration::from_secs(60), || {
-        w.requests()
-            .iter()
-            .any(|r| r["tools"].as_array().is_none_or(Vec::is_empty))
-    });
+    let mut child = research_until_the_report(&w, &web);
     child.kill().expect("kill");
     let out = child.wait_with_output().expect("wait");
     let killed = events(&String::from_utf8_lossy(&out.stdout));
@@ -372,20 +368,7 @@ fn a_search_service_that_hangs_ends_in_a_partial_report_within_the_time_limit() 
 fn stop_ends_a_research_run_in_a_partial_report_of_what_was_found() {
     let web = Web::start();
     let w = research_world(json!({ "hang": true }), "");
-    let child = ask(
-        &w,
-        &web,
-        &["ask", "--research", "--events", "plan three days in kyoto"],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("spawn");
-    wait_for("the report call", Duration::from_secs(60), || {
-        w.requests()
-            .iter()
-            .any(|r| r["tools"].as_array().is_none_or(Vec::is_empty))
-    });
+    let child = research_until_the_report(&w, &web);
     let stop = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -579,20 +579,7 @@ fn search_server() -> (String, Arc<Mutex<Vec<String>>>) {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut head = Vec::new();
-            let mut buf = [0u8; 1024];
-            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => head.extend_from_slice(&buf[..n]),
-                }
-            }
-            let head = String::from_utf8_lossy(&head).into_owned();
-            let target = head
-                .split_whitespace()
-                .nth(1)
-                .unwrap_or_default()
-                .to_string();
+            let target = request_target(&mut stream).unwrap_or_default();
             log.lock().expect("lock").push(target);
             let body = json!({ "results": [{
                 "title": "Kyoto with kids", "url": "https://example.com/kyoto",

@@ -143,6 +143,27 @@ pub fn events(stdout: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The target (`/path?query`) of the HTTP request arriving on `stream`, once its head is
+/// read; `None` when the connection ends first.
+pub fn request_target(stream: &mut std::net::TcpStream) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head);
+    Some(
+        head.split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
 pub fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
     let start = Instant::now();
     while !check() {
