@@ -263,6 +263,7 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
     ("sessions delete", Cli::Calls(&["delete_session"])),
     ("trace list", Cli::Calls(&["traces"])),
     ("trace show", Cli::Calls(&["trace"])),
+    ("trace stats", Cli::Calls(&["trace_stats"])),
     ("trace call", Cli::Calls(&["trace_call"])),
     (
         "trace settings",

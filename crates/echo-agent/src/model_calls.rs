@@ -10,6 +10,7 @@ use crate::prompts::Prompts;
 use crate::tool_output::cut_tool_output;
 use echo_core::store::ModelCall as CapturedCall;
 use echo_core::trace::{CallRecord, Span, SpanKind};
+use echo_core::vocab::Degradation;
 use echo_core::{Message, Role, ToolSpec};
 use echo_llm::tokens::Tokenizer;
 use echo_llm::{
@@ -52,7 +53,7 @@ impl<'a> ModelCall<'a> {
             node.attr("history_dropped", fit.dropped_messages);
             node.attr("outputs_trimmed", fit.trimmed_outputs);
             node.attr("memories_dropped", fit.dropped_memories);
-            node.degrade("context_trimmed");
+            node.degrade(Degradation::ContextTrimmed);
         }
         Ok(Self::new(llm, messages, tools))
     }
@@ -336,11 +337,11 @@ fn cut_middle(text: &str, keep: usize) -> String {
 }
 
 /// The degradation an attempt of this kind means: a retry, or a fallback to another model.
-pub(crate) fn degraded_reason(kind: AttemptKind) -> Option<&'static str> {
+pub(crate) fn degraded_reason(kind: AttemptKind) -> Option<Degradation> {
     match kind {
         AttemptKind::First => None,
-        AttemptKind::Retry => Some("retry"),
-        AttemptKind::Fallback => Some("fallback_model"),
+        AttemptKind::Retry => Some(Degradation::Retry),
+        AttemptKind::Fallback => Some(Degradation::FallbackModel),
     }
 }
 

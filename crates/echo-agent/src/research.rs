@@ -27,8 +27,8 @@
 //! run has `time_limit_secs` and `max_model_calls`; reaching either, or the person's Stop,
 //! ends it in a partial report built from the notes gathered so far (no model call), so a
 //! run never ends in silence. Each fallback is a degradation on its span and a `Degraded`
-//! event: `research_retry`, `research_cache`, `research_node_skipped`, `research_budget`,
-//! `partial_report`.
+//! event: `research_retry`, `research_cache`, `research_node_skipped`, `partial_report`
+//! (the call budget's end is a partial report too), `citation_unresolved`.
 
 mod nodes;
 mod report;
@@ -45,7 +45,7 @@ use crate::pipeline::inference::InferenceResult;
 use crate::turn::run::RunContext;
 use crate::wire::{ResearchProgress, SubQuestionProgress, TurnEvent};
 use echo_core::trace::Span;
-use echo_core::vocab::ResearchPhase;
+use echo_core::vocab::{Degradation, ResearchPhase};
 use echo_core::{SessionId, TurnErrorCode, TurnId, Usage};
 use echo_llm::LlmClient;
 use state::{ResearchState, RunStore};
@@ -180,12 +180,9 @@ impl Run<'_> {
     }
 
     /// Says a fallback happened: on the span's trace and to the front end.
-    pub(crate) fn degraded(&self, span: &mut Span, reason: &str, detail: String) {
+    pub(crate) fn degraded(&self, span: &mut Span, reason: Degradation, detail: String) {
         span.degrade(reason);
-        self.events.emit(TurnEvent::Degraded {
-            reason: reason.to_string(),
-            detail,
-        });
+        self.events.emit(TurnEvent::Degraded { reason, detail });
     }
 }
 

@@ -30,9 +30,9 @@ pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, EntryPoint, LearnedMemories, MemorySort, MemorySource, MemoryStatus,
-    MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, ResearchPhase, Risk, Role,
-    RuleDecision, RuleScope, SpanKind, SpanStatus, SubQuestionState, TaskType, TurnErrorCode,
+    ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemorySort, MemorySource,
+    MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, ResearchPhase, Risk,
+    Role, RuleDecision, RuleScope, SpanKind, SpanStatus, SubQuestionState, TaskType, TurnErrorCode,
     TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
@@ -54,8 +54,8 @@ pub use tools::{
     ApprovalAnswer, AuditEntry, McpServerState, McpServerStatus, McpTransportKind, Rule,
 };
 pub use traces::{
-    CapturedRequest, CapturedResponse, CaseMemory, CaseToolCall, ModelCall, ReplayCase, SpanRecord,
-    Trace, TurnRecord,
+    CapturedRequest, CapturedResponse, CaseMemory, CaseToolCall, DegradationCount,
+    DegradationStats, ModelCall, ReplayCase, SpanRecord, Trace, TurnRecord,
 };
 
 mod automations;
@@ -318,6 +318,13 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         until: Option<String>,
+    }
+    /// How often turns fell back, by fallback, since a time.
+    TraceStats {
+        /// Turns accepted at or after this time (RFC 3339); default: a day ago.
+        #[serde(default)]
+        #[ts(optional)]
+        since: Option<String>,
     }
     /// One turn's record and spans.
     GetTrace {

@@ -41,7 +41,7 @@ pub use extractions::{EXTRACTION_TRIES, PendingExtraction};
 pub use messages::StoredMessage;
 use messages::stored_message;
 pub use sessions::SessionSummary;
-pub use spans::SpanRecord;
+pub use spans::{DegradationCounts, SpanRecord};
 pub use turns::{CompletedAnswer, StartOutcome, TurnFilter, TurnRecord};
 
 /// Name of the database file inside the data directory.

@@ -36,6 +36,7 @@ use crate::ids::{SpanId, TurnId};
 use crate::message::Usage;
 use crate::store::{ModelCall, Redactor, SpanRecord, Store};
 use crate::time::to_rfc3339;
+use crate::vocab::Degradation;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -230,7 +231,7 @@ impl Span {
             tokens_in: call.usage.map(|u| u.input_tokens as i64),
             tokens_out: call.usage.map(|u| u.output_tokens as i64),
             degraded: call.degraded_reason.is_some(),
-            degraded_reason: call.degraded_reason.map(String::from),
+            degraded_reason: call.degraded_reason.map(|r| r.as_str().to_string()),
             error: call.error.map(String::from),
             attrs,
         };
@@ -252,7 +253,8 @@ impl Span {
     }
 
     /// Flags a degradation; several reasons are joined with `,`.
-    pub fn degrade(&mut self, reason: &str) {
+    pub fn degrade(&mut self, reason: Degradation) {
+        let reason = reason.as_str();
         self.record.degraded = true;
         match &mut self.record.degraded_reason {
             Some(r) if r.split(',').any(|x| x == reason) => {}
@@ -332,7 +334,7 @@ pub struct CallRecord<'a> {
     /// Error, if it failed.
     pub error: Option<&'a str>,
     /// Degradation reason, e.g. `retry` or `fallback_model`.
-    pub degraded_reason: Option<&'a str>,
+    pub degraded_reason: Option<Degradation>,
     /// Extra fields.
     pub attrs: serde_json::Value,
 }

@@ -631,3 +631,48 @@ closed_enum!(
         Gap = "gap",
     }
 );
+
+closed_enum!(
+    /// A fallback the engine took to keep a turn alive. Each is a counter of its own
+    /// (`echod trace stats`); a span can carry several.
+    Degradation as Degradation = "Degradation" {
+        /// A model request was sent again after a failure.
+        Retry = "retry",
+        /// The built-in model was answering another request; the turn waited.
+        ModelBusy = "model_busy",
+        /// A fallback model answered instead of the configured one.
+        FallbackModel = "fallback_model",
+        /// The loop reached its iteration limit and was asked to answer without tools.
+        MaxIterations = "max_iterations",
+        /// A tool failed too often in a row and is paused.
+        CircuitOpen = "circuit_open",
+        /// The request was cut to fit the window (old outputs, old turns, memories).
+        ContextTrimmed = "context_trimmed",
+        /// Only some tools were offered, to fit the window.
+        ToolsTrimmed = "tools_trimmed",
+        /// Compressing the history into a summary failed.
+        SummaryFailed = "summary_failed",
+        /// The planner call failed; the turn went on without a plan.
+        PlannerFailed = "planner_failed",
+        /// Embedding failed; search used keywords only.
+        EmbeddingFailed = "embedding_failed",
+        /// Memory could not be read for the turn.
+        MemoryUnavailable = "memory_unavailable",
+        /// The conflict judge failed; a rule decided instead.
+        JudgeFallback = "judge_fallback",
+        /// The history was not a valid message sequence and was repaired.
+        InvalidSequence = "invalid_sequence",
+        /// A bootstrap file was cut to its budget.
+        BootstrapCut = "bootstrap_cut",
+        /// A research node needed more than one try.
+        ResearchRetry = "research_retry",
+        /// A research node was served from the cache of an earlier fetch.
+        ResearchCache = "research_cache",
+        /// A research node failed and was skipped; the report names the gap.
+        ResearchNodeSkipped = "research_node_skipped",
+        /// A research run ended in a partial report (Stop, time limit, budget).
+        PartialReport = "partial_report",
+        /// A report cited notes that do not exist; those citations were taken out.
+        CitationUnresolved = "citation_unresolved",
+    }
+);

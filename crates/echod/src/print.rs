@@ -4,10 +4,10 @@
 //! The answer goes to stdout; progress (tool calls, retries) goes to stderr only when stderr is
 //! a terminal, so scripts see the answer on stdout and at most one error line on stderr.
 
-use echo_agent::wire::Trace;
 use echo_agent::wire::{
     DataCheck, EventEnvelope, MessageStatus, SessionSummary, StoredMessage, TurnEvent, TurnRecord,
 };
+use echo_agent::wire::{DegradationStats, Trace};
 use echo_agent::{Api, Operation};
 use std::io::Write;
 use std::sync::Mutex;
@@ -235,6 +235,30 @@ impl Text for Vec<TurnRecord> {
                 t.input_tokens,
                 t.output_tokens,
                 clip(&t.input, 50)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `trace stats` as text: the share of turns that fell back, then each fallback's.
+impl Text for DegradationStats {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "since {}: {} turns, {} degraded ({:.1}%)",
+            self.since,
+            self.turns,
+            self.degraded_turns,
+            self.rate * 100.0
+        )?;
+        for r in &self.by_reason {
+            writeln!(
+                out,
+                "  {:<24} {:>6} turns {:>6.1}%",
+                r.reason,
+                r.turns,
+                r.rate * 100.0
             )?;
         }
         Ok(())

@@ -7,8 +7,8 @@ use clap::{Args, Subcommand};
 
 use echo_agent::Api;
 use echo_agent::wire::{
-    GetTrace, GetTraceSettings, ListTraces, SpanId, TraceCall, TraceCase, TurnId, TurnStatus,
-    UpdateTraceSettings,
+    GetTrace, GetTraceSettings, ListTraces, SpanId, TraceCall, TraceCase, TraceStats, TurnId,
+    TurnStatus, UpdateTraceSettings,
 };
 
 use std::path::PathBuf;
@@ -21,6 +21,16 @@ pub enum TraceCommand {
     Show {
         /// Turn id.
         turn_id: TurnId,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// How often turns fell back (retries, fallback models, cut requests, skipped research
+    /// steps, partial reports, …), each fallback counted on its own.
+    Stats {
+        /// Turns accepted at or after this time (RFC 3339); default: a day ago.
+        #[arg(long)]
+        since: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -109,6 +119,7 @@ pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
             print::call(api, ListTraces::from(args), json).await
         }
         TraceCommand::Show { turn_id, json } => print::call(api, GetTrace { turn_id }, json).await,
+        TraceCommand::Stats { since, json } => print::call(api, TraceStats { since }, json).await,
         TraceCommand::Call { turn_id, span_id } => {
             print::json(&api.call(TraceCall { turn_id, span_id }).await?)
         }

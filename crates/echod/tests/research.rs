@@ -2,7 +2,8 @@
 //! page server on loopback and the mock model: a cited report whose every citation is a
 //! page that holds its quote; a process killed mid-run resumed without running a finished
 //! node again; a search service that hangs ending in a partial report within the time
-//! limit; Stop (Ctrl-C) ending in a partial report; the trace's nodes.
+//! limit, and counted by `echod trace stats`; Stop (Ctrl-C) ending in a partial report; the
+//! trace's nodes.
 
 mod common;
 
@@ -362,6 +363,43 @@ fn a_search_service_that_hangs_ends_in_a_partial_report_within_the_time_limit() 
         .filter_map(|e| e["reason"].as_str())
         .collect();
     assert!(reasons.contains(&"partial_report"), "{reasons:?}");
+
+    // The fallback is counted: one turn, degraded, by a partial report.
+    let stats = w.json(&["trace", "stats", "--json"]);
+    assert_eq!(
+        (stats["turns"].as_u64(), stats["degraded_turns"].as_u64()),
+        (Some(1), Some(1)),
+        "{stats}"
+    );
+    let partial = stats["by_reason"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["reason"] == "partial_report"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        (partial["turns"].as_u64(), partial["rate"].as_f64()),
+        (Some(1), Some(1.0)),
+        "{stats}"
+    );
+    let text = w.ok(&["trace", "stats"]);
+    assert!(
+        text.contains("1 turns, 1 degraded (100.0%)") && text.contains("partial_report"),
+        "{text}"
+    );
+    let later = w.json(&[
+        "trace",
+        "stats",
+        "--since",
+        "2999-01-01T00:00:00Z",
+        "--json",
+    ]);
+    assert_eq!(later["turns"], 0, "{later}");
+    let bad = w.run(&["trace", "stats", "--since", "yesterday"]);
+    assert!(
+        !bad.status.success() && stderr(&bad).contains("RFC 3339"),
+        "{}",
+        stderr(&bad)
+    );
 }
 
 #[test]

@@ -608,6 +608,44 @@ user_notes: boolean, };
 
 export type DecidedBy = "disabled" | "hard_deny" | "path_policy" | "rule" | "risk" | "user" | "timeout" | "non_interactive";
 
+export type Degradation = "retry" | "model_busy" | "fallback_model" | "max_iterations" | "circuit_open" | "context_trimmed" | "tools_trimmed" | "summary_failed" | "planner_failed" | "embedding_failed" | "memory_unavailable" | "judge_fallback" | "invalid_sequence" | "bootstrap_cut" | "research_retry" | "research_cache" | "research_node_skipped" | "partial_report" | "citation_unresolved";
+
+export type DegradationCount = { 
+/**
+ * The fallback.
+ */
+reason: Degradation, 
+/**
+ * Turns that took it.
+ */
+turns: number, 
+/**
+ * Its share of all turns in the window.
+ */
+rate: number, };
+
+export type DegradationStats = { 
+/**
+ * The start of the window (RFC 3339).
+ */
+since: string, 
+/**
+ * Turns accepted since then.
+ */
+turns: number, 
+/**
+ * Those that took at least one fallback.
+ */
+degraded_turns: number, 
+/**
+ * `degraded_turns / turns` (0 without turns).
+ */
+rate: number, 
+/**
+ * Turns that took each fallback, most first.
+ */
+by_reason: Array<DegradationCount>, };
+
 export type DeleteAllData = { 
 /**
  * The typed confirmation.
@@ -841,9 +879,9 @@ content: string,
  */
 duration_ms: number, } | { "type": "degraded", 
 /**
- * Machine-readable reason, e.g. `retry`, `fallback_model`, `max_iterations`.
+ * Which fallback.
  */
-reason: string, 
+reason: Degradation, 
 /**
  * One line for people.
  */
@@ -2584,6 +2622,12 @@ capture: boolean,
  */
 retention_days: number, };
 
+export type TraceStats = { 
+/**
+ * Turns accepted at or after this time (RFC 3339); default: a day ago.
+ */
+since?: string, };
+
 export type TurnErrorCode = "interrupted" | "process_ended" | "store" | "prompt" | "context_overflow" | "research_unavailable" | "llm_connect" | "llm_timeout" | "llm_rate_limited" | "llm_model_not_found" | "llm_status" | "llm_auth" | "llm_stream_cut" | "llm_server_error" | "llm_protocol" | "llm_cancelled" | "llm_config" | "llm_local";
 
 export type TurnEvent = { "type": "turn_started", 
@@ -2725,9 +2769,9 @@ content: string,
  */
 duration_ms: number, } | { "type": "degraded", 
 /**
- * Machine-readable reason, e.g. `retry`, `fallback_model`, `max_iterations`.
+ * Which fallback.
  */
-reason: string, 
+reason: Degradation, 
 /**
  * One line for people.
  */
@@ -2953,6 +2997,7 @@ export interface Operations {
   trace_settings: { request: GetTraceSettings; response: TraceSettings };
   update_trace_settings: { request: UpdateTraceSettings; response: TraceSettings };
   traces: { request: ListTraces; response: Array<TurnRecord> };
+  trace_stats: { request: TraceStats; response: DegradationStats };
   trace: { request: GetTrace; response: Trace };
   trace_call: { request: TraceCall; response: ModelCall };
   trace_case: { request: TraceCase; response: ReplayCase };
@@ -3028,6 +3073,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   trace_settings: { method: 'GET', path: '/api/settings/trace' },
   update_trace_settings: { method: 'PUT', path: '/api/settings/trace' },
   traces: { method: 'GET', path: '/api/traces' },
+  trace_stats: { method: 'GET', path: '/api/traces/stats' },
   trace: { method: 'GET', path: '/api/traces/{turn_id}' },
   trace_call: { method: 'GET', path: '/api/traces/{turn_id}/calls/{span_id}' },
   trace_case: { method: 'GET', path: '/api/traces/{turn_id}/case' },

@@ -4,7 +4,8 @@
 use super::Api;
 use crate::error::ApiError;
 use crate::wire::{
-    self, CaseMemory, CaseToolCall, ModelCall, ReplayCase, Trace, TraceSettings, TurnRecord,
+    self, CaseMemory, CaseToolCall, DegradationStats, ModelCall, ReplayCase, Trace, TraceSettings,
+    TurnRecord,
 };
 use echo_core::store::{CapturePrune, TurnFilter};
 use echo_core::{Role, SessionId, SpanId, SpanKind, TurnId};
@@ -70,6 +71,22 @@ impl Api {
         }
         let turns = self.inner.store.list_turns(filter, limit.clamp(1, 1000));
         Ok(wire::list(turns.await?))
+    }
+
+    /// How often turns fell back since `since` (RFC 3339; default a day ago), by fallback.
+    pub async fn trace_stats(&self, since: Option<String>) -> Result<DegradationStats, ApiError> {
+        let since = match since {
+            Some(v) => {
+                chrono::DateTime::parse_from_rfc3339(&v).map_err(|_| ApiError::InvalidInput {
+                    what: "since",
+                    message: format!("{v:?} is not an RFC 3339 time (e.g. 2026-12-03T10:00:00Z)"),
+                })?;
+                v
+            }
+            None => echo_core::time::to_rfc3339(chrono::Utc::now() - chrono::Duration::days(1)),
+        };
+        let counts = self.inner.store.degradations_since(&since).await?;
+        Ok(DegradationStats::new(since, counts))
     }
 
     /// One turn's trace.

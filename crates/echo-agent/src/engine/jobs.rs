@@ -8,6 +8,7 @@ use crate::pipeline::context::ContextStage;
 use crate::semantic::{Semantic, SemanticRef};
 use echo_core::config::EmbedderKind;
 use echo_core::trace::{SpanKind, SpanStatus};
+use echo_core::vocab::Degradation;
 use echo_core::{MessageId, SessionId, TurnId};
 use echo_memory::SemanticIndex;
 use echo_memory::echo_embed::{Embedder, MiniLmEmbedder, OpenAiEmbedder};
@@ -116,7 +117,7 @@ impl Engine {
                 if let Some(index) = semantic.index()
                     && let Err(e) = index.flush(&self.memory).await
                 {
-                    span.degrade("embedding_failed");
+                    span.degrade(Degradation::EmbeddingFailed);
                     span.attr("embedding_error", e.to_string());
                 }
                 span.finish(SpanStatus::Ok).await;
@@ -431,7 +432,7 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
                 match index.flush(&inner.memory).await {
                     Ok(flushed) => span.attr("embedded", flushed.embedded),
                     Err(e) => {
-                        span.degrade("embedding_failed");
+                        span.degrade(Degradation::EmbeddingFailed);
                         span.attr("embedding_error", e.to_string());
                     }
                 }
@@ -449,7 +450,7 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
                         span.attr("report", value);
                     }
                     if !report.judge_failures.is_empty() {
-                        span.degrade("judge_fallback");
+                        span.degrade(Degradation::JudgeFallback);
                     }
                     (span, Ok(()))
                 }

@@ -13,6 +13,7 @@ use echo_core::TurnErrorCode;
 use echo_core::config::Config;
 use echo_core::store::Store;
 use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
+use echo_core::vocab::Degradation;
 use echo_core::{Message, Role, SessionId, ToolCall, ToolSpec, TurnId, Usage};
 use echo_llm::{ChatEvent, ChatFailure, ChatResponse, LlmClient, LlmError};
 use echo_tools::{Risk, ToolContext, ToolOutcome, ToolRegistry};
@@ -145,9 +146,9 @@ pub(crate) async fn run(
 
     // The iteration limit: one last request, without tools, for a summary.
     let mut node = scope.root.child(SpanLevel::Node, "iteration_limit").await;
-    node.degrade("max_iterations");
+    node.degrade(Degradation::MaxIterations);
     scope.events.emit(TurnEvent::Degraded {
-        reason: "max_iterations".into(),
+        reason: Degradation::MaxIterations,
         detail: format!("reached the limit of {max} tool steps; asking the model to summarise"),
     });
     let final_messages = scope
@@ -289,20 +290,20 @@ async fn call_model(
             delay,
             error,
         } => events.emit(TurnEvent::Degraded {
-            reason: "retry".into(),
+            reason: Degradation::Retry,
             detail: format!(
                 "{error}; retry {attempt} of model {model} in {:.1}s",
                 delay.as_secs_f64()
             ),
         }),
         ChatEvent::ModelBusy { model } => events.emit(TurnEvent::Degraded {
-            reason: "model_busy".into(),
+            reason: Degradation::ModelBusy,
             detail: format!(
                 "waiting for the built-in model ({model}): it is answering another request"
             ),
         }),
         ChatEvent::FallingBack { from, to, error } => events.emit(TurnEvent::Degraded {
-            reason: "fallback_model".into(),
+            reason: Degradation::FallbackModel,
             detail: format!("{error}; falling back from {from} to {to}"),
         }),
     };
@@ -482,9 +483,9 @@ async fn run_one(
         span.attr("full_output", full.clone());
     }
     if outcome.breaker_opened {
-        span.degrade("circuit_open");
+        span.degrade(Degradation::CircuitOpen);
         scope.events.emit(TurnEvent::Degraded {
-            reason: "circuit_open".into(),
+            reason: Degradation::CircuitOpen,
             detail: format!(
                 "{} failed {} times in a row and is paused for a while",
                 call.name, scope.config.tools.breaker_failures

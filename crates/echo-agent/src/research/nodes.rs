@@ -9,6 +9,7 @@ use crate::approval::CallScope;
 use crate::model_calls::{ModelCall, fit_to_window, structured_call_until};
 use crate::think::strip_think;
 use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
+use echo_core::vocab::Degradation;
 use echo_core::vocab::ResearchPhase;
 use echo_core::{ToolCall, ToolSpec};
 use echo_tools::ToolContext;
@@ -191,7 +192,7 @@ async fn plan(run: &Run<'_>) {
         Err(e) => {
             span.set_error(&e);
             let detail = format!("the research plan failed ({e}); researching the question whole");
-            run.degraded(&mut span, "research_node_skipped", detail);
+            run.degraded(&mut span, Degradation::ResearchNodeSkipped, detail);
             Vec::new()
         }
     };
@@ -221,7 +222,7 @@ fn note_retries(run: &Run<'_>, span: &mut Span, tries: u32) {
     if tries > 1 {
         run.degraded(
             span,
-            "research_retry",
+            Degradation::ResearchRetry,
             format!("a research step needed {tries} tries"),
         );
     }
@@ -315,7 +316,7 @@ async fn search(run: &Run<'_>, i: usize) {
         Err((e, may_cache)) => match run.store.cached(&key).await.filter(|_| may_cache) {
             Some((body, at)) => {
                 let detail = format!("the search failed ({e}); using its results from {at}");
-                run.degraded(&mut span, "research_cache", detail);
+                run.degraded(&mut span, Degradation::ResearchCache, detail);
                 Ok(serde_json::from_str(&body).unwrap_or_default())
             }
             None => Err(e),
@@ -330,7 +331,7 @@ async fn search(run: &Run<'_>, i: usize) {
         Err(e) => {
             span.set_error(&e);
             let detail = format!("a search was skipped: {e}");
-            run.degraded(&mut span, "research_node_skipped", detail);
+            run.degraded(&mut span, Degradation::ResearchNodeSkipped, detail);
             run.lock().subs[i].gap = Some(format!("the search failed: {e}"));
             SpanStatus::Error
         }
@@ -377,7 +378,7 @@ async fn read(run: &Run<'_>, i: usize, j: usize, page: Found) -> bool {
         span.set_error(&e);
         run.degraded(
             &mut span,
-            "research_node_skipped",
+            Degradation::ResearchNodeSkipped,
             format!("a page was skipped: {e}"),
         );
         Read {
@@ -437,7 +438,7 @@ async fn fetch(
         Err(e) => match run.store.cached(&key).await {
             Some((text, at)) => {
                 let detail = format!("{url} could not be fetched ({e}); using the copy from {at}");
-                run.degraded(span, "research_cache", detail);
+                run.degraded(span, Degradation::ResearchCache, detail);
                 Ok((text, at, true))
             }
             None => Err(format!("{url} could not be read: {e}")),

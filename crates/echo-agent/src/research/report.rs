@@ -5,6 +5,7 @@
 use super::Run;
 use super::state::Note;
 use echo_core::trace::{SpanLevel, SpanStatus};
+use echo_core::vocab::Degradation;
 use echo_core::vocab::ResearchPhase;
 
 /// The check node: citations that name no note are taken out (and counted), the others
@@ -26,7 +27,7 @@ pub(super) async fn check(run: &Run<'_>, report: String) -> String {
         span.attr("unknown_citations", checked.unknown);
         run.degraded(
             &mut span,
-            "citation_unresolved",
+            Degradation::CitationUnresolved,
             format!(
                 "{} citations named no note and were taken out",
                 checked.unknown
@@ -49,7 +50,7 @@ pub(super) async fn partial(run: &Run<'_>, why: &str) -> String {
     span.attr("reason", why.to_string());
     run.degraded(
         &mut span,
-        "partial_report",
+        Degradation::PartialReport,
         format!("partial report: {why}"),
     );
     let state = run.lock().clone();

@@ -6,7 +6,7 @@
 
 use super::{ResearchProgress, Usage};
 use echo_core::vocab::{
-    DecidedBy, MemorySource, MemoryTier, Risk, RuleDecision, TurnErrorCode, TurnStatus,
+    DecidedBy, Degradation, MemorySource, MemoryTier, Risk, RuleDecision, TurnErrorCode, TurnStatus,
 };
 use serde::{Deserialize, Serialize};
 
@@ -141,8 +141,8 @@ pub enum TurnEvent {
     /// The engine degraded to keep the turn alive (a retry, a fallback model, a summary at
     /// the iteration limit). Also recorded on the trace.
     Degraded {
-        /// Machine-readable reason, e.g. `retry`, `fallback_model`, `max_iterations`.
-        reason: String,
+        /// Which fallback.
+        reason: Degradation,
         /// One line for people.
         detail: String,
     },

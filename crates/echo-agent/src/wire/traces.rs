@@ -2,7 +2,9 @@
 //! `echo_core::store`'s rows).
 
 use super::{Message, ToolCall, ToolSpec, Usage, list};
-use echo_core::vocab::{EntryPoint, SpanKind, SpanLevel, SpanStatus, TurnErrorCode, TurnStatus};
+use echo_core::vocab::{
+    Degradation, EntryPoint, SpanKind, SpanLevel, SpanStatus, TurnErrorCode, TurnStatus,
+};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -265,6 +267,63 @@ impl From<echo_core::store::CapturedResponse> for CapturedResponse {
             tool_calls: list(v.tool_calls),
             usage: v.usage.into(),
             finish_reason: v.finish_reason,
+        }
+    }
+}
+
+/// How often turns fell back since a time: each fallback's own count (`echod trace stats`).
+#[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
+pub struct DegradationStats {
+    /// The start of the window (RFC 3339).
+    pub since: String,
+    /// Turns accepted since then.
+    #[ts(type = "number")]
+    pub turns: u64,
+    /// Those that took at least one fallback.
+    #[ts(type = "number")]
+    pub degraded_turns: u64,
+    /// `degraded_turns / turns` (0 without turns).
+    pub rate: f64,
+    /// Turns that took each fallback, most first.
+    pub by_reason: Vec<DegradationCount>,
+}
+
+/// How many turns took one fallback.
+#[derive(Clone, Debug, PartialEq, Serialize, TS, ToSchema)]
+pub struct DegradationCount {
+    /// The fallback.
+    pub reason: Degradation,
+    /// Turns that took it.
+    #[ts(type = "number")]
+    pub turns: u64,
+    /// Its share of all turns in the window.
+    pub rate: f64,
+}
+
+impl DegradationStats {
+    /// The counts of the window that began at `since`.
+    pub fn new(since: String, counts: echo_core::store::DegradationCounts) -> Self {
+        let share = |n: u64| {
+            if counts.turns == 0 {
+                0.0
+            } else {
+                n as f64 / counts.turns as f64
+            }
+        };
+        DegradationStats {
+            since,
+            turns: counts.turns,
+            degraded_turns: counts.degraded_turns,
+            rate: share(counts.degraded_turns),
+            by_reason: counts
+                .by_reason
+                .iter()
+                .map(|&(reason, turns)| DegradationCount {
+                    reason,
+                    turns,
+                    rate: share(turns),
+                })
+                .collect(),
         }
     }
 }

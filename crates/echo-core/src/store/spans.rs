@@ -161,3 +161,53 @@ impl Store {
         Ok(at)
     }
 }
+
+/// How many turns took each fallback in a window of time (`echod trace stats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DegradationCounts {
+    /// Turns accepted in the window.
+    pub turns: u64,
+    /// Those with at least one degraded span.
+    pub degraded_turns: u64,
+    /// Turns that took each fallback, most first (a turn counts once per fallback).
+    pub by_reason: Vec<(crate::vocab::Degradation, u64)>,
+}
+
+impl Store {
+    /// The fallbacks of the turns accepted at or after `since` (RFC 3339). A reason no
+    /// longer known (an older version's) is left out of `by_reason`, its turn still counted.
+    pub async fn degradations_since(&self, since: &str) -> Result<DegradationCounts, StoreError> {
+        let rows = sqlx::query(
+            "SELECT t.id, group_concat(s.degraded_reason, ',') FROM turns t
+             LEFT JOIN spans s ON s.turn_id = t.id AND s.degraded = 1
+             WHERE t.created_at >= ? GROUP BY t.id",
+        )
+        .bind(since)
+        .fetch_all(&self.pool)
+        .await
+        .during("counting degradations")?;
+        let mut counts = DegradationCounts::default();
+        let mut by_reason = std::collections::BTreeMap::new();
+        for row in rows {
+            counts.turns += 1;
+            let Some(reasons) = row.get::<Option<String>, _>(1) else {
+                continue;
+            };
+            counts.degraded_turns += 1;
+            let mut seen: Vec<crate::vocab::Degradation> = reasons
+                .split(',')
+                .filter_map(crate::vocab::Degradation::parse)
+                .collect();
+            seen.sort();
+            seen.dedup();
+            for reason in seen {
+                *by_reason.entry(reason).or_insert(0u64) += 1;
+            }
+        }
+        counts.by_reason = by_reason.into_iter().collect();
+        counts
+            .by_reason
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(counts)
+    }
+}

@@ -40,6 +40,45 @@ const turns = [
 ];
 
 describe('TraceView', () => {
+  it('shows how often turns fell back today and this week, each fallback on its own', async () => {
+    const engine = traceEngine(turns);
+    const day = Date.now() - 24 * 60 * 60 * 1000;
+    engine.handlers.trace_stats = ({ since }) => {
+      const today = Math.abs(Date.parse(since ?? '') - day) < 60_000;
+      return today
+        ? { since: since ?? '', turns: 4, degraded_turns: 1, rate: 0.25, by_reason: [{ reason: 'retry', turns: 1, rate: 0.25 }] }
+        : {
+            since: since ?? '',
+            turns: 40,
+            degraded_turns: 6,
+            rate: 0.15,
+            by_reason: [
+              { reason: 'partial_report', turns: 4, rate: 0.1 },
+              { reason: 'retry', turns: 1, rate: 0.025 },
+            ],
+          };
+    };
+    const { container, root } = mount(<TraceView transport={engine} />);
+    await flush();
+    const rates = byTestId<HTMLElement>(container, 'degradation-rates');
+    expect(rates?.querySelector('p')?.textContent).toBe('Fell back: 25% of 4 turns today · 15% of 40 turns this week');
+    const reasons = all(container, 'degradation-reason');
+    expect(reasons.map((r) => r.dataset.reason)).toEqual(['partial_report', 'retry']);
+    expect(reasons[0]?.textContent).toBe('partial_report 10% (4 turns)');
+    expect(reasons[1]?.textContent).toBe('retry 2.5% (1 turn)');
+    act(() => root.unmount());
+  });
+
+  it('shows no rates without turns this week', async () => {
+    const engine = traceEngine(turns);
+    engine.handlers.trace_stats = ({ since }) => ({ since: since ?? '', turns: 0, degraded_turns: 0, rate: 0, by_reason: [] });
+    const { container, root } = mount(<TraceView transport={engine} />);
+    await flush();
+    expect(byTestId(container, 'degradation-rates')).toBeNull();
+    expect(engine.sent('trace_stats')).toHaveLength(2);
+    act(() => root.unmount());
+  });
+
   it('lists turns with their duration, tokens, origin and markers', async () => {
     const engine = traceEngine(turns);
     const { container, root } = mount(<TraceView transport={engine} />);

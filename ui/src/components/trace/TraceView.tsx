@@ -9,6 +9,7 @@ import { useT } from '../../i18n';
 import type { SettingsTransport } from '../../settings/store';
 import { type Download, type TraceFilters as Filters, TraceStore, isLive } from '../../trace/traceStore';
 import { LoadState } from '../settings/LoadState';
+import { DegradationRates } from './DegradationRates';
 import { SpanDetail } from './SpanDetail';
 import { TraceFilters } from './TraceFilters';
 import { TraceList } from './TraceList';
@@ -56,6 +57,7 @@ export function TraceView({ transport, turnId, sessions = [], onOpenChat, onOpen
       />
       <div className="traces-body">
         <div className="traces-list-pane">
+          {turns !== undefined && <DegradationRates transport={transport} refresh={turns} />}
           {(listError || turns === undefined) && <LoadState loaded={turns !== undefined} error={listError} />}
           {turns?.length === 0 && <p className="muted" data-testid="trace-empty">{t('trace.empty')}</p>}
           {turns && turns.length > 0 && <TraceList turns={turns} openId={openId} onOpen={(id) => void store.open(id)} />}

@@ -21,6 +21,7 @@ use crate::wire::{RecalledMemory, TurnEvent};
 use echo_core::config::TaskType;
 use echo_core::trace::SpanLevel;
 use echo_core::trace::{Span, SpanKind, SpanStatus};
+use echo_core::vocab::Degradation;
 use echo_core::{Message, Role, TurnErrorCode};
 use echo_core::{SessionId, TurnId, Usage};
 use echo_llm::LlmClient;
@@ -120,7 +121,7 @@ async fn prepare_in(
     remember_choice(engine, turn.session, &prepared, &tools_left_out);
     if !tools_left_out.is_empty() {
         node.attr("tools_left_out", tools_left_out.clone());
-        node.degrade("tools_trimmed");
+        node.degrade(Degradation::ToolsTrimmed);
     }
     node.attr("token_budget", cx.route.budget);
     node.attr(
@@ -224,7 +225,7 @@ async fn gather<'a>(
         bootstrap.iter().map(|f| f.name).collect::<Vec<_>>(),
     );
     if bootstrap.iter().any(|f| f.cut > 0) {
-        node.degrade("bootstrap_cut");
+        node.degrade(Degradation::BootstrapCut);
     }
     let mut tools = offered_tools(engine, turn.session).await;
     if let Some(run) = &request.automation {
@@ -391,7 +392,7 @@ async fn compress_history(
         if let Err(e) = compress::validate(&prepared.messages) {
             // Cannot happen with turn-aligned boundaries; say so loudly if it does.
             tracing::error!(error = %e, "reassembled request is invalid");
-            span.degrade("invalid_sequence");
+            span.degrade(Degradation::InvalidSequence);
             span.attr("invalid", e);
         }
         span.attr(
@@ -428,10 +429,10 @@ fn summary_status(span: &mut Span, failure: Option<&str>, events: &TurnEvents) -
     let Some(failure) = failure else {
         return SpanStatus::Ok;
     };
-    span.degrade("summary_failed");
+    span.degrade(Degradation::SummaryFailed);
     span.set_error(failure);
     events.emit(TurnEvent::Degraded {
-        reason: "summary_failed".into(),
+        reason: Degradation::SummaryFailed,
         detail: format!(
             "the history could not be summarised ({failure}); older messages are trimmed instead"
         ),
@@ -473,7 +474,7 @@ async fn plan(
     let messages = match context.plan(input, task.as_str(), tools) {
         Ok(m) => m,
         Err(e) => {
-            span.degrade("planner_failed");
+            span.degrade(Degradation::PlannerFailed);
             span.set_error(&e.to_string());
             span.finish(SpanStatus::Error).await;
             return None;
@@ -500,7 +501,7 @@ async fn plan(
             Some(plan)
         }
         Err(e) => {
-            span.degrade("planner_failed");
+            span.degrade(Degradation::PlannerFailed);
             span.set_error(&e);
             span.finish(SpanStatus::Error).await;
             None
@@ -575,7 +576,7 @@ async fn memory_blocks(
         }
         Err(e) => {
             tracing::warn!(error = %e, "memory unavailable for this turn");
-            node.degrade("memory_unavailable");
+            node.degrade(Degradation::MemoryUnavailable);
             node.attr("memory_error", e.to_string());
             MemoryBlocks::default()
         }
