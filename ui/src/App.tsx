@@ -252,6 +252,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 onEdit={idle ? (key, text) => void store.editAndResend(key, text) : undefined}
                 onShowTrace={(turnId) => nav.openTrace(turnId)}
                 onStop={state.running?.turnId !== undefined ? () => void store.stop() : undefined}
+                onFollowUp={idle ? (question) => void store.send(question) : undefined}
                 highlight={state.highlight?.key ?? null}
                 onHighlightSeen={() => store.clearHighlight()}
               />

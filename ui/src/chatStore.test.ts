@@ -112,6 +112,9 @@ describe('ChatStore', () => {
     const answer = store.getState().messages[1];
     expect(answer?.role === 'assistant' && answer.research).toEqual(progress);
     transport.emit({ type: 'final', text: 'Report [^1]' });
+    transport.emit({ type: 'follow_ups', questions: ['And in autumn?'] });
+    const reported = store.getState().messages[1];
+    expect(reported?.role === 'assistant' && reported.followUps).toEqual(['And in autumn?']);
     transport.emit(finished);
     transport.end();
     await sent;

@@ -57,6 +57,8 @@ export interface AssistantView {
   status: TurnStatus;
   /** A research run's progress, when the turn is one (its report arrives as the text). */
   research?: ResearchProgress;
+  /** Questions the person might ask next (from the side model, after the answer). */
+  followUps?: string[];
   /** The stored messages it shows (from history: the turn's answers and tool results). */
   storedIds?: string[];
 }
@@ -174,6 +176,8 @@ export function reduceTurn(state: AssistantView, event: EventEnvelope): Assistan
       };
     case 'research_progress':
       return { ...s, research: event.progress };
+    case 'follow_ups':
+      return { ...s, followUps: event.questions };
     case 'degraded':
       return { ...s, degradations: [...s.degradations, { reason: event.reason, detail: event.detail }] };
     case 'final':

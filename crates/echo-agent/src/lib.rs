@@ -12,7 +12,8 @@
 //!   built by `TurnRequest::new` and setters only) and `turn/run.rs` (an automation run's
 //!   context). `pipeline.rs` and `pipeline/`: the stages; `approval.rs` is the loop's gate step;
 //!   `model_calls.rs` builds, sends and records every model call. `research.rs` and
-//!   `research/`: the research path a turn takes instead of the loop when triage says so.
+//!   `research/`: the research path a turn takes instead of the loop when triage says so;
+//!   `side.rs`: the side model's jobs after an answer (title, follow-up questions).
 //! - `memory.rs` (recall, extraction, consolidation calls), `history_tools.rs`
 //!   (`history_search`, `read_tool_output`), `prompts.rs`, `bootstrap.rs` (the person's
 //!   standing-instruction files).
@@ -44,6 +45,7 @@ mod prompts;
 pub mod replay;
 mod research;
 mod semantic;
+mod side;
 mod test_support;
 mod think;
 mod tool_output;

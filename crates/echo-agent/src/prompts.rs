@@ -46,6 +46,8 @@ pub(crate) const CALL_SUMMARIZE_HISTORY: PromptText = prompt_text!("calls/summar
 pub(crate) const CALL_RESEARCH_PLAN: PromptText = prompt_text!("calls/research_plan.md");
 /// The forced `research_notes` call's description.
 pub(crate) const CALL_RESEARCH_NOTES: PromptText = prompt_text!("calls/research_notes.md");
+/// The forced `follow_ups` call's description (the side model's suggestions).
+pub(crate) const CALL_FOLLOW_UPS: PromptText = prompt_text!("calls/follow_ups.md");
 /// The marker of an old JSON tool output shortened to fit (`chars`, `kept`, `call_id`).
 pub(crate) const OUTPUT_SHORTENED: PromptText = prompt_text!("results/output_shortened.md");
 /// The marker of an old text tool output cut to head and tail (`cut`, `call_id`).
@@ -70,6 +72,7 @@ const DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("summarize_history", CALL_SUMMARIZE_HISTORY),
     ("research_plan", CALL_RESEARCH_PLAN),
     ("research_notes", CALL_RESEARCH_NOTES),
+    ("follow_ups", CALL_FOLLOW_UPS),
 ];
 
 /// The description file of a tool or forced call, if the engine has one (MCP tools do not).
@@ -146,6 +149,12 @@ pub enum PromptName {
     ResearchReport,
     /// The question, the numbered notes and the gaps given to that call.
     ResearchReportInput,
+    /// System block of the side model's title call.
+    SideTitle,
+    /// The first exchange given to the title and follow-up calls.
+    SideTitleInput,
+    /// System block of the side model's follow-up call.
+    SideFollowUps,
 }
 
 impl PromptName {
@@ -182,6 +191,9 @@ impl PromptName {
             Self::ResearchNotesInput => "research_notes_input.md",
             Self::ResearchReport => "research_report.md",
             Self::ResearchReportInput => "research_report_input.md",
+            Self::SideTitle => "side_title.md",
+            Self::SideTitleInput => "side_title_input.md",
+            Self::SideFollowUps => "side_follow_ups.md",
         }
     }
 
@@ -230,6 +242,9 @@ impl PromptName {
             Self::ResearchReportInput => {
                 include_str!("../../../prompts/research_report_input.md")
             }
+            Self::SideTitle => include_str!("../../../prompts/side_title.md"),
+            Self::SideTitleInput => include_str!("../../../prompts/side_title_input.md"),
+            Self::SideFollowUps => include_str!("../../../prompts/side_follow_ups.md"),
         }
     }
 }

@@ -55,10 +55,11 @@ use crate::research::{
     self,
     triage::{self, TurnPath},
 };
+use crate::side;
 use crate::wire::TurnEvent;
 use echo_core::config::SearchKind;
 use echo_core::store::{StartOutcome, TurnStatus};
-use echo_core::trace::{Span, SpanLevel, SpanStatus};
+use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
 use echo_core::{Message, MessageId, SessionId, TurnErrorCode, TurnId, Usage};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -161,6 +162,10 @@ impl Engine {
         let result = stages(self, &request, &session, &turn, &events, &cancel, &root).await;
         let outcome = match result {
             Ok((answer, usage, model)) => {
+                let questions = self.follow_ups(&request, &answer, &root).await;
+                if !questions.is_empty() {
+                    events.emit(TurnEvent::FollowUps { questions });
+                }
                 root.set_model(&model);
                 root.set_usage(usage);
                 TurnOutcome {
@@ -242,6 +247,42 @@ impl Engine {
             request.replace_from = message;
         }
         Ok(request)
+    }
+
+    /// The side model's follow-up questions for a completed turn, within `[side]
+    /// follow_ups_wait_secs` (after `Final`: the answer never waits); none for an
+    /// automation's run, when switched off or without a side model.
+    async fn follow_ups(&self, request: &TurnRequest, answer: &str, root: &Span) -> Vec<String> {
+        let side = &self.config.side;
+        if !side.follow_ups || request.automation.is_some() {
+            return Vec::new();
+        }
+        let Some(llm) = self.models().side.clone() else {
+            return Vec::new();
+        };
+        let mut span = root
+            .child_of(
+                SpanKind::Background,
+                SpanLevel::Node,
+                "background:follow_ups",
+            )
+            .await;
+        let context = ContextStage {
+            prompts: &self.prompts,
+            skills: &[],
+        };
+        let exchange = (request.input.as_str(), answer);
+        let wait = Duration::from_secs_f64(side.follow_ups_wait_secs);
+        let asked = side::follow_ups(&llm, context, &mut span, exchange);
+        let questions = match tokio::time::timeout(wait, asked).await {
+            Ok(questions) => questions,
+            Err(_) => {
+                side::failed(&mut span, "no answer in time");
+                Vec::new()
+            }
+        };
+        span.finish(SpanStatus::Ok).await;
+        questions
     }
 
     /// Stops a running turn of this process; its partial answer is kept and the turn ends

@@ -11,6 +11,7 @@ mod research;
 mod search;
 mod sections;
 mod share;
+mod side;
 
 pub use crate::vocab::{EmbedderKind, SearchKind};
 pub use edit::ProviderSettings;
@@ -20,6 +21,7 @@ pub use search::{SEARCH_ENV, SearchConfig};
 pub use sections::{AutomationsConfig, TraceConfig};
 use serde::Deserialize;
 pub use share::Share;
+pub use side::{SIDE_BUILTIN, SideConfig};
 use std::path::{Path, PathBuf};
 
 /// Name of the config file inside the data directory.
@@ -486,6 +488,8 @@ pub struct Config {
     pub search: SearchConfig,
     /// The research path: when it is taken, and one run's budget.
     pub research: ResearchConfig,
+    /// The side model's jobs: titles and follow-up questions.
+    pub side: SideConfig,
     /// Data directory this configuration belongs to (not read from the file).
     #[serde(skip)]
     pub home: PathBuf,
@@ -616,6 +620,7 @@ impl Config {
         }
         self.llm.api_key = env.var("ECHO_LLM_API_KEY");
         self.research.check()?;
+        self.side.check()?;
         self.search.apply_env(env)
     }
 

@@ -674,5 +674,7 @@ closed_enum!(
         PartialReport = "partial_report",
         /// A report cited notes that do not exist; those citations were taken out.
         CitationUnresolved = "citation_unresolved",
+        /// A side job (a title, follow-ups) failed; the answer is untouched.
+        SideModelFailed = "side_model_failed",
     }
 );

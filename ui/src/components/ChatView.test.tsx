@@ -35,6 +35,28 @@ afterEach(() => {
 describe('ChatView actions', () => {
   const messages = [user(1, 'm1'), answer(1), user(2, 'm3'), answer(2)];
 
+  it('offers the follow-up questions of the last answer only, and a click sends one', () => {
+    const sent: string[] = [];
+    const withFollowUps = (n: number): ChatMessage => ({
+      ...newTurn(`a${n}`),
+      text: `answer ${n}`,
+      status: 'completed',
+      followUps: [`next ${n}?`, `more ${n}?`],
+    });
+    const { container, root } = mount(
+      <ChatView messages={[user(1), withFollowUps(1), user(2), withFollowUps(2)]} loading={false} onFollowUp={(q) => sent.push(q)} />,
+    );
+    const chips = byTestId(container, 'follow-up');
+    expect(chips.map((c) => c.textContent)).toEqual(['next 2?', 'more 2?']);
+    expect(byTestId(container, 'follow-ups')[0]?.getAttribute('aria-label')).toBe('Questions to ask next');
+    act(() => chips[1]?.click());
+    expect(sent).toEqual(['more 2?']);
+    act(() => root.unmount());
+    const idle = mount(<ChatView messages={[user(1), withFollowUps(1)]} loading={false} />);
+    expect(byTestId(idle.container, 'follow-up')).toHaveLength(0);
+    act(() => idle.root.unmount());
+  });
+
   it('offers Regenerate on the last answer only', () => {
     const regenerated: number[] = [];
     const { container, root } = mount(

@@ -39,6 +39,8 @@ interface Props {
   onShowTrace?: (turnId: string) => void;
   /** Stops the running turn (a research card's Stop); offered when given. */
   onStop?: () => void;
+  /** Sends a follow-up question; offered under the last answer when given. */
+  onFollowUp?: (question: string) => void;
   /** The key of a message to bring into view and mark. */
   highlight?: string | null;
   /** Called when the mark has been shown long enough. */
@@ -54,6 +56,7 @@ export function ChatView({
   onEdit,
   onShowTrace,
   onStop,
+  onFollowUp,
   highlight,
   onHighlightSeen,
   startNote,
@@ -145,6 +148,7 @@ export function ChatView({
                 onRegenerate={onRegenerate && item.index === last && m.role === 'assistant' ? onRegenerate : undefined}
                 onShowTrace={onShowTrace && turnId ? () => onShowTrace(turnId) : undefined}
                 onStop={m.role === 'assistant' && m.status === 'running' ? onStop : undefined}
+                onFollowUp={item.index === last ? onFollowUp : undefined}
                 onEdit={
                   onEdit && m.role === 'user' && m.id !== undefined
                     ? () => setEditing({ key: m.key, draft: m.text })

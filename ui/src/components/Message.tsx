@@ -16,6 +16,7 @@ interface AssistantProps {
   onRegenerate?: () => void;
   onShowTrace?: () => void;
   onStop?: () => void;
+  onFollowUp?: (question: string) => void;
 }
 
 /** Saves a research report as `research-<turn>.md`. */
@@ -24,7 +25,7 @@ function exportReport(m: AssistantView): void {
   browserDownload(name, new Blob([`${m.text}\n`], { type: 'text/markdown' }));
 }
 
-function Assistant({ m, onRegenerate, onShowTrace, onStop }: AssistantProps) {
+function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp }: AssistantProps) {
   const t = useT();
   const waiting = m.status === 'running' && m.text === '' && m.tools.length === 0;
   return (
@@ -62,6 +63,15 @@ function Assistant({ m, onRegenerate, onShowTrace, onStop }: AssistantProps) {
         <p className={m.status === 'interrupted' ? 'turn-error warn' : 'turn-error'} role="alert">
           {t('status.error', { code: m.error.code, message: m.error.message })}
         </p>
+      )}
+      {onFollowUp && m.followUps && m.followUps.length > 0 && (
+        <div className="follow-ups" role="group" aria-label={t('chat.followUps')} data-testid="follow-ups">
+          {m.followUps.map((q) => (
+            <button key={q} type="button" className="follow-up" data-testid="follow-up" onClick={() => onFollowUp(q)}>
+              {q}
+            </button>
+          ))}
+        </div>
       )}
       {(onRegenerate || onShowTrace) && (
         <div className="message-actions">
@@ -155,15 +165,19 @@ interface Props {
   onShowTrace?: () => void;
   /** Offers Stop on a running research card. */
   onStop?: () => void;
+  /** Offers the answer's follow-up questions; a click sends one. */
+  onFollowUp?: (question: string) => void;
   /** Offers Edit (on a user message). */
   onEdit?: () => void;
   /** The inline editor, while this user message is being edited. */
   editing?: EditState;
 }
 
-export function Message({ m, onRegenerate, onShowTrace, onStop, onEdit, editing }: Props) {
+export function Message({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onEdit, editing }: Props) {
   if (m.role === 'assistant') {
-    return <Assistant m={m} onRegenerate={onRegenerate} onShowTrace={onShowTrace} onStop={onStop} />;
+    return (
+      <Assistant m={m} onRegenerate={onRegenerate} onShowTrace={onShowTrace} onStop={onStop} onFollowUp={onFollowUp} />
+    );
   }
   return <User m={m} onEdit={onEdit} editing={editing} />;
 }

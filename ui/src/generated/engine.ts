@@ -608,7 +608,7 @@ user_notes: boolean, };
 
 export type DecidedBy = "disabled" | "hard_deny" | "path_policy" | "rule" | "risk" | "user" | "timeout" | "non_interactive";
 
-export type Degradation = "retry" | "model_busy" | "fallback_model" | "max_iterations" | "circuit_open" | "context_trimmed" | "tools_trimmed" | "summary_failed" | "planner_failed" | "embedding_failed" | "memory_unavailable" | "judge_fallback" | "invalid_sequence" | "bootstrap_cut" | "research_retry" | "research_cache" | "research_node_skipped" | "partial_report" | "citation_unresolved";
+export type Degradation = "retry" | "model_busy" | "fallback_model" | "max_iterations" | "circuit_open" | "context_trimmed" | "tools_trimmed" | "summary_failed" | "planner_failed" | "embedding_failed" | "memory_unavailable" | "judge_fallback" | "invalid_sequence" | "bootstrap_cut" | "research_retry" | "research_cache" | "research_node_skipped" | "partial_report" | "citation_unresolved" | "side_model_failed";
 
 export type DegradationCount = { 
 /**
@@ -893,7 +893,11 @@ progress: ResearchProgress, } | { "type": "final",
 /**
  * The complete answer text.
  */
-text: string, } | { "type": "error", 
+text: string, } | { "type": "follow_ups", 
+/**
+ * The questions, one line each.
+ */
+questions: Array<string>, } | { "type": "error", 
 /**
  * Machine-readable error code.
  */
@@ -2783,7 +2787,11 @@ progress: ResearchProgress, } | { "type": "final",
 /**
  * The complete answer text.
  */
-text: string, } | { "type": "error", 
+text: string, } | { "type": "follow_ups", 
+/**
+ * The questions, one line each.
+ */
+questions: Array<string>, } | { "type": "error", 
 /**
  * Machine-readable error code.
  */

@@ -469,6 +469,7 @@ export const en = {
   'chat.showTraceHelp': 'Why did it say that? Open this answer\'s trace',
   'chat.sourceMissing': 'The message this memory was learned from is no longer in this conversation.',
   'chat.research': 'Research',
+  'chat.followUps': 'Questions to ask next',
   'chat.researchHelp': 'Answer with a cited report: plan, search the web and read sources (needs a search service in Settings)',
   'research.heading': 'Research',
   'research.phase.planning': 'Planning',

@@ -471,6 +471,7 @@ export const zhCN: Record<MessageKey, string> = {
   'chat.showTraceHelp': '它为什么这么说？打开这条回答的追踪',
   'chat.sourceMissing': '这条记忆所依据的消息已不在此会话中。',
   'chat.research': '深度研究',
+  'chat.followUps': '接下来可以问',
   'chat.researchHelp': '以带引用的报告回答：拆分问题、搜索网页、阅读来源（需在设置中配置搜索服务）',
   'research.heading': '深度研究',
   'research.phase.planning': '规划中',

@@ -311,19 +311,16 @@ pub(crate) struct PostTurn {
 pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
     let background = inner.background.clone();
     {
-        let store = inner.store.clone();
-        let session = job.session.clone();
-        let title = title_of(&job.input);
+        let engine = inner.clone();
+        let (session, input, answer) = (job.session.clone(), job.input.clone(), job.answer.clone());
         background.spawn(
             inner.tracer.clone(),
             job.turn.clone(),
             job.root_span.clone(),
             (SpanKind::Background, "session_title"),
-            move |span| async move {
-                let result = store
-                    .set_session_title_if_empty(&session, &title)
-                    .await
-                    .map_err(|e| e.to_string());
+            move |mut span| async move {
+                let exchange = (input.as_str(), answer.as_str());
+                let result = engine.title_session(&mut span, &session, exchange).await;
                 (span, result)
             },
         );
@@ -345,6 +342,39 @@ pub(crate) fn start_post_turn_jobs(inner: Arc<Engine>, job: PostTurn) {
 }
 
 impl Engine {
+    /// Titles a session after its first exchange: its first line at once, then, when the
+    /// side model writes titles, the side model's (unless the person renamed it meanwhile).
+    /// A side model failure is a degradation on `span`, not an error.
+    async fn title_session(
+        &self,
+        span: &mut echo_core::trace::Span,
+        session: &SessionId,
+        (input, answer): (&str, &str),
+    ) -> Result<(), String> {
+        let first_line = title_of(input);
+        let store = &self.store;
+        let first = store.set_session_title_if_empty(session, &first_line).await;
+        if !first.map_err(|e| e.to_string())? || !self.config.side.titles {
+            return Ok(());
+        }
+        let Some(llm) = self.models().side.clone() else {
+            return Ok(());
+        };
+        span.set_capture(self.capture());
+        let context = ContextStage {
+            prompts: &self.prompts,
+            skills: &[],
+        };
+        match crate::side::title(&llm, context, span, (input, answer)).await {
+            Ok(title) => {
+                let replaced = store.replace_session_title(session, &first_line, &title);
+                span.attr("replaced", replaced.await.map_err(|e| e.to_string())?);
+            }
+            Err(e) => crate::side::failed(span, &e),
+        }
+        Ok(())
+    }
+
     /// Whether a completed turn's memory extraction runs (then `Store::complete_turn`
     /// records it as pending with the answer).
     pub(crate) fn extracts_memories(&self) -> bool {

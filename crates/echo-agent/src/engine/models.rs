@@ -25,6 +25,9 @@ pub(crate) struct Models {
     pub planner: Arc<LlmClient>,
     /// Models by task type (`[routing]`); a task type not here uses `main`.
     pub routes: HashMap<TaskType, Arc<LlmClient>>,
+    /// The side model (`[side] model`, else the built-in model when one is installed), or
+    /// none: then no side jobs run.
+    pub side: Option<Arc<LlmClient>>,
 }
 
 impl Models {
@@ -60,7 +63,9 @@ impl Models {
                 routes.insert(task, Arc::new(client));
             }
         }
+        let side = side_client(config, &llm, &main)?;
         Ok(Models {
+            side,
             config: llm,
             key_source,
             main,
@@ -81,6 +86,38 @@ impl Models {
             ),
         }
     }
+}
+
+/// The side model's client: none without `[side] model`; `builtin`: the built-in model (the
+/// provider's own worker when it is the provider, else the first installed catalog model);
+/// any other name: that model of the provider in force.
+fn side_client(
+    config: &Config,
+    llm: &echo_core::config::LlmConfig,
+    main: &Arc<LlmClient>,
+) -> Result<Option<Arc<LlmClient>>, ApiError> {
+    let Some(model) = config.side.model.as_deref().map(str::trim) else {
+        return Ok(None);
+    };
+    if model != echo_core::config::SIDE_BUILTIN {
+        return Ok(Some(Arc::new(client_for(llm, Some(model))?)));
+    }
+    if llm.kind.is_local() {
+        return Ok(Some(main.clone()));
+    }
+    let Some(path) = echo_local::catalog::default_installed(&config.home) else {
+        tracing::warn!("side.model = \"builtin\" but no built-in model is installed");
+        return Ok(None);
+    };
+    let local = echo_core::config::LlmConfig {
+        kind: echo_core::config::ProviderKind::Local,
+        model: path.display().to_string(),
+        base_url: None,
+        api_key: None,
+        fallback_models: Vec::new(),
+        ..llm.clone()
+    };
+    Ok(Some(Arc::new(LlmClient::from_config(&local)?)))
 }
 
 /// A client for a secondary model on the same server (extraction, explanations); the main

@@ -307,6 +307,35 @@ impl ContextStage<'_> {
         Ok(vec![Message::system(system), Message::user(input)])
     }
 
+    /// The side model's title request for a session's first exchange.
+    pub(crate) fn side_title(&self, user: &str, answer: &str) -> Result<Vec<Message>, PromptError> {
+        let system = self.prompts.render(PromptName::SideTitle, ())?;
+        let input = self.side_exchange(user, answer)?;
+        Ok(vec![Message::system(system), Message::user(input)])
+    }
+
+    /// The side model's follow-up request for an exchange, and the tool it must call.
+    pub(crate) fn side_follow_ups(
+        &self,
+        user: &str,
+        answer: &str,
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let system = self.prompts.render(PromptName::SideFollowUps, ())?;
+        let input = self.side_exchange(user, answer)?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// An exchange as the side model reads it, each side cut to a few thousand characters.
+    fn side_exchange(&self, user: &str, answer: &str) -> Result<String, PromptError> {
+        let cut = |s: &str| s.chars().take(4000).collect::<String>();
+        self.prompts.render(
+            PromptName::SideTitleInput,
+            serde_json::json!({ "user": cut(user), "answer": cut(answer) }),
+        )
+    }
+
     /// The conflict judge request for two memories.
     pub(crate) fn judge(
         &self,

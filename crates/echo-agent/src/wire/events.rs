@@ -157,6 +157,12 @@ pub enum TurnEvent {
         /// The complete answer text.
         text: String,
     },
+    /// Up to three questions the person might ask next, from the side model; after `Final`,
+    /// before `TurnFinished`.
+    FollowUps {
+        /// The questions, one line each.
+        questions: Vec<String>,
+    },
     /// The turn failed or was interrupted; `message` is one line for people.
     Error {
         /// Machine-readable error code.

@@ -65,18 +65,37 @@ impl Store {
     }
 
     /// Sets the title if the session has none yet.
+    /// Returns whether it did.
     pub async fn set_session_title_if_empty(
         &self,
         session: &SessionId,
         title: &str,
-    ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL")
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE sessions SET title = ? WHERE id = ? AND title IS NULL")
             .bind(title)
             .bind(session.as_str())
             .execute(&self.pool)
             .await
             .during("setting a session title")?;
-        Ok(())
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Replaces the title if it is still `expected` (a name the person gave meanwhile
+    /// stays). Returns whether it did.
+    pub async fn replace_session_title(
+        &self,
+        session: &SessionId,
+        expected: &str,
+        title: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE sessions SET title = ? WHERE id = ? AND title = ?")
+            .bind(title)
+            .bind(session.as_str())
+            .bind(expected)
+            .execute(&self.pool)
+            .await
+            .during("setting a session title")?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// The consolidation boundary of a session: messages with a higher `seq` are not yet
