@@ -15,6 +15,7 @@ import { applyTheme, nextTheme, type ThemeChoice } from './theme';
 import { ApprovalDialog, ApprovalWaiting, useSetAside } from './components/ApprovalDialog';
 import { AutomationsView } from './components/automations/AutomationsView';
 import { ChatView } from './components/ChatView';
+import { DegradationNotice } from './components/trace/DegradationNotice';
 import { Composer } from './components/Composer';
 import { MemoryView } from './components/memory/MemoryView';
 import { SessionList } from './components/SessionList';
@@ -204,6 +205,9 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 {t('error.dismiss')}
               </button>
             </div>
+          )}
+          {hasToken && (
+            <DegradationNotice transport={transport} refresh={state.running === null} onOpenTraces={() => setView('traces')} />
           )}
           {view === 'chat' && state.highlight && state.highlight.key === null && (
             <div className="banner notice" role="status" data-testid="chat-source-missing">

@@ -360,6 +360,11 @@ wire! {
         capture: bool,
         /// Days to keep them (0-3650).
         retention_days: u32,
+        /// From which share of the last day's turns falling back the app says so (0–1; 0:
+        /// never); absent: unchanged.
+        #[serde(default)]
+        #[ts(optional)]
+        notice_rate: Option<f64>,
     }
     /// A turn as a replayable regression case (`echod replay`).
     TraceCase {

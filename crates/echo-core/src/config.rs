@@ -619,6 +619,12 @@ impl Config {
                     })?;
         }
         self.llm.api_key = env.var("ECHO_LLM_API_KEY");
+        if !(0.0..=1.0).contains(&self.trace.notice_rate) {
+            return Err(ConfigError::Override {
+                source_name: "trace.notice_rate".into(),
+                message: format!("{} is not between 0 and 1", self.trace.notice_rate),
+            });
+        }
         self.research.check()?;
         self.side.check()?;
         self.search.apply_env(env)

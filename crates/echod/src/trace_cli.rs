@@ -50,6 +50,10 @@ pub enum TraceCommand {
         /// Days to keep them.
         #[arg(long)]
         retention_days: Option<u32>,
+        /// From which share of the last day's turns falling back the app says so (0–1; 0:
+        /// never).
+        #[arg(long)]
+        notice_rate: Option<f64>,
     },
     /// Write a turn as a self-contained regression case for `echod replay`.
     Export {
@@ -126,14 +130,17 @@ pub async fn trace(api: &Api, command: TraceCommand) -> anyhow::Result<()> {
         TraceCommand::Settings {
             capture,
             retention_days,
+            notice_rate,
         } => {
             let now = api.call(GetTraceSettings {}).await?;
-            let settings = if capture.is_some() || retention_days.is_some() {
+            let settings = if capture.is_some() || retention_days.is_some() || notice_rate.is_some()
+            {
                 let capture = capture.unwrap_or(now.capture);
                 let retention_days = retention_days.unwrap_or(now.retention_days);
                 let request = UpdateTraceSettings {
                     capture,
                     retention_days,
+                    notice_rate,
                 };
                 api.call(request).await?
             } else {

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::World;
+use common::{World, stderr};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -177,7 +177,7 @@ fn capture_switched_off_in_the_settings_applies_to_the_next_turn_and_is_saved() 
     let w = World::new(script);
     assert_eq!(
         w.json(&["trace", "settings"]),
-        json!({"capture": true, "retention_days": 30})
+        json!({"capture": true, "retention_days": 30, "notice_rate": 0.3})
     );
     w.ok(&["ask", "--session", "s1", "what is in notes.txt?"]);
     assert_eq!(
@@ -189,7 +189,7 @@ fn capture_switched_off_in_the_settings_applies_to_the_next_turn_and_is_saved() 
             "--retention-days",
             "7"
         ]),
-        json!({"capture": false, "retention_days": 7})
+        json!({"capture": false, "retention_days": 7, "notice_rate": 0.3})
     );
     let config = std::fs::read_to_string(w.home.path().join("config.toml")).expect("config");
     assert!(
@@ -212,6 +212,16 @@ fn capture_switched_off_in_the_settings_applies_to_the_next_turn_and_is_saved() 
     assert_eq!(captured(&turns[1]), [json!(true), json!(true)]);
     let bad = w.run(&["trace", "settings", "--retention-days", "99999"]);
     assert!(!bad.status.success());
+    // The share of fallbacks from which the app says so: kept in the file, checked.
+    let notice = w.json(&["trace", "settings", "--notice-rate", "0.5"]);
+    assert_eq!(notice["notice_rate"], 0.5, "{notice}");
+    assert_eq!(w.json(&["trace", "settings"])["notice_rate"], 0.5);
+    let bad = w.run(&["trace", "settings", "--notice-rate", "2"]);
+    assert!(
+        !bad.status.success() && stderr(&bad).contains("between 0 and 1"),
+        "{}",
+        stderr(&bad)
+    );
 }
 
 #[test]

@@ -2624,7 +2624,12 @@ capture: boolean,
 /**
  * Days they are kept (0: removed at the next sweep).
  */
-retention_days: number, };
+retention_days: number, 
+/**
+ * The share of the last day's turns that fell back (0–1) from which the app says so;
+ * 0: never.
+ */
+notice_rate: number, };
 
 export type TraceStats = { 
 /**
@@ -2893,7 +2898,12 @@ capture: boolean,
 /**
  * Days to keep them (0-3650).
  */
-retention_days: number, };
+retention_days: number, 
+/**
+ * From which share of the last day's turns falling back the app says so (0–1; 0:
+ * never); absent: unchanged.
+ */
+notice_rate?: number, };
 
 export type Usage = { 
 /**

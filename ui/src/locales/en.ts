@@ -492,6 +492,8 @@ export const en = {
   'memory.provenanceFailed': 'Could not find where it was learned: {message}',
   'trace.heading': 'Traces',
   'trace.fallbacks': 'Fallbacks',
+  'trace.notice': '{rate} of the last day’s {turns} turns fell back (most often: {reason}).',
+  'trace.noticeOpen': 'Open traces',
   'trace.fallbackRates': 'Fell back: {day} of {dayTurns} turns today · {week} of {weekTurns} turns this week',
   'trace.fallbackTurns': '{count} turns',
   'trace.help': 'Every turn, step by step: what ran, for how long, and exactly what was sent to the model and what came back.',

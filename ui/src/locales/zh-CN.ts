@@ -494,6 +494,8 @@ export const zhCN: Record<MessageKey, string> = {
   'memory.provenanceFailed': '无法找到出处：{message}',
   'trace.heading': '追踪',
   'trace.fallbacks': '降级',
+  'trace.notice': '过去一天的 {turns} 轮对话中有 {rate} 发生了降级（最常见：{reason}）。',
+  'trace.noticeOpen': '打开追踪',
   'trace.fallbackRates': '降级比例：今天 {dayTurns} 轮中 {day} · 本周 {weekTurns} 轮中 {week}',
   'trace.fallbackTurns': '{count} 轮',
   'trace.help': '每一轮对话的每一步：运行了什么、用了多久，以及发给模型和模型返回的确切内容。',

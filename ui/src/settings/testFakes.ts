@@ -333,7 +333,7 @@ export function bootstrapTransport(custom: Record<string, string> = {}) {
 }
 
 /** Trace settings kept in memory; more than 3650 days is refused with the engine's message. */
-export function traceSettingsTransport(initial: TraceSettings = { capture: true, retention_days: 30 }) {
+export function traceSettingsTransport(initial: TraceSettings = { capture: true, retention_days: 30, notice_rate: 0.3 }) {
   let settings = { ...initial };
   const sent: UpdateTraceSettings[] = [];
   const engine = new FakeEngine({
@@ -341,7 +341,7 @@ export function traceSettingsTransport(initial: TraceSettings = { capture: true,
     update_trace_settings: (r) => {
       sent.push(r);
       if (r.retention_days > 3650) throw new TransportError('invalid_input', 'invalid retention_days: at most 3650 days', 400);
-      settings = { capture: r.capture, retention_days: r.retention_days };
+      settings = { capture: r.capture, retention_days: r.retention_days, notice_rate: r.notice_rate ?? settings.notice_rate };
       return { ...settings };
     },
   });

@@ -17,7 +17,7 @@ describe('parseDays', () => {
 
 describe('TraceSettingsStore', () => {
   it('starts from the settings in force and saves capture off with new days', async () => {
-    const engine = traceSettingsTransport({ capture: true, retention_days: 30 });
+    const engine = traceSettingsTransport({ capture: true, retention_days: 30, notice_rate: 0.3 });
     const store = new TraceSettingsStore(engine);
     await store.load();
     expect(store.getState()).toMatchObject({ capture: true, days: '30', settings: { capture: true, retention_days: 30 } });
@@ -26,7 +26,7 @@ describe('TraceSettingsStore', () => {
     await store.save();
     expect(engine.sent).toEqual([{ capture: false, retention_days: 14 }]);
     expect(store.getState()).toMatchObject({ capture: false, days: '14', saved: true, failure: null, busy: false });
-    expect(engine.settings()).toEqual({ capture: false, retention_days: 14 });
+    expect(engine.settings()).toEqual({ capture: false, retention_days: 14, notice_rate: 0.3 });
   });
 
   it('sends nothing while the days are not a whole number', async () => {
@@ -48,7 +48,7 @@ describe('TraceSettingsStore', () => {
     store.setDays('5000');
     await store.save();
     expect(store.getState()).toMatchObject({ failure: 'invalid retention_days: at most 3650 days', saved: false, days: '5000', busy: false });
-    expect(engine.settings()).toEqual({ capture: true, retention_days: 30 });
+    expect(engine.settings()).toEqual({ capture: true, retention_days: 30, notice_rate: 0.3 });
     store.setDays('3650');
     await store.save();
     expect(store.getState()).toMatchObject({ failure: null, saved: true });

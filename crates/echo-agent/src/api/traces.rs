@@ -20,6 +20,7 @@ impl Api {
         TraceSettings {
             capture: t.capture,
             retention_days: t.retention_days,
+            notice_rate: t.notice_rate,
         }
     }
 
@@ -28,6 +29,7 @@ impl Api {
         &self,
         capture: bool,
         retention_days: u32,
+        notice_rate: Option<f64>,
     ) -> Result<TraceSettings, ApiError> {
         if retention_days > MAX_RETENTION_DAYS {
             return Err(ApiError::InvalidInput {
@@ -35,10 +37,18 @@ impl Api {
                 message: format!("at most {MAX_RETENTION_DAYS} days"),
             });
         }
+        let notice_rate = notice_rate.unwrap_or_else(|| self.inner.trace_config().notice_rate);
+        if !(0.0..=1.0).contains(&notice_rate) {
+            return Err(ApiError::InvalidInput {
+                what: "notice_rate",
+                message: format!("{notice_rate} is not between 0 and 1"),
+            });
+        }
         echo_core::config::edit::save_trace_settings(
             &self.inner.config.home,
             capture,
             retention_days,
+            notice_rate,
         )?;
         let mut t = self
             .inner
@@ -47,9 +57,11 @@ impl Api {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         t.capture = capture;
         t.retention_days = retention_days;
+        t.notice_rate = notice_rate;
         Ok(TraceSettings {
             capture,
             retention_days,
+            notice_rate,
         })
     }
 

@@ -129,12 +129,15 @@ pub struct OllamaInfo {
 }
 
 /// `[trace]` as the settings page shows and edits it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, TS, ToSchema)]
 pub struct TraceSettings {
     /// Whether each model call's request and response are kept.
     pub capture: bool,
     /// Days they are kept (0: removed at the next sweep).
     pub retention_days: u32,
+    /// The share of the last day's turns that fell back (0–1) from which the app says so;
+    /// 0: never.
+    pub notice_rate: f64,
 }
 
 /// One bootstrap file as the settings page shows it.

@@ -141,6 +141,7 @@ pub fn save_trace_settings(
     home: &Path,
     capture: bool,
     retention_days: u32,
+    notice_rate: f64,
 ) -> Result<(), ConfigError> {
     save_keys(
         home,
@@ -151,6 +152,7 @@ pub fn save_trace_settings(
                 "retention_days",
                 toml_edit::value(i64::from(retention_days)),
             ),
+            ("notice_rate", toml_edit::value(notice_rate)),
         ],
     )
 }

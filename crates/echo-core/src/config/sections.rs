@@ -11,6 +11,9 @@ pub struct TraceConfig {
     pub capture: bool,
     /// Days a captured request/response is kept; the sweep removes older ones (0 = keep none).
     pub retention_days: u32,
+    /// The share of the last day's turns that fell back (0–1) from which the app says so;
+    /// 0: never.
+    pub notice_rate: f64,
 }
 
 impl Default for TraceConfig {
@@ -18,6 +21,7 @@ impl Default for TraceConfig {
         Self {
             capture: true,
             retention_days: 30,
+            notice_rate: 0.3,
         }
     }
 }

@@ -19,7 +19,7 @@ const click = async (el: Element | null) => {
 
 describe('TracesPanel', () => {
   it('turns capture off with new days and says saved', async () => {
-    const engine = traceSettingsTransport({ capture: true, retention_days: 30 });
+    const engine = traceSettingsTransport({ capture: true, retention_days: 30, notice_rate: 0.3 });
     const { container, root } = mount(<TracesPanel transport={engine} />);
     await flush();
     const capture = byTestId<HTMLInputElement>(container, 'trace-capture') as HTMLInputElement;
