@@ -24,9 +24,25 @@ describe('TraceSettingsStore', () => {
     store.setCapture(false);
     store.setDays(' 14 ');
     await store.save();
-    expect(engine.sent).toEqual([{ capture: false, retention_days: 14 }]);
+    expect(engine.sent).toEqual([{ capture: false, retention_days: 14, notice_rate: 0.3 }]);
     expect(store.getState()).toMatchObject({ capture: false, days: '14', saved: true, failure: null, busy: false });
     expect(engine.settings()).toEqual({ capture: false, retention_days: 14, notice_rate: 0.3 });
+  });
+
+  it('shows the notice share in percent and saves it as a rate; nothing is sent for a bad one', async () => {
+    const engine = traceSettingsTransport({ capture: true, retention_days: 30, notice_rate: 0.25 });
+    const store = new TraceSettingsStore(engine);
+    await store.load();
+    expect(store.getState().notice).toBe('25');
+    for (const bad of ['101', '-1', '0.5', 'half', '']) {
+      store.setNotice(bad);
+      await store.save();
+    }
+    expect(engine.sent).toEqual([]);
+    store.setNotice(' 0 ');
+    await store.save();
+    expect(engine.sent).toEqual([{ capture: true, retention_days: 30, notice_rate: 0 }]);
+    expect(store.getState()).toMatchObject({ notice: '0', saved: true });
   });
 
   it('sends nothing while the days are not a whole number', async () => {

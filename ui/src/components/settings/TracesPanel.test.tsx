@@ -29,7 +29,7 @@ describe('TracesPanel', () => {
     await click(capture);
     act(() => fill(days, '7'));
     await click(byTestId(container, 'trace-settings-save'));
-    expect(engine.sent).toEqual([{ capture: false, retention_days: 7 }]);
+    expect(engine.sent).toEqual([{ capture: false, retention_days: 7, notice_rate: 0.3 }]);
     expect(byTestId(container, 'trace-settings-saved')?.textContent).toBe('Trace settings saved.');
     expect(byTestId<HTMLInputElement>(container, 'trace-capture')?.checked).toBe(false);
     act(() => root.unmount());

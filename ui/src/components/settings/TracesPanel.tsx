@@ -3,15 +3,16 @@
 
 import { useT } from '../../i18n';
 import type { SettingsTransport } from '../../settings/store';
-import { TraceSettingsStore, daysValid } from '../../settings/traceSettingsStore';
+import { TraceSettingsStore, daysValid, noticeValid } from '../../settings/traceSettingsStore';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 
 export function TracesPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [state, store] = useSettingsStore(() => new TraceSettingsStore(transport));
-  const { settings, capture, days, busy, failure, saved } = state;
+  const { settings, capture, days, notice, busy, failure, saved } = state;
   const valid = daysValid(state);
+  const noticeOk = noticeValid(state);
   return (
     <section className="panel traces-panel" aria-labelledby="traces-settings-heading">
       <h2 id="traces-settings-heading">{t('traceSettings.heading')}</h2>
@@ -50,8 +51,24 @@ export function TracesPanel({ transport }: { transport: SettingsTransport }) {
               {t('traceSettings.daysInvalid')}
             </p>
           )}
+          <label className="field">
+            <span>{t('traceSettings.notice')}</span>
+            <input
+              data-testid="trace-notice"
+              inputMode="numeric"
+              value={notice}
+              aria-invalid={!noticeOk}
+              onChange={(e) => store.setNotice(e.target.value)}
+            />
+            <small>{t('traceSettings.noticeHelp')}</small>
+          </label>
+          {!noticeOk && (
+            <p className="turn-error wide" data-testid="trace-notice-invalid" role="alert">
+              {t('traceSettings.noticeInvalid')}
+            </p>
+          )}
           <div className="wide buttons">
-            <button type="submit" className="primary" data-testid="trace-settings-save" disabled={busy || !valid}>
+            <button type="submit" className="primary" data-testid="trace-settings-save" disabled={busy || !valid || !noticeOk}>
               {t('traceSettings.save')}
             </button>
           </div>
