@@ -71,7 +71,13 @@ pub(super) async fn graph(run: &Run<'_>) -> String {
     if !planned {
         plan(run).await;
     }
-    let count = run.lock().plan.as_ref().map_or(0, Vec::len);
+    let count = {
+        // One state per sub-question, whatever a stored state says.
+        let mut state = run.lock();
+        let count = state.plan.as_ref().map_or(0, Vec::len);
+        state.subs.resize(count, Default::default());
+        count
+    };
     futures::future::join_all((0..count).map(|i| sub_question(run, i))).await;
     if let Some(why) = run.stopped() {
         return report::partial(run, &why).await;
@@ -230,7 +236,10 @@ fn note_retries(run: &Run<'_>, span: &mut Span, tries: u32) {
 
 /// Searches and reads for sub-question `i`, skipping what is done.
 async fn sub_question(run: &Run<'_>, i: usize) {
-    let searched = run.lock().subs[i].found.is_some() || run.lock().subs[i].gap.is_some();
+    let searched = {
+        let state = run.lock();
+        state.subs[i].found.is_some() || state.subs[i].gap.is_some()
+    };
     if !searched {
         search(run, i).await;
     }
