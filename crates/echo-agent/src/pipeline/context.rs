@@ -269,19 +269,20 @@ impl ContextStage<'_> {
         Ok((vec![Message::system(system), Message::user(input)], tool))
     }
 
-    /// The request that takes notes from one page (`page` framed as `web_fetch` returns it)
-    /// for a sub-question (`sub` and what would answer it, `look_for`).
+    /// The request that takes at most `max` notes from one page (`page` framed as
+    /// `web_fetch` returns it) for a sub-question (`sub` and what would answer it,
+    /// `look_for`).
     pub(crate) fn research_notes(
         &self,
         question: &str,
         (sub, look_for): (&str, &str),
-        page: &str,
+        (page, max): (&str, usize),
         mut tool: ToolSpec,
     ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
         self.prompts.describe(&mut tool)?;
         let system = self
             .prompts
-            .render(PromptName::ResearchNotes, serde_json::json!({ "max": 4 }))?;
+            .render(PromptName::ResearchNotes, serde_json::json!({ "max": max }))?;
         let input = self.prompts.render(
             PromptName::ResearchNotesInput,
             serde_json::json!({

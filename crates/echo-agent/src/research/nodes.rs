@@ -19,7 +19,7 @@ use std::time::Duration;
 
 /// The first wait before a node is tried again; doubled each time.
 const BACKOFF: Duration = Duration::from_millis(250);
-/// Most notes kept from one page.
+/// Most notes asked for and kept from one page.
 const NOTES_PER_PAGE: usize = 4;
 
 /// The `research_plan` call's answer.
@@ -473,7 +473,7 @@ async fn notes(
         .research_notes(
             &question,
             (&sub.question, &sub.look_for),
-            text,
+            (text, NOTES_PER_PAGE),
             call_tool::<NotesAnswer>("research_notes"),
         )
         .map_err(|e| e.to_string())?;
