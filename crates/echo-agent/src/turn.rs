@@ -7,8 +7,9 @@
 //! the quick path or research, `research/triage.rs`), then ContextStage → InferenceStage
 //! ([`crate::pipeline`]) or the research graph (`research.rs`), then ResponseStage, and
 //! finish: the turn's status, the span and `turn_finished`. A turn that resumes a research
-//! run (`TurnRequest::resuming`) takes the run's question and replaces the turn that left it. Turns of different sessions run concurrently. A turn of this
-//! process can be stopped through the running-turns table ([`Engine::cancel_turn`]).
+//! run (`TurnRequest::resuming`) takes the run's question and replaces the turn that left
+//! it. Turns of different sessions run concurrently. A turn of this process can be stopped
+//! through the running-turns table ([`Engine::cancel_turn`]).
 //!
 //! # Waiting for the session
 //!
