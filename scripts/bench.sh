@@ -6,10 +6,13 @@
 #
 #   bash scripts/bench.sh [--rounds N] [--out FILE] [NAME...]
 #
-# NAMEs (default: all): overhead, memory, context, automations, local_model, local_busy,
-# locomo.
+# NAMEs (default: all): overhead, research, memory, context, automations, local_model,
+# local_busy, locomo.
 #   overhead     per-turn cost of our own process against a zero-latency mock model, text
 #                turns and turns with one tool round trip (scripts/bench-overhead.sh);
+#   research     the same for a research turn, by node (plan, search, read, write, check),
+#                beside quick turns of the same run, against zero-latency search and page
+#                servers (scripts/bench-research.sh);
 #   memory       write rate, recall latency and first search at 100,000 memories, with 1,000
 #                as the baseline in the same process (`echod bench memory`);
 #   context      context assembly (the `context` span) in a session of 1,000 messages with 10,000
@@ -40,9 +43,9 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-[ ${#names[@]} -gt 0 ] || names=(overhead memory context automations local_model local_busy locomo)
+[ ${#names[@]} -gt 0 ] || names=(overhead research memory context automations local_model local_busy locomo)
 for n in "${names[@]}"; do
-  case "$n" in overhead|memory|context|automations|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
+  case "$n" in overhead|research|memory|context|automations|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
 done
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -77,6 +80,10 @@ for round in $(seq 1 "$rounds"); do
 import json, re, sys
 for mode, body in re.findall(r"^== mode: (\S+)\n(.*?)(?=^== mode: |\Z)", sys.stdin.read(), re.S | re.M):
     print(json.dumps({"mode": mode, **json.loads(body)}))' >"$work/overhead-$round.jsonl"
+        ;;
+      research)
+        echo "== round $round: research" >&2
+        bash scripts/bench-research.sh | one_line >"$work/research-$round.jsonl"
         ;;
       memory)
         echo "== round $round: memory (1,000 and 100,000)" >&2

@@ -330,6 +330,10 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
         Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
     ),
     (
+        "bench research",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
         "bench memory",
         Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
     ),

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 /// Percentiles of one measure, in milliseconds.
 #[derive(Debug, Serialize)]
 pub(crate) struct Summary {
-    p50: f64,
+    pub(crate) p50: f64,
     p95: f64,
     mean: f64,
     max: f64,

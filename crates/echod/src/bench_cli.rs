@@ -55,6 +55,7 @@ pub(crate) async fn run(api: &Api, command: BenchCommand) -> anyhow::Result<()> 
         BenchCommand::Overhead { turns, per_session } => {
             crate::bench::overhead(api, turns, per_session).await
         }
+        BenchCommand::Research { turns } => crate::bench_research::research(api, turns).await,
         BenchCommand::Context {
             messages,
             memories,

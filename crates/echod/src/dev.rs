@@ -83,6 +83,13 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 20)]
         per_session: usize,
     },
+    /// What a research turn costs in Echo Desk itself, by node, beside a quick turn (use a fresh
+    /// --home with a search service configured; scripts/bench-research.sh).
+    Research {
+        /// Number of research turns, each after a quick turn.
+        #[arg(long, default_value_t = 20)]
+        turns: usize,
+    },
     /// Context assembly time (the `context` span of each turn) in a long session with many
     /// memories; use a fresh --home whose config keeps compression off (scripts/bench-context.sh).
     Context {

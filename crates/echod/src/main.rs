@@ -6,6 +6,7 @@
 mod bench;
 mod bench_automations;
 mod bench_cli;
+mod bench_research;
 mod replay_cli;
 
 use async_trait::async_trait;
