@@ -16,9 +16,10 @@
 // the file the run wrote, the run's trace); then, against a fourth `echod serve` with a search
 // service on loopback: a research run from the Research toggle (the card's plan and states,
 // the report's citations leading to the pages read, Export as Markdown).
-// Every page runs with all requests beyond loopback blocked and recorded (none may be made:
-// the UI works with the network off), and the API key typed into Settings must not be in the
-// browser's storage.
+// Each page state it looks at (every `shot`) passes an accessibility scan in the light and
+// the dark theme (axe-core, accessibility.mjs). Every page runs with all requests beyond
+// loopback blocked and recorded (none may be made: the UI works with the network off), and
+// the API key typed into Settings must not be in the browser's storage.
 // Exits non-zero on any failure and always stops what it started. Run it inside
 // scripts/with-desktop-session.sh (for the keychain).
 
@@ -30,6 +31,7 @@ import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { accessibilityFailures, scanAccessibility } from './accessibility.mjs';
 import { serveAddress } from './serveAddress.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -201,8 +203,12 @@ async function until(page, what, fn, arg) {
   }
 }
 
-/** With E2E_SCREENSHOTS=DIR, saves a screenshot of the page there. */
+/**
+ * A page state worth a look: scanned for accessibility (accessibility.mjs; the run fails at
+ * the end on any violation), and with E2E_SCREENSHOTS=DIR saved there as a screenshot.
+ */
 async function shot(page, name) {
+  await scanAccessibility(page, name);
   const dir = process.env.E2E_SCREENSHOTS;
   if (dir) await page.screenshot({ path: join(dir, `${name}.png`) });
 }
@@ -720,6 +726,8 @@ async function main() {
   if (tokenFiles.length) fail(`the browser's profile keeps a lasting gateway token: ${tokenFiles.join(', ')}`);
   console.log(`e2e: ${filesUnder(profile).length} files of the browser's profile: none holds the API key `
     + 'or a lasting gateway token');
+  const inaccessible = accessibilityFailures();
+  if (inaccessible.length) fail(`the accessibility scan found ${inaccessible.length} violations:\n  ${inaccessible.join('\n  ')}`);
   console.log('e2e: 20 passed, 0 failed');
 }
 

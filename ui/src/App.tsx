@@ -158,7 +158,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
               type="button"
               className="theme-toggle"
               title={t('theme.toggle')}
-              aria-label={t('theme.toggle')}
+              aria-label={`${themeLabel} (${t('theme.toggle')})`}
               onClick={() => setTheme(nextTheme(theme))}
             >
               {themeLabel}

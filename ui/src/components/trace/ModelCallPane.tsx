@@ -43,7 +43,7 @@ function Request({ request }: { request: CapturedRequest }) {
               {m.name && <> · <code>{m.name}</code></>}
               {m.tool_call_id && <> · {t('trace.call.toolCallId', { id: m.tool_call_id })}</>}
             </span>
-            {m.content ? <pre className="call-content">{m.content}</pre> : (m.tool_calls ?? []).length === 0 && <p className="muted">{t('trace.call.empty')}</p>}
+            {m.content ? <pre className="call-content" tabIndex={0}>{m.content}</pre> : (m.tool_calls ?? []).length === 0 && <p className="muted">{t('trace.call.empty')}</p>}
             <ToolCalls calls={m.tool_calls ?? []} />
           </li>
         ))}
@@ -82,7 +82,7 @@ function Response({ response, error }: { response: CapturedResponse | null; erro
             </details>
           )}
           {response.text ? (
-            <pre className="call-content" data-testid="call-response-text">{response.text}</pre>
+            <pre className="call-content" tabIndex={0} data-testid="call-response-text">{response.text}</pre>
           ) : (
             response.tool_calls.length === 0 && <p className="muted">{t('trace.call.empty')}</p>
           )}
