@@ -6,10 +6,12 @@
 mod downloads;
 mod jobs;
 mod models;
+mod search;
 
 pub(crate) use downloads::Downloads;
 pub(crate) use jobs::{PostTurn, start_post_turn_jobs};
 pub(crate) use models::{Models, client_for, stored_key};
+pub(crate) use search::{Search, account as search_account, needs_key as search_needs_key};
 
 use crate::approval::Gate;
 use crate::background::Background;
@@ -42,6 +44,8 @@ pub(crate) struct Engine {
     pub(crate) models: std::sync::RwLock<Arc<Models>>,
     /// Where API keys are kept.
     pub(crate) secrets: Arc<dyn SecretStore>,
+    /// The web search service in force (see [`Search`]).
+    pub(crate) search: std::sync::RwLock<Arc<Search>>,
     pub(crate) tools: Arc<ToolRegistry>,
     /// The approval gate with its rules, audit log and pending questions.
     pub(crate) gate: Gate,
@@ -212,7 +216,11 @@ impl Engine {
             breaker_cooldown: Duration::from_secs_f64(config.tools.breaker_cooldown_secs.max(0.0)),
         }));
         tools.add_builtins();
-        register(&tools, search_tool(&config)?, "web search");
+        let search = Search::build(&config.search, &secrets).await;
+        if let Some(problem) = &search.problem {
+            tracing::warn!(%problem, "no web search service");
+        }
+        register(&tools, search.tool(), "web search");
         let skills = Arc::new(echo_tools::SkillStore::new(home.join("skills")));
         register(&tools, echo_tools::skill_tools(skills.clone()), "skill");
         let mcp_options = echo_mcp::McpOptions {
@@ -291,6 +299,7 @@ impl Engine {
             config,
             store,
             models: std::sync::RwLock::new(Arc::new(models)),
+            search: std::sync::RwLock::new(Arc::new(search)),
             secrets,
             instance,
             workdir,
@@ -497,17 +506,6 @@ fn register(
             tracing::error!(error = %e, "{what} tool rejected");
         }
     }
-}
-
-/// The `web_search` tool `[search]` asks for (none when it names no service).
-fn search_tool(config: &Config) -> Result<Option<Arc<dyn echo_tools::Tool>>, ApiError> {
-    let tool = echo_tools::web_search(&config.search, config.search.api_key.clone()).map_err(
-        |message| ApiError::InvalidInput {
-            what: "search settings",
-            message,
-        },
-    )?;
-    Ok(tool.map(|t| Arc::new(t) as Arc<dyn echo_tools::Tool>))
 }
 
 #[cfg(test)]

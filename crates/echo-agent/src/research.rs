@@ -195,15 +195,18 @@ fn search_service(engine: &Engine) -> Result<echo_tools::WebSearch, TurnFailure>
         interrupted: false,
         usage: Usage::default(),
     };
-    let search = &engine.config.search;
-    match echo_tools::web_search(search, search.api_key.clone()) {
-        Ok(Some(service)) => Ok(service),
-        Ok(None) => Err(unavailable(
-            "research needs a web search service: set [search] kind and url in config.toml \
-             (or ECHO_SEARCH_KIND and ECHO_SEARCH_URL)"
+    let search = engine.search();
+    match (&search.service, &search.problem) {
+        (Some(service), _) => Ok(service.clone()),
+        (None, Some(problem)) => Err(unavailable(format!(
+            "research needs a web search service: {problem}"
+        ))),
+        (None, None) => Err(unavailable(
+            "research needs a web search service: add one in Settings → Web search, with \
+             `echod search set`, or in config.toml's [search] (or ECHO_SEARCH_KIND and \
+             ECHO_SEARCH_URL)"
                 .into(),
         )),
-        Err(e) => Err(unavailable(e)),
     }
 }
 

@@ -58,7 +58,6 @@ use crate::research::{
 };
 use crate::side;
 use crate::wire::TurnEvent;
-use echo_core::config::SearchKind;
 use echo_core::store::{StartOutcome, TurnStatus};
 use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
 use echo_core::{Message, MessageId, SessionId, TurnErrorCode, TurnId, Usage};
@@ -426,7 +425,7 @@ async fn stages(
         &inner.config,
         &request.input,
         request.research,
-        inner.config.search.kind != SearchKind::None,
+        inner.search().service.is_some(),
     );
     let mut node = root.child(SpanLevel::Node, "triage").await;
     node.attr("path", triage.path.as_str());

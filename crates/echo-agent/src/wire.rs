@@ -32,8 +32,8 @@ pub use echo_core::vocab::{
 pub use echo_core::vocab::{
     ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemorySort, MemorySource,
     MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, ResearchPhase, Risk,
-    Role, RuleDecision, RuleScope, SpanKind, SpanStatus, SubQuestionState, TaskType, TurnErrorCode,
-    TurnStatus,
+    Role, RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType,
+    TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
@@ -48,7 +48,7 @@ pub use sessions::{DataCheck, DataDeleted, SessionDeleted, SessionSummary, Store
 pub use settings::{
     BootstrapFile, Checksum, ConnectionReport, DownloadState, KeySource, LocalModelEntry,
     LocalModels, McpServerConfig, OllamaInfo, ProviderKindInfo, ProviderSettings, ProviderUpdate,
-    ProviderView, TraceSettings,
+    ProviderView, SearchTestReport, SearchUpdate, SearchView, TraceSettings,
 };
 pub use tools::{
     ApprovalAnswer, AuditEntry, McpServerState, McpServerStatus, McpTransportKind, Rule,
@@ -256,6 +256,8 @@ wire! {
     }
     /// The model provider in force (never the key).
     GetProvider {}
+    /// The web search service in force (never the key).
+    GetSearch {}
     /// A local Ollama server and its models, or null.
     DetectOllama {}
     /// The built-in model's recommended models, which are installed, and this process's
@@ -538,6 +540,14 @@ pub struct UpdateProvider(pub ProviderUpdate);
 /// Tries provider settings with one tiny request, saving nothing.
 #[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
 pub struct TestProvider(pub ProviderUpdate);
+
+/// Saves the web search settings (and the key, if given); the next turn uses them.
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+pub struct UpdateSearch(pub SearchUpdate);
+
+/// Tries web search settings with one search, saving nothing.
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+pub struct TestSearch(pub SearchUpdate);
 
 /// A turn to run. Not in the operation table: its answer is a stream of
 /// [`EventEnvelope`]s (server-sent events over HTTP, a channel over IPC).

@@ -316,6 +316,12 @@ pub fn llm_account(base_url: &str) -> String {
     format!("llm:{}", base_url.trim().trim_end_matches('/'))
 }
 
+/// The keychain account of a web search service's API key: one per service and endpoint
+/// (`search:brave:https://api.search.brave.com`), so each keeps its own.
+pub fn search_account(kind: &str, base_url: &str) -> String {
+    format!("search:{kind}:{}", base_url.trim().trim_end_matches('/'))
+}
+
 /// Reading a key that is not there must work; any other answer means the store is unusable.
 fn probe(entry: keyring_core::Result<keyring_core::Entry>) -> Result<(), keyring_core::Error> {
     match entry?.get_password() {

@@ -26,7 +26,9 @@ pub use registry::{
     Action, Limits, Prepared, Risk, Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry,
     schema_of,
 };
-pub use search::{SearchProvider, SearchResult, WebSearch, web_search};
+pub use search::{
+    SearchProvider, SearchResult, WEB_SEARCH_TOOL, WebSearch, service_url, web_search,
+};
 pub use shell::Shell;
 #[cfg(fuzzing)]
 pub use skills::fuzz_skill_md;

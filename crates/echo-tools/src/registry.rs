@@ -274,6 +274,12 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// Removes the tool named `name`; whether there was one.
+    pub fn unregister(&self, name: &str) -> bool {
+        let mut tools = self.tools.write().unwrap_or_else(|p| p.into_inner());
+        tools.remove(name).is_some()
+    }
+
     /// Removes every tool whose name starts with `prefix` (an MCP server's `name__`).
     pub fn unregister_prefix(&self, prefix: &str) -> usize {
         let mut tools = self.tools.write().unwrap_or_else(|p| p.into_inner());

@@ -47,18 +47,41 @@ pub trait SearchProvider: Send + Sync + std::fmt::Debug {
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, ToolError>;
 }
 
+/// The tool's name.
+pub const WEB_SEARCH_TOOL: &str = "web_search";
+
+/// Brave Search's own endpoint.
+const BRAVE_URL: &str = "https://api.search.brave.com";
+/// Tavily's own endpoint.
+const TAVILY_URL: &str = "https://api.tavily.com";
+
+/// The base URL a search of `config` is sent under: its `url`, else the service's own; `None`
+/// for no service, or a SearXNG without its URL.
+pub fn service_url(config: &SearchConfig) -> Option<String> {
+    let default = match config.kind {
+        SearchKind::None => return None,
+        SearchKind::Searxng => None,
+        SearchKind::Brave => Some(BRAVE_URL),
+        SearchKind::Tavily => Some(TAVILY_URL),
+    };
+    config.url.as_deref().or(default).map(str::to_string)
+}
+
 /// The search tool `config` asks for, with `api_key` for the services that need one; `None`
 /// when `[search]` names no service. A service that needs a key and has none is an error
-/// naming what to set.
+/// naming where to put one.
 pub fn web_search(
     config: &SearchConfig,
     api_key: Option<String>,
 ) -> Result<Option<WebSearch>, String> {
     let url = |default: &str| base_url(config.url.as_deref().unwrap_or(default));
     let key = |service: &str| {
-        api_key
-            .clone()
-            .ok_or_else(|| format!("{service} needs an API key: set ECHO_SEARCH_API_KEY"))
+        api_key.clone().ok_or_else(|| {
+            format!(
+                "{service} needs an API key: save one in Settings → Web search (or `echod \
+                 search set --key-stdin`), or set ECHO_SEARCH_API_KEY"
+            )
+        })
     };
     let provider: Arc<dyn SearchProvider> = match config.kind {
         SearchKind::None => return Ok(None),
@@ -72,12 +95,12 @@ pub fn web_search(
             })
         }
         SearchKind::Brave => Arc::new(Brave {
-            base: url("https://api.search.brave.com")?,
+            base: url(BRAVE_URL)?,
             key: key("Brave Search")?,
             client: client()?,
         }),
         SearchKind::Tavily => Arc::new(Tavily {
-            base: url("https://api.tavily.com")?,
+            base: url(TAVILY_URL)?,
             key: key("Tavily")?,
             client: client()?,
         }),
@@ -121,6 +144,11 @@ impl WebSearch {
             provider,
             max_results: max_results.clamp(1, 20),
         }
+    }
+
+    /// Most results one search returns.
+    pub fn max_results(&self) -> u32 {
+        self.max_results
     }
 
     /// The service's name for people (`SearXNG`, `Brave Search`, `Tavily`).
@@ -167,7 +195,7 @@ impl WebSearchArgs {
 #[async_trait]
 impl TypedTool for WebSearch {
     type Args = WebSearchArgs;
-    const NAME: &'static str = "web_search";
+    const NAME: &'static str = WEB_SEARCH_TOOL;
     const RISK: Risk = Risk::Network;
 
     fn description(&self) -> &str {

@@ -128,6 +128,12 @@ enum Command {
         #[command(subcommand)]
         command: crate::provider_cli::ProviderCommand,
     },
+    /// The web search service behind `web_search` and research, and its API key in the OS
+    /// keychain.
+    Search {
+        #[command(subcommand)]
+        command: crate::search_cli::SearchCommand,
+    },
     /// The built-in model: recommended models, downloads, choosing one.
     Model {
         #[command(subcommand)]
@@ -293,6 +299,7 @@ async fn dispatch(
         Command::Provider { command } => {
             crate::provider_cli::run(api, command).await.map(exit_code)
         }
+        Command::Search { command } => crate::search_cli::run(api, command).await.map(exit_code),
         Command::Approvals { command } => crate::tools_cli::approvals(api, command).await.map(done),
         Command::Automations { command } => crate::automations_cli::automations(api, *command)
             .await

@@ -28,6 +28,7 @@ mod memory_cli;
 mod model_cli;
 mod print;
 mod provider_cli;
+mod search_cli;
 mod serve;
 mod sessions_cli;
 mod tools_cli;

@@ -3,7 +3,8 @@
 //! page that holds its quote; a process killed mid-run resumed without running a finished
 //! node again; a search service that hangs ending in a partial report within the time
 //! limit, and counted by `echod trace stats`; Stop (Ctrl-C) ending in a partial report; the
-//! trace's nodes.
+//! trace's nodes; the search service chosen with `echod search set` (as Settings does), its
+//! key kept in the keychain only.
 
 mod common;
 
@@ -21,8 +22,9 @@ const EVIDENCE: &str = "Family rooms cost 120 EUR a night.";
 const MADE_UP: &str = "Kyoto has a space elevator.";
 
 /// A SearXNG-like search service and the pages it finds, on one loopback port: `/search?q=`
-/// answers two pages per query, `/page/N` a page. Every request target is logged; with
-/// `hang_search` set, searches get no answer.
+/// answers two pages per query (and so does Brave Search's `/res/v1/web/search`, in its
+/// format), `/page/N` a page. Every request's head is logged; with `hang_search` set,
+/// searches get no answer.
 struct Web {
     url: String,
     asked: Arc<Mutex<Vec<String>>>,
@@ -50,13 +52,20 @@ impl Web {
         }
     }
 
+    /// The targets of the requests whose target starts with `prefix`.
     fn asked(&self, prefix: &str) -> Vec<String> {
         let asked = self.asked.lock().expect("lock");
         asked
             .iter()
+            .filter_map(|head| head.split_whitespace().nth(1))
             .filter(|t| t.starts_with(prefix))
-            .cloned()
+            .map(String::from)
             .collect()
+    }
+
+    /// The heads of every request so far.
+    fn heads(&self) -> Vec<String> {
+        self.asked.lock().expect("lock").clone()
     }
 }
 
@@ -69,11 +78,13 @@ fn page(n: usize) -> String {
 }
 
 fn serve(mut stream: std::net::TcpStream, log: &Mutex<Vec<String>>, hang: &AtomicBool, base: &str) {
-    let Some(target) = request_target(&mut stream) else {
+    let Some(head) = request_head(&mut stream) else {
         return;
     };
-    log.lock().expect("lock").push(target.clone());
-    let (kind, body) = if target.starts_with("/search") {
+    log.lock().expect("lock").push(head.clone());
+    let target = head.split_whitespace().nth(1).unwrap_or_default();
+    let brave = target.starts_with("/res/v1/web/search");
+    let (kind, body) = if target.starts_with("/search") || brave {
         if hang.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_secs(600));
             return;
@@ -83,13 +94,16 @@ fn serve(mut stream: std::net::TcpStream, log: &Mutex<Vec<String>>, hang: &Atomi
         let results: Vec<Value> = (first..first + 2)
             .map(|n| {
                 json!({ "title": format!("Kyoto page {n}"), "url": format!("{base}/page/{n}"),
-                        "content": "about Kyoto", "publishedDate": "2026-03-01" })
+                        "content": "about Kyoto", "description": "about Kyoto",
+                        "publishedDate": "2026-03-01" })
             })
             .collect();
-        (
-            "application/json",
-            json!({ "results": results }).to_string(),
-        )
+        let answer = if brave {
+            json!({ "web": { "results": results } })
+        } else {
+            json!({ "results": results })
+        };
+        ("application/json", answer.to_string())
     } else if let Some(n) = target.strip_prefix("/page/") {
         ("text/html", page(n.parse().unwrap_or(0)))
     } else {
@@ -425,4 +439,103 @@ fn stop_ends_a_research_run_in_a_partial_report_of_what_was_found() {
         "{report}"
     );
     assert_eq!(sources(&report).len(), 4, "{report}");
+}
+
+#[test]
+fn a_search_service_saved_in_settings_serves_research_and_its_key_stays_in_the_keychain() {
+    const KEY: &str = "bsa-canary-search-7q2m-heron";
+    let web = Web::start();
+    let w = research_world(json!({ "text": REPORT }), "");
+    let config = || std::fs::read_to_string(w.home.path().join("config.toml")).expect("config");
+
+    // No service: research says where to add one.
+    let none = w.json(&["search", "show", "--json"]);
+    assert_eq!(
+        (none["kind"].as_str(), none["available"].as_bool()),
+        (Some("none"), Some(false)),
+        "{none}"
+    );
+    let out = w.run(&["ask", "--research", "plan three days in kyoto"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("Settings → Web search"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A SearXNG saved as Settings saves it: in config.toml, and research uses it at the next
+    // start with nothing in the environment.
+    w.ok(&["search", "set", "--kind", "searxng", "--url", &web.url]);
+    assert!(config().contains("kind = \"searxng\""), "{}", config());
+    let out = w
+        .command(&["ask", "--research", "--events", "plan three days in kyoto"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = final_text(&events(&String::from_utf8_lossy(&out.stdout)));
+    assert!(report.starts_with("Short answer"), "{report}");
+    assert_eq!(web.asked("/search").len(), 2);
+
+    // Brave Search with a key typed in: the key goes to the keychain and reaches the service
+    // in its header, and no file or log.
+    let set = output_with_line(
+        w.command(&[
+            "search",
+            "set",
+            "--kind",
+            "brave",
+            "--url",
+            &web.url,
+            "--key-stdin",
+        ])
+        .env("ECHO_LOG", "trace"),
+        KEY,
+    );
+    let shown = w.json(&["search", "show", "--json"]);
+    let tried = w.json(&["search", "test", "--json"]);
+    let heads = web.heads();
+    // Leave the keychain as it was before asserting anything.
+    w.ok(&["search", "set", "--clear-key"]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    assert_eq!(
+        (shown["key_source"].as_str(), shown["available"].as_bool()),
+        (Some("keychain"), Some(true)),
+        "{shown}"
+    );
+    assert_eq!(
+        (tried["ok"].as_bool(), tried["results"].as_u64()),
+        (Some(true), Some(2)),
+        "{tried}"
+    );
+    let header = format!("x-subscription-token: {KEY}");
+    assert!(
+        heads
+            .iter()
+            .any(|h| h.starts_with("GET /res/v1/web/search")
+                && h.to_ascii_lowercase().contains(&header)),
+        "{heads:?}"
+    );
+    let logs = format!("{}{}", stderr(&set), String::from_utf8_lossy(&set.stdout));
+    assert!(!logs.contains(KEY), "the key is in the output: {logs}");
+    assert_eq!(
+        files_containing(w.home.path(), KEY.as_bytes()),
+        Vec::<String>::new()
+    );
+
+    // Without its key the service is unavailable and says where to put one; a keyed service
+    // with no key is refused and changes nothing.
+    let cleared = w.json(&["search", "show", "--json"]);
+    assert_eq!(cleared["available"], false, "{cleared}");
+    assert!(
+        cleared["problem"]
+            .as_str()
+            .is_some_and(|p| p.contains("Settings → Web search")),
+        "{cleared}"
+    );
+    let refused = w.run(&["search", "set", "--kind", "tavily", "--url", &web.url]);
+    assert!(
+        !refused.status.success() && stderr(&refused).contains("needs an API key"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(config().contains("kind = \"brave\""), "{}", config());
 }

@@ -1017,6 +1017,8 @@ after?: string, };
 
 export type GetProvider = Record<symbol, never>;
 
+export type GetSearch = Record<symbol, never>;
+
 export type GetTrace = { 
 /**
  * The turn.
@@ -2276,6 +2278,99 @@ time_zone?: string,
  */
 missed: MissedRuns, };
 
+export type SearchKind = "none" | "searxng" | "brave" | "tavily";
+
+export type SearchTestReport = { 
+/**
+ * Whether the service answered.
+ */
+ok: boolean, 
+/**
+ * What happened, naming the service.
+ */
+message: string, 
+/**
+ * Results it returned.
+ */
+results: number, 
+/**
+ * Time to the answer (or the failure).
+ */
+latency_ms: number, };
+
+export type SearchUpdate = { 
+/**
+ * The service.
+ */
+kind: SearchKind, 
+/**
+ * Its URL (required for SearXNG); absent: the service's own.
+ */
+url?: string, 
+/**
+ * Most results one search returns (1–20); absent keeps the current number.
+ */
+max_results?: number, 
+/**
+ * A new API key for this service (kept in the keychain); absent keeps the stored one.
+ */
+api_key?: string, 
+/**
+ * Remove the stored key for this service.
+ */
+clear_api_key?: boolean, };
+
+export type SearchView = { 
+/**
+ * The service; `none` offers no `web_search` tool and no research.
+ */
+kind: SearchKind, 
+/**
+ * The URL set for it (a SearXNG instance, or a proxy for Brave and Tavily).
+ */
+url: string | null, 
+/**
+ * Where searches go: `url`, else the service's own endpoint.
+ */
+service_url: string | null, 
+/**
+ * Most results one search returns (1–20).
+ */
+max_results: number, 
+/**
+ * Whether the service asks for an API key (Brave, Tavily).
+ */
+needs_key: boolean, 
+/**
+ * Where the key in force comes from.
+ */
+key_source: KeySource, 
+/**
+ * Which keychain keeps keys (or why none can).
+ */
+keychain: string, 
+/**
+ * Whether keys can be saved at all.
+ */
+keychain_available: boolean, 
+/**
+ * `ECHO_SEARCH_*` variables set for this process: they win over saved settings, which
+ * cannot be changed from here while they are set.
+ */
+env_overrides: Array<string>, 
+/**
+ * Whether web search and research are available now.
+ */
+available: boolean, 
+/**
+ * Why the service named is not available (a key missing, a bad URL).
+ */
+problem: string | null, 
+/**
+ * Every service, in the order to offer them.
+ */
+kinds: Array<SearchKind>, };
+
 export type SendTurn = { 
 /**
  * Session name (created on first use).
@@ -2547,6 +2642,8 @@ faded: Array<string>, };
 export type TaskType = "chat" | "code" | "research" | "planning";
 
 export type TestProvider = ProviderUpdate;
+
+export type TestSearch = SearchUpdate;
 
 export type TierStatusCount = { 
 /**
@@ -2890,6 +2987,8 @@ export type TurnStatus = "accepted" | "running" | "completed" | "failed" | "inte
 
 export type UpdateProvider = ProviderUpdate;
 
+export type UpdateSearch = SearchUpdate;
+
 export type UpdateTraceSettings = { 
 /**
  * Keep each model call's request and response.
@@ -3005,6 +3104,9 @@ export interface Operations {
   provider: { request: GetProvider; response: ProviderView };
   update_provider: { request: UpdateProvider; response: ProviderView };
   test_provider: { request: TestProvider; response: ConnectionReport };
+  search: { request: GetSearch; response: SearchView };
+  update_search: { request: UpdateSearch; response: SearchView };
+  test_search: { request: TestSearch; response: SearchTestReport };
   detect_ollama: { request: DetectOllama; response: OllamaInfo | null };
   local_models: { request: ListLocalModels; response: LocalModels };
   fetch_local_model: { request: FetchLocalModel; response: null };
@@ -3081,6 +3183,9 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   provider: { method: 'GET', path: '/api/settings/provider' },
   update_provider: { method: 'PUT', path: '/api/settings/provider' },
   test_provider: { method: 'POST', path: '/api/settings/provider/test' },
+  search: { method: 'GET', path: '/api/settings/search' },
+  update_search: { method: 'PUT', path: '/api/settings/search' },
+  test_search: { method: 'POST', path: '/api/settings/search/test' },
   detect_ollama: { method: 'GET', path: '/api/settings/ollama' },
   local_models: { method: 'GET', path: '/api/settings/local-models' },
   fetch_local_model: { method: 'POST', path: '/api/settings/local-models/{id}/fetch' },

@@ -279,7 +279,7 @@ async fn search(run: &Run<'_>, i: usize) {
     let outcome = match approve(run, &span, "web_search", arguments).await {
         Err(denied) => Err((denied, false)),
         Ok(()) => {
-            let limit = run.engine.config.search.max_results;
+            let limit = run.search.max_results();
             let (result, tries) = with_retries(run, || async {
                 let mut call = span
                     .child_of(SpanKind::Tool, SpanLevel::Call, "tool:web_search")

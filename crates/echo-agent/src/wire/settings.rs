@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
 
-use echo_core::vocab::ProviderKind;
+use echo_core::vocab::{ProviderKind, SearchKind};
 use std::collections::BTreeMap;
 
 /// What a model's download is checked against.
@@ -114,6 +114,74 @@ pub struct ConnectionReport {
     pub code: Option<echo_core::TurnErrorCode>,
     /// What happened, naming the server and model.
     pub message: String,
+    /// Time to the answer (or the failure).
+    #[ts(type = "number")]
+    pub latency_ms: u64,
+}
+
+/// The web search service as Settings shows it (never the key itself).
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct SearchView {
+    /// The service; `none` offers no `web_search` tool and no research.
+    pub kind: SearchKind,
+    /// The URL set for it (a SearXNG instance, or a proxy for Brave and Tavily).
+    pub url: Option<String>,
+    /// Where searches go: `url`, else the service's own endpoint.
+    pub service_url: Option<String>,
+    /// Most results one search returns (1–20).
+    pub max_results: u32,
+    /// Whether the service asks for an API key (Brave, Tavily).
+    pub needs_key: bool,
+    /// Where the key in force comes from.
+    pub key_source: KeySource,
+    /// Which keychain keeps keys (or why none can).
+    pub keychain: String,
+    /// Whether keys can be saved at all.
+    pub keychain_available: bool,
+    /// `ECHO_SEARCH_*` variables set for this process: they win over saved settings, which
+    /// cannot be changed from here while they are set.
+    pub env_overrides: Vec<String>,
+    /// Whether web search and research are available now.
+    pub available: bool,
+    /// Why the service named is not available (a key missing, a bad URL).
+    pub problem: Option<String>,
+    /// Every service, in the order to offer them.
+    pub kinds: Vec<SearchKind>,
+}
+
+/// A change to the web search service from Settings (or the settings to test).
+#[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchUpdate {
+    /// The service.
+    pub kind: SearchKind,
+    /// Its URL (required for SearXNG); absent: the service's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub url: Option<String>,
+    /// Most results one search returns (1–20); absent keeps the current number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_results: Option<u32>,
+    /// A new API key for this service (kept in the keychain); absent keeps the stored one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub api_key: Option<String>,
+    /// Remove the stored key for this service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub clear_api_key: Option<bool>,
+}
+
+/// What "test search" found, in one line for people.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct SearchTestReport {
+    /// Whether the service answered.
+    pub ok: bool,
+    /// What happened, naming the service.
+    pub message: String,
+    /// Results it returned.
+    pub results: u32,
     /// Time to the answer (or the failure).
     #[ts(type = "number")]
     pub latency_ms: u64,

@@ -5,7 +5,8 @@
 //! in the OS keychain. Front ends reach these writers through echo-agent's `Api`, never
 //! directly.
 use super::{
-    CONFIG_FILE, Config, ConfigError, LlmConfig, McpServerConfig, ProviderKind, check_url,
+    CONFIG_FILE, Config, ConfigError, LlmConfig, McpServerConfig, ProviderKind, SearchConfig,
+    check_url,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -127,6 +128,31 @@ pub fn save_provider(home: &Path, settings: &ProviderSettings) -> Result<(), Con
     )
 }
 
+/// Writes `[search]`'s service, URL (removed when there is none) and result count; the key
+/// is never written (the keychain keeps it).
+pub fn save_search(home: &Path, search: &SearchConfig) -> Result<(), ConfigError> {
+    let mut search = search.clone();
+    search.check()?;
+    save_keys(
+        home,
+        "search",
+        vec![
+            ("kind", toml_edit::value(search.kind.as_str())),
+            (
+                "url",
+                search
+                    .url
+                    .as_deref()
+                    .map_or(toml_edit::Item::None, toml_edit::value),
+            ),
+            (
+                "max_results",
+                toml_edit::value(i64::from(search.max_results)),
+            ),
+        ],
+    )
+}
+
 /// Saves the quick-ask shortcut under `[desktop]`.
 pub fn save_quick_ask_shortcut(home: &Path, shortcut: &str) -> Result<(), ConfigError> {
     save_keys(
@@ -205,8 +231,8 @@ pub fn save_mcp_servers(home: &Path, servers: &[McpServerConfig]) -> Result<(), 
     )
 }
 
-/// Sets `entries` in `[table]` of `<home>/config.toml`, keeping everything else in the file,
-/// comments included. The result is parsed as a whole before it replaces the file
+/// Sets `entries` in `[table]` of `<home>/config.toml` (an entry of `Item::None` removes its
+/// key), keeping everything else in the file, comments included. The result is parsed as a whole before it replaces the file
 /// (atomically, by rename), so a save never leaves a config that fails to load.
 fn save_keys(
     home: &Path,
@@ -237,6 +263,10 @@ fn save_keys(
         .as_table_like_mut()
         .ok_or_else(|| not_editable(format!("`{table}` is not a table")))?;
     for (key, item) in entries {
+        if item.is_none() {
+            section.remove(key);
+            continue;
+        }
         match section.get_mut(key) {
             // Replace the value only: the key's comments and the value's trailing comment stay.
             Some(slot) => {
@@ -340,6 +370,41 @@ mod tests {
             ProviderSettings::of(&c.llm),
             settings().normalized().expect("valid")
         );
+    }
+
+    #[test]
+    fn search_settings_save_without_a_key_and_an_unset_url_is_removed() {
+        use crate::vocab::SearchKind;
+        let home = tempfile::tempdir().expect("tempdir");
+        let path = home.path().join(CONFIG_FILE);
+        std::fs::write(&path, "[search]\n# mine\nkind = \"none\"\n").expect("write");
+        let mut search = SearchConfig {
+            kind: SearchKind::Searxng,
+            url: Some("http://127.0.0.1:8888/".into()),
+            max_results: 5,
+            api_key: Some("sk-never-in-the-file".into()),
+            env_overrides: Vec::new(),
+        };
+        save_search(home.path(), &search).expect("save");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            text.contains("# mine") && !text.contains("sk-never"),
+            "{text}"
+        );
+        let loaded = Config::parse(&text, &path).expect("loads").search;
+        assert_eq!(loaded.kind, SearchKind::Searxng);
+        assert_eq!(loaded.url.as_deref(), Some("http://127.0.0.1:8888/"));
+        assert_eq!(loaded.max_results, 5);
+
+        search.kind = SearchKind::Brave;
+        search.url = None;
+        save_search(home.path(), &search).expect("save");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains("url"), "{text}");
+
+        search.kind = SearchKind::Searxng;
+        let e = save_search(home.path(), &search).expect_err("SearXNG needs its URL");
+        assert!(e.to_string().contains("URL"), "{e}");
     }
 
     #[test]

@@ -20,9 +20,12 @@ pub struct SearchConfig {
     /// Most results one search returns (1–20).
     pub max_results: u32,
     /// The API key from `ECHO_SEARCH_API_KEY` (not read from the file; the keychain keeps
-    /// saved keys).
+    /// saved keys, and the engine reads it there when the environment has none).
     #[serde(skip)]
     pub api_key: Option<String>,
+    /// `ECHO_SEARCH_*` variables set for this process: they win over saved settings.
+    #[serde(skip)]
+    pub env_overrides: Vec<String>,
 }
 
 /// Debug output never shows the key.
@@ -33,6 +36,7 @@ impl std::fmt::Debug for SearchConfig {
             .field("url", &self.url)
             .field("max_results", &self.max_results)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("env_overrides", &self.env_overrides)
             .finish()
     }
 }
@@ -44,6 +48,7 @@ impl Default for SearchConfig {
             url: None,
             max_results: 8,
             api_key: None,
+            env_overrides: Vec::new(),
         }
     }
 }
@@ -51,6 +56,11 @@ impl Default for SearchConfig {
 impl SearchConfig {
     /// Applies `ECHO_SEARCH_*` over the file's `[search]`, then checks the whole.
     pub(crate) fn apply_env(&mut self, env: &dyn Env) -> Result<(), ConfigError> {
+        self.env_overrides = SEARCH_ENV
+            .iter()
+            .filter(|name| env.var(name).is_some())
+            .map(|name| name.to_string())
+            .collect();
         if let Some(kind) = env.var("ECHO_SEARCH_KIND") {
             self.kind = SearchKind::parse(&kind.to_ascii_lowercase()).ok_or_else(|| {
                 ConfigError::Override {
@@ -71,8 +81,10 @@ impl SearchConfig {
         self.check()
     }
 
-    /// A SearXNG service needs its URL; a URL must be http(s); 1–20 results.
-    fn check(&mut self) -> Result<(), ConfigError> {
+    /// A SearXNG service needs its URL; a URL must be http(s); 1–20 results. (A service that
+    /// needs a key may have it in the keychain, which the engine reads: its absence is the
+    /// engine's to report.)
+    pub fn check(&mut self) -> Result<(), ConfigError> {
         if let Some(url) = &self.url {
             self.url = Some(check_url(url, "search.url")?);
         }
@@ -82,16 +94,6 @@ impl SearchConfig {
                 message: "a SearXNG search needs the instance's URL (search.url or \
                           ECHO_SEARCH_URL)"
                     .into(),
-            });
-        }
-        let keyed = matches!(self.kind, SearchKind::Brave | SearchKind::Tavily);
-        if keyed && self.api_key.is_none() {
-            return Err(ConfigError::Override {
-                source_name: "search.kind".into(),
-                message: format!(
-                    "{} search needs an API key: set ECHO_SEARCH_API_KEY",
-                    self.kind
-                ),
             });
         }
         if !(1..=20).contains(&self.max_results) {

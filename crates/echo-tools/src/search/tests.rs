@@ -121,7 +121,7 @@ fn config(kind: SearchKind, url: &str) -> SearchConfig {
         kind,
         url: Some(url.into()),
         max_results: 3,
-        api_key: None,
+        ..SearchConfig::default()
     }
 }
 

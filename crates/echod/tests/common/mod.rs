@@ -146,6 +146,17 @@ pub fn events(stdout: &str) -> Vec<Value> {
 /// The target (`/path?query`) of the HTTP request arriving on `stream`, once its head is
 /// read; `None` when the connection ends first.
 pub fn request_target(stream: &mut std::net::TcpStream) -> Option<String> {
+    let head = request_head(stream)?;
+    Some(
+        head.split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+/// The request line and headers of the request on `stream`.
+pub fn request_head(stream: &mut std::net::TcpStream) -> Option<String> {
     use std::io::Read;
     let mut head = Vec::new();
     let mut buf = [0u8; 1024];
@@ -155,13 +166,7 @@ pub fn request_target(stream: &mut std::net::TcpStream) -> Option<String> {
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
     }
-    let head = String::from_utf8_lossy(&head);
-    Some(
-        head.split_whitespace()
-            .nth(1)
-            .unwrap_or_default()
-            .to_string(),
-    )
+    Some(String::from_utf8_lossy(&head).into_owned())
 }
 
 pub fn wait_for(what: &str, limit: Duration, mut check: impl FnMut() -> bool) {
