@@ -13,9 +13,10 @@
 // Memory button, and a second conflict edited into one memory; then, against a third `echod
 // serve`: the Automations page (a watch rule made from a template in the form, a file dropped
 // into its folder, the run waiting for approval, the question answered in the approval queue,
-// the file the run wrote, the run's trace); then, against a fourth `echod serve` with a search
-// service on loopback: a research run from the Research toggle (the card's plan and states,
-// the report's citations leading to the pages read, Export as Markdown).
+// the file the run wrote, the run's trace); then, against a fourth `echod serve` and a search
+// service on loopback: the Research toggle's hint with no service, the service set up in
+// Settings → Web search, a research run from the toggle (the card's plan and states, the
+// report's citations leading to the pages read, Export as Markdown).
 // Each page state it looks at (every `shot`) passes an accessibility scan in the light and
 // the dark theme (axe-core, accessibility.mjs). Every page runs with all requests beyond
 // loopback blocked and recorded (none may be made: the UI works with the network off), and
@@ -1230,9 +1231,11 @@ function researchWeb() {
     resolveWeb({ url: `http://127.0.0.1:${server.address().port}`, served })));
 }
 
-// 19. Research: with the Research toggle on, a question becomes a research run whose card
-// shows the plan and its sub-questions moving, then the report; its citations jump to the
-// sources (which open outside the app) and back; Export saves it as Markdown.
+// 19. Research: the Research toggle, switched on with no search service, says so and leads to
+// Settings → Web search, where a SearXNG address is tested and saved (nothing in the
+// environment); back in the chat, a question becomes a research run whose card shows the
+// plan and its sub-questions moving, then the report; its citations jump to the sources
+// (which open outside the app) and back; Export saves it as Markdown.
 async function researchPage({ tmp, mockUrl }) {
   console.log('e2e: research (fourth server)');
   const web = await researchWeb();
@@ -1246,9 +1249,8 @@ async function researchPage({ tmp, mockUrl }) {
     ECHO_LLM_KIND: 'openai',
     ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
     ECHO_LLM_MODEL: RESEARCH_MODEL,
-    ECHO_SEARCH_KIND: 'searxng',
-    ECHO_SEARCH_URL: web.url,
   };
+  for (const name of ['ECHO_SEARCH_KIND', 'ECHO_SEARCH_URL', 'ECHO_SEARCH_API_KEY']) delete env[name];
   for (const tool of ['web_search', 'web_fetch']) {
     const made = spawnSync(join(BIN, 'echod'), ['rules', 'add', '--tool', tool, '--decision', 'allow'], { env });
     if (made.status !== 0) fail(`echod rules add ${tool} failed: ${made.stderr}`);
@@ -1266,6 +1268,25 @@ async function researchPage({ tmp, mockUrl }) {
   await page.click('[data-testid="research-toggle"]');
   await until(page, 'the Research toggle to be on', () =>
     document.querySelector('[data-testid="research-toggle"]')?.getAttribute('aria-pressed') === 'true');
+  await until(page, 'the hint that research needs a search service', () =>
+    document.querySelector('[data-testid="research-hint"]')?.textContent.includes('needs a web search service'));
+  await shot(page, 'research-needs-search');
+  await page.click('[data-testid="research-set-up-search"]');
+  await until(page, 'Settings → Web search', () =>
+    document.querySelector('[data-testid="search-state"]')?.dataset.available === 'false');
+  await page.selectOption('[data-testid="search-kind"]', 'searxng');
+  await page.fill('[data-testid="search-url"]', web.url);
+  await page.click('[data-testid="search-test"]');
+  await until(page, 'the test search to come back', () =>
+    document.querySelector('[data-testid="search-test-result"]')?.dataset.ok === 'true');
+  await page.click('[data-testid="search-save"]');
+  await until(page, 'web search to be on', () =>
+    document.querySelector('[data-testid="search-state"]')?.dataset.available === 'true');
+  await shot(page, 'search-settings');
+  if (!readFileSync(join(home, 'config.toml'), 'utf8').includes('kind = "searxng"')) fail('[search] was not saved to config.toml');
+  await page.click('.nav-chat');
+  await until(page, 'the composer, its hint gone', () =>
+    document.querySelector('.composer textarea') && !document.querySelector('[data-testid="research-hint"]'));
   await send(page, 'Plan three days in Kyoto with two kids, under 900 EUR, at most an hour on trains a day');
   await until(page, 'the card with its plan, still gathering', () => {
     const card = document.querySelector('[data-testid="research-card"]');

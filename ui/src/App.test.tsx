@@ -183,6 +183,7 @@ describe('App views', () => {
     expect(container.querySelector('.composer')).toBeNull();
     expect([...container.querySelectorAll('.settings h2')].map((h) => h.textContent)).toEqual([
       'Model provider',
+      'Web search',
       'Standing instructions',
       'Approval rules',
       'MCP servers',

@@ -21,6 +21,7 @@ import { MemoryView } from './components/memory/MemoryView';
 import { SessionList } from './components/SessionList';
 import { SettingsView } from './components/SettingsView';
 import { TraceView } from './components/trace/TraceView';
+import { researchBlocker } from './settings/searchStore';
 import type { Transport } from './transport';
 
 interface Props {
@@ -43,6 +44,19 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
   const route = useSyncExternalStore(nav.subscribe, nav.getState);
   const view = route.view;
   const setView = (v: View) => nav.show(v);
+  // With the toggle on, whether a web search service works: asked again each time the chat
+  // shows (coming back from Settings, say).
+  const [researchBlocked, setResearchBlocked] = useState<string | null>(null);
+  useEffect(() => {
+    if (!research || view !== 'chat') return;
+    let live = true;
+    void researchBlocker(transport).then((blocked) => {
+      if (live) setResearchBlocked(blocked);
+    });
+    return () => {
+      live = false;
+    };
+  }, [research, view, transport]);
   const [badge] = useState(() => new ConflictBadge(transport));
   const conflicts = useSyncExternalStore(badge.subscribe, badge.getState).open;
   useEffect(() => {
@@ -267,6 +281,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 onStop={() => void store.stop()}
                 research={research}
                 onResearch={setResearch}
+                researchBlocked={research ? researchBlocked : null}
+                onSetUpSearch={() => setView('settings')}
               />
             </>
           )}

@@ -83,4 +83,23 @@ describe('Composer research toggle', () => {
     expect(byTestId(plain.container, 'research-toggle')).toHaveLength(0);
     act(() => plain.root.unmount());
   });
+
+  it('says above the box why research cannot run, with the way to set up search', () => {
+    let opened = 0;
+    const props = { running: false, canStop: false, onSend: () => {}, onStop: () => {}, onResearch: () => {} };
+    const { container, root } = mount(
+      <Composer {...props} research researchBlocked="Brave Search needs an API key" onSetUpSearch={() => opened++} />,
+    );
+    expect(byTestId(container, 'research-hint')[0]?.textContent).toBe(
+      'Research needs a web search service, and none works now. Brave Search needs an API keySet up web search',
+    );
+    act(() => byTestId(container, 'research-set-up-search')[0]?.click());
+    expect(opened).toBe(1);
+    act(() => root.unmount());
+    for (const quiet of [{ research: false, researchBlocked: 'x' }, { research: true, researchBlocked: null }]) {
+      const m = mount(<Composer {...props} {...quiet} onSetUpSearch={() => opened++} />);
+      expect(byTestId(m.container, 'research-hint')).toHaveLength(0);
+      act(() => m.root.unmount());
+    }
+  });
 });

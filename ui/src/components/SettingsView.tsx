@@ -1,4 +1,4 @@
-// The settings view: the model provider, the desktop's quick-ask shortcut (in the desktop app
+// The settings view: the model provider, web search, the desktop's quick-ask shortcut (in the desktop app
 // only), the standing instructions, approval rules, the MCP servers, trace capture and
 // retention, the recent gate decisions, and last, set apart, "Delete all my data". Each panel
 // (components/settings/) reads one store of its domain (settings/), which alone talks to the
@@ -12,6 +12,7 @@ import { DesktopPanel } from './settings/DesktopPanel';
 import { McpPanel } from './settings/McpPanel';
 import { ProviderPanel } from './settings/ProviderPanel';
 import { RulesPanel } from './settings/RulesPanel';
+import { SearchPanel } from './settings/SearchPanel';
 import { TracesPanel } from './settings/TracesPanel';
 
 /** The engine's operations, and the desktop bridge in the desktop app. */
@@ -29,6 +30,7 @@ export function SettingsView({ transport, session, onDataDeleted }: Props) {
   return (
     <div className="settings">
       <ProviderPanel transport={transport} />
+      <SearchPanel transport={transport} />
       {transport.desktop && <DesktopPanel desktop={transport.desktop} />}
       <BootstrapPanel transport={transport} />
       <RulesPanel transport={transport} session={session} />

@@ -19,6 +19,9 @@ import type {
   ProviderUpdate,
   ProviderView,
   Rule,
+  SearchKind,
+  SearchUpdate,
+  SearchView,
   ShortcutStatus,
   TraceSettings,
   UpdateTraceSettings,
@@ -371,4 +374,45 @@ export function deleteDataTransport(deleted: DataDeleted = { sessions: 3, memori
     },
   };
   return engine;
+}
+
+/**
+ * An engine keeping web search settings like the engine does: a keyed service (Brave, Tavily)
+ * needs a key typed now or kept, unless the key is being removed; a SearXNG needs its URL;
+ * `ECHO_SEARCH_*` in `env` lock it. Records every save and test.
+ */
+export function searchTransport(env: string[] = []) {
+  const sent: SearchUpdate[] = [];
+  const tested: SearchUpdate[] = [];
+  let view: SearchView = {
+    kind: 'none', url: null, service_url: null, max_results: 8, needs_key: false, key_source: 'none',
+    keychain: 'Secret Service', keychain_available: true, env_overrides: env, available: false, problem: null,
+    kinds: ['none', 'searxng', 'brave', 'tavily'],
+  };
+  const keyed = (kind: SearchKind) => kind === 'brave' || kind === 'tavily';
+  const engine = new FakeEngine({
+    search: () => ({ ...view }),
+    update_search: (r) => {
+      sent.push(r);
+      if (env.length) throw new TransportError('invalid_input', `invalid search settings: ${env.join(', ')} in the environment decide the web search service`, 400);
+      if (r.kind === 'searxng' && !r.url) throw new TransportError('invalid_input', 'search.url: a SearXNG search needs the instance\'s URL', 400);
+      const key = r.api_key ? 'keychain' : r.clear_api_key ? 'none' : view.key_source;
+      if (keyed(r.kind) && key === 'none' && !r.clear_api_key) {
+        throw new TransportError('invalid_input', 'invalid search settings: Brave Search needs an API key', 400);
+      }
+      const own = r.kind === 'brave' ? 'https://api.search.brave.com' : r.kind === 'tavily' ? 'https://api.tavily.com' : null;
+      const works = r.kind !== 'none' && (!keyed(r.kind) || key !== 'none');
+      view = {
+        ...view, kind: r.kind, url: r.url ?? null, service_url: r.url ?? own, max_results: r.max_results ?? view.max_results,
+        needs_key: keyed(r.kind), key_source: keyed(r.kind) ? key : 'none', available: works,
+        problem: works || r.kind === 'none' ? null : 'Brave Search needs an API key: save one in Settings → Web search',
+      };
+      return { ...view };
+    },
+    test_search: (r) => {
+      tested.push(r);
+      return { ok: true, message: `SearXNG at ${r.url} answered with 3 results in 12 ms`, results: 3, latency_ms: 12 };
+    },
+  });
+  return Object.assign(engine, { sent, tested, view: () => view });
 }
