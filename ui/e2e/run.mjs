@@ -1235,7 +1235,8 @@ function researchWeb() {
 // Settings → Web search, where a SearXNG address is tested and saved (nothing in the
 // environment); back in the chat, a question becomes a research run whose card shows the
 // plan and its sub-questions moving, then the report; its citations jump to the sources
-// (which open outside the app) and back; Export saves it as Markdown.
+// (which open outside the app) and back; Export saves it as Markdown; after a reload the
+// report, loaded from history, still has its finished card and Export.
 async function researchPage({ tmp, mockUrl }) {
   console.log('e2e: research (fourth server)');
   const web = await researchWeb();
@@ -1321,6 +1322,13 @@ async function researchPage({ tmp, mockUrl }) {
     fail(`the export ${download.suggestedFilename()} holds ${JSON.stringify(saved.slice(0, 300))}`);
   }
   await shot(page, 'research-report');
+  // Loaded again from history, the report keeps its card (finished, with its plan) and Export.
+  await page.reload();
+  await until(page, 'the report from history with its finished card and Export', () => {
+    const card = document.querySelector('[data-testid="research-card"]');
+    return card?.dataset.phase === 'done' && card.querySelectorAll('[data-testid="research-sub"]').length === 2
+      && document.querySelector('[data-testid="research-export"]') && document.querySelector('.markdown a[href^="#"]');
+  });
   if (pageErrors.length) fail(`errors in the research page: ${pageErrors.join('; ')}`);
   offPage(away, 'the research page');
   await page.close();

@@ -176,6 +176,21 @@ describe('fromHistory', () => {
     });
     expect(view[3]).toMatchObject({ text: 'half', status: 'interrupted' });
   });
+
+  it('keeps the research run a report came from, for its card and Export', () => {
+    const research = {
+      run_id: 'r1', phase: 'done' as const, sources_found: 4, sources_read: 4, notes: 3, elapsed_ms: 5200,
+      sub_questions: [{ question: 'kyoto trains', state: 'done' as const, found: 2, read: 2 }],
+    };
+    const view = fromHistory([
+      stored({ id: 'm1', role: 'user', content: 'plan kyoto', turn_id: 't1' }),
+      stored({ id: 'm2', role: 'assistant', content: 'Short answer [^1]', turn_id: 't1', research }),
+      stored({ id: 'm3', role: 'user', content: 'thanks', turn_id: 't2' }),
+      stored({ id: 'm4', role: 'assistant', content: 'You are welcome', turn_id: 't2' }),
+    ]);
+    expect(view[1]).toMatchObject({ text: 'Short answer [^1]', research });
+    expect((view[3] as AssistantView).research).toBeUndefined();
+  });
 });
 
 describe('keyForStored', () => {

@@ -202,7 +202,8 @@ export function failTurn(state: AssistantView, code: string, message: string): A
 
 /**
  * The stored history as chat messages: each user message, then one assistant message per turn
- * gathering that turn's assistant texts, reasoning and tool calls with their results.
+ * gathering that turn's assistant texts, reasoning and tool calls with their results, and
+ * the research run a report came from (its card, finished, with Export).
  */
 export function fromHistory(stored: StoredMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
@@ -232,6 +233,7 @@ export function fromHistory(stored: StoredMessage[]): ChatMessage[] {
       turn.tools = updateTool(turn.tools, call.id, call.name, () => ({ args: call.arguments }));
     }
     if (m.status === 'partial') turn.status = 'interrupted';
+    if (m.research) turn.research = m.research;
   }
   return out;
 }

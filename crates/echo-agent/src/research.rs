@@ -46,9 +46,10 @@ use crate::turn::run::RunContext;
 use crate::wire::{ResearchProgress, SubQuestionProgress, TurnEvent};
 use echo_core::trace::Span;
 use echo_core::vocab::{Degradation, ResearchPhase};
-use echo_core::{SessionId, TurnErrorCode, TurnId, Usage};
+use echo_core::{SessionId, StoreError, TurnErrorCode, TurnId, Usage};
 use echo_llm::LlmClient;
 use state::{ResearchState, RunStore};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -109,35 +110,9 @@ impl Run<'_> {
     pub(crate) fn progress(&self, phase: ResearchPhase) {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let pages = self.engine.config.research.pages_per_question as usize;
-        let phase = match phase {
-            ResearchPhase::Gathering if state.plan.is_none() => ResearchPhase::Planning,
-            other => other,
-        };
-        let plan = state.plan.as_deref().unwrap_or_default();
-        let subs: Vec<SubQuestionProgress> = plan
-            .iter()
-            .enumerate()
-            .map(|(i, q)| {
-                let sub = state.subs.get(i);
-                SubQuestionProgress {
-                    question: q.question.clone(),
-                    state: state.sub_state(i, pages),
-                    found: sub.and_then(|s| s.found.as_ref()).map_or(0, |f| f.len()) as u32,
-                    read: sub.map_or(0, |s| s.reads.len()) as u32,
-                }
-            })
-            .collect();
-        self.events.emit(TurnEvent::ResearchProgress {
-            progress: ResearchProgress {
-                run_id: self.store.id.clone(),
-                phase,
-                sources_found: subs.iter().map(|s| s.found).sum(),
-                sources_read: subs.iter().map(|s| s.read).sum(),
-                notes: state.notes().len() as u32,
-                sub_questions: subs,
-                elapsed_ms: self.started.elapsed().as_millis() as u64,
-            },
-        });
+        let elapsed_ms = self.started.elapsed().as_millis() as u64;
+        let progress = progress_of(&state, pages, &self.store.id, phase, elapsed_ms);
+        self.events.emit(TurnEvent::ResearchProgress { progress });
     }
 
     /// Takes one model call from the budget; `false` (and the run stops) when it is spent.
@@ -184,6 +159,60 @@ impl Run<'_> {
         span.degrade(reason);
         self.events.emit(TurnEvent::Degraded { reason, detail });
     }
+}
+
+/// Where a run with `state` is: its plan, each sub-question's state and counts.
+fn progress_of(
+    state: &ResearchState,
+    pages: usize,
+    run_id: &str,
+    phase: ResearchPhase,
+    elapsed_ms: u64,
+) -> ResearchProgress {
+    let phase = match phase {
+        ResearchPhase::Gathering if state.plan.is_none() => ResearchPhase::Planning,
+        other => other,
+    };
+    let plan = state.plan.as_deref().unwrap_or_default();
+    let subs: Vec<SubQuestionProgress> = plan
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let sub = state.subs.get(i);
+            SubQuestionProgress {
+                question: q.question.clone(),
+                state: state.sub_state(i, pages),
+                found: sub.and_then(|s| s.found.as_ref()).map_or(0, |f| f.len()) as u32,
+                read: sub.map_or(0, |s| s.reads.len()) as u32,
+            }
+        })
+        .collect();
+    ResearchProgress {
+        run_id: run_id.to_string(),
+        phase,
+        sources_found: subs.iter().map(|s| s.found).sum(),
+        sources_read: subs.iter().map(|s| s.read).sum(),
+        notes: state.notes().len() as u32,
+        sub_questions: subs,
+        elapsed_ms,
+    }
+}
+
+/// The finished research runs of a session, by the turn that answered with each report: what
+/// the chat shows on a report loaded from history.
+pub(crate) async fn reports(
+    engine: &Engine,
+    session: &SessionId,
+) -> Result<HashMap<String, ResearchProgress>, StoreError> {
+    let pages = engine.config.research.pages_per_question as usize;
+    let runs = RunStore::finished_in(engine.store.pool(), session).await?;
+    Ok(runs
+        .into_iter()
+        .map(|(turn, id, state, elapsed)| {
+            let progress = progress_of(&state, pages, &id, ResearchPhase::Done, elapsed);
+            (turn, progress)
+        })
+        .collect())
 }
 
 /// The web search service research uses, or why research cannot run.

@@ -296,7 +296,20 @@ fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() 
         assert_eq!(spans_named(&trace, node).len(), 1, "{node} in {trace}");
     }
     let history = w.history("default");
-    assert_eq!(history.last().expect("answer")["content"], report.as_str());
+    let answer = history.last().expect("answer");
+    assert_eq!(answer["content"], report.as_str());
+    // The report, loaded from history, still knows its run: its plan and what was read.
+    let run = &answer["research"];
+    assert_eq!(
+        (run["phase"].as_str(), run["sources_read"].as_u64()),
+        (Some("done"), Some(4)),
+        "{answer}"
+    );
+    assert_eq!(
+        run["sub_questions"][1]["question"], "kyoto trains",
+        "{answer}"
+    );
+    assert!(history[0].get("research").is_none(), "{}", history[0]);
 }
 
 #[test]

@@ -2599,7 +2599,12 @@ status: MessageStatus,
 /**
  * When it was stored.
  */
-created_at: string, };
+created_at: string, 
+/**
+ * The research run whose report this answer is, as it finished; absent for other
+ * messages.
+ */
+research?: ResearchProgress, };
 
 export type SubQuestionProgress = { 
 /**

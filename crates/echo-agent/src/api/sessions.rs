@@ -6,7 +6,7 @@ use crate::error::ApiError;
 use crate::turn::request::check_session_name;
 use crate::wire::SessionDeleted;
 use crate::wire::{self, SessionSummary, StoredMessage};
-use echo_core::{LearnedMemories, SessionId};
+use echo_core::{LearnedMemories, Role, SessionId};
 use echo_memory::MemoryActor;
 
 impl Api {
@@ -107,7 +107,17 @@ impl Api {
                 what: "session",
                 id: session.into(),
             })?;
-        Ok(wire::list(self.inner.store.history(&id).await?))
+        let mut messages: Vec<StoredMessage> = wire::list(self.inner.store.history(&id).await?);
+        // A report is its turn's last answer.
+        let mut reports = crate::research::reports(&self.inner, &id).await?;
+        for m in messages
+            .iter_mut()
+            .rev()
+            .filter(|m| m.role == Role::Assistant)
+        {
+            m.research = m.turn_id.as_ref().and_then(|turn| reports.remove(turn));
+        }
+        Ok(messages)
     }
 }
 

@@ -231,6 +231,31 @@ impl RunStore {
         .map_err(query_error("looking for a research run"))
     }
 
+    /// The session's finished runs: (turn that answered with the report, run id, state,
+    /// milliseconds from start to the last node).
+    pub(crate) async fn finished_in(
+        pool: &SqlitePool,
+        session: &SessionId,
+    ) -> Result<Vec<(String, String, ResearchState, u64)>, StoreError> {
+        let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
+            "SELECT turn_id, id, state, created_at, updated_at FROM research_runs
+             WHERE session_id = ? AND finished = 1",
+        )
+        .bind(session.as_str())
+        .fetch_all(pool)
+        .await
+        .map_err(query_error("listing research runs"))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(turn, id, state, created, updated)| {
+                let state = serde_json::from_str(&state).ok()?;
+                let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+                let elapsed = (at(&updated)? - at(&created)?).num_milliseconds().max(0) as u64;
+                Some((turn, id, state, elapsed))
+            })
+            .collect())
+    }
+
     /// Writes the state after a node; `finished` when the run has its report.
     pub(crate) async fn save(
         &self,

@@ -122,6 +122,11 @@ pub struct StoredMessage {
     pub status: MessageStatus,
     /// When it was stored.
     pub created_at: String,
+    /// The research run whose report this answer is, as it finished; absent for other
+    /// messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub research: Option<crate::wire::ResearchProgress>,
 }
 
 impl From<echo_core::store::StoredMessage> for StoredMessage {
@@ -139,6 +144,7 @@ impl From<echo_core::store::StoredMessage> for StoredMessage {
             name: v.name,
             status: v.status,
             created_at: v.created_at,
+            research: None,
         }
     }
 }
