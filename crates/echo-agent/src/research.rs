@@ -31,6 +31,7 @@
 //! (the call budget's end is a partial report too), `citation_unresolved`.
 
 mod nodes;
+mod recall;
 mod report;
 pub(crate) mod state;
 pub(crate) mod triage;

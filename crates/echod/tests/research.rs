@@ -3,7 +3,8 @@
 //! page that holds its quote; a process killed mid-run resumed without running a finished
 //! node again; a search service that hangs ending in a partial report within the time
 //! limit, and counted by `echod trace stats`; Stop (Ctrl-C) ending in a partial report; the
-//! trace's nodes; the search service chosen with `echod search set` (as Settings does), its
+//! trace's nodes; the person's memories as a source, cited as theirs; the search service
+//! chosen with `echod search set` (as Settings does), its
 //! key kept in the keychain only.
 
 mod common;
@@ -551,4 +552,79 @@ fn a_search_service_saved_in_settings_serves_research_and_its_key_stays_in_the_k
         stderr(&refused)
     );
     assert!(config().contains("kind = \"brave\""), "{}", config());
+}
+
+#[test]
+fn a_memory_that_answers_a_sub_question_is_a_source_cited_as_the_persons() {
+    const REMEMBERED: &str = "We only take trains of less than one hour.";
+    let web = Web::start();
+    let notes = json!({ "notes": [
+        { "quote": EVIDENCE, "supports": "the price of a family room" },
+        { "quote": REMEMBERED, "supports": "the limit on trains" },
+    ]});
+    let w = World::with_config(
+        json!({ "steps": [
+            plan_step(),
+            { "when_tool": "research_notes", "times": 5,
+              "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] },
+            { "text": REPORT },
+        ]}),
+        "",
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
+    w.ok(&["memory", "add", REMEMBERED]);
+    let out = ask(
+        &w,
+        &web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .output()
+    .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let report = final_text(&events);
+
+    // Sub-question 2 ("kyoto trains") found the memory: its note comes before the pages', so
+    // [3] is the memory, cited as the person's own with the day it was learned.
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        report.contains(&format!(
+            "[^3]: “{REMEMBERED}” — from your memories, learned {today}"
+        )),
+        "{report}"
+    );
+    let pages = sources(&report);
+    assert_eq!(
+        pages.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["1", "2"],
+        "{report}"
+    );
+    // The pages' quote check still holds: the memory's sentence is in no page.
+    assert!(
+        pages.iter().all(|(_, quote, _)| quote == EVIDENCE),
+        "{report}"
+    );
+
+    // Both sub-questions asked memory (the gate allowed memory_recall); only the second
+    // found something, and the notes call ran once for it.
+    let turn = events[0]["turn_id"].as_str().expect("turn id").to_string();
+    let trace = w.trace(&turn);
+    let recalls: Vec<(String, Value)> = ["research:recall#1", "research:recall#2"]
+        .iter()
+        .map(|n| {
+            let span = &spans_named(&trace, n)[0];
+            (n.to_string(), span["attrs"]["notes"].clone())
+        })
+        .collect();
+    assert_eq!(
+        recalls,
+        [
+            ("research:recall#1".to_string(), json!(0)),
+            ("research:recall#2".to_string(), json!(1))
+        ],
+        "{trace}"
+    );
+    assert_eq!(calls_offering(&w, "research_notes"), 5);
 }

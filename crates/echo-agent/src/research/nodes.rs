@@ -1,8 +1,9 @@
-//! The nodes of the research graph (see `research.rs`): plan, search, read, write; each a
-//! span of the turn, each checkpointed when it finishes, each retried, served from the cache
-//! or skipped as `research.rs` says.
+//! The nodes of the research graph (see `research.rs`): plan, recall (`recall.rs`), search,
+//! read, write; each a span of the turn, each checkpointed when it finishes, each retried,
+//! served from the cache or skipped as `research.rs` says.
 
 use super::Run;
+use super::recall::{self, words};
 use super::report;
 use super::state::{Found, Note, Read, SubQuestion};
 use crate::approval::CallScope;
@@ -234,8 +235,15 @@ fn note_retries(run: &Run<'_>, span: &mut Span, tries: u32) {
     }
 }
 
-/// Searches and reads for sub-question `i`, skipping what is done.
+/// Recalls, searches and reads for sub-question `i`, skipping what is done.
 async fn sub_question(run: &Run<'_>, i: usize) {
+    let recalled = run.lock().subs[i].recalled.is_some();
+    if !recalled && run.engine.config.memory.enabled {
+        recall(run, i).await;
+    }
+    if run.stopped().is_some() {
+        return;
+    }
     let searched = {
         let state = run.lock();
         state.subs[i].found.is_some() || state.subs[i].gap.is_some()
@@ -257,6 +265,58 @@ async fn sub_question(run: &Run<'_>, i: usize) {
             break;
         }
     }
+}
+
+/// The recall node of sub-question `i`: the person's memories as a source (`recall.rs`),
+/// asked through the gate as `memory_recall`; records what it kept (none is an answer too).
+async fn recall(run: &Run<'_>, i: usize) {
+    let mut span = run
+        .root
+        .child(SpanLevel::Node, &format!("research:recall#{}", i + 1))
+        .await;
+    let query = {
+        let state = run.lock();
+        state
+            .plan
+            .as_ref()
+            .map(|p| p[i].question.clone())
+            .unwrap_or_default()
+    };
+    span.attr("query", query.clone());
+    let arguments = serde_json::json!({ "query": query }).to_string();
+    let kept = match approve(run, &span, "memory_recall", arguments).await {
+        Err(denied) => {
+            span.attr("denied", denied);
+            Vec::new()
+        }
+        Ok(()) => match recall::found(run, &query).await {
+            Ok(memories) if memories.is_empty() => Vec::new(),
+            Ok(memories) => {
+                span.attr("recalled", memories.len());
+                let source = recall::as_source(&memories);
+                match notes(run, &mut span, i, &source).await {
+                    Ok(pairs) => recall::cite(&memories, pairs),
+                    Err(e) => {
+                        span.set_error(&e);
+                        Vec::new()
+                    }
+                }
+            }
+            Err(e) => {
+                span.set_error(&e);
+                Vec::new()
+            }
+        },
+    };
+    if run.stopped().is_some() {
+        span.finish(SpanStatus::Cancelled).await;
+        return;
+    }
+    span.attr("notes", kept.len());
+    recall::reinforce(run, &kept).await;
+    run.lock().subs[i].recalled = Some(kept);
+    run.checkpoint(&format!("recall:{}", i + 1)).await;
+    span.finish(SpanStatus::Ok).await;
 }
 
 /// The search node of sub-question `i`.
@@ -455,8 +515,8 @@ async fn fetch(
     }
 }
 
-/// The notes call on a fetched page: the quotes found in it word for word, with what each
-/// supports.
+/// The notes call on a fetched page (or recalled memories): the quotes found in it word for
+/// word, with what each supports.
 async fn notes(
     run: &Run<'_>,
     span: &mut Span,
@@ -509,11 +569,6 @@ async fn notes(
         );
     }
     Ok(kept)
-}
-
-/// `text` with its runs of white space made single spaces, for comparing quotes.
-pub(super) fn words(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The write node: the report from the notes.

@@ -110,7 +110,8 @@ async fn finish(run: &Run<'_>, finished: bool) {
     run.progress(ResearchPhase::Done);
 }
 
-/// The footnote definitions of the cited notes: quote, page and when it was read.
+/// The footnote definitions of the cited notes: quote, page and when it was read (for a
+/// memory: that it is the person's, and when it was learned).
 fn sources(notes: &[Note], cited: &[usize]) -> String {
     if cited.is_empty() {
         return String::new();
@@ -120,6 +121,14 @@ fn sources(notes: &[Note], cited: &[usize]) -> String {
         let Some(note) = notes.get(n - 1) else {
             continue;
         };
+        if note.url.starts_with("memory:") {
+            let learned = note.retrieved_at.get(..10).unwrap_or(&note.retrieved_at);
+            out.push_str(&format!(
+                "[^{n}]: “{}” — from your memories, learned {learned}\n",
+                note.quote
+            ));
+            continue;
+        }
         let title = if note.title.trim().is_empty() {
             note.url.as_str()
         } else {

@@ -58,12 +58,22 @@ pub(crate) struct Read {
 /// A sub-question's progress.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SubState {
+    /// Notes from the person's memories (the recall node is done when set).
+    #[serde(default)]
+    pub recalled: Option<Vec<Note>>,
     /// The search's results (the search node is done when set).
     pub found: Option<Vec<Found>>,
     /// Pages read, in the order of `found`.
     pub reads: Vec<Read>,
     /// Why the search gave nothing, if it did not.
     pub gap: Option<String>,
+}
+
+impl SubState {
+    /// Whether the person's memories gave evidence for the sub-question.
+    fn remembers(&self) -> bool {
+        self.recalled.as_ref().is_some_and(|n| !n.is_empty())
+    }
 }
 
 /// Everything a run knows; stored as JSON after every node.
@@ -90,15 +100,16 @@ impl ResearchState {
         }
     }
 
-    /// Every note, numbered from 1 in plan order, with its sub-question's index.
+    /// Every note, numbered from 1 in plan order (a sub-question's memories before its
+    /// pages), with its sub-question's index.
     pub(crate) fn notes(&self) -> Vec<(usize, &Note)> {
         self.subs
             .iter()
             .enumerate()
             .flat_map(|(i, s)| {
-                s.reads
-                    .iter()
-                    .flat_map(move |r| r.notes.iter().map(move |n| (i, n)))
+                let recalled = s.recalled.iter().flatten();
+                let read = s.reads.iter().flat_map(|r| r.notes.iter());
+                recalled.chain(read).map(move |n| (i, n))
             })
             .collect()
     }
@@ -115,7 +126,7 @@ impl ResearchState {
                 let wanted = found.len().min(pages);
                 if sub.reads.len() < wanted {
                     SubQuestionState::Reading
-                } else if sub.reads.iter().any(|r| !r.notes.is_empty()) {
+                } else if sub.reads.iter().any(|r| !r.notes.is_empty()) || sub.remembers() {
                     SubQuestionState::Done
                 } else {
                     SubQuestionState::Gap
@@ -129,6 +140,9 @@ impl ResearchState {
         let mut gaps = Vec::new();
         let plan = self.plan.as_deref().unwrap_or_default();
         for (sub, state) in plan.iter().zip(&self.subs) {
+            if state.remembers() {
+                continue;
+            }
             if let Some(gap) = &state.gap {
                 gaps.push(format!("{}: {gap}", sub.question));
             } else if state.found.is_some() && state.reads.iter().all(|r| r.notes.is_empty()) {
