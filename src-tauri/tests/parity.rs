@@ -362,6 +362,10 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
 const NOT_IN_CLI: &[(&str, &str)] = &[
     ("cancel_turn", "Ctrl-C stops the CLI's own turn in process"),
     (
+        "turn_memory",
+        "the chat's line under an answer; `memory list` and `memory show` tell what a turn taught",
+    ),
+    (
         "pending_approvals",
         "the CLI asks its questions in the terminal as they come",
     ),

@@ -38,9 +38,9 @@ pub use echo_core::vocab::{
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
 pub use memory::{
-    Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportReport, Memory, MemoryDetail,
-    MemoryEffect, MemoryExport, MemoryPage, MemoryStats, PurgeReport, Recalled, SweepReport,
-    TierStatusCount, WriteOutcome,
+    Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportReport, LearnedInTurn, Memory,
+    MemoryDetail, MemoryEffect, MemoryExport, MemoryPage, MemoryStats, PurgeReport, Recalled,
+    SweepReport, TierStatusCount, TurnLearned, WriteOutcome,
 };
 pub use messages::{Message, ToolCall, ToolSpec, Usage};
 pub use research::{ResearchProgress, SubQuestionProgress};
@@ -416,6 +416,12 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         k: Option<u32>,
+    }
+    /// What a turn taught memory (the line under its answer), and whether its extraction
+    /// has ended.
+    TurnMemory {
+        /// The turn.
+        turn_id: String,
     }
     /// One memory with provenance, supersede chain, history and conflicts.
     MemoryShow {

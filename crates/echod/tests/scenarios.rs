@@ -765,6 +765,90 @@ fn memory_json(w: &World, args: &[&str]) -> Vec<Value> {
     }
 }
 
+/// The id of the turn an `ask --events` ran.
+fn asked_turn(w: &World, session: &str, input: &str) -> String {
+    let out = w.ok(&["ask", "--session", session, "--events", input]);
+    events(&out)[0]["turn_id"]
+        .as_str()
+        .expect("turn id")
+        .to_string()
+}
+
+#[test]
+fn what_a_turn_taught_is_listed_under_its_answer_and_one_undo_takes_it_back() {
+    let w = World::with_config(
+        json!({"steps": [
+            {"model": "primary", "text": "Noted, no meat then."},
+            extraction(json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user is vegetarian",
+                "value": "vegetarian", "source": "user_stated", "confidence": 0.95, "valid_until": null, "evidence": "I'm vegetarian"}])),
+            {"model": "primary", "text": "Fish it is."},
+            extraction(json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user eats fish now",
+                "value": "pescatarian", "source": "user_stated", "confidence": 0.9, "valid_until": null, "evidence": "I eat fish now"}])),
+            {"model": "extractor", "tool_calls": [{"id": "j", "name": "judge_memory_conflict",
+                "arguments": "{\"verdict\": \"update\", \"explanation\": \"The user's diet changed.\"}"}]},
+            {"model": "primary", "text": "Noted."},
+            {"model": "extractor", "hang": true},
+        ]}),
+        &format!("{MEMORY_CONFIG}[agent]\nbackground_wait_secs = 0.5\n"),
+    );
+    let first = asked_turn(&w, "week1", "I'm vegetarian");
+    let second = asked_turn(&w, "week2", "I eat fish now");
+    // This turn's extraction hangs; the process leaves it unfinished.
+    let third = asked_turn(&w, "week3", "I moved to Lyon");
+    let s = common::gateway::Server::start(&w);
+    let taught = |turn: &str| {
+        let (status, body) = s.get(&format!("/api/turns/{turn}/memory"));
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<Value>(&body).expect("json")
+    };
+
+    let learned = taught(&first);
+    assert_eq!(learned["settled"], true, "{learned}");
+    assert_eq!(
+        learned["memories"][0]["memory"]["content"],
+        "The user is vegetarian"
+    );
+    assert_eq!(learned["memories"][0]["replaced"], Value::Null, "{learned}");
+    let updated = taught(&second);
+    let change = &updated["memories"][0];
+    assert_eq!(
+        (
+            change["memory"]["content"].as_str(),
+            change["replaced"].as_str()
+        ),
+        (
+            Some("The user eats fish now"),
+            Some("The user is vegetarian")
+        ),
+        "{updated}"
+    );
+    assert_eq!(updated["memories"].as_array().map(Vec::len), Some(1));
+    let pending = taught(&third);
+    assert_eq!(
+        (
+            pending["settled"].as_bool(),
+            pending["memories"].as_array().map(Vec::len)
+        ),
+        (Some(false), Some(0)),
+        "{pending}"
+    );
+
+    // Undo from the line: the new memory goes and the one it replaced is back in force.
+    let id = change["memory"]["id"].as_str().expect("id");
+    let (status, body) = s.post(
+        &format!("/api/memory/{id}/undo"),
+        &json!({ "change": change["change_id"] }),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(taught(&second)["memories"], json!([]));
+    let all = memory_json(&w, &["memory", "list", "--json"]);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(
+        (all[0]["content"].as_str(), all[0]["status"].as_str()),
+        (Some("The user is vegetarian"), Some("active"))
+    );
+}
+
 #[test]
 fn vegetarian_then_fish_is_remembered_updated_and_shown_with_provenance() {
     let w = World::with_config(

@@ -1087,6 +1087,21 @@ skipped_inactive: number, };
 
 export type KeySource = "environment" | "keychain" | "none";
 
+export type LearnedInTurn = { 
+/**
+ * The memory as it is now.
+ */
+memory: Memory, 
+/**
+ * The change that made it: `memory_undo` with it takes the memory back out (and puts
+ * back what it replaced).
+ */
+change_id: string, 
+/**
+ * The text of the memory it replaced, when it updated one.
+ */
+replaced: string | null, };
+
 export type LearnedMemories = "keep" | "forget" | "delete";
 
 export type ListApprovals = { 
@@ -2922,6 +2937,22 @@ trace_id: string, };
 
 export type TurnId = string;
 
+export type TurnLearned = { 
+/**
+ * Whether the turn's memory extraction has ended: nothing more will come.
+ */
+settled: boolean, 
+/**
+ * The memories made from the turn, oldest first.
+ */
+memories: Array<LearnedInTurn>, };
+
+export type TurnMemory = { 
+/**
+ * The turn.
+ */
+turn_id: string, };
+
 export type TurnRecord = { 
 /**
  * Turn id (also the trace id).
@@ -3128,6 +3159,7 @@ export interface Operations {
   trace_case: { request: TraceCase; response: ReplayCase };
   memory_list: { request: MemoryList; response: MemoryPage };
   memory_search: { request: MemorySearch; response: Array<Recalled> };
+  turn_memory: { request: TurnMemory; response: TurnLearned };
   memory_show: { request: MemoryShow; response: MemoryDetail };
   memory_add: { request: MemoryAdd; response: WriteOutcome };
   memory_edit: { request: MemoryEdit; response: Memory };
@@ -3207,6 +3239,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   trace_case: { method: 'GET', path: '/api/traces/{turn_id}/case' },
   memory_list: { method: 'GET', path: '/api/memory' },
   memory_search: { method: 'GET', path: '/api/memory/search' },
+  turn_memory: { method: 'GET', path: '/api/turns/{turn_id}/memory' },
   memory_show: { method: 'GET', path: '/api/memory/{id}' },
   memory_add: { method: 'POST', path: '/api/memory' },
   memory_edit: { method: 'PATCH', path: '/api/memory/{id}' },

@@ -6,8 +6,8 @@ use crate::api::Api;
 use crate::error::ApiError;
 use crate::wire::MemoryDetail;
 use crate::wire::{
-    self, Conflict, Fading, FlushReport, Memory, MemoryPage, MemoryStats, PurgeReport, Recalled,
-    SweepReport, WriteOutcome,
+    self, Conflict, Fading, FlushReport, LearnedInTurn, Memory, MemoryPage, MemoryStats,
+    PurgeReport, Recalled, SweepReport, TurnLearned, WriteOutcome,
 };
 use chrono::Utc;
 use echo_core::{ConflictId, MemoryId};
@@ -257,6 +257,33 @@ impl Api {
             .map_err(mem_err)?;
         self.flush_vectors().await;
         Ok(wire::list(m))
+    }
+
+    /// What turn `turn_id` taught memory, and whether its extraction has ended (a turn
+    /// without extraction is settled at once).
+    pub async fn turn_memory(&self, turn_id: &str) -> Result<TurnLearned, ApiError> {
+        let turn = echo_core::TurnId::from_string(turn_id);
+        let pending = self.inner.store.extraction_pending(&turn).await?;
+        let memory = self.memory();
+        let mut memories = Vec::new();
+        for (m, change_id) in memory.from_turn(turn_id).await.map_err(mem_err)? {
+            let replaced = memory
+                .superseded_by(&m.id)
+                .await
+                .map_err(mem_err)?
+                .into_iter()
+                .next()
+                .map(|old| old.content);
+            memories.push(LearnedInTurn {
+                memory: m.into(),
+                change_id,
+                replaced,
+            });
+        }
+        Ok(TurnLearned {
+            settled: !pending,
+            memories,
+        })
     }
 
     /// Conflicts: open ones, or all.

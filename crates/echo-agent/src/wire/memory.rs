@@ -171,6 +171,27 @@ pub enum MemoryEffect {
     },
 }
 
+/// What one turn taught memory: the line under its answer in the chat.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct TurnLearned {
+    /// Whether the turn's memory extraction has ended: nothing more will come.
+    pub settled: bool,
+    /// The memories made from the turn, oldest first.
+    pub memories: Vec<LearnedInTurn>,
+}
+
+/// A memory a turn made.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct LearnedInTurn {
+    /// The memory as it is now.
+    pub memory: Memory,
+    /// The change that made it: `memory_undo` with it takes the memory back out (and puts
+    /// back what it replaced).
+    pub change_id: String,
+    /// The text of the memory it replaced, when it updated one.
+    pub replaced: Option<String>,
+}
+
 /// The result of `echo_memory::MemoryStore::remember`.
 #[derive(Clone, Debug, Serialize, TS, ToSchema)]
 pub struct WriteOutcome {

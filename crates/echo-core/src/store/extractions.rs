@@ -53,6 +53,19 @@ pub(super) async fn mark_pending(
 }
 
 impl Store {
+    /// Whether the memory extraction of `turn` has yet to end (it is running, or a gone
+    /// process left it to be run again).
+    pub async fn extraction_pending(&self, turn: &TurnId) -> Result<bool, StoreError> {
+        let pending: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM turns WHERE id = ? AND extraction_message IS NOT NULL",
+        )
+        .bind(turn.as_str())
+        .fetch_optional(&self.pool)
+        .await
+        .during("checking a memory extraction")?;
+        Ok(pending.is_some())
+    }
+
     /// Records that the extraction of `turn` ended (done or failed: it is not run again).
     pub async fn extraction_ended(&self, turn: &TurnId) -> Result<(), StoreError> {
         sqlx::query(

@@ -222,6 +222,33 @@ impl MemoryStore {
         rows.iter().map(|r| self.read(r, now)).collect()
     }
 
+    /// The memories turn `turn_id` taught (made from it, by extraction or a tool) that are
+    /// not deleted, oldest first, each with the change that made it: undoing that change
+    /// takes the memory back out and puts back what it replaced.
+    pub async fn from_turn(&self, turn_id: &str) -> Result<Vec<(Memory, String)>, MemoryError> {
+        let made: Vec<(String, String)> = sqlx::query_as(
+            "SELECT h.memory_id, h.change_id FROM memory_history h
+             JOIN memories m ON m.id = h.memory_id
+             WHERE m.source_turn_id = ? AND h.action = 'created' AND m.status != 'deleted'
+             ORDER BY h.id",
+        )
+        .bind(turn_id)
+        .fetch_all(&self.pool)
+        .await
+        .db("reading what a turn taught")?;
+        let ids: Vec<String> = made.iter().map(|(id, _)| id.clone()).collect();
+        let mut changes: std::collections::HashMap<String, String> = made.into_iter().collect();
+        Ok(self
+            .get_many(&ids)
+            .await?
+            .into_iter()
+            .filter_map(|m| {
+                let change = changes.remove(&m.id)?;
+                Some((m, change))
+            })
+            .collect())
+    }
+
     /// Several memories by id (missing ids are skipped), in the order asked.
     pub async fn get_many(&self, ids: &[String]) -> Result<Vec<Memory>, MemoryError> {
         let now = Utc::now();
