@@ -10,10 +10,11 @@
 // against a second `echod serve` with memory extraction on: the trace page (a tool turn's
 // waterfall, span durations, the exact request sent to the model, export as a case), "Show
 // trace" from an answer, a memory's "Show where it was learned", the conflict badge on the
-// Memory button, and a second conflict edited into one memory; then, against a third `echod
-// serve`: the Automations page (a watch rule made from a template in the form, a file dropped
-// into its folder, the run waiting for approval, the question answered in the approval queue,
-// the file the run wrote, the run's trace); then, against a fourth `echod serve` and a search
+// Memory button, a second conflict edited into one memory, and "Memory updated" under an
+// answer with its Undo; then, against a third `echod serve`: the Automations page (a watch
+// rule made from a template in the form, a file dropped into its folder, the run waiting for
+// approval, the question answered in the approval queue, the file the run wrote, the run's
+// trace); then, against a fourth `echod serve` and a search
 // service on loopback: the Research toggle's hint with no service, the service set up in
 // Settings → Web search, a research run from the toggle (the card's plan and states, the
 // report's citations leading to the pages read, Export as Markdown).
@@ -149,6 +150,7 @@ const SCRIPT = {
     { model: 'trace-primary', text: 'It is sunny.' },
     { model: 'trace-primary', text: 'Noted: vegetarian, and fond of steak.' },
     { model: 'trace-primary', text: 'Noted: Lisbon, and Porto.' },
+    { model: 'trace-primary', text: 'Noted: green tea.' },
     { model: 'extractor', when_tool: 'extract_memories', tool_calls: [{ id: 'x1', name: 'extract_memories', arguments: '{"memories": []}' }] },
     {
       model: 'extractor',
@@ -189,6 +191,20 @@ const SCRIPT = {
       model: 'extractor',
       when_tool: 'judge_memory_conflict',
       tool_calls: [{ id: 'j3', name: 'judge_memory_conflict', arguments: '{"verdict": "contradiction", "explanation": "One home city at a time."}' }],
+    },
+    // The "Memory updated" line's Undo: one memory of a turn of its own.
+    {
+      model: 'extractor',
+      when_tool: 'extract_memories',
+      tool_calls: [{
+        id: 'x5',
+        name: 'extract_memories',
+        arguments: JSON.stringify({
+          memories: [
+            { kind: 'habit', subject: 'user', slot: null, content: 'The user drinks green tea every morning.', value: null, source: 'user_stated', confidence: 0.8, valid_until: null, evidence: 'I drink green tea every morning', scope: 'long_term' },
+          ],
+        }),
+      }],
     },
     { model: 'extractor', when_tool: 'extract_memories', times: 20, tool_calls: [{ id: 'x3', name: 'extract_memories', arguments: '{"memories": []}' }] },
     { model: 'extractor', when_tool: 'judge_memory_conflict', times: 20, tool_calls: [{ id: 'j2', name: 'judge_memory_conflict', arguments: '{"verdict": "unrelated", "explanation": "Different things."}' }] },
@@ -957,6 +973,12 @@ async function tracesAndLinks({ tmp, mockUrl }) {
   await send(page, 'I am vegetarian, but I love a good steak.');
   await until(page, 'the answer to the statement', lastAssistant, 'Noted: vegetarian, and fond of steak.');
   await until(page, 'the conflict badge after the turn', () => document.querySelector('[data-testid="nav-conflicts-badge"]')?.textContent === '1');
+  // Under the answer, "Memory updated" lists what the turn taught.
+  await until(page, 'the "Memory updated" line under the answer', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const items = [...(m[m.length - 1]?.querySelectorAll('[data-testid="memory-learned"]') ?? [])].map((li) => li.textContent);
+    return items.length === 2 && items[0].includes('The user is vegetarian.') && items[1].includes('The user loves steak.');
+  });
 
   // Where the memory was learned: from another conversation, back to the marked message.
   await page.click('.new-session');
@@ -1017,6 +1039,24 @@ async function tracesAndLinks({ tmp, mockUrl }) {
     return r.json();
   }, [token, settled.memory_b]);
   if (kept.content !== merged || kept.status !== 'active') fail(`the kept memory is ${JSON.stringify(kept).slice(0, 300)}`);
+
+  // "Memory updated" under an answer: Undo takes the memory the turn made back out.
+  console.log('e2e: "Memory updated" and its Undo');
+  await page.click('.topbar button.nav-chat');
+  await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  await page.click('.new-session');
+  await send(page, 'I drink green tea every morning.');
+  await until(page, 'the answer about tea', lastAssistant, 'Noted: green tea.');
+  await until(page, 'the tea memory under the answer', () =>
+    document.querySelector('.message.assistant [data-testid="memory-learned"]')?.textContent.includes('The user drinks green tea every morning.'));
+  await shot(page, 'memory-updated');
+  await page.click('.message.assistant [data-testid="memory-learned-undo"]');
+  await until(page, 'the line to empty after Undo', () => !document.querySelector('[data-testid="memory-learned"]'));
+  const teaLeft = await page.evaluate(async (t) => {
+    const r = await fetch('/api/memory', { headers: { Authorization: `Bearer ${t}` } });
+    return (await r.json()).items.filter((m) => m.content.includes('green tea')).map((m) => m.status);
+  }, token);
+  if (teaLeft.some((status) => status === 'active')) fail(`the undone memory is still in force: ${JSON.stringify(teaLeft)}`);
   if (pageErrors.length) fail(`errors in the second page: ${pageErrors.join('; ')}`);
   offPage(away, 'the second page');
   await page.close();

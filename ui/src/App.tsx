@@ -271,6 +271,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 onShowTrace={(turnId) => nav.openTrace(turnId)}
                 onStop={state.running?.turnId !== undefined ? () => void store.stop() : undefined}
                 onFollowUp={idle ? (question) => void store.send(question) : undefined}
+                onUndoLearned={(key, item) => void store.undoLearned(key, item)}
+                onOpenMemory={(id) => nav.openMemory(id)}
                 highlight={state.highlight?.key ?? null}
                 onHighlightSeen={() => store.clearHighlight()}
               />

@@ -8,6 +8,7 @@ import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './
 import { memory } from './memory/testFakes';
 import { FakeEngine } from './testing/fakeEngine';
 import { TransportError, type TurnOptions } from './transport';
+import type { AssistantView } from './turnStore';
 
 /** A transport whose turn is driven by the test: `emit` events, then `end` or `broken`. */
 class FakeTransport extends FakeEngine {
@@ -126,6 +127,37 @@ describe('ChatStore', () => {
       expect.stringMatching(/^send chat-\S+ plan six days in kyoto research$/),
       expect.stringMatching(/^send chat-\S+ a quick one$/),
     ]);
+  });
+
+  it('shows what a finished turn taught memory once its extraction ends, and undoes one', async () => {
+    const transport = new FakeTransport();
+    const learned = { memory: memory(1, { content: 'The user eats fish now' }), change_id: 'c1', replaced: 'The user is vegetarian' };
+    const asked: string[] = [];
+    const undone: unknown[] = [];
+    transport.handlers.turn_memory = ({ turn_id: turnId }) => {
+      asked.push(turnId);
+      return asked.length < 3 ? { settled: false, memories: [] } : { settled: true, memories: [learned] };
+    };
+    transport.handlers.memory_undo = (r) => {
+      undone.push(r);
+      return [];
+    };
+    const store = new ChatStore(transport, undefined, { learnedPollMs: 1 });
+    const sent = store.send('I eat fish now');
+    transport.emit(started);
+    transport.emit({ type: 'final', text: 'Fish it is.' });
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    const answer = () => store.getState().messages[1] as AssistantView;
+    const deadline = Date.now() + 5000;
+    while (answer().learned === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    expect(answer().learned).toEqual([learned]);
+    expect(asked).toEqual(['t1', 't1', 't1']);
+
+    await store.undoLearned(answer().key, learned);
+    expect(undone).toEqual([{ id: 'm-0001', change: 'c1' }]);
+    expect(answer().learned).toEqual([]);
   });
 
   it('runs a turn with an approval question answered once', async () => {

@@ -1,9 +1,11 @@
-// The chat domain's one store: the session list, the selected session's messages and the
-// running turn. Components read it through `useSyncExternalStore` and call its actions; it
-// talks to the engine only through a `Transport`.
+// The chat domain's one store: the session list, the selected session's messages, the
+// running turn, and what a finished turn taught memory. Components read it through
+// `useSyncExternalStore` and call its actions; it talks to the engine only through a
+// `Transport`.
 
 import type {
   ApprovalAnswer,
+  LearnedInTurn,
   LearnedMemories,
   SessionDeleted,
   SessionSummary,
@@ -60,7 +62,12 @@ export interface ChatStoreOptions {
   sessionName?: (now: Date) => string;
   /** Runs every turn as a quick-ask turn (the desktop's quick-ask window). */
   quick?: boolean;
+  /** How often to ask what a finished turn taught memory, in ms (default 1000). */
+  learnedPollMs?: number;
 }
+
+/** How long after its answer a turn's memory extraction is waited for. */
+const LEARNED_WAIT_MS = 90_000;
 
 /**
  * The user message regenerate would replace from: the one right before the last message,
@@ -348,6 +355,40 @@ export class ChatStore {
     this.set({ running: null });
     void this.refreshSessions();
     await this.learnStoredIds(name);
+    const turn = this.state.messages.find((m): m is AssistantView => m.role === 'assistant' && m.key === key);
+    if (turn?.status === 'completed' && turn.turnId) void this.watchLearned(name, key, turn.turnId);
+  }
+
+  /**
+   * Asks what the turn taught memory until its extraction has ended (or a deadline passes),
+   * and shows it under the answer while the session stays selected.
+   */
+  private async watchLearned(session: string, key: string, turnId: string): Promise<void> {
+    const deadline = Date.now() + LEARNED_WAIT_MS;
+    for (;;) {
+      let found;
+      try {
+        found = await this.transport.call('turn_memory', { turn_id: turnId });
+      } catch {
+        return; // The line is a convenience; the memory page has everything.
+      }
+      if (this.state.selected !== session) return;
+      const learned = found.memories;
+      if (learned.length > 0) this.updateTurn(key, (m) => ({ ...m, learned }));
+      if (found.settled || Date.now() > deadline) return;
+      await new Promise((r) => setTimeout(r, this.options.learnedPollMs ?? 1000));
+    }
+  }
+
+  /** Undoes what a turn taught (one memory made from it): it leaves the line. */
+  async undoLearned(key: string, item: LearnedInTurn): Promise<void> {
+    try {
+      await this.transport.call('memory_undo', { id: item.memory.id, change: item.change_id });
+    } catch (e) {
+      this.set({ error: describe(e) });
+      return;
+    }
+    this.updateTurn(key, (m) => ({ ...m, learned: (m.learned ?? []).filter((l) => l.change_id !== item.change_id) }));
   }
 
   /** Asks the engine for the stored ids of the user messages sent from here. */

@@ -5,6 +5,7 @@
 import type {
   DecidedBy,
   EventEnvelope,
+  LearnedInTurn,
   ResearchProgress,
   Risk,
   RuleDecision,
@@ -59,6 +60,8 @@ export interface AssistantView {
   research?: ResearchProgress;
   /** Questions the person might ask next (from the side model, after the answer). */
   followUps?: string[];
+  /** What the turn taught memory (after the answer, once extraction ran), each undoable. */
+  learned?: LearnedInTurn[];
   /** The stored messages it shows (from history: the turn's answers and tool results). */
   storedIds?: string[];
 }

@@ -8,6 +8,7 @@
 
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { LearnedInTurn } from '../generated/engine';
 import { useT } from '../i18n';
 import type { ChatMessage } from '../turnStore';
 import { Message } from './Message';
@@ -41,6 +42,10 @@ interface Props {
   onStop?: () => void;
   /** Sends a follow-up question; offered under the last answer when given. */
   onFollowUp?: (question: string) => void;
+  /** Undoes a memory an answer's turn taught (by the answer's key); offered when given. */
+  onUndoLearned?: (key: string, item: LearnedInTurn) => void;
+  /** Opens a memory in the memory page; offered when given. */
+  onOpenMemory?: (memoryId: string) => void;
   /** The key of a message to bring into view and mark. */
   highlight?: string | null;
   /** Called when the mark has been shown long enough. */
@@ -57,6 +62,8 @@ export function ChatView({
   onShowTrace,
   onStop,
   onFollowUp,
+  onUndoLearned,
+  onOpenMemory,
   highlight,
   onHighlightSeen,
   startNote,
@@ -149,6 +156,8 @@ export function ChatView({
                 onShowTrace={onShowTrace && turnId ? () => onShowTrace(turnId) : undefined}
                 onStop={m.role === 'assistant' && m.status === 'running' ? onStop : undefined}
                 onFollowUp={item.index === last ? onFollowUp : undefined}
+                onUndoLearned={onUndoLearned ? (l) => onUndoLearned(m.key, l) : undefined}
+                onOpenMemory={onOpenMemory}
                 onEdit={
                   onEdit && m.role === 'user' && m.id !== undefined
                     ? () => setEditing({ key: m.key, draft: m.text })

@@ -4,9 +4,11 @@
 // Cancel); quick ask shows messages without them.
 
 import type { KeyboardEvent } from 'react';
+import type { LearnedInTurn } from '../generated/engine';
 import { useT } from '../i18n';
 import type { AssistantView, ChatMessage, UserView } from '../turnStore';
 import { browserDownload } from '../trace/traceStore';
+import { LearnedLine } from './LearnedLine';
 import { Markdown } from './Markdown';
 import { ResearchCard } from './ResearchCard';
 import { ToolCall } from './ToolCall';
@@ -17,6 +19,8 @@ interface AssistantProps {
   onShowTrace?: () => void;
   onStop?: () => void;
   onFollowUp?: (question: string) => void;
+  onUndoLearned?: (item: LearnedInTurn) => void;
+  onOpenMemory?: (memoryId: string) => void;
 }
 
 /** Saves a research report as `research-<turn>.md`. */
@@ -25,7 +29,7 @@ function exportReport(m: AssistantView): void {
   browserDownload(name, new Blob([`${m.text}\n`], { type: 'text/markdown' }));
 }
 
-function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp }: AssistantProps) {
+function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onUndoLearned, onOpenMemory }: AssistantProps) {
   const t = useT();
   const waiting = m.status === 'running' && m.text === '' && m.tools.length === 0;
   return (
@@ -64,6 +68,7 @@ function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp }: Assista
           {t('status.error', { code: m.error.code, message: m.error.message })}
         </p>
       )}
+      {m.learned && <LearnedLine learned={m.learned} onUndo={onUndoLearned} onOpen={onOpenMemory} />}
       {onFollowUp && m.followUps && m.followUps.length > 0 && (
         <div className="follow-ups" role="group" aria-label={t('chat.followUps')} data-testid="follow-ups">
           {m.followUps.map((q) => (
@@ -167,16 +172,28 @@ interface Props {
   onStop?: () => void;
   /** Offers the answer's follow-up questions; a click sends one. */
   onFollowUp?: (question: string) => void;
+  /** Offers Undo on what the answer's turn taught memory. */
+  onUndoLearned?: (item: LearnedInTurn) => void;
+  /** Offers Open on what the answer's turn taught memory (the memory page). */
+  onOpenMemory?: (memoryId: string) => void;
   /** Offers Edit (on a user message). */
   onEdit?: () => void;
   /** The inline editor, while this user message is being edited. */
   editing?: EditState;
 }
 
-export function Message({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onEdit, editing }: Props) {
+export function Message({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onUndoLearned, onOpenMemory, onEdit, editing }: Props) {
   if (m.role === 'assistant') {
     return (
-      <Assistant m={m} onRegenerate={onRegenerate} onShowTrace={onShowTrace} onStop={onStop} onFollowUp={onFollowUp} />
+      <Assistant
+        m={m}
+        onRegenerate={onRegenerate}
+        onShowTrace={onShowTrace}
+        onStop={onStop}
+        onFollowUp={onFollowUp}
+        onUndoLearned={onUndoLearned}
+        onOpenMemory={onOpenMemory}
+      />
     );
   }
   return <User m={m} onEdit={onEdit} editing={editing} />;
