@@ -244,7 +244,13 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
               }}
             />
           ) : view === 'memory' ? (
-            <MemoryView transport={transport} badge={badge} memoryId={route.memoryId} onOpenChat={openChat} />
+            <MemoryView
+              transport={transport}
+              badge={badge}
+              memoryId={route.memoryId}
+              onOpenChat={openChat}
+              onOpenTrace={(turnId) => nav.openTrace(turnId)}
+            />
           ) : view === 'automations' ? (
             <AutomationsView
               transport={transport}

@@ -30,17 +30,17 @@ pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemorySort, MemorySource,
-    MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, ProviderKind, ResearchPhase, Risk,
-    Role, RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType,
-    TurnErrorCode, TurnStatus,
+    ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemoryReadKind,
+    MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, ProviderKind,
+    ResearchPhase, Risk, Role, RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus,
+    SubQuestionState, TaskType, TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
 pub use memory::{
     Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportReport, LearnedInTurn, Memory,
-    MemoryDetail, MemoryEffect, MemoryExport, MemoryPage, MemoryStats, PurgeReport, Recalled,
-    SweepReport, TierStatusCount, TurnLearned, WriteOutcome,
+    MemoryDetail, MemoryEffect, MemoryExport, MemoryPage, MemoryReadEntry, MemoryStats,
+    PurgeReport, Recalled, SweepReport, TierStatusCount, TurnLearned, WriteOutcome,
 };
 pub use messages::{Message, ToolCall, ToolSpec, Usage};
 pub use research::{ResearchProgress, SubQuestionProgress};

@@ -442,6 +442,18 @@ closed_enum!(
 );
 
 closed_enum!(
+    /// How a memory came to be in the request a model answered from (the read log).
+    MemoryReadKind as MemoryReadKind = "MemoryReadKind" {
+        /// The session's snapshot of the person's most important memories.
+        Snapshot = "snapshot",
+        /// Recalled for the message.
+        Recalled = "recalled",
+        /// Cited by a research run.
+        Research = "research",
+    }
+);
+
+closed_enum!(
     /// The conflict judge's reading of two memories.
     MemoryVerdict as MemoryVerdict = "MemoryVerdict" {
         /// Same information.

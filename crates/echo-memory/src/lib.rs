@@ -81,8 +81,8 @@ pub use model::{Memory, MemorySource, MemoryStatus, MemoryTier, NewMemory, parse
 pub use retrieve::{RecallInfo, RecallOptions, Recalled};
 pub use semantic::{FlushReport, SemanticIndex};
 pub use store::{
-    Conflict, HistoryEntry, ListFilter, MemoryActor, MemoryPage, MemorySort, MemoryStats,
-    MemoryStore, PurgeReport, SweepReport, TierStatusCount, sql_order,
+    Conflict, HistoryEntry, ListFilter, MemoryActor, MemoryPage, MemoryRead, MemorySort,
+    MemoryStats, MemoryStore, PurgeReport, READS_KEPT, SweepReport, TierStatusCount, sql_order,
 };
 pub use write::{
     ConflictJudge, Effect, Judgement, MAX_CONTENT_CHARS, MemoryVerdict, Neighbours, WriteOptions,

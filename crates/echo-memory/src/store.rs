@@ -9,7 +9,8 @@
 //! further `impl MemoryStore` blocks beside it, one file per concern: `read.rs` (reading and
 //! searching rows), `rows.rs` (the row changes with history and outbox), `changes.rs` (edit,
 //! pin, forget, restore), `history.rs` (history and undo), `conflicts.rs` (the review queue),
-//! `sweep.rs` (sweeps and reinforcement), `snapshots.rs` and `outbox.rs`.
+//! `sweep.rs` (sweeps and reinforcement), `reads.rs` (the read log), `snapshots.rs` and
+//! `outbox.rs`.
 
 use crate::bm25::TextIndex;
 use crate::error::{Db, MemoryError};
@@ -26,6 +27,7 @@ mod history;
 mod outbox;
 mod purge;
 mod read;
+mod reads;
 mod rows;
 mod snapshots;
 mod stats;
@@ -34,6 +36,7 @@ pub use conflicts::Conflict;
 pub use history::HistoryEntry;
 pub use purge::PurgeReport;
 pub use read::{ListFilter, MemoryPage, MemorySort, sql_order};
+pub use reads::{MemoryRead, READS_KEPT};
 pub use stats::{MemoryStats, TierStatusCount};
 pub use sweep::SweepReport;
 

@@ -1524,3 +1524,95 @@ async fn a_query_embedded_early_is_not_embedded_again() {
     index.embed_query("something else").await.expect("vector");
     assert_eq!(embedded(), 2);
 }
+
+#[tokio::test]
+async fn the_read_log_counts_answers_stays_bounded_and_goes_with_its_memory_and_session() {
+    use echo_core::vocab::MemoryReadKind;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = echo_core::Store::open_in(dir.path()).await.expect("store");
+    let m = MemoryStore::new(store.pool().clone(), MemoryConfig::default());
+    let judge = ScriptedJudge::new(MemoryVerdict::Unrelated);
+    let tea = m
+        .remember(
+            fact("The user drinks tea", None, None, MemorySource::UserStated),
+            opts(&judge),
+        )
+        .await
+        .expect("tea")
+        .memory;
+    let trip = store
+        .session_by_name_or_create("trip")
+        .await
+        .expect("session");
+    let work = store
+        .session_by_name_or_create("work")
+        .await
+        .expect("session");
+
+    // Two reads in one turn are one answer; another turn is another.
+    let read = |how| vec![(tea.id.clone(), how)];
+    m.record_reads(
+        &read(MemoryReadKind::Snapshot),
+        "turn-1",
+        Some(trip.as_str()),
+    )
+    .await
+    .expect("read");
+    m.record_reads(
+        &read(MemoryReadKind::Research),
+        "turn-1",
+        Some(trip.as_str()),
+    )
+    .await
+    .expect("read");
+    m.record_reads(
+        &read(MemoryReadKind::Recalled),
+        "turn-2",
+        Some(work.as_str()),
+    )
+    .await
+    .expect("read");
+    // A memory that is not there is not logged (and is no error).
+    m.record_reads(&[("gone".into(), MemoryReadKind::Recalled)], "turn-2", None)
+        .await
+        .expect("read of nothing");
+    let (reads, answers) = m.reads(&tea.id).await.expect("reads");
+    assert_eq!(answers, 2);
+    assert_eq!(
+        reads
+            .iter()
+            .map(|r| (r.turn_id.as_str(), r.how))
+            .collect::<Vec<_>>(),
+        [
+            ("turn-2", MemoryReadKind::Recalled),
+            ("turn-1", MemoryReadKind::Research),
+            ("turn-1", MemoryReadKind::Snapshot)
+        ]
+    );
+
+    // Deleting a session takes its turns' reads.
+    store.delete_session(&trip).await.expect("delete session");
+    let (reads, answers) = m.reads(&tea.id).await.expect("reads");
+    assert_eq!((reads.len(), answers), (1, 1), "{reads:?}");
+
+    // Bounded: the newest rows are kept.
+    for n in 0..echo_memory::READS_KEPT + 5 {
+        m.record_reads(&read(MemoryReadKind::Recalled), &format!("t{n}"), None)
+            .await
+            .expect("read");
+    }
+    let (reads, _) = m.reads(&tea.id).await.expect("reads");
+    assert_eq!(reads.len() as i64, echo_memory::READS_KEPT);
+    assert_eq!(
+        reads[0].turn_id,
+        format!("t{}", echo_memory::READS_KEPT + 4)
+    );
+
+    // Deleting the memory for good deletes its log.
+    m.purge(&[tea.id.as_str()]).await.expect("purge");
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM memory_reads")
+        .fetch_one(store.pool())
+        .await
+        .expect("count");
+    assert_eq!(left, 0);
+}

@@ -775,7 +775,7 @@ fn asked_turn(w: &World, session: &str, input: &str) -> String {
 }
 
 #[test]
-fn what_a_turn_taught_is_listed_under_its_answer_and_one_undo_takes_it_back() {
+fn what_a_turn_taught_is_listed_under_its_answer_logged_as_read_and_undone_in_one_step() {
     let w = World::with_config(
         json!({"steps": [
             {"model": "primary", "text": "Noted, no meat then."},
@@ -832,6 +832,22 @@ fn what_a_turn_taught_is_listed_under_its_answer_and_one_undo_takes_it_back() {
         (Some(false), Some(0)),
         "{pending}"
     );
+
+    // The read log: the session of each later turn started with the memory in force in its
+    // snapshot, so each memory shaped the answer after the one that taught it.
+    for (memory, turn) in [(&learned, &second), (&updated, &third)] {
+        let id = memory["memories"][0]["memory"]["id"].as_str().expect("id");
+        let shown = w.json(&["memory", "show", id, "--json"]);
+        assert_eq!(shown["answers"], 1, "{shown}");
+        assert_eq!(
+            (
+                shown["reads"][0]["turn_id"].as_str(),
+                shown["reads"][0]["how"].as_str()
+            ),
+            (Some(turn.as_str()), Some("snapshot")),
+            "{shown}"
+        );
+    }
 
     // Undo from the line: the new memory goes and the one it replaced is back in force.
     let id = change["memory"]["id"].as_str().expect("id");

@@ -1458,6 +1458,14 @@ history: Array<HistoryEntry>,
  */
 conflicts: Array<Conflict>, 
 /**
+ * How many answers (turns) had it in their request, as far as the read log keeps.
+ */
+answers: number, 
+/**
+ * The read log kept (the newest reads), newest first.
+ */
+reads: Array<MemoryReadEntry>, 
+/**
  * Id (UUIDv7).
  */
 id: string, 
@@ -1710,6 +1718,26 @@ id: MemoryId,
  * Pinned or not.
  */
 pinned: boolean, };
+
+export type MemoryReadEntry = { 
+/**
+ * The turn (its trace).
+ */
+turn_id: string, 
+/**
+ * Its session.
+ */
+session_id: string | null, 
+/**
+ * How the memory came to be in the request.
+ */
+how: MemoryReadKind, 
+/**
+ * When.
+ */
+at: string, };
+
+export type MemoryReadKind = "snapshot" | "recalled" | "research";
 
 export type MemoryReindex = Record<symbol, never>;
 

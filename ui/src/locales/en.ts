@@ -315,6 +315,12 @@ export const en = {
   'memory.detail.created': 'Created',
   'memory.detail.lastUsed': 'Last used',
   'memory.detail.useCount': 'Times used',
+  'memory.detail.usedIn': 'Used in {count} answers',
+  'memory.detail.usedInHelp': 'The answers whose request held this memory (the newest kept); each opens its trace.',
+  'memory.detail.openTrace': 'Open trace',
+  'memory.read.snapshot': 'in the session’s snapshot',
+  'memory.read.recalled': 'recalled for the message',
+  'memory.read.research': 'cited by research',
   'memory.detail.halfLife': 'Half-life',
   'memory.detail.kind': 'Kind',
   'memory.detail.importance': 'Importance now (at first)',
@@ -706,6 +712,7 @@ export type MessageKey = keyof typeof en;
  * (`translator` picks them by the locale's plural rule for `{count}`). */
 export const enOne: Partial<Record<MessageKey, string>> = {
   'sessions.messages': '{count} message',
+  'memory.detail.usedIn': 'Used in {count} answer',
   'sessions.deletedForgotten': 'Deleted “{name}” and forgot {count} memory learned in it (undo from the Memory page).',
   'sessions.deletedPurged': 'Deleted “{name}” and, for good, {count} memory learned in it.',
   'sessions.forgotten': 'Forgot {count} memory (undo from the Memory page).',

@@ -5,7 +5,7 @@
 // every line is good (else nothing, naming the line), and edits the kept memory of a conflict
 // settled with a merged text.
 
-import type { Conflict, Fading, HistoryEntry, Memory, MemoryDetail, TierStatusCount } from '../generated/engine';
+import type { Conflict, Fading, HistoryEntry, Memory, MemoryDetail, MemoryReadEntry, TierStatusCount } from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
 import { DELETE_ALL_PHRASE } from './memoryStore';
@@ -74,6 +74,8 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
   let memories = Array.from({ length: count }, (_, i) => memory(i));
   let open = [...conflicts];
   const history = new Map<string, HistoryEntry[]>();
+  /** The read log, by memory (empty unless a test fills it). */
+  const reads = new Map<string, MemoryReadEntry[]>();
   const record = (m: Memory, action: HistoryEntry['action']) => {
     const list = history.get(m.id) ?? [];
     list.push({ id: list.length + 1, change_id: `c-${list.length}`, memory_id: m.id, action, actor: 'user', reason: null, before: null, after: null, at: '2026-11-02T09:00:00Z' });
@@ -106,6 +108,8 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
         supersedes: memories.filter((x) => x.superseded_by === id),
         history: history.get(id) ?? [],
         conflicts: open.filter((c) => c.memory_a === id || c.memory_b === id),
+        answers: new Set((reads.get(id) ?? []).map((r) => r.turn_id)).size,
+        reads: reads.get(id) ?? [],
       };
     },
     memory_add: ({ content, pinned }) => {
@@ -209,6 +213,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
   });
   return Object.assign(engine, {
     memories: () => memories,
+    reads,
     /** The requests of one operation, in order. */
     sent: (op: string) => engine.requests.filter((r) => r.op === op).map((r) => r.request),
   });

@@ -75,6 +75,7 @@ impl Api {
         };
         let supersedes = store.superseded_by(id).await.map_err(mem_err)?;
         let history = store.history(id).await.map_err(mem_err)?;
+        let (reads, answers) = store.reads(id).await.map_err(mem_err)?;
         let conflicts = store
             .conflicts(false)
             .await
@@ -89,6 +90,8 @@ impl Api {
             supersedes: wire::list(supersedes),
             history: wire::list(history),
             conflicts,
+            answers,
+            reads: wire::list(reads),
         })
     }
 

@@ -5,6 +5,7 @@
 
 use super::Run;
 use super::state::Note;
+use echo_core::vocab::MemoryReadKind;
 use echo_memory::{Memory, RecallOptions};
 
 /// Most memories offered to the notes call per sub-question.
@@ -63,7 +64,8 @@ pub(super) fn cite(memories: &[Memory], pairs: Vec<(String, String)>) -> Vec<Not
         .collect()
 }
 
-/// Counts the memories `kept` cites as used (what the model read went into an answer).
+/// Counts the memories `kept` cites as used (what the model read went into an answer), and
+/// records the reads in their log.
 pub(super) async fn reinforce(run: &Run<'_>, kept: &[Note]) {
     let used: Vec<String> = kept
         .iter()
@@ -72,8 +74,20 @@ pub(super) async fn reinforce(run: &Run<'_>, kept: &[Note]) {
     if used.is_empty() {
         return;
     }
-    if let Err(e) = run.engine.memory.reinforce(&used, chrono::Utc::now()).await {
+    let memory = &run.engine.memory;
+    if let Err(e) = memory.reinforce(&used, chrono::Utc::now()).await {
         tracing::warn!(error = %e, "cannot reinforce the memories research cited");
+    }
+    let reads: Vec<(String, MemoryReadKind)> = used
+        .into_iter()
+        .map(|id| (id, MemoryReadKind::Research))
+        .collect();
+    let session = run.session.to_string();
+    let recorded = memory
+        .record_reads(&reads, run.turn.as_str(), Some(&session))
+        .await;
+    if let Err(e) = recorded {
+        tracing::warn!(error = %e, "the memories' read log was not written");
     }
 }
 

@@ -64,6 +64,35 @@ pub struct MemoryDetail {
     pub history: Vec<HistoryEntry>,
     /// Conflicts it is part of.
     pub conflicts: Vec<Conflict>,
+    /// How many answers (turns) had it in their request, as far as the read log keeps.
+    #[ts(type = "number")]
+    pub answers: u64,
+    /// The read log kept (the newest reads), newest first.
+    pub reads: Vec<MemoryReadEntry>,
+}
+
+/// A turn that had a memory in the request a model answered from.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct MemoryReadEntry {
+    /// The turn (its trace).
+    pub turn_id: String,
+    /// Its session.
+    pub session_id: Option<String>,
+    /// How the memory came to be in the request.
+    pub how: echo_core::vocab::MemoryReadKind,
+    /// When.
+    pub at: String,
+}
+
+impl From<echo_memory::MemoryRead> for MemoryReadEntry {
+    fn from(r: echo_memory::MemoryRead) -> Self {
+        Self {
+            turn_id: r.turn_id,
+            session_id: r.session_id,
+            how: r.how,
+            at: r.at,
+        }
+    }
 }
 
 /// An export as text, with the file name to offer for it.

@@ -5,7 +5,8 @@
 // status: a tombstone kept with its history, out of prompts and search), Restore (of a
 // forgotten, archived or superseded memory), Delete (for good), and its expiry: the date it
 // stops applying (`valid_until`), set with a date input or cleared. "Show where it was
-// learned" opens the conversation at the message it came from, or says it is gone.
+// learned" opens the conversation at the message it came from, or says it is gone. "Used in N
+// answers" lists the turns that had it in their request (the read log), each with its trace.
 
 import { useState } from 'react';
 import type { Fading, Memory, MemoryDetail as Detail } from '../../generated/engine';
@@ -41,6 +42,8 @@ interface Props {
   onClose: () => void;
   /** Opens the conversation it was learned in; offered when given and the memory records it. */
   onShowSource?: () => void;
+  /** Opens the trace of a turn that read it; offered when given. */
+  onOpenTrace?: (turnId: string) => void;
   source?: SourceLookup | null;
 }
 
@@ -212,6 +215,22 @@ export function MemoryDetail({ detail: d, fading, fadingError, editing, busy, so
         </div>
       )}
       {openConflicts > 0 && <p className="turn-error warn">{t('memory.detail.conflicts', { count: openConflicts })}</p>}
+      <h3 title={t('memory.detail.usedInHelp')} data-testid="memory-answers">{t('memory.detail.usedIn', { count: d.answers })}</h3>
+      {d.reads.length > 0 && (
+        <ol className="memory-reads" data-testid="memory-reads">
+          {d.reads.map((r, i) => (
+            <li key={`${r.turn_id} ${r.how} ${i}`} data-testid="memory-read" data-turn-id={r.turn_id}>
+              <time className="muted" dateTime={r.at}>{when(r.at)}</time>
+              <span>{t(`memory.read.${r.how}`)}</span>
+              {on.onOpenTrace && (
+                <button type="button" className="link" data-testid="memory-read-trace" onClick={() => on.onOpenTrace?.(r.turn_id)}>
+                  {t('memory.detail.openTrace')}
+                </button>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
       <h3>{t('memory.detail.history')}</h3>
       <ol className="memory-history" data-testid="memory-history">
         {d.history.map((h, i) => (

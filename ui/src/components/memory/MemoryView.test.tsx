@@ -22,6 +22,27 @@ const click = async (el: Element | null | undefined) => {
 };
 
 describe('MemoryView', () => {
+  it('says in how many answers the open memory was used, each opening its trace', async () => {
+    const engine = memoryEngine(3);
+    engine.reads.set('m-0001', [
+      { turn_id: 't2', session_id: 's1', how: 'recalled', at: '2026-11-03T10:00:00Z' },
+      { turn_id: 't1', session_id: 's1', how: 'snapshot', at: '2026-11-02T10:00:00Z' },
+      { turn_id: 't1', session_id: 's1', how: 'research', at: '2026-11-02T10:00:00Z' },
+    ]);
+    const traces: string[] = [];
+    const { container, root } = mount(<MemoryView transport={engine} onOpenTrace={(t) => traces.push(t)} />);
+    await flush();
+    await click(all(container, 'memory-row')[1]?.querySelector('.memory-open'));
+    expect(byTestId(container, 'memory-answers')?.textContent).toBe('Used in 2 answers');
+    expect(all(container, 'memory-read').map((r) => r.textContent?.includes('recalled for the message'))).toEqual([true, false, false]);
+    await click(all(container, 'memory-read-trace')[1]);
+    expect(traces).toEqual(['t1']);
+    await click(all(container, 'memory-row')[2]?.querySelector('.memory-open'));
+    expect(byTestId(container, 'memory-answers')?.textContent).toBe('Used in 0 answers');
+    expect(byTestId(container, 'memory-reads')).toBeNull();
+    act(() => root.unmount());
+  });
+
   it('shows rows, opens a detail and deletes it after confirmation', async () => {
     const engine = memoryEngine(250);
     const { container, root } = mount(<MemoryView transport={engine} />);

@@ -36,11 +36,13 @@ interface Props {
   memoryId?: string | null;
   /** Opens a conversation, at a message when given (where a memory was learned). */
   onOpenChat?: (session: string, messageId: string | null) => void;
+  /** Opens a turn's trace (an answer a memory was read in). */
+  onOpenTrace?: (turnId: string) => void;
   /** How an export is saved (the browser's download unless a test passes one). */
   download?: Download;
 }
 
-export function MemoryView({ transport, badge, memoryId, onOpenChat, download }: Props) {
+export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace, download }: Props) {
   const t = useT();
   const [state, store] = useMemoryStore(() => new MemoryStore(transport, badge, download ? { download } : {}));
   const [tab, setTab] = useState<Tab>('list');
@@ -212,6 +214,7 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, download }:
                   onFollow={(id) => void store.follow(id)}
                   onClose={() => store.close()}
                   onShowSource={onOpenChat ? () => void showSource(detail) : undefined}
+                  onOpenTrace={onOpenTrace}
                   source={source?.id === detail.id ? source.lookup : null}
                 />
               )}

@@ -21,7 +21,7 @@ use crate::wire::{RecalledMemory, TurnEvent};
 use echo_core::config::TaskType;
 use echo_core::trace::SpanLevel;
 use echo_core::trace::{Span, SpanKind, SpanStatus};
-use echo_core::vocab::Degradation;
+use echo_core::vocab::{Degradation, MemoryReadKind};
 use echo_core::{Message, Role, TurnErrorCode};
 use echo_core::{SessionId, TurnId, Usage};
 use echo_llm::LlmClient;
@@ -215,7 +215,7 @@ async fn gather<'a>(
     route: Route,
     node: &mut Span,
 ) -> Result<TurnContext<'a>, TurnFailure> {
-    let blocks = memory_blocks(engine, turn.session, &request.input, turn.events, node).await;
+    let blocks = memory_blocks(engine, turn, &request.input, node).await;
     let bootstrap: Vec<Injected> = engine
         .bootstrap
         .for_prompt()
@@ -509,15 +509,44 @@ async fn plan(
     }
 }
 
-/// The memory blocks of this turn's request. Memory trouble never fails a turn: it is
+/// Records in the read log that this turn's request holds `blocks`, in the background.
+fn record_reads(engine: &Engine, turn: &TurnRef<'_>, blocks: &MemoryBlocks) {
+    let reads: Vec<(String, MemoryReadKind)> = blocks
+        .snapshot
+        .iter()
+        .map(|m| (m.id.clone(), MemoryReadKind::Snapshot))
+        .chain(
+            blocks
+                .recalled
+                .iter()
+                .map(|m| (m.id.clone(), MemoryReadKind::Recalled)),
+        )
+        .collect();
+    if reads.is_empty() {
+        return;
+    }
+    let memory = engine.memory.clone();
+    let (turn_id, session_id) = (turn.id.to_string(), turn.session.to_string());
+    engine.background.track(async move {
+        let recorded = memory
+            .record_reads(&reads, &turn_id, Some(&session_id))
+            .await;
+        if let Err(e) = recorded {
+            tracing::warn!(error = %e, "the memories' read log was not written");
+        }
+    });
+}
+
+/// The memory blocks of this turn's request, recorded in the memories' read log (in the
+/// background: the turn does not wait for it). Memory trouble never fails a turn: it is
 /// logged, flagged on the context span, and the turn goes on without memories.
 async fn memory_blocks(
     engine: &Engine,
-    session: &SessionId,
+    turn: &TurnRef<'_>,
     input: &str,
-    events: &TurnEvents,
     node: &mut Span,
 ) -> MemoryBlocks {
+    let (session, events) = (turn.session, turn.events);
     let inner = engine;
     if !inner.config.memory.enabled {
         return MemoryBlocks::default();
@@ -539,6 +568,7 @@ async fn memory_blocks(
             span.attr("memory_ids", ids);
             span.attr("semantic", info.used_vectors);
             span.finish(SpanStatus::Ok).await;
+            record_reads(engine, turn, blocks);
         }
         Err(e) => {
             span.set_error(&e.to_string());
