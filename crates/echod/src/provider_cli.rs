@@ -113,7 +113,7 @@ pub async fn run(api: &Api, command: ProviderCommand) -> anyhow::Result<bool> {
 }
 
 /// One line from stdin: the API key, never echoed or logged.
-fn read_key() -> std::io::Result<String> {
+pub(crate) fn read_key() -> std::io::Result<String> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
     Ok(line.trim().to_string())

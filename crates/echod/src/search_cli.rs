@@ -4,12 +4,13 @@
 
 use crate::cli::Vocab;
 use crate::print::{self, Text};
+use crate::provider_cli::read_key;
 use clap::Subcommand;
 use echo_agent::Api;
 use echo_agent::wire::{
     GetSearch, KeySource, SearchKind, SearchUpdate, SearchView, TestSearch, UpdateSearch,
 };
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 const KIND: Vocab<SearchKind> = Vocab {
     what: "search service",
@@ -98,13 +99,6 @@ pub async fn run(api: &Api, command: SearchCommand) -> anyhow::Result<bool> {
             Ok(report.ok)
         }
     }
-}
-
-/// One line from stdin: the API key, never echoed or logged.
-fn read_key() -> std::io::Result<String> {
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(line.trim().to_string())
 }
 
 impl Text for SearchView {

@@ -765,6 +765,25 @@ fn memory_json(w: &World, args: &[&str]) -> Vec<Value> {
     }
 }
 
+/// "I'm vegetarian", then "I eat fish now": the answers, the extractions and the judge's
+/// verdict that the second updates the first.
+fn diet_steps() -> Vec<Value> {
+    vec![
+        json!({"model": "primary", "text": "Noted, no meat then."}),
+        extraction(
+            json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user is vegetarian",
+            "value": "vegetarian", "source": "user_stated", "confidence": 0.95, "valid_until": null, "evidence": "I'm vegetarian"}]),
+        ),
+        json!({"model": "primary", "text": "Fish it is."}),
+        extraction(
+            json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user eats fish now",
+            "value": "pescatarian", "source": "user_stated", "confidence": 0.9, "valid_until": null, "evidence": "I eat fish now"}]),
+        ),
+        json!({"model": "extractor", "tool_calls": [{"id": "j", "name": "judge_memory_conflict",
+            "arguments": "{\"verdict\": \"update\", \"explanation\": \"The user's diet changed.\"}"}]}),
+    ]
+}
+
 /// The id of the turn an `ask --events` ran.
 fn asked_turn(w: &World, session: &str, input: &str) -> String {
     let out = w.ok(&["ask", "--session", session, "--events", input]);
@@ -776,19 +795,13 @@ fn asked_turn(w: &World, session: &str, input: &str) -> String {
 
 #[test]
 fn what_a_turn_taught_is_listed_under_its_answer_logged_as_read_and_undone_in_one_step() {
+    let mut steps = diet_steps();
+    steps.extend([
+        json!({"model": "primary", "text": "Noted."}),
+        json!({"model": "extractor", "hang": true}),
+    ]);
     let w = World::with_config(
-        json!({"steps": [
-            {"model": "primary", "text": "Noted, no meat then."},
-            extraction(json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user is vegetarian",
-                "value": "vegetarian", "source": "user_stated", "confidence": 0.95, "valid_until": null, "evidence": "I'm vegetarian"}])),
-            {"model": "primary", "text": "Fish it is."},
-            extraction(json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user eats fish now",
-                "value": "pescatarian", "source": "user_stated", "confidence": 0.9, "valid_until": null, "evidence": "I eat fish now"}])),
-            {"model": "extractor", "tool_calls": [{"id": "j", "name": "judge_memory_conflict",
-                "arguments": "{\"verdict\": \"update\", \"explanation\": \"The user's diet changed.\"}"}]},
-            {"model": "primary", "text": "Noted."},
-            {"model": "extractor", "hang": true},
-        ]}),
+        json!({ "steps": steps }),
         &format!("{MEMORY_CONFIG}[agent]\nbackground_wait_secs = 0.5\n"),
     );
     let first = asked_turn(&w, "week1", "I'm vegetarian");
@@ -867,18 +880,10 @@ fn what_a_turn_taught_is_listed_under_its_answer_logged_as_read_and_undone_in_on
 
 #[test]
 fn vegetarian_then_fish_is_remembered_updated_and_shown_with_provenance() {
+    let mut steps = diet_steps();
+    steps.push(json!({"model": "primary", "text": "How about grilled salmon?"}));
     let w = World::with_config(
-        json!({"steps": [
-            {"model": "primary", "text": "Noted, no meat then."},
-            extraction(json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user is vegetarian",
-                "value": "vegetarian", "source": "user_stated", "confidence": 0.95, "valid_until": null, "evidence": "I'm vegetarian"}])),
-            {"model": "primary", "text": "Fish it is."},
-            extraction(json!([{"kind": "preference", "subject": "user", "slot": "diet", "content": "The user eats fish now",
-                "value": "pescatarian", "source": "user_stated", "confidence": 0.9, "valid_until": null, "evidence": "I eat fish now"}])),
-            {"model": "extractor", "tool_calls": [{"id": "j", "name": "judge_memory_conflict",
-                "arguments": "{\"verdict\": \"update\", \"explanation\": \"The user's diet changed.\"}"}]},
-            {"model": "primary", "text": "How about grilled salmon?"},
-        ], "default": {"model": "extractor", "tool_calls": [{"id": "x", "name": "extract_memories", "arguments": "{\"memories\": []}"}]}}),
+        json!({"steps": steps, "default": {"model": "extractor", "tool_calls": [{"id": "x", "name": "extract_memories", "arguments": "{\"memories\": []}"}]}}),
         MEMORY_CONFIG,
     );
     w.ok(&["ask", "--session", "week1", "I'm vegetarian"]);

@@ -267,6 +267,16 @@ async fn sub_question(run: &Run<'_>, i: usize) {
     }
 }
 
+/// Sub-question `i` of the plan, as asked of memory and the search service.
+fn sub_question_text(run: &Run<'_>, i: usize) -> String {
+    let state = run.lock();
+    state
+        .plan
+        .as_ref()
+        .map(|p| p[i].question.clone())
+        .unwrap_or_default()
+}
+
 /// The recall node of sub-question `i`: the person's memories as a source (`recall.rs`),
 /// asked through the gate as `memory_recall`; records what it kept (none is an answer too).
 async fn recall(run: &Run<'_>, i: usize) {
@@ -274,14 +284,7 @@ async fn recall(run: &Run<'_>, i: usize) {
         .root
         .child(SpanLevel::Node, &format!("research:recall#{}", i + 1))
         .await;
-    let query = {
-        let state = run.lock();
-        state
-            .plan
-            .as_ref()
-            .map(|p| p[i].question.clone())
-            .unwrap_or_default()
-    };
+    let query = sub_question_text(run, i);
     span.attr("query", query.clone());
     let arguments = serde_json::json!({ "query": query }).to_string();
     let kept = match approve(run, &span, "memory_recall", arguments).await {
@@ -325,14 +328,7 @@ async fn search(run: &Run<'_>, i: usize) {
         .root
         .child(SpanLevel::Node, &format!("research:search#{}", i + 1))
         .await;
-    let query = {
-        let state = run.lock();
-        state
-            .plan
-            .as_ref()
-            .map(|p| p[i].question.clone())
-            .unwrap_or_default()
-    };
+    let query = sub_question_text(run, i);
     span.attr("query", query.clone());
     let arguments = serde_json::json!({ "query": query }).to_string();
     let key = format!("search:{query}");

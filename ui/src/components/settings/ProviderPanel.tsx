@@ -17,27 +17,10 @@ import {
   usualBaseUrl,
 } from '../../settings/providerStore';
 import type { SettingsTransport } from '../../settings/store';
+import { KeySourceNote } from './KeySourceNote';
 import { LoadState } from './LoadState';
 import { LocalModelsSection } from './LocalModelsSection';
 import { useSettingsStore } from './useSettingsStore';
-
-function KeySourceNote({ view }: { view: ProviderView }) {
-  const t = useT();
-  const source =
-    view.key_source === 'environment'
-      ? t('provider.key.environment')
-      : view.key_source === 'keychain'
-        ? t('provider.key.keychain', { keychain: view.keychain })
-        : t('provider.key.none');
-  return (
-    <p className="help key-source" data-testid="provider-key-source" data-source={view.key_source}>
-      {source}{' '}
-      {view.keychain_available
-        ? t('provider.keychain.available', { keychain: view.keychain })
-        : t('provider.keychain.unavailable')}
-    </p>
-  );
-}
 
 interface EditorProps {
   store: ProviderStore;
@@ -133,7 +116,12 @@ function ServerForm({ store, state, view }: EditorProps) {
           />
         </label>
       </div>
-      <KeySourceNote view={view} />
+      <KeySourceNote
+        testId="provider-key-source"
+        keySource={view.key_source}
+        keychain={view.keychain}
+        keychainAvailable={view.keychain_available}
+      />
       <div className="form-actions">
         <button type="button" data-testid="provider-test" disabled={busy !== null} onClick={() => void store.test()}>
           {busy === 'test' ? t('provider.testing') : t('provider.test')}

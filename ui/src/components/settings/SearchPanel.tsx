@@ -8,6 +8,7 @@ import type { SearchKind, SearchView } from '../../generated/engine';
 import { SearchStore, type SearchState, parseMaxResults } from '../../settings/searchStore';
 import type { SettingsTransport } from '../../settings/store';
 import { oneOf } from '../../settings/store';
+import { KeySourceNote } from './KeySourceNote';
 import { LoadState } from './LoadState';
 import { useSettingsStore } from './useSettingsStore';
 
@@ -99,16 +100,12 @@ function SearchForm({ store, state, view }: { store: SearchStore; state: SearchS
         )}
       </fieldset>
       {keyed(form.kind) && (
-        <p className="help key-source" data-testid="search-key-source" data-source={view.key_source}>
-          {view.key_source === 'environment'
-            ? t('provider.key.environment')
-            : view.key_source === 'keychain'
-              ? t('provider.key.keychain', { keychain: view.keychain })
-              : t('provider.key.none')}{' '}
-          {view.keychain_available
-            ? t('provider.keychain.available', { keychain: view.keychain })
-            : t('provider.keychain.unavailable')}
-        </p>
+        <KeySourceNote
+          testId="search-key-source"
+          keySource={view.key_source}
+          keychain={view.keychain}
+          keychainAvailable={view.keychain_available}
+        />
       )}
       {!maxOk && (
         <p className="turn-error" data-testid="search-max-invalid" role="alert">
