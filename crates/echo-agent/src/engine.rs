@@ -210,17 +210,8 @@ impl Engine {
                 }
             });
         }
-        let tools = Arc::new(ToolRegistry::with_limits(echo_tools::Limits {
-            output_cap_chars: config.tools.output_cap_chars,
-            breaker_failures: config.tools.breaker_failures,
-            breaker_cooldown: Duration::from_secs_f64(config.tools.breaker_cooldown_secs.max(0.0)),
-        }));
-        tools.add_builtins();
-        let search = Search::build(&config.search, &secrets).await;
-        if let Some(problem) = &search.problem {
-            tracing::warn!(%problem, "no web search service");
-        }
-        register(&tools, search.tool(), "web search");
+        let tools = builtin_tools(&config);
+        let search = Search::start(&config.search, &secrets, &tools).await;
         let skills = Arc::new(echo_tools::SkillStore::new(home.join("skills")));
         register(&tools, echo_tools::skill_tools(skills.clone()), "skill");
         let mcp_options = echo_mcp::McpOptions {
@@ -493,6 +484,17 @@ async fn sweep_due(memory: &MemoryStore, interval_hours: f64) -> bool {
             true
         }
     }
+}
+
+/// The tool registry with `[tools]`' limits and the built-in tools.
+fn builtin_tools(config: &Config) -> Arc<ToolRegistry> {
+    let tools = Arc::new(ToolRegistry::with_limits(echo_tools::Limits {
+        output_cap_chars: config.tools.output_cap_chars,
+        breaker_failures: config.tools.breaker_failures,
+        breaker_cooldown: Duration::from_secs_f64(config.tools.breaker_cooldown_secs.max(0.0)),
+    }));
+    tools.add_builtins();
+    tools
 }
 
 /// Registers the engine's own tools of one kind (`what`); a name already taken is logged.

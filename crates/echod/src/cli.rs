@@ -265,11 +265,7 @@ async fn dispatch(
             resume,
             text,
         } => {
-            let path = match (research || resume.is_some(), quick) {
-                (true, _) => Some(true),
-                (false, true) => Some(false),
-                (false, false) => None,
-            };
+            let path = turn_path(research || resume.is_some(), quick);
             ask(api, (session, text, events), path, resume).await
         }
         Command::Chat { session } => {
@@ -309,6 +305,16 @@ async fn dispatch(
             let dev = dev.ok_or_else(|| crate::dev::missing("bench"))?;
             dev.bench(api, command).await.map(done)
         }
+    }
+}
+
+/// The path `ask` asks for: research (`--research`, `--resume`), quick (`--quick`), or the
+/// router's choice.
+fn turn_path(research: bool, quick: bool) -> Option<bool> {
+    match (research, quick) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
     }
 }
 

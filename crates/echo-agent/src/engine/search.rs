@@ -42,6 +42,25 @@ impl Search {
         Search::with_key(config, stored, source)
     }
 
+    /// The service in force at start, its `web_search` tool registered in `tools`; a
+    /// service that cannot be built is logged with why.
+    pub(crate) async fn start(
+        config: &SearchConfig,
+        secrets: &Arc<dyn SecretStore>,
+        tools: &echo_tools::ToolRegistry,
+    ) -> Search {
+        let search = Search::build(config, secrets).await;
+        if let Some(problem) = &search.problem {
+            tracing::warn!(%problem, "no web search service");
+        }
+        if let Some(tool) = search.tool()
+            && let Err(e) = tools.register(tool)
+        {
+            tracing::error!(error = %e, "web search tool rejected");
+        }
+        search
+    }
+
     /// The service of `config` with `key`.
     pub(crate) fn with_key(
         config: &SearchConfig,
@@ -70,7 +89,7 @@ impl Search {
     }
 
     /// The `web_search` tool over the service, if there is one.
-    pub(super) fn tool(&self) -> Option<Arc<dyn echo_tools::Tool>> {
+    fn tool(&self) -> Option<Arc<dyn echo_tools::Tool>> {
         self.service
             .clone()
             .map(|s| Arc::new(s) as Arc<dyn echo_tools::Tool>)
