@@ -18,7 +18,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// The research graph's nodes, in the order they run.
-const NODES: [&str; 5] = ["plan", "search", "read", "write", "check"];
+const NODES: [&str; 6] = ["plan", "recall", "search", "read", "write", "check"];
 
 #[derive(Debug, Serialize)]
 struct Report {
