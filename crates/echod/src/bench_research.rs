@@ -172,12 +172,12 @@ fn node_of(name: &str) -> Option<&str> {
     Some(rest.split_once('#').map_or(rest, |(kind, _)| kind))
 }
 
-/// The spans of the turn itself: not the background work after it (memory extraction, the
-/// side model's jobs), which does not hold up the answer.
+/// The spans of the turn itself: not the work after it (`background:*`: the session title,
+/// memory extraction, the side model's jobs), which does not hold up the answer.
 fn in_turn(spans: &[SpanRecord]) -> Vec<&SpanRecord> {
     let after: Vec<&str> = spans
         .iter()
-        .filter(|s| s.kind == SpanKind::Background)
+        .filter(|s| s.name.starts_with("background:"))
         .flat_map(|s| {
             descendants(spans, &s.id)
                 .into_iter()
