@@ -129,7 +129,7 @@ describe('ChatStore', () => {
     ]);
   });
 
-  it('shows what a finished turn taught memory once its extraction ends, and undoes one', async () => {
+  it('says it is remembering, then shows what a finished turn taught memory, and undoes one', async () => {
     const transport = new FakeTransport();
     const learned = { memory: memory(1, { content: 'The user eats fish now' }), change_id: 'c1', replaced: 'The user is vegetarian' };
     const asked: string[] = [];
@@ -150,9 +150,16 @@ describe('ChatStore', () => {
     transport.end();
     await sent;
     const answer = () => store.getState().messages[1] as AssistantView;
-    const deadline = Date.now() + 5000;
-    while (answer().learned === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    const wait = async (what: () => boolean) => {
+      const deadline = Date.now() + 5000;
+      while (!what() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    };
+    // While the extraction runs, the answer says it is remembering.
+    await wait(() => answer().remembering === true);
+    expect(answer().remembering).toBe(true);
+    await wait(() => answer().learned !== undefined);
     expect(answer().learned).toEqual([learned]);
+    expect(answer().remembering).toBe(false);
     expect(asked).toEqual(['t1', 't1', 't1']);
 
     await store.undoLearned(answer().key, learned);

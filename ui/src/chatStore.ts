@@ -374,8 +374,9 @@ export class ChatStore {
       }
       if (this.state.selected !== session) return;
       const learned = found.memories;
-      if (learned.length > 0) this.updateTurn(key, (m) => ({ ...m, learned }));
-      if (found.settled || Date.now() > deadline) return;
+      const remembering = !found.settled && Date.now() <= deadline;
+      this.updateTurn(key, (m) => ({ ...m, remembering, ...(learned.length > 0 ? { learned } : {}) }));
+      if (!remembering) return;
       await new Promise((r) => setTimeout(r, this.options.learnedPollMs ?? 1000));
     }
   }

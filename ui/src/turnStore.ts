@@ -62,6 +62,8 @@ export interface AssistantView {
   followUps?: string[];
   /** What the turn taught memory (after the answer, once extraction ran), each undoable. */
   learned?: LearnedInTurn[];
+  /** The turn's memory extraction is still running (what it learns is not known yet). */
+  remembering?: boolean;
   /** The stored messages it shows (from history: the turn's answers and tool results). */
   storedIds?: string[];
 }

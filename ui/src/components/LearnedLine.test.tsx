@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 // "Memory updated" under an answer: each memory the turn made, with what it replaced, and
-// Undo and Open acting on that memory; nothing at all when the turn taught nothing.
+// Undo and Open acting on that memory; "Remembering…" while extraction runs; nothing at all
+// when the turn taught nothing.
 
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +36,10 @@ describe('LearnedLine', () => {
     expect(opened).toEqual(['m-0001']);
     act(() => root.unmount());
     const none = mount(<LearnedLine learned={[]} />);
-    expect(byTestId(none.container, 'memory-updated')).toHaveLength(0);
+    expect(none.container.textContent).toBe('');
     act(() => none.root.unmount());
+    const pending = mount(<LearnedLine learned={[]} remembering />);
+    expect(byTestId(pending.container, 'memory-remembering')[0]?.textContent).toBe('Remembering what matters from this answer…');
+    act(() => pending.root.unmount());
   });
 });

@@ -1,19 +1,27 @@
 // "Memory updated" under an answer: what the turn taught memory, each memory with Undo (the
 // change that made it is reverted, and what it replaced is back) and Open (the memory page
-// at that memory).
+// at that memory); "Remembering…" while the turn's memory extraction still runs.
 
 import { useT } from '../i18n';
 import type { LearnedInTurn } from '../generated/engine';
 
 interface Props {
   learned: LearnedInTurn[];
+  /** The extraction still runs. */
+  remembering?: boolean;
   onUndo?: (item: LearnedInTurn) => void;
   onOpen?: (memoryId: string) => void;
 }
 
-export function LearnedLine({ learned, onUndo, onOpen }: Props) {
+export function LearnedLine({ learned, remembering, onUndo, onOpen }: Props) {
   const t = useT();
-  if (learned.length === 0) return null;
+  if (learned.length === 0) {
+    return remembering ? (
+      <p className="learned muted" role="status" data-testid="memory-remembering">
+        {t('chat.remembering')}
+      </p>
+    ) : null;
+  }
   return (
     <div className="learned" role="status" data-testid="memory-updated">
       <span className="learned-title">{t('chat.learned')}</span>

@@ -68,7 +68,9 @@ function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onUndoLea
           {t('status.error', { code: m.error.code, message: m.error.message })}
         </p>
       )}
-      {m.learned && <LearnedLine learned={m.learned} onUndo={onUndoLearned} onOpen={onOpenMemory} />}
+      {(m.learned || m.remembering) && (
+        <LearnedLine learned={m.learned ?? []} remembering={m.remembering} onUndo={onUndoLearned} onOpen={onOpenMemory} />
+      )}
       {onFollowUp && m.followUps && m.followUps.length > 0 && (
         <div className="follow-ups" role="group" aria-label={t('chat.followUps')} data-testid="follow-ups">
           {m.followUps.map((q) => (

@@ -418,6 +418,7 @@ export const en = {
   'chat.showTraceHelp': 'Why did it say that? Open this answer\'s trace',
   'chat.sourceMissing': 'The message this memory was learned from is no longer in this conversation.',
   'chat.learned': 'Memory updated:',
+  'chat.remembering': 'Remembering what matters from this answer…',
   'chat.learnedReplaced': '{new} (was: {old})',
   'chat.learnedUndo': 'Undo',
   'chat.learnedOpen': 'Open in Memory',

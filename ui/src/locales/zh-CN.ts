@@ -418,6 +418,7 @@ export const zhCN: Record<MessageKey, string> = {
   'chat.showTraceHelp': '它为什么这么说？打开这条回答的追踪',
   'chat.sourceMissing': '这条记忆所依据的消息已不在此会话中。',
   'chat.learned': '记忆已更新：',
+  'chat.remembering': '正在记住这次对话中重要的内容…',
   'chat.learnedReplaced': '{new}（原为：{old}）',
   'chat.learnedUndo': '撤销',
   'chat.learnedOpen': '在记忆中打开',
