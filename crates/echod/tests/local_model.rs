@@ -327,7 +327,9 @@ fn a_follow_up_turn_reuses_the_prefix_cache_as_the_trace_shows() {
     // message (the system block and the tool list, which stayed the same) and processed
     // only the conversation: the two messages, the answer and this turn's runtime block.
     // (Before the tool list moved ahead of the conversation, and the session kept its
-    // list, it reused 333 of 2,238 tokens.)
+    // list, it reused 333 of 2,238 tokens.) How much it processed depends on how long the
+    // sampled first answer was (up to the answer limit), so the check is on what it reused:
+    // at least four fifths of the first request.
     let [
         (follow_up_input, follow_up_cached),
         (first_input, first_cached),
@@ -336,12 +338,12 @@ fn a_follow_up_turn_reuses_the_prefix_cache_as_the_trace_shows() {
         panic!("two turns expected: {per_turn:?}");
     };
     assert_eq!(first_cached, 0, "{per_turn:?}");
-    let processed = follow_up_input.saturating_sub(follow_up_cached);
     assert!(
-        first_input > 1_000 && processed * 4 < first_input,
-        "the follow-up should process only the conversation; (prompt tokens, reused) per \
+        first_input > 1_000 && follow_up_cached * 5 >= first_input * 4,
+        "the follow-up should reuse the first request's prompt; (prompt tokens, reused) per \
          turn, newest first: {per_turn:?}"
     );
+    assert!(follow_up_input > follow_up_cached, "{per_turn:?}");
 }
 
 /// The memory story on the built-in model alone: a fact stated in a turn is kept (in the
