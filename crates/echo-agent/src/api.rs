@@ -224,7 +224,8 @@ impl Api {
     }
 
     /// Stops every background task the engine started (the scheduled sweep at once,
-    /// post-turn jobs after a bounded wait), stops the MCP servers and closes the store.
+    /// post-turn jobs after a bounded wait), deletes this process's temporary chats, stops the
+    /// MCP servers and closes the store.
     pub async fn close(&self) {
         self.inner.close().await;
     }

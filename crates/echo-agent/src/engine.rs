@@ -6,11 +6,13 @@
 mod downloads;
 mod jobs;
 mod models;
+mod recovery;
 mod search;
 
 pub(crate) use downloads::Downloads;
 pub(crate) use jobs::{PostTurn, start_post_turn_jobs};
 pub(crate) use models::{Models, client_for, stored_key};
+pub(crate) use recovery::delete_conversation;
 pub(crate) use search::{Search, account as search_account, needs_key as search_needs_key};
 
 use crate::approval::Gate;
@@ -94,9 +96,9 @@ pub(crate) struct Engine {
 
 impl Engine {
     /// Builds the engine on `config.home`: the store (migrated), this process's instance lock,
-    /// recovery of turns a crashed process left running, the model clients (the API key from
-    /// `ECHO_LLM_API_KEY`, else from `secrets`), the tools, the gate, memory and its
-    /// scheduled sweep.
+    /// clearing up after gone processes (`recovery.rs`: turns, claims, temporary chats), the
+    /// model clients (the API key from `ECHO_LLM_API_KEY`, else from `secrets`), the tools,
+    /// the gate, memory and its scheduled sweep.
     pub(crate) async fn build(
         mut config: Config,
         secrets: Arc<dyn SecretStore>,
@@ -111,25 +113,7 @@ impl Engine {
             path: home.join("run").display().to_string(),
             source,
         })?;
-        let recovered = store
-            .recover_orphans(&|owner| instance.is_alive(owner))
-            .await?;
-        if !recovered.is_empty() {
-            tracing::info!(
-                count = recovered.len(),
-                "marked turns of ended processes as interrupted"
-            );
-        }
-        let released = store
-            .recover_consolidations(&|owner| instance.is_alive(owner))
-            .await?;
-        if released > 0 {
-            tracing::info!(
-                count = released,
-                "gave back consolidations that ended processes left unfinished"
-            );
-        }
-        instance.sweep_stale();
+        recovery::after_gone_processes(&store, &instance).await?;
         // Long-lived tasks this engine starts; `close` cancels `shutdown` and waits for them.
         let services = TaskTracker::new();
         let shutdown = CancellationToken::new();
@@ -341,6 +325,13 @@ impl Engine {
             tracing::warn!("a background task did not stop in time");
         }
         self.background.wait(limit).await;
+        // This process's temporary chats end with it.
+        let own = self.instance.id();
+        match recovery::drop_temporary_chats(&self.store, &|owner| owner == own).await {
+            Ok(0) => {}
+            Ok(count) => tracing::info!(count, "deleted this process's temporary chats"),
+            Err(e) => tracing::warn!(error = %e, "deleting the temporary chats failed"),
+        }
         self.mcp_manager().shutdown().await;
         self.store.close().await;
     }

@@ -378,15 +378,20 @@ impl TurnFacts<'_> {
 }
 
 /// The memory blocks of one request: the session's snapshot, this session's working memory,
-/// and what the message recalls (minus what the snapshot already holds). Recalled and working
-/// memories are reinforced: they are being injected.
+/// and what the message recalls (minus what the snapshot already holds). In a `kept` session
+/// the snapshot is frozen and recalled and working memories are reinforced: they are being
+/// injected; a temporary chat's turn reads them and leaves memory as it was.
 pub(crate) async fn blocks_for_turn(
     store: &MemoryStore,
-    session_id: &str,
+    (session_id, kept): (&str, bool),
     input: &str,
     neighbours: Option<&dyn echo_memory::Neighbours>,
 ) -> Result<(MemoryBlocks, echo_memory::RecallInfo), MemoryError> {
-    let snapshot = store.snapshot_memories(session_id).await?;
+    let snapshot = if kept {
+        store.snapshot_memories(session_id).await?
+    } else {
+        store.snapshot_unrecorded().await?
+    };
     let k = store.config().recall_k;
     let (recalled, info) = store
         .recall(
@@ -414,8 +419,10 @@ pub(crate) async fn blocks_for_turn(
             added += 1;
         }
     }
-    let ids: Vec<String> = chosen.iter().map(|m| m.id.clone()).collect();
-    store.reinforce(&ids, Utc::now()).await?;
+    if kept {
+        let ids: Vec<String> = chosen.iter().map(|m| m.id.clone()).collect();
+        store.reinforce(&ids, Utc::now()).await?;
+    }
     Ok((
         MemoryBlocks {
             snapshot,

@@ -4,6 +4,7 @@
 
 use crate::semantic::SemanticSlot;
 use async_trait::async_trait;
+use echo_core::TemporaryChat;
 use echo_memory::{
     MemoryActor, MemorySource, MemoryStore, MemoryTier, NewMemory, RecallOptions, WriteOptions,
 };
@@ -11,6 +12,16 @@ use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
+
+/// Whether tool `name` is offered in a chat that is `temporary`: no temporary chat keeps a
+/// note, and a sealed one reads no memory either.
+pub(crate) fn offered_in(temporary: Option<TemporaryChat>, name: &str) -> bool {
+    match temporary {
+        None => true,
+        Some(TemporaryChat::Recall) => name != MemoryNote::NAME,
+        Some(TemporaryChat::Sealed) => name != MemoryNote::NAME && name != MemoryRecall::NAME,
+    }
+}
 
 /// `memory_note`.
 pub(crate) struct MemoryNote {
@@ -34,6 +45,11 @@ impl TypedTool for MemoryNote {
         crate::prompts::MEMORY_NOTE.text()
     }
     async fn call(&self, args: NoteArgs, ctx: &ToolContext) -> Result<String, ToolError> {
+        if ctx.temporary {
+            return Err(ToolError::Failed(
+                "this is a temporary chat: nothing is noted or remembered".into(),
+            ));
+        }
         let draft = NewMemory {
             tier: Some(MemoryTier::Working),
             kind: Some("note".into()),
@@ -97,9 +113,12 @@ impl TypedTool for MemoryRecall {
         if found.is_empty() {
             return Ok("no matching memories".into());
         }
-        // What the model reads is injected: it counts as a use.
+        // What the model reads is injected: it counts as a use (not from a temporary chat,
+        // which leaves memory as it was).
         let ids: Vec<String> = found.iter().map(|r| r.memory.id.clone()).collect();
-        if let Err(e) = self.store.reinforce(&ids, chrono::Utc::now()).await {
+        if !ctx.temporary
+            && let Err(e) = self.store.reinforce(&ids, chrono::Utc::now()).await
+        {
             tracing::warn!(error = %e, "cannot reinforce recalled memories");
         }
         Ok(found

@@ -289,6 +289,7 @@ async fn instructions_in_tool_results() {
         workdir: dir.path().to_path_buf(),
         cancel: CancellationToken::new(),
         session_id: "s".into(),
+        temporary: false,
     };
     let registry = ToolRegistry::with_limits(echo_tools::Limits {
         output_cap_chars: 40,

@@ -270,6 +270,8 @@ pub(crate) struct Asked<'a> {
     pub resume: Option<&'a str>,
     pub approvals: ApprovalMode,
     pub automation: Option<&'a RunContext>,
+    /// A temporary chat's: memories are read only if it allows it, and never touched.
+    pub temporary: Option<echo_core::TemporaryChat>,
 }
 
 /// Runs (or resumes) the research of `request` in its turn; the report as the turn's

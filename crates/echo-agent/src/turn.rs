@@ -74,6 +74,12 @@ impl Engine {
     /// before it starts streaming.
     pub(crate) async fn check_turn(&self, request: &TurnRequest) -> Result<(), ApiError> {
         request.check()?;
+        if request.temporary.is_some()
+            && let Some(found) = self.store.find_session(&request.session).await?
+            && found.temporary.is_none()
+        {
+            return Err(kept_not_temporary(&request.session));
+        }
         if let Some(id) = &request.replace_from {
             let session = self.store.session_by_name(&request.session).await?;
             let Some(session) = session else {
@@ -82,6 +88,18 @@ impl Engine {
             self.check_replace_from(&session, id).await?;
         }
         Ok(())
+    }
+
+    /// The turn's session, created if missing (a temporary chat when the request asks);
+    /// `request.temporary` becomes what the session is.
+    async fn open_session(&self, request: &mut TurnRequest) -> Result<SessionId, ApiError> {
+        let asked = request.temporary.map(|kind| (kind, self.instance.id()));
+        let opened = self.store.open_session(&request.session, asked).await?;
+        if request.temporary.is_some() && opened.temporary.is_none() {
+            return Err(kept_not_temporary(&request.session));
+        }
+        request.temporary = opened.temporary;
+        Ok(opened.id)
     }
 
     /// `id` must be a user message in the session's history.
@@ -106,13 +124,10 @@ impl Engine {
         events: EventHandler,
         cancel: CancellationToken,
     ) -> Result<TurnOutcome, ApiError> {
-        let request = self.resumed(request).await?;
+        let mut request = self.resumed(request).await?;
         request.check()?;
         self.start_query_embedding(&request.input);
-        let session = self
-            .store
-            .session_by_name_or_create(&request.session)
-            .await?;
+        let session = self.open_session(&mut request).await?;
         if let Some(id) = &request.replace_from {
             self.check_replace_from(&session, id).await?;
         }
@@ -437,6 +452,7 @@ async fn stages(
             resume: request.resume.as_deref(),
             approvals: request.approvals,
             automation: request.automation.as_deref(),
+            temporary: request.temporary,
         };
         let ids = (session, turn);
         research::run(engine, asked, ids, context, events, cancel, root).await?
@@ -461,6 +477,7 @@ async fn stages(
             gate: &inner.gate,
             approvals: request.approvals,
             automation: request.automation.as_deref(),
+            temporary: request.temporary.is_some(),
         };
         inference::run(&scope, setup.prepared.messages, setup.prepared.tools).await?
     };
@@ -471,12 +488,17 @@ async fn stages(
     let (jobs_session, jobs_turn, jobs_root) =
         (session.clone(), turn.clone(), root.id().to_string());
     let jobs_input = request.input.clone();
+    // A temporary chat teaches memory nothing and needs no title: no job runs after it.
+    let kept = request.temporary.is_none();
     let commit = Commit {
         store: &inner.store,
         session,
         turn,
-        extract_by: inner.extracts_memories().then(|| inner.instance.id()),
+        extract_by: (kept && inner.extracts_memories()).then(|| inner.instance.id()),
         start_jobs: Box::new(move |answer: &str, message: &MessageId| {
+            if !kept {
+                return;
+            }
             start_post_turn_jobs(
                 jobs_inner,
                 PostTurn {
@@ -500,6 +522,13 @@ async fn stages(
             node.finish(SpanStatus::Error).await;
             Err(failure)
         }
+    }
+}
+
+fn kept_not_temporary(session: &str) -> ApiError {
+    ApiError::InvalidInput {
+        what: "session",
+        message: format!("{session:?} is a kept conversation; a temporary chat starts a new one"),
     }
 }
 

@@ -33,7 +33,7 @@ pub use echo_core::vocab::{
     ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemoryReadKind,
     MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, ProviderKind,
     ResearchPhase, Risk, Role, RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus,
-    SubQuestionState, TaskType, TurnErrorCode, TurnStatus,
+    SubQuestionState, TaskType, TemporaryChat, TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
@@ -579,6 +579,12 @@ pub struct SendTurn {
     #[serde(default)]
     #[ts(optional)]
     pub resume: Option<TurnId>,
+    /// Start the session as a temporary chat: no memory is written from it, and it is deleted
+    /// with its traces when it is left or its process ends (`recall`: it may read memory).
+    /// Refused for a session that exists and is kept.
+    #[serde(default)]
+    #[ts(optional)]
+    pub temporary: Option<TemporaryChat>,
 }
 
 /// `POST /api/pair`: the one-time code from the address `echod serve` printed

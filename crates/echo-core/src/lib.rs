@@ -26,5 +26,5 @@ pub use vocab::{
     AutomationState, ConflictStatus, DecidedBy, EntryPoint, FileEvent, LearnedMemories,
     MemoryAction, MemoryActor, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict,
     MessageStatus, MissedRuns, QueuedApprovalStatus, Risk, RuleDecision, RunCause, RunStatus,
-    SpanKind, SpanLevel, SpanStatus, TurnErrorCode, TurnStatus,
+    SpanKind, SpanLevel, SpanStatus, TemporaryChat, TurnErrorCode, TurnStatus,
 };

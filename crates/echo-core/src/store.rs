@@ -40,7 +40,7 @@ pub use erase::Erased;
 pub use extractions::{EXTRACTION_TRIES, PendingExtraction};
 pub use messages::StoredMessage;
 use messages::stored_message;
-pub use sessions::SessionSummary;
+pub use sessions::{OpenedSession, SessionSummary};
 pub use spans::{DegradationCounts, SpanRecord};
 pub use turns::{CompletedAnswer, StartOutcome, TurnFilter, TurnRecord};
 

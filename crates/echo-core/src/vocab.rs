@@ -690,3 +690,13 @@ closed_enum!(
         SideModelFailed = "side_model_failed",
     }
 );
+
+closed_enum!(
+    /// A temporary chat: nothing of it is kept once it is left, and it teaches memory nothing.
+    TemporaryChat as TemporaryChat = "TemporaryChat" {
+        /// Memory is neither read nor written.
+        Sealed = "sealed",
+        /// What memory knows is recalled into it; nothing is written.
+        Recall = "recall",
+    }
+);

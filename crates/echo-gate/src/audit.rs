@@ -146,6 +146,16 @@ impl AuditLog {
             })
             .collect()
     }
+
+    /// Deletes a deleted conversation's decisions (their arguments hold what was said in it);
+    /// how many.
+    pub async fn forget_session(&self, session: &str) -> Result<u64, GateError> {
+        let done = sqlx::query("DELETE FROM approvals WHERE session_id = ?")
+            .bind(session)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
 }
 
 const MASK: &str = "***";

@@ -179,14 +179,8 @@ impl MemoryStore {
     /// semantic memories (pinned first), chosen once and reused until invalidated. A fresh
     /// snapshot counts as an injection of its members.
     pub async fn snapshot_memories(&self, session_id: &str) -> Result<Vec<Memory>, MemoryError> {
-        let conflicted = self.conflicted_ids().await?;
-        let now = Utc::now();
-        let usable = |m: &Memory| {
-            m.status == MemoryStatus::Active
-                && !conflicted.contains(&m.id)
-                && lapsed(m, now, self.config.archive_below).is_none()
-        };
         if let Some(ids) = self.snapshot(session_id).await? {
+            let usable = self.usable_for_snapshot().await?;
             return Ok(self
                 .get_many(&ids)
                 .await?
@@ -194,6 +188,22 @@ impl MemoryStore {
                 .filter(usable)
                 .collect());
         }
+        let all = self.choose_snapshot().await?;
+        let ids: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
+        self.set_snapshot(session_id, &ids).await?;
+        self.reinforce(&ids, Utc::now()).await?;
+        Ok(all)
+    }
+
+    /// The snapshot a new session would get now, neither frozen nor counted as a use: a
+    /// temporary chat's, which leaves memory as it was.
+    pub async fn snapshot_unrecorded(&self) -> Result<Vec<Memory>, MemoryError> {
+        self.choose_snapshot().await
+    }
+
+    /// The most important usable global semantic memories, pinned first.
+    async fn choose_snapshot(&self) -> Result<Vec<Memory>, MemoryError> {
+        let usable = self.usable_for_snapshot().await?;
         let mut all: Vec<Memory> = self
             .active(&[MemoryTier::Semantic])
             .await?
@@ -207,10 +217,18 @@ impl MemoryStore {
                 .then_with(|| b.created_at.cmp(&a.created_at))
         });
         all.truncate(self.config.snapshot_size);
-        let ids: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
-        self.set_snapshot(session_id, &ids).await?;
-        self.reinforce(&ids, Utc::now()).await?;
         Ok(all)
+    }
+
+    /// Whether a memory may be in a snapshot now: active, not in an open conflict, not lapsed.
+    async fn usable_for_snapshot(&self) -> Result<impl Fn(&Memory) -> bool, MemoryError> {
+        let conflicted = self.conflicted_ids().await?;
+        let (now, archive_below) = (Utc::now(), self.config.archive_below);
+        Ok(move |m: &Memory| {
+            m.status == MemoryStatus::Active
+                && !conflicted.contains(&m.id)
+                && lapsed(m, now, archive_below).is_none()
+        })
     }
 }
 

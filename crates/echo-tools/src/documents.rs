@@ -266,6 +266,7 @@ mod tests {
             workdir: dir.to_path_buf(),
             cancel: CancellationToken::new(),
             session_id: "s".into(),
+            temporary: false,
         };
         let call = ToolCall {
             id: "c1".into(),

@@ -21,6 +21,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The session the call belongs to (for session-scoped tools such as working memory).
     pub session_id: String,
+    /// The call is a temporary chat's: a tool must keep nothing of it (no note, no memory
+    /// touched).
+    pub temporary: bool,
 }
 
 /// Why a tool call did not produce a result.
@@ -594,6 +597,7 @@ mod tests {
             workdir: PathBuf::from("."),
             cancel: CancellationToken::new(),
             session_id: "s".into(),
+            temporary: false,
         };
         let out = registry()
             .execute(&call(r#"{"secs": 5}"#), &ctx, Duration::from_millis(50))
@@ -614,6 +618,7 @@ mod tests {
             workdir: PathBuf::from("."),
             cancel: cancel.clone(),
             session_id: "s".into(),
+            temporary: false,
         };
         let trigger = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -671,6 +676,7 @@ mod tests {
             workdir: PathBuf::from("."),
             cancel: CancellationToken::new(),
             session_id: "s".into(),
+            temporary: false,
         }
     }
 

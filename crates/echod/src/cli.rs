@@ -5,7 +5,7 @@ use crate::tools_cli::{Lines, Prompter};
 use anyhow::Context;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use echo_agent::wire::{EntryPoint, TurnStatus};
+use echo_agent::wire::{EntryPoint, TemporaryChat, TurnStatus};
 use echo_agent::{Api, ApprovalMode, EventHandler, TurnRequest};
 use echo_agent::{Config, ConfigError, Overrides, ProcessEnv};
 use std::io::{IsTerminal, Write};
@@ -71,6 +71,12 @@ enum Command {
         /// process, a stopped run); the message is the run's question.
         #[arg(long, value_name = "TURN", conflicts_with = "quick")]
         resume: Option<String>,
+        /// A temporary chat: a new session that is deleted with its trace after the answer,
+        /// and teaches memory nothing; `--temporary=recall` lets it read memory.
+        #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true,
+              default_missing_value = "sealed", value_parser = TEMPORARY,
+              conflicts_with_all = ["session", "resume"])]
+        temporary: Option<TemporaryChat>,
         /// The message (words are joined with spaces); `-` reads it from stdin.
         #[arg(required_unless_present = "resume", num_args = 0..)]
         text: Vec<String>,
@@ -80,6 +86,12 @@ enum Command {
         /// Session name.
         #[arg(long, short, default_value = "default")]
         session: String,
+        /// A temporary chat: a new session deleted with its traces when you leave, which
+        /// teaches memory nothing; `--temporary=recall` lets it read memory.
+        #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true,
+              default_missing_value = "sealed", value_parser = TEMPORARY,
+              conflicts_with = "session")]
+        temporary: Option<TemporaryChat>,
     },
     /// Sessions.
     Sessions {
@@ -170,6 +182,17 @@ enum Command {
         #[command(subcommand)]
         command: crate::dev::BenchCommand,
     },
+}
+
+const TEMPORARY: Vocab<TemporaryChat> = Vocab {
+    what: "temporary chat",
+    names: TemporaryChat::names(),
+    parse: TemporaryChat::parse,
+};
+
+/// A temporary chat's session: a name no other session has.
+fn temporary_session() -> String {
+    format!("temporary-{}", uuid::Uuid::new_v4().simple())
 }
 
 /// A closed vocabulary's word as clap takes it: one of `names` (listed in `--help`), else an
@@ -263,15 +286,18 @@ async fn dispatch(
             research,
             quick,
             resume,
+            temporary,
             text,
         } => {
             let path = turn_path(research || resume.is_some(), quick);
-            ask(api, (session, text, events), path, resume).await
+            let session = temporary.map_or(session, |_| temporary_session());
+            let request = TurnRequest::new(session, read_text(text)?, EntryPoint::Cli)
+                .research(path)
+                .resuming(resume)
+                .temporary(temporary);
+            ask(api, request, events).await
         }
-        Command::Chat { session } => {
-            api.warm_memory_search();
-            chat(api, session).await
-        }
+        Command::Chat { session, temporary } => chat(api, session, temporary).await,
         Command::Sessions { command } => {
             crate::sessions_cli::sessions(api, command).await.map(done)
         }
@@ -345,27 +371,23 @@ async fn without_the_engine(
     }
 }
 
-async fn ask(
-    api: &Api,
-    (session, text, events): (String, Vec<String>, bool),
-    research: Option<bool>,
-    resume: Option<String>,
-) -> anyhow::Result<ExitCode> {
-    let input = if text.len() == 1 && text[0] == "-" {
+/// `ask`'s message: its words joined with spaces, or stdin for `-`.
+fn read_text(text: Vec<String>) -> anyhow::Result<String> {
+    if text.len() == 1 && text[0] == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
             .context("cannot read the message from stdin")?;
-        s
+        Ok(s)
     } else {
-        text.join(" ")
-    };
+        Ok(text.join(" "))
+    }
+}
+
+async fn ask(api: &Api, request: TurnRequest, events: bool) -> anyhow::Result<ExitCode> {
     // Approval questions are answered on the terminal when there is one.
     let prompter = std::io::stdin()
         .is_terminal()
         .then(|| Prompter::new(api.clone(), Lines::stdin()));
-    let request = TurnRequest::new(session, input, EntryPoint::Cli)
-        .research(research)
-        .resuming(resume);
     let outcome = run_turn(api, request, events, prompter.as_ref()).await?;
     let wait = Duration::from_secs_f64(api.config().agent.background_wait_secs.max(0.0));
     api.wait_background(wait).await;
@@ -426,12 +448,20 @@ async fn run_turn(
     })
 }
 
-async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
+async fn chat(
+    api: &Api,
+    session: String,
+    temporary: Option<TemporaryChat>,
+) -> anyhow::Result<ExitCode> {
+    api.warm_memory_search();
+    let session = temporary.map_or(session, |_| temporary_session());
     let interactive = std::io::stdin().is_terminal();
     if interactive {
-        eprintln!(
-            "Echo Desk · session {session:?} · /exit or Ctrl-D to leave, Ctrl-C stops an answer"
-        );
+        let what = match temporary {
+            None => format!("session {session:?}"),
+            Some(_) => "temporary chat, deleted when you leave".to_string(),
+        };
+        eprintln!("Echo Desk · {what} · /exit or Ctrl-D to leave, Ctrl-C stops an answer");
     }
     let lines = Lines::stdin();
     let prompter = interactive.then(|| Prompter::new(api.clone(), lines.clone()));
@@ -454,7 +484,7 @@ async fn chat(api: &Api, session: String) -> anyhow::Result<ExitCode> {
         if text == "/exit" || text == "/quit" {
             break;
         }
-        let request = TurnRequest::new(&session, text, EntryPoint::Cli);
+        let request = TurnRequest::new(&session, text, EntryPoint::Cli).temporary(temporary);
         last = run_turn(api, request, false, prompter.as_ref()).await?;
     }
     if interactive {

@@ -157,11 +157,28 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
         tracing::warn!(error = %e, "cannot print the address");
     }
     drop(out);
-    crate::listen::serve(listener, app, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await;
+    crate::listen::serve(listener, app, stop_signal()).await;
     Ok(())
+}
+
+/// Ctrl-C or SIGTERM (`kill`, a service manager): the server stops taking requests and the
+/// engine closes (deleting this process's temporary chats).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "SIGTERM not handled"),
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn router(state: AppState) -> Router {

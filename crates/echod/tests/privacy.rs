@@ -3,7 +3,8 @@
 //! any level and in no file the app writes; what the person typed appears in no log either
 //! (only in the conversation and the memories learned from it). A key kept in the OS keychain,
 //! or typed into the settings page, reaches the model server and no log or file either. A
-//! crash writes no core file.
+//! crash writes no core file. A temporary chat leaves no byte on disk once it is left, its
+//! process closes, or the next process starts after a kill, and memory as it was.
 
 mod common;
 
@@ -257,4 +258,219 @@ fn tail(out: &std::process::Output) -> String {
     let all = common::stderr(out);
     let lines: Vec<&str> = all.lines().collect();
     lines[lines.len().saturating_sub(8)..].join("\n")
+}
+
+/// What a temporary chat said, for the scans.
+const TEMP_SAID: &str = "quokka-marimba-5z8t";
+
+/// A turn that tries to keep a note, then answers; an extractor that would learn what was said.
+fn temporary_script() -> serde_json::Value {
+    let memory = json!({"memories": [{"evidence": format!("my gate code is {TEMP_SAID}"),
+        "content": format!("The user's gate code is {TEMP_SAID}."), "subject": "user",
+        "kind": "fact", "slot": "gate_code", "value": TEMP_SAID, "source": "user_stated",
+        "confidence": 0.9, "valid_until": null}]});
+    json!({"steps": [
+        {"model": "primary", "times": 1, "tool_calls": [{"id": "n1", "name": "memory_note",
+            "arguments": json!({"note": format!("gate code {TEMP_SAID}")}).to_string()}]},
+        {"model": "extractor", "when_tool": "extract_memories", "times": 100, "tool_calls": [{
+            "id": "x", "name": "extract_memories", "arguments": memory.to_string()}]},
+        {"model": "primary", "times": 100, "text": format!("Understood: {TEMP_SAID}.")}
+    ]})
+}
+
+fn offered(request: &serde_json::Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `echod ask --temporary`: the answer comes, then nothing of the chat is left in any file
+/// (history, trace, captured requests), it is in no list, memory learned nothing (no
+/// extraction call, the model's note refused) and was not read or touched; with
+/// `--temporary=recall` memory is read but still not touched, while a kept turn touches it.
+#[test]
+fn a_temporary_chat_leaves_no_byte_on_disk_and_memory_as_it_was() {
+    let w = World::with_config(temporary_script(), common::EXTRACTION_CONFIG);
+    let teal = w.json(&[
+        "memory",
+        "add",
+        "--json",
+        "The user's favourite colour is teal.",
+    ]);
+    let teal = teal["memory"]["id"]
+        .as_str()
+        .expect("memory id")
+        .to_string();
+    let touched = |w: &World| {
+        let shown = w.json(&["memory", "show", &teal, "--json"]);
+        (shown["access_count"].as_i64(), shown["answers"].as_u64())
+    };
+    assert_eq!(touched(&w), (Some(0), Some(0)));
+
+    let said = format!("my gate code is {TEMP_SAID}");
+    let answer = w.ok(&["ask", "--temporary", &said]);
+    assert!(answer.contains(TEMP_SAID), "{answer}");
+    let requests = w.requests();
+    assert!(
+        requests
+            .iter()
+            .all(|r| offered(r).iter().all(|t| t != "extract_memories")),
+        "no extraction ran: {requests:?}"
+    );
+    let first = &requests[0];
+    assert!(
+        !offered(first).iter().any(|t| t.starts_with("memory_")),
+        "a sealed temporary chat is offered no memory tool: {:?}",
+        offered(first)
+    );
+    assert!(
+        !first.to_string().contains("teal"),
+        "a sealed chat reads no memory"
+    );
+    let refused = requests[1]["messages"].to_string();
+    assert!(
+        refused.contains("temporary chat"),
+        "the note was refused: {refused}"
+    );
+
+    assert_eq!(
+        files_containing(w.home.path(), TEMP_SAID.as_bytes()),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        common::scan::terms_on_disk(w.home.path(), TEMP_SAID),
+        Vec::<String>::new()
+    );
+    assert!(w.turns().is_empty(), "no trace is left");
+    let sessions = w.ok(&["sessions", "list", "--json"]);
+    assert!(!sessions.contains("temporary-"), "{sessions}");
+    assert_eq!(touched(&w), (Some(0), Some(0)));
+
+    // Allowed to recall: memory reaches the model, and stays untouched.
+    let before = w.requests().len();
+    w.ok(&["ask", "--temporary=recall", "which colour do I like?"]);
+    let recalled = &w.requests()[before];
+    assert!(recalled.to_string().contains("teal"), "{recalled}");
+    assert!(offered(recalled).iter().any(|t| t == "memory_recall"));
+    assert!(!offered(recalled).iter().any(|t| t == "memory_note"));
+    assert_eq!(touched(&w), (Some(0), Some(0)));
+    assert!(w.turns().is_empty(), "no trace is left");
+
+    // A kept turn counts the use: the check above could fail.
+    w.ok(&["ask", "--session", "kept", "which colour do I like?"]);
+    let (count, answers) = touched(&w);
+    assert!(
+        count > Some(0) && answers == Some(1),
+        "{count:?} {answers:?}"
+    );
+    let refused = w.run(&["ask", "--session", "kept", "--temporary", "hello"]);
+    assert!(
+        !refused.status.success(),
+        "--session and --temporary conflict"
+    );
+}
+
+/// A temporary chat whose process is killed mid-answer is on disk (the scan finds it), and the
+/// next process to open the data directory deletes it: no byte of it is left.
+#[test]
+fn a_temporary_chat_cut_off_by_a_kill_is_gone_after_the_next_start() {
+    let w = World::new(json!({"steps": [{"model": "primary", "hang": true}]}));
+    let said = format!("my gate code is {TEMP_SAID}");
+    let mut child = w
+        .command(&["ask", "--temporary", &said])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn echod ask");
+    common::wait_for(
+        "the model request",
+        std::time::Duration::from_secs(60),
+        || !w.requests().is_empty(),
+    );
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    assert!(
+        !files_containing(w.home.path(), TEMP_SAID.as_bytes()).is_empty(),
+        "the running chat is on disk (a scan that finds nothing proves nothing)"
+    );
+    w.ok(&["sessions", "list"]);
+    assert_eq!(
+        files_containing(w.home.path(), TEMP_SAID.as_bytes()),
+        Vec::<String>::new()
+    );
+    assert!(w.turns().is_empty(), "no trace is left");
+}
+
+/// Over HTTP (the app's path): a temporary chat answers, is in no list while open, cannot be
+/// asked for in a kept conversation, and is gone from every file when it is left (DELETE) or
+/// when `echod serve` is stopped with SIGTERM while one is open.
+#[test]
+fn a_temporary_chat_over_http_is_gone_when_left_or_when_the_server_stops() {
+    let w = World::new(json!({"steps": [
+        {"model": "primary", "times": 1, "text": format!("Understood: {TEMP_SAID}.")},
+        {"model": "primary", "times": 1, "text": "Hello."},
+        {"model": "primary", "times": 100, "text": format!("Understood: {TEMP_SAID}.")}
+    ]}));
+    let server = common::gateway::Server::start(&w);
+    let said = format!("my gate code is {TEMP_SAID}");
+    let events = server.turn_events(&json!({"session": "tmp-a", "input": said,
+        "temporary": "sealed"}));
+    assert!(
+        events.iter().any(|e| e["type"] == "turn_finished"),
+        "{events:?}"
+    );
+    let (_, listed) = server.get("/api/sessions");
+    assert!(!listed.contains("tmp-a"), "{listed}");
+    let (status, history) = server.get("/api/sessions/tmp-a/messages");
+    assert_eq!(status, 200, "open, it has its history");
+    assert!(history.contains(TEMP_SAID));
+
+    server.turn_events(&json!({"session": "kept", "input": "hello"}));
+    let (status, refused) = server.post(
+        "/api/turns",
+        &json!({"session": "kept", "input": "hi", "temporary": "sealed"}),
+    );
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused.contains("kept conversation"), "{refused}");
+
+    let (status, deleted) = server.raw(
+        "DELETE",
+        "/api/sessions/tmp-a?memories=keep",
+        &[
+            ("Host", &server.host()),
+            ("Authorization", &server.bearer()),
+        ],
+        None,
+    );
+    assert_eq!(status, 200, "{deleted}");
+    assert_eq!(
+        files_containing(w.home.path(), TEMP_SAID.as_bytes()),
+        Vec::<String>::new()
+    );
+
+    // Left open when the server stops: deleted as it closes.
+    server.turn_events(&json!({"session": "tmp-b", "input": said, "temporary": "recall"}));
+    assert!(!files_containing(w.home.path(), TEMP_SAID.as_bytes()).is_empty());
+    let pid = server.child.id().to_string();
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill -TERM");
+    assert!(term.success());
+    let mut server = server;
+    common::wait_for(
+        "echod serve to stop",
+        std::time::Duration::from_secs(60),
+        || matches!(server.child.try_wait(), Ok(Some(_))),
+    );
+    assert_eq!(
+        files_containing(w.home.path(), TEMP_SAID.as_bytes()),
+        Vec::<String>::new()
+    );
 }

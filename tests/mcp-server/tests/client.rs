@@ -107,6 +107,7 @@ fn ctx() -> ToolContext {
         workdir: PathBuf::from("."),
         cancel: CancellationToken::new(),
         session_id: "test".into(),
+        temporary: false,
     }
 }
 

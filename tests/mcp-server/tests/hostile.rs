@@ -226,6 +226,7 @@ async fn face(script: &[Vec<String>], file: &std::path::Path) -> Result<(), Test
         workdir: ".".into(),
         cancel: CancellationToken::new(),
         session_id: "hostile".into(),
+        temporary: false,
     };
     for name in &names {
         let call = ToolCall {

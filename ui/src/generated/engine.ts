@@ -2437,7 +2437,13 @@ research?: boolean,
  * Resume the unfinished research this earlier turn of the session left (`input` may
  * then be empty: the run's question is used).
  */
-resume?: TurnId, };
+resume?: TurnId, 
+/**
+ * Start the session as a temporary chat: no memory is written from it, and it is deleted
+ * with its traces when it is left or its process ends (`recall`: it may read memory).
+ * Refused for a session that exists and is kept.
+ */
+temporary?: TemporaryChat, };
 
 export type SessionDeleted = { 
 /**
@@ -2688,6 +2694,8 @@ expired: Array<string>,
 faded: Array<string>, };
 
 export type TaskType = "chat" | "code" | "research" | "planning";
+
+export type TemporaryChat = "sealed" | "recall";
 
 export type TestProvider = ProviderUpdate;
 

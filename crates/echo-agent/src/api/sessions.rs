@@ -36,16 +36,16 @@ impl Api {
             })
     }
 
-    /// Deletes a session with its history, traces, archived summaries and captured model
-    /// requests, and keeps, forgets or deletes the memories learned in it. Refused while one
-    /// of its turns runs.
+    /// Deletes a session with its history, traces, archived summaries, captured model
+    /// requests and audited tool decisions, and keeps, forgets or deletes the memories learned
+    /// in it. Refused while one of its turns runs.
     pub async fn delete_session(
         &self,
         name: &str,
         memories: LearnedMemories,
     ) -> Result<SessionDeleted, ApiError> {
         let id = self.session_id(name).await?;
-        if !self.inner.store.delete_session(&id).await? {
+        if !crate::engine::delete_conversation(&self.inner.store, &id).await? {
             return Err(ApiError::Busy {
                 message: format!("{name:?} has a turn running; stop it first"),
             });

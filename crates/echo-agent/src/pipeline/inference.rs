@@ -40,6 +40,8 @@ pub(crate) struct TurnScope<'a> {
     pub approvals: ApprovalMode,
     /// The automation's run this turn is, if any.
     pub automation: Option<&'a crate::turn::run::RunContext>,
+    /// A temporary chat's turn: its tool calls keep nothing.
+    pub temporary: bool,
 }
 
 /// What the loop produced.
@@ -379,6 +381,7 @@ async fn run_tools(
         workdir: scope.workdir.to_path_buf(),
         cancel: scope.cancel.clone(),
         session_id: scope.session.to_string(),
+        temporary: scope.temporary,
     };
     let timeout = Duration::from_secs_f64(scope.config.agent.tool_timeout_secs.max(0.001));
     let mut results = Vec::with_capacity(calls.len());

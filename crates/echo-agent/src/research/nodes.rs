@@ -144,6 +144,7 @@ async fn approve(run: &Run<'_>, span: &Span, tool: &str, arguments: String) -> R
         workdir: engine.workdir.clone(),
         cancel: run.stop.clone(),
         session_id: run.session.to_string(),
+        temporary: run.asked.temporary.is_some(),
     };
     let prepared = engine
         .tools

@@ -5,14 +5,18 @@
 
 use super::Run;
 use super::state::Note;
+use echo_core::TemporaryChat;
 use echo_core::vocab::MemoryReadKind;
 use echo_memory::{Memory, RecallOptions};
 
 /// Most memories offered to the notes call per sub-question.
 const MEMORIES_PER_QUESTION: usize = 5;
 
-/// The memories that best match `query`, best first.
+/// The memories that best match `query`, best first; none in a sealed temporary chat.
 pub(super) async fn found(run: &Run<'_>, query: &str) -> Result<Vec<Memory>, String> {
+    if run.asked.temporary == Some(TemporaryChat::Sealed) {
+        return Ok(Vec::new());
+    }
     let opts = RecallOptions {
         k: MEMORIES_PER_QUESTION,
         session_id: Some(run.session.to_string()),
@@ -65,8 +69,11 @@ pub(super) fn cite(memories: &[Memory], pairs: Vec<(String, String)>) -> Vec<Not
 }
 
 /// Counts the memories `kept` cites as used (what the model read went into an answer), and
-/// records the reads in their log.
+/// records the reads in their log; a temporary chat leaves memory as it was.
 pub(super) async fn reinforce(run: &Run<'_>, kept: &[Note]) {
+    if run.asked.temporary.is_some() {
+        return;
+    }
     let used: Vec<String> = kept
         .iter()
         .filter_map(|n| n.url.strip_prefix("memory:").map(String::from))

@@ -6,7 +6,7 @@ use crate::approval::ApprovalMode;
 use crate::error::ApiError;
 use echo_core::config::TaskType;
 use echo_core::store::TurnStatus;
-use echo_core::{EntryPoint, TurnErrorCode, TurnId, Usage};
+use echo_core::{EntryPoint, TemporaryChat, TurnErrorCode, TurnId, Usage};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -39,6 +39,9 @@ pub struct TurnRequest {
     pub(crate) research: Option<bool>,
     /// Resume the unfinished research run of this earlier turn of the session.
     pub(crate) resume: Option<String>,
+    /// A temporary chat: asked for by the front end when it starts one; once the turn has
+    /// opened its session, what the session is (a session stays what it was created as).
+    pub(crate) temporary: Option<TemporaryChat>,
 }
 
 impl TurnRequest {
@@ -59,6 +62,7 @@ impl TurnRequest {
             automation: None,
             research: None,
             resume: None,
+            temporary: None,
         }
     }
 
@@ -70,6 +74,7 @@ impl TurnRequest {
             .replacing(body.replace_from.map(|id| id.as_str().to_string()))
             .research(body.research)
             .resuming(body.resume.map(|id| id.as_str().to_string()))
+            .temporary(body.temporary)
     }
 
     /// Who answers approval questions during the turn.
@@ -107,6 +112,14 @@ impl TurnRequest {
     #[must_use]
     pub fn resuming(mut self, turn: Option<String>) -> TurnRequest {
         self.resume = turn;
+        self
+    }
+
+    /// Starts the session as a temporary chat (`None`: a kept session). A session stays what
+    /// it was created as: asking for a temporary chat in a kept session is refused.
+    #[must_use]
+    pub fn temporary(mut self, temporary: Option<TemporaryChat>) -> TurnRequest {
+        self.temporary = temporary;
         self
     }
 

@@ -1,10 +1,11 @@
-//! Sessions: creating and finding them by name, titles, the consolidation boundary,
-//! listing, renaming and deleting.
+//! Sessions: creating and finding them by name (a temporary chat is a session its process
+//! owns, migration 0020), titles, the consolidation boundary, listing, renaming and deleting.
 
 use super::Store;
 use crate::error::{QueryContext, StoreError};
 use crate::ids::SessionId;
 use crate::time::now_rfc3339;
+use crate::vocab::TemporaryChat;
 use serde::Serialize;
 use sqlx::{FromRow, Row};
 
@@ -31,27 +32,81 @@ pub struct SessionSummary {
     pub automation: Option<String>,
 }
 
+/// A session as a turn opens it.
+#[derive(Clone, Debug)]
+pub struct OpenedSession {
+    /// Id.
+    pub id: SessionId,
+    /// `Some` for a temporary chat (as it was created; a later request cannot change it).
+    pub temporary: Option<TemporaryChat>,
+}
+
 impl Store {
     /// The session with this name, created if missing.
     pub async fn session_by_name_or_create(&self, name: &str) -> Result<SessionId, StoreError> {
+        Ok(self.open_session(name, None).await?.id)
+    }
+
+    /// The session with this name, created if missing: a temporary chat owned by the process
+    /// `owner` when `temporary` says so. An existing session keeps what it is.
+    pub async fn open_session(
+        &self,
+        name: &str,
+        temporary: Option<(TemporaryChat, &str)>,
+    ) -> Result<OpenedSession, StoreError> {
         let now = now_rfc3339();
         sqlx::query(
-            "INSERT INTO sessions (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)
-             ON CONFLICT(name) DO NOTHING",
+            "INSERT INTO sessions (id, name, created_at, updated_at, temporary, temporary_owner)
+             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
         )
         .bind(SessionId::new().as_str())
         .bind(name)
         .bind(&now)
         .bind(&now)
+        .bind(temporary.map(|(kind, _)| kind))
+        .bind(temporary.map(|(_, owner)| owner))
         .execute(&self.pool)
         .await
         .during("creating a session")?;
-        self.session_by_name(name)
+        self.find_session(name)
             .await?
             .ok_or_else(|| StoreError::NotFound {
                 what: "session",
                 id: name.into(),
             })
+    }
+
+    /// The session with this name, if any, and whether it is a temporary chat.
+    pub async fn find_session(&self, name: &str) -> Result<Option<OpenedSession>, StoreError> {
+        let row: Option<(String, Option<TemporaryChat>)> =
+            sqlx::query_as("SELECT id, temporary FROM sessions WHERE name = ?")
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await
+                .during("finding a session")?;
+        Ok(row.map(|(id, temporary)| OpenedSession {
+            id: SessionId::from_string(id),
+            temporary,
+        }))
+    }
+
+    /// The temporary chats whose owning process `gone` says is gone (or is this one,
+    /// closing): what [`Store::delete_session`] must remove.
+    pub async fn temporary_sessions(
+        &self,
+        gone: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<Vec<SessionId>, StoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT id, temporary_owner FROM sessions WHERE temporary_owner IS NOT NULL",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .during("finding temporary chats")?;
+        Ok(rows
+            .into_iter()
+            .filter(|(_, owner)| gone(owner))
+            .map(|(id, _)| SessionId::from_string(id))
+            .collect())
     }
 
     /// The session with this name, if any.
@@ -205,7 +260,7 @@ impl Store {
         Ok(recovered)
     }
 
-    /// All sessions, most recently active first.
+    /// All kept sessions (a temporary chat is never listed), most recently active first.
     pub async fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
         sqlx::query_as::<_, SessionSummary>(
             "SELECT s.id, s.name, s.title, s.created_at, s.updated_at, s.consolidated_seq,
@@ -214,7 +269,8 @@ impl Store {
                     (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count,
                     (SELECT a.name FROM automation_runs r JOIN automations a
                        ON a.id = r.automation_id WHERE r.session = s.name LIMIT 1) AS automation
-             FROM sessions s ORDER BY s.updated_at DESC, s.name",
+             FROM sessions s WHERE s.temporary_owner IS NULL
+             ORDER BY s.updated_at DESC, s.name",
         )
         .fetch_all(&self.pool)
         .await

@@ -23,7 +23,7 @@ use echo_core::trace::SpanLevel;
 use echo_core::trace::{Span, SpanKind, SpanStatus};
 use echo_core::vocab::{Degradation, MemoryReadKind};
 use echo_core::{Message, Role, TurnErrorCode};
-use echo_core::{SessionId, TurnId, Usage};
+use echo_core::{SessionId, TemporaryChat, TurnId, Usage};
 use echo_llm::LlmClient;
 use echo_llm::tokens::Tokenizer;
 use echo_memory::Memory;
@@ -215,7 +215,7 @@ async fn gather<'a>(
     route: Route,
     node: &mut Span,
 ) -> Result<TurnContext<'a>, TurnFailure> {
-    let blocks = memory_blocks(engine, turn, &request.input, node).await;
+    let blocks = memory_blocks(engine, turn, (&request.input, request.temporary), node).await;
     let bootstrap: Vec<Injected> = engine
         .bootstrap
         .for_prompt()
@@ -231,6 +231,7 @@ async fn gather<'a>(
     if let Some(run) = &request.automation {
         tools.retain(|t| run.may_use(&t.name));
     }
+    tools.retain(|t| crate::memory_tools::offered_in(request.temporary, &t.name));
     let mut current = CurrentTurn {
         input: request.input.clone(),
         runtime: RuntimeInfo::now(request.entry_point.as_str()),
@@ -538,25 +539,31 @@ fn record_reads(engine: &Engine, turn: &TurnRef<'_>, blocks: &MemoryBlocks) {
 }
 
 /// The memory blocks of this turn's request, recorded in the memories' read log (in the
-/// background: the turn does not wait for it). Memory trouble never fails a turn: it is
-/// logged, flagged on the context span, and the turn goes on without memories.
+/// background: the turn does not wait for it). A temporary chat reads memory only when it
+/// allows it, and leaves no trace in it. Memory trouble never fails a turn: it is logged,
+/// flagged on the context span, and the turn goes on without memories.
 async fn memory_blocks(
     engine: &Engine,
     turn: &TurnRef<'_>,
-    input: &str,
+    (input, temporary): (&str, Option<TemporaryChat>),
     node: &mut Span,
 ) -> MemoryBlocks {
     let (session, events) = (turn.session, turn.events);
     let inner = engine;
-    if !inner.config.memory.enabled {
+    if let Some(kind) = temporary {
+        node.attr("temporary", kind.as_str());
+    }
+    if !inner.config.memory.enabled || temporary == Some(TemporaryChat::Sealed) {
         return MemoryBlocks::default();
     }
+    let kept = temporary.is_none();
     let semantic = inner.semantic().await;
     let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
     let mut span = node
         .child_of(SpanKind::MemoryRead, SpanLevel::Call, "memory_recall")
         .await;
-    let found = memory::blocks_for_turn(&inner.memory, session.as_str(), input, neighbours).await;
+    let found =
+        memory::blocks_for_turn(&inner.memory, (session.as_str(), kept), input, neighbours).await;
     match &found {
         Ok((blocks, info)) => {
             let ids: Vec<String> = blocks
@@ -568,7 +575,9 @@ async fn memory_blocks(
             span.attr("memory_ids", ids);
             span.attr("semantic", info.used_vectors);
             span.finish(SpanStatus::Ok).await;
-            record_reads(engine, turn, blocks);
+            if kept {
+                record_reads(engine, turn, blocks);
+            }
         }
         Err(e) => {
             span.set_error(&e.to_string());
