@@ -130,6 +130,8 @@ const SCRIPT = {
       tool_calls: [{ id: 'c6', name: 'shell', arguments: '{"command":"echo from-rule"}' }],
     },
     { model: 'primary', text: 'The rule let it run.' },
+    // 7. a temporary chat
+    { model: 'primary', text: 'Understood, for now only: e2e-temporary-9k4w.' },
     // 8. regenerate, then edit and resend
     { model: 'primary', text: 'Seven.' },
     { model: 'primary', text: 'Eight, on second thought.' },
@@ -505,6 +507,7 @@ async function main() {
   const afterDelete = await listSessions();
   if (afterDelete.includes(renamed)) fail(`the server still has ${renamed}: ${JSON.stringify(afterDelete)}`);
   console.log(`e2e: renamed ${current} to ${renamed}, then deleted it; sessions left: ${JSON.stringify(afterDelete)}`);
+  await temporaryChat({ page, home, listSessions });
 
   // 8. Regenerate the last answer, then edit the question and resend: the replaced messages
   // leave the history (also after a reload) and the new answers stream in.
@@ -746,6 +749,43 @@ async function main() {
   const inaccessible = accessibilityFailures();
   if (inaccessible.length) fail(`the accessibility scan found ${inaccessible.length} violations:\n  ${inaccessible.join('\n  ')}`);
   console.log('e2e: 20 passed, 0 failed');
+}
+
+/**
+ * 7, continued. A temporary chat: the toggle before the first message, the notice while it is
+ * open, in no list; leaving it (New chat) deletes it: no file of the data directory holds what
+ * was said any more.
+ */
+async function temporaryChat({ page, home, listSessions }) {
+  console.log('e2e: a temporary chat');
+  const said = 'e2e-temporary-9k4w';
+  await page.click('.new-session');
+  await until(page, 'the temporary chat toggle', () => document.querySelector('[data-testid="temporary-toggle"]'));
+  await page.click('[data-testid="temporary-toggle"]');
+  await until(page, 'the temporary chat notice', () => document.querySelector('[data-testid="temporary-notice"]'));
+  await shot(page, 'temporary');
+  await send(page, `My locker code is ${said}`);
+  await until(page, 'the temporary answer', (text) => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes(text);
+  }, said);
+  if (await page.$('[data-testid="temporary-toggle"]')) fail('the temporary toggle is still offered after a message');
+  if (!(await page.$('[data-testid="temporary-notice"]'))) fail('the open temporary chat is not marked');
+  const listed = await listSessions();
+  const temporary = listed.find((name) => name.startsWith('temporary-'));
+  if (temporary) fail(`the temporary chat is listed: ${JSON.stringify(listed)}`);
+  if (filesContaining(home, [said]).length === 0) fail('the open temporary chat is not on disk (the scan below would prove nothing)');
+  await page.click('.new-session');
+  await until(page, 'the notice to go', () => !document.querySelector('[data-testid="temporary-notice"]'));
+  const deadline = Date.now() + 10_000;
+  let left = filesContaining(home, [said]);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = filesContaining(home, [said]);
+  }
+  if (left.length > 0) fail(`the temporary chat left what was said in ${left.join(', ')}`);
+  console.log('e2e: the temporary chat was in no list and, once left, in no file');
 }
 
 /** The lasting gateway tokens (serve-token files) of the servers the pages paired with. */

@@ -17,6 +17,7 @@ import { AutomationsView } from './components/automations/AutomationsView';
 import { ChatView } from './components/ChatView';
 import { DegradationNotice } from './components/trace/DegradationNotice';
 import { Composer } from './components/Composer';
+import { TemporaryChatBar } from './components/TemporaryChatBar';
 import { MemoryView } from './components/memory/MemoryView';
 import { SessionList } from './components/SessionList';
 import { SettingsView } from './components/SettingsView';
@@ -105,6 +106,12 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
       }),
     [transport, store, nav],
   );
+  // Closing the page leaves a temporary chat (the engine also deletes it when it closes).
+  useEffect(() => {
+    const leave = () => store.leaveTemporary();
+    window.addEventListener('pagehide', leave);
+    return () => window.removeEventListener('pagehide', leave);
+  }, [store]);
   const approval = pendingApproval(state);
   const question = useSetAside(approval);
   const idle = state.running === null;
@@ -281,6 +288,11 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 onOpenMemory={(id) => nav.openMemory(id)}
                 highlight={state.highlight?.key ?? null}
                 onHighlightSeen={() => store.clearHighlight()}
+              />
+              <TemporaryChatBar
+                temporary={state.temporary}
+                canChange={idle && !state.loadingHistory && state.messages.length === 0}
+                onChange={(kind) => store.setTemporary(kind)}
               />
               <Composer
                 running={state.running !== null}

@@ -64,6 +64,7 @@ class FakeTransport extends FakeEngine {
       ...(options?.replaceFrom ? [`replacing ${options.replaceFrom}`] : []),
       ...(options?.quick ? ['quick'] : []),
       ...(options?.research ? ['research'] : []),
+      ...(options?.temporary ? [`temporary ${options.temporary}`] : []),
     ];
     this.calls.push([`send ${session} ${input}`, ...extra].join(' '));
     this.onEvent = onEvent;
@@ -431,6 +432,38 @@ describe('ChatStore', () => {
     await store.editAndResend(key, 'changed');
     await store.editAndResend('m-unknown', 'changed');
     expect(transport.calls.filter((c) => c.startsWith('send'))).toHaveLength(1);
+  });
+
+  it('runs a temporary chat under a name of its own, waits for no memory, and deletes it when left', async () => {
+    const transport = new FakeTransport();
+    const asked: string[] = [];
+    transport.handlers.turn_memory = ({ turn_id: turnId }) => {
+      asked.push(turnId);
+      return { settled: true, memories: [] };
+    };
+    const store = new ChatStore(transport);
+    store.setTemporary('recall', new Date(2026, 11, 7, 10, 15, 0));
+    expect(store.getState()).toMatchObject({ selected: 'temporary-20261207-101500', temporary: 'recall' });
+    const sent = store.send('my gate code is 4411');
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    await tick();
+    expect(asked).toEqual([]);
+    // Once a message is sent it stays what it is.
+    store.setTemporary(null);
+    expect(store.getState().temporary).toBe('recall');
+    store.newSession();
+    expect(store.getState().temporary).toBeNull();
+    expect(transport.calls).toEqual([
+      'send temporary-20261207-101500 my gate code is 4411 temporary recall',
+      'delete temporary-20261207-101500 keep',
+    ]);
+    // Left before its first message, there is nothing to delete.
+    store.setTemporary('sealed');
+    store.clear();
+    expect(store.getState().temporary).toBeNull();
+    expect(transport.calls).toHaveLength(2);
   });
 
   it('runs quick-ask turns in a session named after the time', async () => {

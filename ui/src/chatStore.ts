@@ -10,6 +10,7 @@ import type {
   SessionDeleted,
   SessionSummary,
   StoredMessage,
+  TemporaryChat,
 } from './generated/engine';
 import { type Transport, TransportError } from './transport';
 import {
@@ -41,6 +42,11 @@ export interface ChatState {
    * chat message showing it, or null when the conversation no longer has it.
    */
   highlight: { messageId: string; key: string | null } | null;
+  /**
+   * The selected conversation is a temporary chat (`recall`: it may read memory): the engine
+   * keeps nothing of it once it is left, and it is deleted when the person leaves it.
+   */
+  temporary: TemporaryChat | null;
 }
 
 const SELECTED_KEY = 'echo-desk-session';
@@ -108,6 +114,11 @@ export function withStoredIds(messages: ChatMessage[], stored: StoredMessage[]):
   return changed ? out : messages;
 }
 
+/** A temporary chat's name, unique to the second: `temporary-20261207-101500`. */
+export function temporarySessionName(now: Date): string {
+  return newSessionName(now).replace(/^chat-/, 'temporary-');
+}
+
 /** A quick-ask session's name, unique to the second: `Quick ask 2026-11-30 23:10:05`. */
 export function quickSessionName(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
@@ -125,6 +136,7 @@ export class ChatStore {
     answered: null,
     error: null,
     highlight: null,
+    temporary: null,
   };
   private readonly listeners = new Set<() => void>();
   private readonly transport: Transport;
@@ -174,6 +186,7 @@ export class ChatStore {
   /** Opens a session and loads its history. */
   async select(name: string): Promise<void> {
     if (this.state.running) return;
+    this.leaveTemporary();
     this.storage?.setItem(SELECTED_KEY, name);
     this.set({ selected: name, messages: [], loadingHistory: true, highlight: null });
     try {
@@ -268,14 +281,40 @@ export class ChatStore {
   /** Starts an empty session; the engine creates it with the first message. */
   newSession(now: Date = new Date()): void {
     if (this.state.running) return;
+    this.leaveTemporary();
     const name = (this.options.sessionName ?? newSessionName)(now);
     this.storage?.setItem(SELECTED_KEY, name);
     this.set({ selected: name, messages: [], loadingHistory: false, highlight: null });
   }
 
+  /**
+   * Makes the new conversation a temporary chat (`null`: a kept one again), under a name of
+   * its own; only before its first message.
+   */
+  setTemporary(temporary: TemporaryChat | null, now: Date = new Date()): void {
+    if (this.state.running || this.state.messages.length > 0) return;
+    const name = temporary ? temporarySessionName(now) : (this.options.sessionName ?? newSessionName)(now);
+    if (!temporary) this.storage?.setItem(SELECTED_KEY, name);
+    this.set({ selected: name, messages: [], loadingHistory: false, highlight: null, temporary });
+  }
+
+  /**
+   * Leaves a temporary chat: the engine deletes it with its trace (when a message was sent;
+   * a failure is not shown: the engine deletes it when it closes anyway). Not while a turn runs.
+   */
+  leaveTemporary(): void {
+    const { temporary, selected, messages, running } = this.state;
+    if (!temporary || running) return;
+    this.set({ temporary: null });
+    if (selected && messages.length > 0) {
+      this.transport.call('delete_session', { name: selected, memories: 'keep' }).catch(() => undefined);
+    }
+  }
+
   /** Leaves the selected session: the next message starts a new one. */
   clear(): void {
     if (this.state.running) return;
+    this.leaveTemporary();
     this.set({ selected: null, messages: [], loadingHistory: false, answered: null, highlight: null });
   }
 
@@ -338,6 +377,7 @@ export class ChatStore {
         ...(replaceFrom ? { replaceFrom } : {}),
         ...(this.options.quick ? { quick: true } : {}),
         ...(research ? { research: true } : {}),
+        ...(this.state.temporary ? { temporary: this.state.temporary } : {}),
       },
     );
     try {
@@ -356,7 +396,10 @@ export class ChatStore {
     void this.refreshSessions();
     await this.learnStoredIds(name);
     const turn = this.state.messages.find((m): m is AssistantView => m.role === 'assistant' && m.key === key);
-    if (turn?.status === 'completed' && turn.turnId) void this.watchLearned(name, key, turn.turnId);
+    // A temporary chat teaches memory nothing: there is nothing to wait for.
+    if (turn?.status === 'completed' && turn.turnId && !this.state.temporary) {
+      void this.watchLearned(name, key, turn.turnId);
+    }
   }
 
   /**

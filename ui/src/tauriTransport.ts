@@ -96,6 +96,7 @@ export class TauriTransport implements Transport {
     const request: SendTurn = { session, input };
     if (options.replaceFrom) request.replace_from = options.replaceFrom;
     if (options.research) request.research = true;
+    if (options.temporary) request.temporary = options.temporary;
     const args: Record<string, unknown> = { request, onEvent: channel };
     if (options.quick) args.quick = true;
     const done = (async () => {

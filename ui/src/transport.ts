@@ -12,6 +12,7 @@ import {
   type PairRequest,
   type SendTurn,
   type ShortcutStatus,
+  type TemporaryChat,
 } from './generated/engine';
 import { SseParser } from './sse';
 
@@ -31,6 +32,8 @@ export interface TurnOptions {
   quick?: boolean;
   /** Research (a cited report) instead of a quick answer, whatever the router would say. */
   research?: boolean;
+  /** Start the session as a temporary chat (kept nowhere once left, teaches memory nothing). */
+  temporary?: TemporaryChat;
 }
 
 /** What only the desktop app can do: the quick-ask window and its global shortcut. */
@@ -171,6 +174,7 @@ export class HttpTransport implements Transport {
       input,
       ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}),
       ...(options.research ? { research: true } : {}),
+      ...(options.temporary ? { temporary: options.temporary } : {}),
     };
     const done = (async () => {
       const response = await this.request('POST', '/api/turns', body);
