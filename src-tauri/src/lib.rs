@@ -150,24 +150,7 @@ pub fn run(config: Config, started: Instant, launch: Launch) -> anyhow::Result<(
 /// SIGTERM (logout, `kill`) and Ctrl-C quit the way the tray's Quit does.
 fn quit_on_signal<R: Runtime>(app: AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            match signal(SignalKind::terminate()) {
-                Ok(mut term) => {
-                    tokio::select! {
-                        _ = term.recv() => {}
-                        _ = tokio::signal::ctrl_c() => {}
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "SIGTERM not handled");
-                    let _ = tokio::signal::ctrl_c().await;
-                }
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
+        echod::stop_signal().await;
         app.exit(0);
     });
 }

@@ -36,6 +36,7 @@ mod trace_cli;
 
 pub use dev::{BenchCommand, DevTools};
 pub use print::json as print_json;
+pub use serve::stop_signal;
 
 use clap::Parser;
 use std::process::ExitCode;

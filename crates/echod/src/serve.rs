@@ -161,9 +161,10 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Ctrl-C or SIGTERM (`kill`, a service manager): the server stops taking requests and the
-/// engine closes (deleting this process's temporary chats).
-async fn stop_signal() {
+/// Ends at Ctrl-C or SIGTERM (`kill`, logout, a service manager): `echod serve` then stops
+/// taking requests and closes the engine (deleting this process's temporary chats); the
+/// desktop app quits the way its tray's Quit does.
+pub async fn stop_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
