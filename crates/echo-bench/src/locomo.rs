@@ -102,6 +102,7 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
                 k: KS[2],
                 session_id: None,
                 include_inactive: false,
+                project_id: None,
             };
             let (found, _) = memory
                 .recall(&q.question, &opts, neighbours)

@@ -201,6 +201,7 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
             k: 10,
             session_id: None,
             include_inactive: false,
+            project_id: None,
         };
         let (mut hybrid, mut bm25, mut paraphrased) = (Vec::new(), Vec::new(), Vec::new());
         let (mut vector_ranked, mut vector_exact) = (Vec::new(), Vec::new());

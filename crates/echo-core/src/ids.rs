@@ -87,3 +87,7 @@ id_type!(
     /// One run of an automation, from queued to its end.
     RunId
 );
+id_type!(
+    /// One project: conversations and memories kept apart from other projects'.
+    ProjectId
+);

@@ -17,14 +17,14 @@ pub mod vocab;
 
 pub use error::StoreError;
 pub use ids::{
-    ApprovalId, AutomationId, ConflictId, MemoryId, MessageId, RuleId, RunId, SessionId, SpanId,
-    TurnId,
+    ApprovalId, AutomationId, ConflictId, MemoryId, MessageId, ProjectId, RuleId, RunId, SessionId,
+    SpanId, TurnId,
 };
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;
 pub use vocab::{
     AutomationState, ConflictStatus, DecidedBy, EntryPoint, FileEvent, LearnedMemories,
     MemoryAction, MemoryActor, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict,
-    MessageStatus, MissedRuns, QueuedApprovalStatus, Risk, RuleDecision, RunCause, RunStatus,
-    SpanKind, SpanLevel, SpanStatus, TemporaryChat, TurnErrorCode, TurnStatus,
+    MessageStatus, MissedRuns, ProjectMemories, QueuedApprovalStatus, Risk, RuleDecision, RunCause,
+    RunStatus, SpanKind, SpanLevel, SpanStatus, TemporaryChat, TurnErrorCode, TurnStatus,
 };

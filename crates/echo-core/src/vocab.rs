@@ -134,6 +134,16 @@ closed_enum!(
 );
 
 closed_enum!(
+    /// What becomes of a project's memories when the project is removed.
+    ProjectMemories as ProjectMemories = "ProjectMemories" {
+        /// They become global memories, recalled in every conversation.
+        Global = "global",
+        /// They are deleted for good, with their history and vectors.
+        Delete = "delete",
+    }
+);
+
+closed_enum!(
     /// What happened to a file in a watched folder.
     FileEvent as FileEvent = "FileEvent" {
         /// It appeared.
@@ -374,6 +384,8 @@ closed_enum!(
         Edited = "edited",
         /// Replaced by a newer or stronger memory.
         Superseded = "superseded",
+        /// Moved between a project and the global memories (its scope changed).
+        Moved = "moved",
         /// Pinned: it no longer decays.
         Pinned = "pinned",
         /// Unpinned.

@@ -92,6 +92,9 @@ pub struct Request<'a> {
     pub session_id: &'a str,
     /// Directory relative paths are resolved against.
     pub workdir: &'a Path,
+    /// Where writes are allowed instead of the settings' workspace roots (a project's
+    /// folders); empty: the settings' roots. The skills folder stays writable either way.
+    pub roots: &'a [PathBuf],
 }
 
 /// Fixed policy built from settings: secret paths, workspace roots, disabled tools.
@@ -100,6 +103,8 @@ pub struct Policy {
     user_home: Option<PathBuf>,
     data_dirs: Vec<PathBuf>,
     roots: Vec<PathBuf>,
+    /// The data directory's `skills/` folder, a write root in every conversation.
+    skills: PathBuf,
     extra_secrets: GlobSet,
     disabled: Vec<String>,
 }
@@ -179,12 +184,14 @@ impl Policy {
         let data_dirs = vec![resolve_links(&data), data.clone()];
         // Skills live in the data directory and are written through `skill_manage` (which
         // always asks), so their folder is a write root of its own.
+        let skills = resolve_links(&data.join("skills"));
         let mut roots = roots;
-        roots.push(resolve_links(&data.join("skills")));
+        roots.push(skills.clone());
         Ok(Self {
             user_home: user_home.map(|h| normalize(&h)),
             data_dirs,
             roots,
+            skills,
             extra_secrets,
             disabled: cfg.disabled.clone(),
         })
@@ -249,17 +256,33 @@ impl Policy {
                 );
             }
         }
+        let project_roots: Vec<PathBuf>;
+        let roots = if req.roots.is_empty() {
+            &self.roots
+        } else {
+            project_roots = req
+                .roots
+                .iter()
+                .map(|r| resolve_links(&normalize(r)))
+                .chain([self.skills.clone()])
+                .collect();
+            &project_roots
+        };
         for (path, at) in action.writes.iter().zip(written) {
-            if !self.roots.iter().any(|root| at.resolved.starts_with(root)) {
-                let roots: Vec<String> =
-                    self.roots.iter().map(|r| r.display().to_string()).collect();
+            if !roots.iter().any(|root| at.resolved.starts_with(root)) {
+                let listed: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+                let fix = if req.roots.is_empty() {
+                    "add its directory to tools.workspace_roots to allow writes there"
+                } else {
+                    "add its directory to the project's folders to allow writes there"
+                };
                 return Verdict::new(
                     RuleDecision::Deny,
                     DecidedBy::PathPolicy,
                     format!(
-                        "refused: {} is outside the workspace roots ({}); add its directory to tools.workspace_roots to allow writes there",
+                        "refused: {} is outside the workspace roots ({}); {fix}",
                         path.display(),
-                        roots.join(", ")
+                        listed.join(", ")
                     ),
                 );
             }

@@ -740,6 +740,7 @@ fn gate_table() {
                 action: &case.action,
                 session_id: "s1",
                 workdir: &w.ws,
+                roots: &[],
             },
             &case.rules,
         );
@@ -800,6 +801,7 @@ fn reasons_say_what_was_wrong() {
             action: &write(Path::new("/etc/passwd")),
             session_id: "s1",
             workdir: &w.ws,
+            roots: &[],
         },
         &[],
     );
@@ -816,6 +818,7 @@ fn reasons_say_what_was_wrong() {
             action: &cmd("rm -rf ~"),
             session_id: "s1",
             workdir: &w.ws,
+            roots: &[],
         },
         &[],
     );

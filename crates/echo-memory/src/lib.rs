@@ -78,7 +78,7 @@ pub use echo_vector;
 pub use error::{BoxError, JudgeError, MemoryError, NeighboursError};
 pub use forgetting::{Fading, FadingPoint};
 pub use model::{Memory, MemorySource, MemoryStatus, MemoryTier, NewMemory, parse_time};
-pub use retrieve::{RecallInfo, RecallOptions, Recalled};
+pub use retrieve::{RecallInfo, RecallOptions, Recalled, project_scope};
 pub use semantic::{FlushReport, SemanticIndex};
 pub use store::{
     Conflict, HistoryEntry, ListFilter, MemoryActor, MemoryPage, MemoryRead, MemorySort,

@@ -30,6 +30,9 @@ pub struct RecallOptions {
     pub k: usize,
     /// The session asking (its `session:<id>` memories are in scope too).
     pub session_id: Option<String>,
+    /// The project of the session asking (its `project:<id>` memories are in scope too;
+    /// another project's never are).
+    pub project_id: Option<String>,
     /// Also return archived and superseded memories (searching, not injecting).
     pub include_inactive: bool,
 }
@@ -127,12 +130,15 @@ impl MemoryStore {
             }
         }
         let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
+        let project = opts.project_id.as_deref().map(project_scope);
         let now = Utc::now();
         let archive_below = self.config.archive_below;
         let recalled = |m: Memory| {
             let usable = statuses.contains(&m.status)
                 && (opts.include_inactive || m.tier != MemoryTier::Archival)
-                && (m.scope == "global" || Some(&m.scope) == scope.as_ref())
+                && (m.scope == "global"
+                    || Some(&m.scope) == scope.as_ref()
+                    || Some(&m.scope) == project.as_ref())
                 && !conflicted.contains(&m.id)
                 && (opts.include_inactive || lapsed(&m, now, archive_below).is_none());
             let (rrf, b, v) = fused.get(&m.id).copied().filter(|_| usable)?;
@@ -176,9 +182,13 @@ impl MemoryStore {
     }
 
     /// The session's frozen memory snapshot: the most important active, unconflicted, global
-    /// semantic memories (pinned first), chosen once and reused until invalidated. A fresh
-    /// snapshot counts as an injection of its members.
-    pub async fn snapshot_memories(&self, session_id: &str) -> Result<Vec<Memory>, MemoryError> {
+    /// semantic memories (pinned first; in a project's session its own ones too), chosen once
+    /// and reused until invalidated. A fresh snapshot counts as an injection of its members.
+    pub async fn snapshot_memories(
+        &self,
+        session_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<Vec<Memory>, MemoryError> {
         if let Some(ids) = self.snapshot(session_id).await? {
             let usable = self.usable_for_snapshot().await?;
             return Ok(self
@@ -188,7 +198,7 @@ impl MemoryStore {
                 .filter(usable)
                 .collect());
         }
-        let all = self.choose_snapshot().await?;
+        let all = self.choose_snapshot(project_id).await?;
         let ids: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
         self.set_snapshot(session_id, &ids).await?;
         self.reinforce(&ids, Utc::now()).await?;
@@ -197,18 +207,23 @@ impl MemoryStore {
 
     /// The snapshot a new session would get now, neither frozen nor counted as a use: a
     /// temporary chat's, which leaves memory as it was.
-    pub async fn snapshot_unrecorded(&self) -> Result<Vec<Memory>, MemoryError> {
-        self.choose_snapshot().await
+    pub async fn snapshot_unrecorded(
+        &self,
+        project_id: Option<&str>,
+    ) -> Result<Vec<Memory>, MemoryError> {
+        self.choose_snapshot(project_id).await
     }
 
-    /// The most important usable global semantic memories, pinned first.
-    async fn choose_snapshot(&self) -> Result<Vec<Memory>, MemoryError> {
+    /// The most important usable global semantic memories (and the project's, if any),
+    /// pinned first.
+    async fn choose_snapshot(&self, project_id: Option<&str>) -> Result<Vec<Memory>, MemoryError> {
         let usable = self.usable_for_snapshot().await?;
+        let project = project_id.map(project_scope);
         let mut all: Vec<Memory> = self
             .active(&[MemoryTier::Semantic])
             .await?
             .into_iter()
-            .filter(|m| m.scope == "global" && usable(m))
+            .filter(|m| (m.scope == "global" || Some(&m.scope) == project.as_ref()) && usable(m))
             .collect();
         all.sort_by(|a, b| {
             b.pinned
@@ -230,6 +245,11 @@ impl MemoryStore {
                 && lapsed(m, now, archive_below).is_none()
         })
     }
+}
+
+/// The scope of a project's memories.
+pub fn project_scope(project_id: &str) -> String {
+    format!("project:{project_id}")
 }
 
 /// How much a memory's effective importance scales its fused score: between 0.5 and 1, so

@@ -258,10 +258,10 @@ impl MemoryStore {
             .filter(|s| !s.is_empty())
             .unwrap_or("global")
             .to_string();
-        if scope != "global" && !scope.starts_with("session:") {
+        if scope != "global" && !scope.starts_with("session:") && !scope.starts_with("project:") {
             return Err(MemoryError::Invalid {
                 field: "scope",
-                message: format!("{scope:?}: expected global or session:<id>"),
+                message: format!("{scope:?}: expected global, project:<id> or session:<id>"),
             });
         }
         let tier = draft.tier.unwrap_or(MemoryTier::Semantic);

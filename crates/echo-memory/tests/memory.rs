@@ -85,6 +85,7 @@ async fn recall_ids(m: &MemoryStore, q: &str) -> Vec<String> {
                 k: 10,
                 session_id: None,
                 include_inactive: false,
+                project_id: None,
             },
             None,
         )
@@ -266,7 +267,7 @@ async fn a_full_tie_waits_in_the_review_queue_and_neither_side_is_injected() {
         "conflicted memories are not injected"
     );
     assert!(
-        m.snapshot_memories("s1")
+        m.snapshot_memories("s1", None)
             .await
             .expect("snapshot")
             .is_empty()
@@ -420,6 +421,7 @@ async fn expired_facts_are_archived_at_once_and_unused_ones_fade_but_pinned_stay
                 k: 5,
                 session_id: None,
                 include_inactive: true,
+                project_id: None,
             },
             None,
         )
@@ -461,13 +463,19 @@ async fn only_injection_reinforces_a_memory() {
         (0, before.stability)
     );
 
-    let snap = m.snapshot_memories("session-1").await.expect("snapshot");
+    let snap = m
+        .snapshot_memories("session-1", None)
+        .await
+        .expect("snapshot");
     assert_eq!(snap.len(), 1);
     let injected = m.require(&hit.memory.id).await.expect("m");
     assert_eq!(injected.access_count, 1);
     assert!(injected.stability > before.stability);
     // The frozen snapshot is reused, not rebuilt (and not reinforced again).
-    let again = m.snapshot_memories("session-1").await.expect("snapshot");
+    let again = m
+        .snapshot_memories("session-1", None)
+        .await
+        .expect("snapshot");
     assert_eq!(again.len(), 1);
     assert_eq!(m.require(&hit.memory.id).await.expect("m").access_count, 1);
 }
@@ -631,6 +639,7 @@ async fn forgetting_cascades_to_search_the_vector_outbox_and_the_review_queue() 
                 k: 5,
                 session_id: None,
                 include_inactive: true,
+                project_id: None,
             },
             None,
         )
@@ -926,7 +935,12 @@ async fn a_fact_past_its_date_or_faded_is_not_injected_even_before_a_sweep() {
         .expect("age the memory");
     assert!(recall_ids(m, "Lisbon conference").await.is_empty());
     assert!(recall_ids(m, "jazz").await.is_empty());
-    assert!(m.snapshot_memories("s").await.expect("snapshot").is_empty());
+    assert!(
+        m.snapshot_memories("s", None)
+            .await
+            .expect("snapshot")
+            .is_empty()
+    );
     let (found, _) = m
         .recall(
             "Lisbon conference",
@@ -934,6 +948,7 @@ async fn a_fact_past_its_date_or_faded_is_not_injected_even_before_a_sweep() {
                 k: 5,
                 session_id: None,
                 include_inactive: true,
+                project_id: None,
             },
             None,
         )
@@ -990,6 +1005,7 @@ async fn a_meaning_match_fills_the_answer_when_the_word_matches_cannot_be_used()
             k,
             session_id: session.map(String::from),
             include_inactive: false,
+            project_id: None,
         };
         async move {
             let (found, info) = m
@@ -1060,6 +1076,7 @@ async fn failing_neighbours_degrade_to_words_and_say_why() {
                 k: 5,
                 session_id: None,
                 include_inactive: false,
+                project_id: None,
             },
             Some(&DeadNeighbours),
         )

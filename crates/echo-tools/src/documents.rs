@@ -267,6 +267,7 @@ mod tests {
             cancel: CancellationToken::new(),
             session_id: "s".into(),
             temporary: false,
+            project_id: None,
         };
         let call = ToolCall {
             id: "c1".into(),

@@ -24,6 +24,9 @@ pub struct ToolContext {
     /// The call is a temporary chat's: a tool must keep nothing of it (no note, no memory
     /// touched).
     pub temporary: bool,
+    /// The project the session belongs to, if any (its memories are in reach, another
+    /// project's never are).
+    pub project_id: Option<String>,
 }
 
 /// Why a tool call did not produce a result.
@@ -598,6 +601,7 @@ mod tests {
             cancel: CancellationToken::new(),
             session_id: "s".into(),
             temporary: false,
+            project_id: None,
         };
         let out = registry()
             .execute(&call(r#"{"secs": 5}"#), &ctx, Duration::from_millis(50))
@@ -619,6 +623,7 @@ mod tests {
             cancel: cancel.clone(),
             session_id: "s".into(),
             temporary: false,
+            project_id: None,
         };
         let trigger = tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -677,6 +682,7 @@ mod tests {
             cancel: CancellationToken::new(),
             session_id: "s".into(),
             temporary: false,
+            project_id: None,
         }
     }
 

@@ -49,6 +49,7 @@ pub(crate) fn ctx(workdir: &Path) -> ToolContext {
         cancel: CancellationToken::new(),
         session_id: "s".into(),
         temporary: false,
+        project_id: None,
     }
 }
 

@@ -108,6 +108,7 @@ fn ctx() -> ToolContext {
         cancel: CancellationToken::new(),
         session_id: "test".into(),
         temporary: false,
+        project_id: None,
     }
 }
 

@@ -227,6 +227,7 @@ async fn face(script: &[Vec<String>], file: &std::path::Path) -> Result<(), Test
         cancel: CancellationToken::new(),
         session_id: "hostile".into(),
         temporary: false,
+        project_id: None,
     };
     for name in &names {
         let call = ToolCall {

@@ -1,9 +1,9 @@
 //! Sessions: creating and finding them by name (a temporary chat is a session its process
-//! owns, migration 0020), titles, the consolidation boundary, listing, renaming and deleting.
+//! owns, migration 0020; a session may belong to a project, 0021), titles, the consolidation boundary, listing, renaming and deleting.
 
 use super::Store;
 use crate::error::{QueryContext, StoreError};
-use crate::ids::SessionId;
+use crate::ids::{ProjectId, SessionId};
 use crate::time::now_rfc3339;
 use crate::vocab::TemporaryChat;
 use serde::Serialize;
@@ -30,6 +30,8 @@ pub struct SessionSummary {
     pub consolidated_seq: i64,
     /// The automation this session is a run of (its runs each get a session of their own).
     pub automation: Option<String>,
+    /// The name of the project it belongs to, if any.
+    pub project: Option<String>,
 }
 
 /// A session as a turn opens it.
@@ -39,25 +41,30 @@ pub struct OpenedSession {
     pub id: SessionId,
     /// `Some` for a temporary chat (as it was created; a later request cannot change it).
     pub temporary: Option<TemporaryChat>,
+    /// The project it belongs to (set when it was created; a later request cannot change it).
+    pub project: Option<ProjectId>,
 }
 
 impl Store {
     /// The session with this name, created if missing.
     pub async fn session_by_name_or_create(&self, name: &str) -> Result<SessionId, StoreError> {
-        Ok(self.open_session(name, None).await?.id)
+        Ok(self.open_session(name, None, None).await?.id)
     }
 
     /// The session with this name, created if missing: a temporary chat owned by the process
-    /// `owner` when `temporary` says so. An existing session keeps what it is.
+    /// `owner` when `temporary` says so, in `project` if one is named. An existing session
+    /// keeps what it is.
     pub async fn open_session(
         &self,
         name: &str,
         temporary: Option<(TemporaryChat, &str)>,
+        project: Option<&ProjectId>,
     ) -> Result<OpenedSession, StoreError> {
         let now = now_rfc3339();
         sqlx::query(
-            "INSERT INTO sessions (id, name, created_at, updated_at, temporary, temporary_owner)
-             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
+            "INSERT INTO sessions (id, name, created_at, updated_at, temporary, temporary_owner,
+                                   project_id)
+             VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
         )
         .bind(SessionId::new().as_str())
         .bind(name)
@@ -65,6 +72,7 @@ impl Store {
         .bind(&now)
         .bind(temporary.map(|(kind, _)| kind))
         .bind(temporary.map(|(_, owner)| owner))
+        .bind(project.map(ProjectId::as_str))
         .execute(&self.pool)
         .await
         .during("creating a session")?;
@@ -76,17 +84,18 @@ impl Store {
             })
     }
 
-    /// The session with this name, if any, and whether it is a temporary chat.
+    /// The session with this name, if any, whether it is a temporary chat and its project.
     pub async fn find_session(&self, name: &str) -> Result<Option<OpenedSession>, StoreError> {
-        let row: Option<(String, Option<TemporaryChat>)> =
-            sqlx::query_as("SELECT id, temporary FROM sessions WHERE name = ?")
+        let row: Option<(String, Option<TemporaryChat>, Option<String>)> =
+            sqlx::query_as("SELECT id, temporary, project_id FROM sessions WHERE name = ?")
                 .bind(name)
                 .fetch_optional(&self.pool)
                 .await
                 .during("finding a session")?;
-        Ok(row.map(|(id, temporary)| OpenedSession {
+        Ok(row.map(|(id, temporary, project)| OpenedSession {
             id: SessionId::from_string(id),
             temporary,
+            project: project.map(ProjectId::from_string),
         }))
     }
 
@@ -111,12 +120,7 @@ impl Store {
 
     /// The session with this name, if any.
     pub async fn session_by_name(&self, name: &str) -> Result<Option<SessionId>, StoreError> {
-        let id: Option<String> = sqlx::query_scalar("SELECT id FROM sessions WHERE name = ?")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await
-            .during("looking up a session")?;
-        Ok(id.map(SessionId::from_string))
+        Ok(self.find_session(name).await?.map(|s| s.id))
     }
 
     /// Sets the title if the session has none yet.
@@ -268,7 +272,8 @@ impl Store {
                       WHERE m.session_id = s.id AND m.replaced_by IS NULL) AS message_count,
                     (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) AS turn_count,
                     (SELECT a.name FROM automation_runs r JOIN automations a
-                       ON a.id = r.automation_id WHERE r.session = s.name LIMIT 1) AS automation
+                       ON a.id = r.automation_id WHERE r.session = s.name LIMIT 1) AS automation,
+                    (SELECT p.name FROM projects p WHERE p.id = s.project_id) AS project
              FROM sessions s WHERE s.temporary_owner IS NULL
              ORDER BY s.updated_at DESC, s.name",
         )

@@ -1,5 +1,6 @@
-//! Changes to an existing memory by the person or a tool: edit, pin, expiry, forget (one
-//! memory or all learned in a session) and restore.
+//! Changes to an existing memory by the person or a tool: edit, pin, move between a project
+//! and the global memories, expiry, forget (one memory or all learned in a session) and
+//! restore.
 
 use super::{MemoryActor, MemoryStore, new_change_id, now_text};
 use crate::error::{Db, MemoryError};
@@ -70,6 +71,58 @@ impl MemoryStore {
         .await?;
         tx.commit().await.db("pinning a memory")?;
         Ok(after)
+    }
+
+    /// Moves a memory to `scope`: `global`, or a project's (`project:<id>`). One change, so
+    /// one undo puts it back. A working memory belongs to its session and stays there.
+    pub async fn move_to(&self, id: &str, scope: &str) -> Result<Memory, MemoryError> {
+        if scope != "global" && !scope.starts_with("project:") {
+            return Err(MemoryError::Invalid {
+                field: "scope",
+                message: format!("{scope:?}: a memory moves to global or to a project"),
+            });
+        }
+        let mut tx = self.begin().await?;
+        let before = self.require_tx(&mut tx, id).await?;
+        if before.status == MemoryStatus::Deleted || before.tier == MemoryTier::Working {
+            return Err(MemoryError::NotApplicable(format!(
+                "memory {id} is {}; only kept memories move",
+                if before.status == MemoryStatus::Deleted {
+                    "deleted"
+                } else {
+                    "this conversation's working memory"
+                }
+            )));
+        }
+        if before.scope == scope {
+            return Ok(before);
+        }
+        let mut after = before.clone();
+        after.scope = scope.to_string();
+        self.update_tx(
+            &mut tx,
+            &new_change_id(),
+            &before,
+            &mut after,
+            MemoryAction::Moved,
+            MemoryActor::User,
+            None,
+        )
+        .await?;
+        self.invalidate_snapshots_tx(&mut tx).await?;
+        tx.commit().await.db("moving a memory")?;
+        Ok(after)
+    }
+
+    /// Ids of the memories of `scope` (deleted ones aside), oldest first.
+    pub async fn in_scope(&self, scope: &str) -> Result<Vec<String>, MemoryError> {
+        sqlx::query_scalar(
+            "SELECT id FROM memories WHERE scope = ? AND status != 'deleted' ORDER BY created_at",
+        )
+        .bind(scope)
+        .fetch_all(&self.pool)
+        .await
+        .db("listing a project's memories")
     }
 
     /// Deletes a memory: gone from search, prompts, the vector index and the review queue.

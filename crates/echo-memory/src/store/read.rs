@@ -35,6 +35,8 @@ pub struct ListFilter {
     pub status: Option<MemoryStatus>,
     /// Only memories whose text contains this (case-insensitive for ASCII letters).
     pub text: Option<String>,
+    /// Only memories of this scope (`global`, `project:<id>`, `session:<id>`).
+    pub scope: Option<String>,
     /// Only memories in an open conflict (`true`) or in none (`false`).
     pub in_conflict: Option<bool>,
     /// Only memories whose `valid_until` falls within this many days from now (or has passed
@@ -84,6 +86,10 @@ fn where_clause(filter: &ListFilter) -> (String, Vec<String>) {
             .replace('%', "\\%")
             .replace('_', "\\_");
         binds.push(format!("%{escaped}%"));
+    }
+    if let Some(scope) = &filter.scope {
+        q.push_str(" AND scope = ?");
+        binds.push(scope.clone());
     }
     if let Some(in_conflict) = filter.in_conflict {
         q.push_str(if in_conflict {

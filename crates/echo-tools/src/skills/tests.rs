@@ -349,6 +349,7 @@ fn ctx() -> ToolContext {
         cancel: CancellationToken::new(),
         session_id: "s".into(),
         temporary: false,
+        project_id: None,
     }
 }
 
