@@ -8,6 +8,7 @@ mod data;
 mod local_models;
 mod memory;
 mod memory_io;
+mod projects;
 mod search;
 mod sessions;
 mod settings;

@@ -109,6 +109,8 @@ pub(crate) struct CallScope<'a> {
     pub session_id: &'a str,
     pub turn_id: &'a str,
     pub workdir: &'a Path,
+    /// The project's folders, where writes are allowed (empty: the settings' roots).
+    pub roots: &'a [std::path::PathBuf],
     pub mode: ApprovalMode,
     pub events: &'a TurnEvents,
     pub cancel: &'a CancellationToken,
@@ -207,6 +209,7 @@ impl Gate {
                 action: &prepared.action,
                 session_id: scope.session_id,
                 workdir: scope.workdir,
+                roots: scope.roots,
             },
             &rules,
         );

@@ -421,6 +421,7 @@ async fn run_turn(
     let request = TurnRequest::new(session, input, EntryPoint::Automation)
         .approvals(ApprovalMode::Queue)
         .task(checked.spec.task)
+        .project(checked.spec.project.clone())
         .for_run(Arc::new(context));
     engine
         .run_turn(

@@ -291,9 +291,11 @@ impl Engine {
         text: &str,
         slot: Option<&str>,
         pinned: bool,
+        scope: &str,
     ) -> Result<echo_memory::WriteOutcome, echo_memory::MemoryError> {
         let draft = echo_memory::NewMemory {
             content: text.to_string(),
+            scope: Some(scope.to_string()),
             slot: slot.map(String::from),
             source: Some(echo_memory::MemorySource::Manual),
             confidence: Some(1.0),

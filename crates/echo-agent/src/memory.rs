@@ -84,6 +84,16 @@ pub(crate) enum ExtractedScope {
     Session,
 }
 
+/// Who or what a fact is about: in a project's conversation, where it is kept.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ExtractedAbout {
+    /// The user and their life in general: kept with the global memories.
+    Person,
+    /// The work, project or topic of this conversation: kept with its project's memories.
+    Project,
+}
+
 /// One extracted fact. The user's words come first: a model that has quoted them writes a
 /// fact about them, and the write path checks that the quote is really theirs.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -116,6 +126,9 @@ pub(crate) struct Extracted {
     /// long_term (default) or session.
     #[serde(default)]
     pub scope: ExtractedScope,
+    /// person (the user and their life) or project (the work or topic of this conversation).
+    #[serde(default)]
+    pub about: Option<ExtractedAbout>,
 }
 
 /// The judge's verdict, as the model writes it.
@@ -338,10 +351,27 @@ pub(crate) struct TurnFacts<'a> {
     pub user_message: String,
     pub assistant_message: String,
     pub neighbours: Option<&'a dyn echo_memory::Neighbours>,
+    /// The project of the session, if any: what is not clearly about the person is kept
+    /// with it.
+    pub project_id: Option<String>,
 }
 
 impl TurnFacts<'_> {
+    /// Where a fact is kept: this session's working memory when it holds only here; else,
+    /// in a project's session, the project's memories unless the fact is about the person;
+    /// else the global memories.
+    fn scope_of(&self, item: &Extracted) -> String {
+        match (&item.scope, &self.project_id, item.about) {
+            (ExtractedScope::Session, _, _) => format!("session:{}", self.session_id),
+            (_, Some(project), about) if about != Some(ExtractedAbout::Person) => {
+                echo_memory::project_scope(project)
+            }
+            _ => "global".into(),
+        }
+    }
+
     fn draft(&self, item: Extracted) -> NewMemory {
+        let scope = self.scope_of(&item);
         let session_only = item.scope == ExtractedScope::Session;
         NewMemory {
             tier: Some(if session_only {
@@ -363,11 +393,7 @@ impl TurnFacts<'_> {
             pinned: false,
             valid_from: None,
             valid_until: item.valid_until,
-            scope: Some(if session_only {
-                format!("session:{}", self.session_id)
-            } else {
-                "global".into()
-            }),
+            scope: Some(scope),
             source_session_id: Some(self.session_id.clone()),
             source_turn_id: Some(self.turn_id.clone()),
             source_message_id: self.message_id.clone(),
@@ -383,14 +409,14 @@ impl TurnFacts<'_> {
 /// injected; a temporary chat's turn reads them and leaves memory as it was.
 pub(crate) async fn blocks_for_turn(
     store: &MemoryStore,
-    (session_id, kept): (&str, bool),
+    (session_id, project_id, kept): (&str, Option<&str>, bool),
     input: &str,
     neighbours: Option<&dyn echo_memory::Neighbours>,
 ) -> Result<(MemoryBlocks, echo_memory::RecallInfo), MemoryError> {
     let snapshot = if kept {
-        store.snapshot_memories(session_id).await?
+        store.snapshot_memories(session_id, project_id).await?
     } else {
-        store.snapshot_unrecorded().await?
+        store.snapshot_unrecorded(project_id).await?
     };
     let k = store.config().recall_k;
     let (recalled, info) = store
@@ -400,6 +426,7 @@ pub(crate) async fn blocks_for_turn(
                 k: k + snapshot.len(),
                 session_id: Some(session_id.into()),
                 include_inactive: false,
+                project_id: project_id.map(str::to_string),
             },
             neighbours,
         )
@@ -531,12 +558,17 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
     {
         return Ok(report);
     }
+    let project = core
+        .session_project(session)
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|p| p.id.to_string());
     match consolidate_claimed(
         store,
         llm,
         context,
         span,
-        session,
+        (session, project.as_deref()),
         &range,
         neighbours,
         tool,
@@ -606,7 +638,7 @@ async fn consolidate_claimed(
     llm: &LlmClient,
     context: ContextStage<'_>,
     span: &Span,
-    session: &echo_core::SessionId,
+    (session, project): (&echo_core::SessionId, Option<&str>),
     range: &[&echo_core::store::StoredMessage],
     neighbours: Option<&dyn echo_memory::Neighbours>,
     tool: ToolSpec,
@@ -633,6 +665,7 @@ async fn consolidate_claimed(
         source_turn_id: range.last().and_then(|m| m.turn_id.clone()),
         source_message_id: range.first().map(|m| m.id.clone()),
         evidence: Some(format!("messages {first}-{to} of the session")),
+        scope: project.map(echo_memory::project_scope),
         ..Default::default()
     };
     // A process killed after writing this stretch's episode, before it could finish its
@@ -676,6 +709,7 @@ async fn consolidate_claimed(
             continue;
         }
         let mut draft = TurnFacts {
+            project_id: project.map(str::to_string),
             session_id: session.to_string(),
             turn_id: range
                 .last()

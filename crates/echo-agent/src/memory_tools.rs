@@ -99,6 +99,7 @@ impl TypedTool for MemoryRecall {
             k: args.limit.unwrap_or(5),
             session_id: Some(ctx.session_id.clone()),
             include_inactive: false,
+            project_id: ctx.project_id.clone(),
         };
         let semantic = self.semantic.get();
         let neighbours = semantic

@@ -145,6 +145,7 @@ fn system_block_of_a_fixed_turn() {
                 history: &[],
                 summary: Some("The user asked about bikes earlier."),
                 bootstrap: &bootstrap,
+                project: None,
                 snapshot: &snapshot,
                 tools: Vec::new(),
                 current: &current,
@@ -234,6 +235,7 @@ async fn first_request_of_a_turn() {
                 history: &history,
                 summary: None,
                 bootstrap: &[],
+                project: None,
                 snapshot: &[],
                 tools: offered_tools().await,
                 current: &current,
@@ -290,6 +292,7 @@ async fn instructions_in_tool_results() {
         cancel: CancellationToken::new(),
         session_id: "s".into(),
         temporary: false,
+        project_id: None,
     };
     let registry = ToolRegistry::with_limits(echo_tools::Limits {
         output_cap_chars: 40,
@@ -368,6 +371,7 @@ async fn instructions_in_tool_results() {
                 )],
                 summary: None,
                 bootstrap: &[],
+                project: None,
                 snapshot: &[],
                 tools: Vec::new(),
                 current: &CurrentTurn {

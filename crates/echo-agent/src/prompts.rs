@@ -125,6 +125,8 @@ pub enum PromptName {
     ConnectionTest,
     /// The user's bootstrap files (AGENTS.md, SOUL.md, USER.md, TOOLS.md), in the system block.
     Bootstrap,
+    /// The session's project: its name, folders and standing instructions, after them.
+    Project,
     /// The session's rolling summary, at the end of the system block.
     HistorySummary,
     /// System block of the `summarize_history` call.
@@ -179,6 +181,7 @@ impl PromptName {
             Self::ApprovalExplainInput => "approval_explain_input.md",
             Self::ConnectionTest => "connection_test.md",
             Self::Bootstrap => "bootstrap.md",
+            Self::Project => "project.md",
             Self::HistorySummary => "history_summary.md",
             Self::SummarizeHistory => "summarize_history.md",
             Self::SummarizeHistoryInput => "summarize_history_input.md",
@@ -226,6 +229,7 @@ impl PromptName {
             }
             Self::ConnectionTest => include_str!("../../../prompts/connection_test.md"),
             Self::Bootstrap => include_str!("../../../prompts/bootstrap.md"),
+            Self::Project => include_str!("../../../prompts/project.md"),
             Self::HistorySummary => include_str!("../../../prompts/history_summary.md"),
             Self::SummarizeHistory => include_str!("../../../prompts/summarize_history.md"),
             Self::SummarizeHistoryInput => {

@@ -290,7 +290,12 @@ async fn run_case(
 ) -> Result<(crate::turn::request::TurnOutcome, Vec<ReplayedCall>), ApiError> {
     for memory in &case.memories {
         engine
-            .remember_manual(&memory.content, memory.slot.as_deref(), memory.pinned)
+            .remember_manual(
+                &memory.content,
+                memory.slot.as_deref(),
+                memory.pinned,
+                "global",
+            )
             .await?;
     }
     let recording = Arc::new(Recording::new(&case.tool_calls));

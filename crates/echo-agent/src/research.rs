@@ -272,6 +272,8 @@ pub(crate) struct Asked<'a> {
     pub automation: Option<&'a RunContext>,
     /// A temporary chat's: memories are read only if it allows it, and never touched.
     pub temporary: Option<echo_core::TemporaryChat>,
+    /// The session's project: its memories are read beside the global ones.
+    pub project_id: Option<&'a str>,
 }
 
 /// Runs (or resumes) the research of `request` in its turn; the report as the turn's

@@ -74,11 +74,16 @@ impl Engine {
     /// before it starts streaming.
     pub(crate) async fn check_turn(&self, request: &TurnRequest) -> Result<(), ApiError> {
         request.check()?;
+        let found = self.store.find_session(&request.session).await?;
         if request.temporary.is_some()
-            && let Some(found) = self.store.find_session(&request.session).await?
+            && let Some(found) = &found
             && found.temporary.is_none()
         {
             return Err(kept_not_temporary(&request.session));
+        }
+        let asked = self.asked_project(request).await?;
+        if let Some(found) = &found {
+            same_project(&request.session, found, asked.as_ref())?;
         }
         if let Some(id) = &request.replace_from {
             let session = self.store.session_by_name(&request.session).await?;
@@ -93,13 +98,40 @@ impl Engine {
     /// The turn's session, created if missing (a temporary chat when the request asks);
     /// `request.temporary` becomes what the session is.
     async fn open_session(&self, request: &mut TurnRequest) -> Result<SessionId, ApiError> {
-        let asked = request.temporary.map(|kind| (kind, self.instance.id()));
-        let opened = self.store.open_session(&request.session, asked).await?;
+        let temporary = request.temporary.map(|kind| (kind, self.instance.id()));
+        let project = self.asked_project(request).await?;
+        let opened = self
+            .store
+            .open_session(&request.session, temporary, project.as_ref().map(|p| &p.id))
+            .await?;
         if request.temporary.is_some() && opened.temporary.is_none() {
             return Err(kept_not_temporary(&request.session));
         }
+        same_project(&request.session, &opened, project.as_ref())?;
         request.temporary = opened.temporary;
+        request.project = match (project, &opened.project) {
+            (Some(project), _) => Some(project),
+            (None, Some(id)) => self.store.project(id).await?,
+            (None, None) => None,
+        };
         Ok(opened.id)
+    }
+
+    /// The project the request names, which must exist.
+    async fn asked_project(
+        &self,
+        request: &TurnRequest,
+    ) -> Result<Option<echo_core::store::Project>, ApiError> {
+        let Some(name) = &request.project_name else {
+            return Ok(None);
+        };
+        match self.store.project_by_name(name).await? {
+            Some(project) => Ok(Some(project)),
+            None => Err(ApiError::NotFound {
+                what: "project",
+                id: name.clone(),
+            }),
+        }
     }
 
     /// `id` must be a user message in the session's history.
@@ -453,10 +485,19 @@ async fn stages(
             approvals: request.approvals,
             automation: request.automation.as_deref(),
             temporary: request.temporary,
+            project_id: request.project.as_ref().map(|p| p.id.as_str()),
         };
         let ids = (session, turn);
         research::run(engine, asked, ids, context, events, cancel, root).await?
     } else {
+        // A project's folders are its conversations' workspace: the first is where relative
+        // paths start, and writes stay inside them.
+        let roots: Vec<std::path::PathBuf> = request
+            .project
+            .as_ref()
+            .map(|p| p.folders.iter().map(std::path::PathBuf::from).collect())
+            .unwrap_or_default();
+        let workdir = roots.first().unwrap_or(&inner.workdir);
         // ContextStage
         let setup =
             context::prepare_turn(engine, request, session, turn, &context, events, root).await?;
@@ -473,7 +514,9 @@ async fn stages(
             events,
             cancel,
             root,
-            workdir: &inner.workdir,
+            workdir,
+            roots: &roots,
+            project_id: request.project.as_ref().map(|p| p.id.as_str()),
             gate: &inner.gate,
             approvals: request.approvals,
             automation: request.automation.as_deref(),
@@ -522,6 +565,27 @@ async fn stages(
             node.finish(SpanStatus::Error).await;
             Err(failure)
         }
+    }
+}
+
+/// A session named with a project must have been created in it.
+fn same_project(
+    session: &str,
+    found: &echo_core::store::OpenedSession,
+    asked: Option<&echo_core::store::Project>,
+) -> Result<(), ApiError> {
+    match asked {
+        Some(project) if found.project.as_ref() != Some(&project.id) => {
+            Err(ApiError::InvalidInput {
+                what: "project",
+                message: format!(
+                    "{session:?} is not a conversation of project {:?}; a conversation stays in \
+                     the project it was started in",
+                    project.name
+                ),
+            })
+        }
+        _ => Ok(()),
     }
 }
 

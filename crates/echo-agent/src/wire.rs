@@ -31,9 +31,9 @@ pub use echo_core::vocab::{
 };
 pub use echo_core::vocab::{
     ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemoryReadKind,
-    MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus, ProviderKind,
-    ResearchPhase, Risk, Role, RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus,
-    SubQuestionState, TaskType, TemporaryChat, TurnErrorCode, TurnStatus,
+    MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus,
+    ProjectMemories, ProviderKind, ResearchPhase, Risk, Role, RuleDecision, RuleScope, SearchKind,
+    SpanKind, SpanStatus, SubQuestionState, TaskType, TemporaryChat, TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
@@ -43,6 +43,7 @@ pub use memory::{
     PurgeReport, Recalled, SweepReport, TierStatusCount, TurnLearned, WriteOutcome,
 };
 pub use messages::{Message, ToolCall, ToolSpec, Usage};
+pub use projects::{Project, ProjectRemoved};
 pub use research::{ResearchProgress, SubQuestionProgress};
 pub use sessions::{DataCheck, DataDeleted, SessionDeleted, SessionSummary, StoredMessage};
 pub use settings::{
@@ -63,6 +64,7 @@ mod errors;
 mod events;
 mod memory;
 mod messages;
+mod projects;
 mod research;
 mod sessions;
 mod settings;
@@ -102,6 +104,48 @@ wire! {
         name: String,
         /// Its new name.
         new_name: String,
+    }
+    /// Every project, by name.
+    ListProjects {}
+    /// Adds a project.
+    AddProject {
+        /// Its name (unique).
+        name: String,
+        /// Standing instructions for its conversations.
+        #[serde(default)]
+        #[ts(optional)]
+        instructions: Option<String>,
+        /// Absolute paths of existing folders: its conversations' workspace.
+        #[serde(default)]
+        #[ts(optional)]
+        folders: Option<Vec<String>>,
+    }
+    /// Renames a project or changes its instructions or folders.
+    EditProject {
+        /// The project's name now.
+        name: String,
+        /// Its new name.
+        #[serde(default)]
+        #[ts(optional)]
+        new_name: Option<String>,
+        /// New instructions (empty: none).
+        #[serde(default)]
+        #[ts(optional)]
+        instructions: Option<String>,
+        /// New folders (replacing the old list).
+        #[serde(default)]
+        #[ts(optional)]
+        folders: Option<Vec<String>>,
+    }
+    /// Removes a project; its conversations stay, in no project. A project with memories
+    /// needs `memories`: they become global or are deleted.
+    RemoveProject {
+        /// The project's name.
+        name: String,
+        /// What becomes of its memories.
+        #[serde(default)]
+        #[ts(optional)]
+        memories: Option<ProjectMemories>,
     }
     /// Deletes a session with its history, traces, archived summaries and captured model
     /// requests; `memories` says what becomes of the memories learned from it.
@@ -387,6 +431,14 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         text: Option<String>,
+        /// Only the memories of this project (by name).
+        #[serde(default)]
+        #[ts(optional)]
+        project: Option<String>,
+        /// Only global memories (in no project, no conversation).
+        #[serde(default)]
+        #[ts(optional)]
+        global: Option<bool>,
         /// Only memories in an open conflict (`true`) or in none (`false`).
         #[serde(default)]
         #[ts(optional)]
@@ -440,6 +492,10 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         pinned: Option<bool>,
+        /// The project it belongs to (by name); absent: a global memory.
+        #[serde(default)]
+        #[ts(optional)]
+        project: Option<String>,
     }
     /// Replaces a memory's text.
     MemoryEdit {
@@ -454,6 +510,15 @@ wire! {
         id: MemoryId,
         /// Pinned or not.
         pinned: bool,
+    }
+    /// Moves a memory into a project or out to the global memories (one change, undoable).
+    MemoryMove {
+        /// The memory.
+        id: MemoryId,
+        /// The project (by name); absent: global.
+        #[serde(default)]
+        #[ts(optional)]
+        project: Option<String>,
     }
     /// Takes a memory out of prompts and search (reversible with `memory_restore`).
     MemoryForget {
@@ -585,6 +650,12 @@ pub struct SendTurn {
     #[serde(default)]
     #[ts(optional)]
     pub temporary: Option<TemporaryChat>,
+    /// Start the session in this project (by name): it recalls the project's memories and
+    /// the global ones, never another project's. A session stays in the project it was
+    /// created in.
+    #[serde(default)]
+    #[ts(optional)]
+    pub project: Option<String>,
 }
 
 /// `POST /api/pair`: the one-time code from the address `echod serve` printed

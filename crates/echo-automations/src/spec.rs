@@ -35,6 +35,10 @@ pub struct Spec {
     /// The task type its runs are routed as (`[routing]`); absent: judged from the prompt.
     #[serde(default)]
     pub task: Option<TaskType>,
+    /// The project its runs' conversations belong to (by name): they recall its memories,
+    /// keep what they learn there and work in its folders. Absent: no project.
+    #[serde(default)]
+    pub project: Option<String>,
     /// Runs of this automation at a time (1–4). Runs start in the order their events came.
     #[serde(default = "defaults::concurrency")]
     pub concurrency: u8,
@@ -267,6 +271,7 @@ impl Spec {
             tools: None,
             allow: Vec::new(),
             task: None,
+            project: None,
             concurrency: defaults::concurrency(),
             max_runs_per_hour: defaults::max_runs_per_hour(),
             max_runs_per_file_per_hour: defaults::max_runs_per_file_per_hour(),

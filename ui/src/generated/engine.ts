@@ -18,6 +18,20 @@ spec: AutomationSpec,
  */
 enabled?: boolean, };
 
+export type AddProject = { 
+/**
+ * Its name (unique).
+ */
+name: string, 
+/**
+ * Standing instructions for its conversations.
+ */
+instructions?: string, 
+/**
+ * Absolute paths of existing folders: its conversations' workspace.
+ */
+folders?: Array<string>, };
+
 export type AddRule = { 
 /**
  * Tool name or glob.
@@ -350,6 +364,10 @@ allow: Array<PreApproval>,
  * The task type its runs are routed as (`[routing]`); absent: judged from the prompt.
  */
 task?: TaskType, 
+/**
+ * The project its runs' conversations belong to (by name); absent: no project.
+ */
+project?: string, 
 /**
  * Runs of this automation at a time (1–4). Runs start in the order their events came.
  */
@@ -707,6 +725,24 @@ name?: string,
  * The new definition.
  */
 spec?: AutomationSpec, };
+
+export type EditProject = { 
+/**
+ * The project's name now.
+ */
+name: string, 
+/**
+ * Its new name.
+ */
+new_name?: string, 
+/**
+ * New instructions (empty: none).
+ */
+instructions?: string, 
+/**
+ * New folders (replacing the old list).
+ */
+folders?: Array<string>, };
 
 export type EntryPoint = "cli" | "desktop" | "quick_ask" | "gateway" | "automation" | "bench";
 
@@ -1114,6 +1150,8 @@ export type ListAutomations = Record<symbol, never>;
 
 export type ListLocalModels = Record<symbol, never>;
 
+export type ListProjects = Record<symbol, never>;
+
 export type ListRules = Record<symbol, never>;
 
 export type ListSessions = Record<symbol, never>;
@@ -1404,7 +1442,7 @@ evidence: string | null,
  */
 context?: string | null, };
 
-export type MemoryAction = "created" | "confirmed" | "edited" | "superseded" | "pinned" | "unpinned" | "archived" | "restored" | "deleted" | "undo";
+export type MemoryAction = "created" | "confirmed" | "edited" | "superseded" | "moved" | "pinned" | "unpinned" | "archived" | "restored" | "deleted" | "undo";
 
 export type MemoryActor = "user" | "extraction" | "consolidation" | "tool" | "import" | "sweep";
 
@@ -1420,7 +1458,11 @@ slot?: string,
 /**
  * Never fades.
  */
-pinned?: boolean, };
+pinned?: boolean, 
+/**
+ * The project it belongs to (by name); absent: a global memory.
+ */
+project?: string, };
 
 export type MemoryConflicts = { 
 /**
@@ -1679,6 +1721,14 @@ status?: MemoryStatus,
  */
 text?: string, 
 /**
+ * Only the memories of this project (by name).
+ */
+project?: string, 
+/**
+ * Only global memories (in no project, no conversation).
+ */
+global?: boolean, 
+/**
  * Only memories in an open conflict (`true`) or in none (`false`).
  */
 in_conflict?: boolean, 
@@ -1698,6 +1748,16 @@ offset?: number,
  * Page size (default 100, at most 1000).
  */
 limit?: number, };
+
+export type MemoryMove = { 
+/**
+ * The memory.
+ */
+id: MemoryId, 
+/**
+ * The project (by name); absent: global.
+ */
+project?: string, };
 
 export type MemoryPage = { 
 /**
@@ -1933,6 +1993,52 @@ export type PreviewAutomation = {
  */
 spec: AutomationSpec, };
 
+export type Project = { 
+/**
+ * Id (its memories' scope is `project:<id>`).
+ */
+id: string, 
+/**
+ * Unique name.
+ */
+name: string, 
+/**
+ * Standing instructions for its conversations.
+ */
+instructions: string | null, 
+/**
+ * Its conversations' workspace folders (empty: the settings' roots).
+ */
+folders: Array<string>, 
+/**
+ * Creation time.
+ */
+created_at: string, 
+/**
+ * Conversations in it.
+ */
+sessions: number, 
+/**
+ * Memories of it (deleted ones aside).
+ */
+memories: number, };
+
+export type ProjectMemories = "global" | "delete";
+
+export type ProjectRemoved = { 
+/**
+ * The project as it was.
+ */
+project: Project, 
+/**
+ * Memories that became global.
+ */
+moved: number, 
+/**
+ * Memories deleted for good.
+ */
+deleted: number, };
+
 export type ProviderKind = "openai" | "anthropic" | "ollama" | "local";
 
 export type ProviderKindInfo = { 
@@ -2121,6 +2227,16 @@ export type RemoveAutomation = {
  * Its id or name.
  */
 automation: string, };
+
+export type RemoveProject = { 
+/**
+ * The project's name.
+ */
+name: string, 
+/**
+ * What becomes of its memories.
+ */
+memories?: ProjectMemories, };
 
 export type RemoveRule = { 
 /**
@@ -2443,7 +2559,13 @@ resume?: TurnId,
  * with its traces when it is left or its process ends (`recall`: it may read memory).
  * Refused for a session that exists and is kept.
  */
-temporary?: TemporaryChat, };
+temporary?: TemporaryChat, 
+/**
+ * Start the session in this project (by name): it recalls the project's memories and
+ * the global ones, never another project's. A session stays in the project it was
+ * created in.
+ */
+project?: string, };
 
 export type SessionDeleted = { 
 /**
@@ -2487,7 +2609,11 @@ consolidated_seq: number,
 /**
  * The automation this session is a run of (its runs each get a session of their own).
  */
-automation?: string, };
+automation?: string, 
+/**
+ * The name of the project it belongs to, if any.
+ */
+project?: string, };
 
 export type SetAllAutomationsEnabled = { 
 /**
@@ -3149,6 +3275,10 @@ export interface Operations {
   history: { request: History; response: Array<StoredMessage> };
   rename_session: { request: RenameSession; response: SessionSummary };
   delete_session: { request: DeleteSession; response: SessionDeleted };
+  list_projects: { request: ListProjects; response: Array<Project> };
+  add_project: { request: AddProject; response: Project };
+  edit_project: { request: EditProject; response: Project };
+  remove_project: { request: RemoveProject; response: ProjectRemoved };
   delete_all_data: { request: DeleteAllData; response: DataDeleted };
   check_data: { request: CheckData; response: DataCheck };
   cancel_turn: { request: CancelTurn; response: null };
@@ -3200,6 +3330,7 @@ export interface Operations {
   memory_add: { request: MemoryAdd; response: WriteOutcome };
   memory_edit: { request: MemoryEdit; response: Memory };
   memory_pin: { request: MemoryPin; response: Memory };
+  memory_move: { request: MemoryMove; response: Memory };
   memory_forget: { request: MemoryForget; response: Memory };
   memory_restore: { request: MemoryRestore; response: Memory };
   memory_undo: { request: MemoryUndo; response: Array<Memory> };
@@ -3229,6 +3360,10 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   history: { method: 'GET', path: '/api/sessions/{session}/messages' },
   rename_session: { method: 'PATCH', path: '/api/sessions/{name}' },
   delete_session: { method: 'DELETE', path: '/api/sessions/{name}' },
+  list_projects: { method: 'GET', path: '/api/projects' },
+  add_project: { method: 'POST', path: '/api/projects' },
+  edit_project: { method: 'PATCH', path: '/api/projects/{name}' },
+  remove_project: { method: 'DELETE', path: '/api/projects/{name}' },
   delete_all_data: { method: 'POST', path: '/api/data/delete_all' },
   check_data: { method: 'GET', path: '/api/data/check' },
   cancel_turn: { method: 'POST', path: '/api/turns/{turn_id}/cancel' },
@@ -3280,6 +3415,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   memory_add: { method: 'POST', path: '/api/memory' },
   memory_edit: { method: 'PATCH', path: '/api/memory/{id}' },
   memory_pin: { method: 'PUT', path: '/api/memory/{id}/pin' },
+  memory_move: { method: 'PUT', path: '/api/memory/{id}/project' },
   memory_forget: { method: 'POST', path: '/api/memory/{id}/forget' },
   memory_restore: { method: 'POST', path: '/api/memory/{id}/restore' },
   memory_undo: { method: 'POST', path: '/api/memory/{id}/undo' },

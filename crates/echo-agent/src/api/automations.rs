@@ -85,6 +85,7 @@ impl Api {
     ) -> Result<AutomationView, ApiError> {
         let spec = Spec::from(spec.clone());
         self.check_spec(&spec)?;
+        self.check_project(&spec).await?;
         let a = self.automation_store().create(name, &spec, enabled).await?;
         self.view(a).await
     }
@@ -99,6 +100,7 @@ impl Api {
         let spec = spec.map(|s| Spec::from(s.clone()));
         if let Some(spec) = &spec {
             self.check_spec(spec)?;
+            self.check_project(spec).await?;
         }
         let id = self.automation_store().get(id_or_name).await?.id;
         let a = self

@@ -53,6 +53,7 @@ impl Api {
             k,
             session_id: None,
             include_inactive: true,
+            project_id: None,
         };
         let semantic = self.semantic().await;
         let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
@@ -95,16 +96,18 @@ impl Api {
         })
     }
 
-    /// Adds what the person typed (source `manual`, the highest): it supersedes an older
-    /// memory in the same slot.
+    /// Adds what the person typed (source `manual`, the highest), to the project named
+    /// `project` or to the global memories: it supersedes an older memory in the same slot.
     pub async fn memory_add(
         &self,
         text: &str,
         slot: Option<&str>,
         pinned: bool,
+        project: Option<&str>,
     ) -> Result<WriteOutcome, ApiError> {
+        let scope = self.memory_scope(project).await?;
         self.inner
-            .remember_manual(text, slot, pinned)
+            .remember_manual(text, slot, pinned, &scope)
             .await
             .map(WriteOutcome::from)
             .map_err(mem_err)
@@ -413,7 +416,7 @@ mod tests {
         let api = crate::Api::open_with(config, crate::test_support::in_memory_secrets())
             .await
             .expect("engine");
-        api.memory_add("The user waters the ferns on Sundays", None, false)
+        api.memory_add("The user waters the ferns on Sundays", None, false, None)
             .await
             .expect("a memory");
         let found = api

@@ -437,7 +437,14 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
             }
             span.set_capture(inner.capture());
             let semantic = inner.semantic().await;
+            // Without its project a fact could land with the global memories: the
+            // extraction stays pending and runs again at the next start.
+            let project = match inner.store.session_project(&job.session).await {
+                Ok(project) => project.map(|p| p.id.to_string()),
+                Err(e) => return (span, Err(format!("cannot read the session's project: {e}"))),
+            };
             let facts = TurnFacts {
+                project_id: project,
                 session_id: job.session.to_string(),
                 turn_id: job.turn.to_string(),
                 message_id: Some(job.message.to_string()),

@@ -41,6 +41,10 @@ pub(crate) struct StatementDecision {
     pub statement: String,
     /// Whether it tells a lasting fact about the user.
     pub keep: bool,
+    /// person (the user and their life) or project (the work or topic of this
+    /// conversation).
+    #[serde(default)]
+    pub about: Option<super::ExtractedAbout>,
 }
 
 /// Whether extraction on `llm` uses the quoted style.
@@ -241,6 +245,7 @@ pub(crate) async fn keep(
             confidence: KEPT_CONFIDENCE,
             valid_until: None,
             scope: ExtractedScope::LongTerm,
+            about: decision.about,
         });
     }
     Ok(kept)

@@ -86,6 +86,8 @@ pub(crate) struct TurnInputs<'a> {
     pub summary: Option<&'a str>,
     /// The user's bootstrap files.
     pub bootstrap: &'a [Injected],
+    /// The session's project, if it belongs to one.
+    pub project: Option<&'a echo_core::store::Project>,
     /// The session's frozen memory snapshot.
     pub snapshot: &'a [Memory],
     pub tools: Vec<ToolSpec>,

@@ -36,6 +36,10 @@ pub(crate) struct TurnScope<'a> {
     pub cancel: &'a CancellationToken,
     pub root: &'a Span,
     pub workdir: &'a std::path::Path,
+    /// The project's folders, where writes are allowed (empty: the settings' roots).
+    pub roots: &'a [std::path::PathBuf],
+    /// The project the session belongs to, if any.
+    pub project_id: Option<&'a str>,
     pub gate: &'a Gate,
     pub approvals: ApprovalMode,
     /// The automation's run this turn is, if any.
@@ -382,6 +386,7 @@ async fn run_tools(
         cancel: scope.cancel.clone(),
         session_id: scope.session.to_string(),
         temporary: scope.temporary,
+        project_id: scope.project_id.map(str::to_string),
     };
     let timeout = Duration::from_secs_f64(scope.config.agent.tool_timeout_secs.max(0.001));
     let mut results = Vec::with_capacity(calls.len());
@@ -449,6 +454,7 @@ async fn run_one(
                 session_id: scope.session.as_str(),
                 turn_id: scope.turn.as_str(),
                 workdir: scope.workdir,
+                roots: scope.roots,
                 mode: scope.approvals,
                 events: scope.events,
                 cancel: scope.cancel,

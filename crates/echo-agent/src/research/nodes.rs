@@ -145,6 +145,7 @@ async fn approve(run: &Run<'_>, span: &Span, tool: &str, arguments: String) -> R
         cancel: run.stop.clone(),
         session_id: run.session.to_string(),
         temporary: run.asked.temporary.is_some(),
+        project_id: run.asked.project_id.map(str::to_string),
     };
     let prepared = engine
         .tools
@@ -155,6 +156,7 @@ async fn approve(run: &Run<'_>, span: &Span, tool: &str, arguments: String) -> R
         session_id: run.session.as_str(),
         turn_id: run.turn.as_str(),
         workdir: &engine.workdir,
+        roots: &[],
         mode: run.asked.approvals,
         events: run.events,
         cancel: &run.stop,

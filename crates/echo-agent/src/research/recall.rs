@@ -21,6 +21,7 @@ pub(super) async fn found(run: &Run<'_>, query: &str) -> Result<Vec<Memory>, Str
         k: MEMORIES_PER_QUESTION,
         session_id: Some(run.session.to_string()),
         include_inactive: false,
+        project_id: run.asked.project_id.map(str::to_string),
     };
     let semantic = run.engine.semantic.get();
     let neighbours = semantic

@@ -42,6 +42,11 @@ pub struct TurnRequest {
     /// A temporary chat: asked for by the front end when it starts one; once the turn has
     /// opened its session, what the session is (a session stays what it was created as).
     pub(crate) temporary: Option<TemporaryChat>,
+    /// The project a new session is started in, by name (an existing session must already
+    /// be in it).
+    pub(crate) project_name: Option<String>,
+    /// Once the turn has opened its session: the project the session belongs to.
+    pub(crate) project: Option<echo_core::store::Project>,
 }
 
 impl TurnRequest {
@@ -63,6 +68,8 @@ impl TurnRequest {
             research: None,
             resume: None,
             temporary: None,
+            project_name: None,
+            project: None,
         }
     }
 
@@ -75,6 +82,7 @@ impl TurnRequest {
             .research(body.research)
             .resuming(body.resume.map(|id| id.as_str().to_string()))
             .temporary(body.temporary)
+            .project(body.project)
     }
 
     /// Who answers approval questions during the turn.
@@ -120,6 +128,14 @@ impl TurnRequest {
     #[must_use]
     pub fn temporary(mut self, temporary: Option<TemporaryChat>) -> TurnRequest {
         self.temporary = temporary;
+        self
+    }
+
+    /// Starts the session in the project named `project` (`None`: in none). A session stays in
+    /// the project it was created in: naming another one is refused.
+    #[must_use]
+    pub fn project(mut self, project: Option<String>) -> TurnRequest {
+        self.project_name = project;
         self
     }
 

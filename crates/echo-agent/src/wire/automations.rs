@@ -352,6 +352,10 @@ pub struct AutomationSpec {
     #[serde(default)]
     #[ts(optional)]
     pub task: Option<TaskType>,
+    /// The project its runs' conversations belong to (by name); absent: no project.
+    #[serde(default)]
+    #[ts(optional)]
+    pub project: Option<String>,
     /// Runs of this automation at a time (1–4). Runs start in the order their events came.
     #[serde(default = "echo_automations::spec::defaults::concurrency")]
     pub concurrency: u8,
@@ -460,6 +464,7 @@ impl From<echo_automations::Spec> for AutomationSpec {
             tools: v.tools,
             allow: v.allow.into_iter().map(Into::into).collect(),
             task: v.task,
+            project: v.project,
             concurrency: v.concurrency,
             max_runs_per_hour: v.max_runs_per_hour,
             max_runs_per_file_per_hour: v.max_runs_per_file_per_hour,
@@ -517,6 +522,7 @@ impl From<AutomationSpec> for echo_automations::Spec {
             tools: v.tools,
             allow: v.allow.into_iter().map(Into::into).collect(),
             task: v.task,
+            project: v.project,
             concurrency: v.concurrency,
             max_runs_per_hour: v.max_runs_per_hour,
             max_runs_per_file_per_hour: v.max_runs_per_file_per_hour,

@@ -32,6 +32,9 @@ pub struct SessionSummary {
     /// The automation this session is a run of (its runs each get a session of their own).
     #[ts(optional)]
     pub automation: Option<String>,
+    /// The name of the project it belongs to, if any.
+    #[ts(optional)]
+    pub project: Option<String>,
 }
 
 /// What `delete_all_data` removed.
@@ -91,6 +94,7 @@ impl From<echo_core::store::SessionSummary> for SessionSummary {
             turn_count: v.turn_count,
             consolidated_seq: v.consolidated_seq,
             automation: v.automation,
+            project: v.project,
         }
     }
 }

@@ -197,6 +197,8 @@ struct TurnContext<'a> {
     history: Vec<echo_core::store::StoredMessage>,
     route: Route,
     bootstrap: Vec<Injected>,
+    /// The session's project, if any.
+    project: Option<echo_core::store::Project>,
     snapshot: Vec<echo_memory::Memory>,
     /// The tools the turn may be offered (before the window's choice).
     tools: Vec<echo_core::ToolSpec>,
@@ -215,7 +217,7 @@ async fn gather<'a>(
     route: Route,
     node: &mut Span,
 ) -> Result<TurnContext<'a>, TurnFailure> {
-    let blocks = memory_blocks(engine, turn, (&request.input, request.temporary), node).await;
+    let blocks = memory_blocks(engine, turn, request, node).await;
     let bootstrap: Vec<Injected> = engine
         .bootstrap
         .for_prompt()
@@ -264,6 +266,7 @@ async fn gather<'a>(
         history,
         route,
         bootstrap,
+        project: request.project.clone(),
         snapshot: blocks.snapshot,
         tools,
         current,
@@ -324,6 +327,7 @@ impl TurnContext<'_> {
             history: visible,
             summary,
             bootstrap: &self.bootstrap,
+            project: self.project.as_ref(),
             snapshot: &self.snapshot,
             tools: choice.tools,
             current: &self.current,
@@ -545,9 +549,11 @@ fn record_reads(engine: &Engine, turn: &TurnRef<'_>, blocks: &MemoryBlocks) {
 async fn memory_blocks(
     engine: &Engine,
     turn: &TurnRef<'_>,
-    (input, temporary): (&str, Option<TemporaryChat>),
+    request: &TurnRequest,
     node: &mut Span,
 ) -> MemoryBlocks {
+    let (input, temporary) = (request.input.as_str(), request.temporary);
+    let project = request.project.as_ref().map(|p| p.id.as_str());
     let (session, events) = (turn.session, turn.events);
     let inner = engine;
     if let Some(kind) = temporary {
@@ -562,8 +568,13 @@ async fn memory_blocks(
     let mut span = node
         .child_of(SpanKind::MemoryRead, SpanLevel::Call, "memory_recall")
         .await;
-    let found =
-        memory::blocks_for_turn(&inner.memory, (session.as_str(), kept), input, neighbours).await;
+    let found = memory::blocks_for_turn(
+        &inner.memory,
+        (session.as_str(), project, kept),
+        input,
+        neighbours,
+    )
+    .await;
     match &found {
         Ok((blocks, info)) => {
             let ids: Vec<String> = blocks
@@ -667,6 +678,17 @@ impl ContextStage<'_> {
                 serde_json::json!({ "files": inputs.bootstrap }),
             )?;
             blocks.bootstrap = append(&mut system, block);
+        }
+        if let Some(project) = inputs.project {
+            let block = self.prompts.render(
+                PromptName::Project,
+                serde_json::json!({
+                    "name": project.name,
+                    "folders": project.folders,
+                    "instructions": project.instructions,
+                }),
+            )?;
+            blocks.bootstrap += append(&mut system, block);
         }
         if !inputs.snapshot.is_empty() {
             let block = self.prompts.render(

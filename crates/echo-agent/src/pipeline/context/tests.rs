@@ -208,6 +208,7 @@ fn the_least_relevant_recalled_memories_leave_last_and_the_text_stays() {
                 history: &[],
                 summary: None,
                 bootstrap: &[],
+                project: None,
                 snapshot: &[],
                 tools: Vec::new(),
                 current: &current,
