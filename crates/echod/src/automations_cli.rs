@@ -147,6 +147,9 @@ pub struct SpecArgs {
     /// Route runs as this task type.
     #[arg(long, value_parser = TASK)]
     task: Option<TaskType>,
+    /// Runs belong to this project: its memories, instructions and folders.
+    #[arg(long)]
+    project: Option<String>,
     /// Runs at a time (1–4).
     #[arg(long)]
     concurrency: Option<u8>,
@@ -199,6 +202,9 @@ impl SpecArgs {
         }
         if self.task.is_some() {
             spec.task = self.task;
+        }
+        if self.project.is_some() {
+            spec.project = self.project;
         }
         if let Some(c) = self.concurrency {
             spec.concurrency = c;

@@ -327,7 +327,7 @@ pub async fn context(
     let mut rng = 0x9E37_79B9_7F4A_7C15u64;
     for _ in 0..memories {
         let text = format!("The user mentioned {}", words(&mut rng, 10));
-        api.memory_add(&text, None, false).await?;
+        api.memory_add(&text, None, false, None).await?;
     }
     let session = "bench-context";
     let send = |input: String| {

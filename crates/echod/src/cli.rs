@@ -53,45 +53,26 @@ struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run one turn and stream the answer to stdout.
-    Ask {
-        /// Session name.
-        #[arg(long, short, default_value = "default")]
-        session: String,
-        /// Print the turn's events as JSON lines instead of the answer text.
-        #[arg(long)]
-        events: bool,
-        /// Research the question: plan, search and read the web, answer with a cited report
-        /// (needs a search service, `[search]`).
-        #[arg(long, conflicts_with = "quick")]
-        research: bool,
-        /// Answer quickly, never as research.
-        #[arg(long)]
-        quick: bool,
-        /// Resume the unfinished research that turn TURN of the session left (a killed
-        /// process, a stopped run); the message is the run's question.
-        #[arg(long, value_name = "TURN", conflicts_with = "quick")]
-        resume: Option<String>,
-        /// A temporary chat: a new session that is deleted with its trace after the answer,
-        /// and teaches memory nothing; `--temporary=recall` lets it read memory.
-        #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true,
-              default_missing_value = "sealed", value_parser = TEMPORARY,
-              conflicts_with_all = ["session", "resume"])]
-        temporary: Option<TemporaryChat>,
-        /// The message (words are joined with spaces); `-` reads it from stdin.
-        #[arg(required_unless_present = "resume", num_args = 0..)]
-        text: Vec<String>,
-    },
+    Ask(AskArgs),
     /// Chat interactively (one line per message; /exit or Ctrl-D to leave).
     Chat {
-        /// Session name.
-        #[arg(long, short, default_value = "default")]
-        session: String,
+        /// Session name (default: `default`, or `project:NAME` with `--project`).
+        #[arg(long, short)]
+        session: Option<String>,
         /// A temporary chat: a new session deleted with its traces when you leave, which
         /// teaches memory nothing; `--temporary=recall` lets it read memory.
         #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true,
               default_missing_value = "sealed", value_parser = TEMPORARY,
               conflicts_with = "session")]
         temporary: Option<TemporaryChat>,
+        /// Chat in this project: its memories and instructions, its folders as the workspace.
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// Projects: conversations and memories kept apart from other projects'.
+    Projects {
+        #[command(subcommand)]
+        command: crate::projects_cli::ProjectsCommand,
     },
     /// Sessions.
     Sessions {
@@ -182,6 +163,40 @@ enum Command {
         #[command(subcommand)]
         command: crate::dev::BenchCommand,
     },
+}
+
+/// `ask`'s message and options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AskArgs {
+    /// Session name (default: `default`, or `project:NAME` with `--project`).
+    #[arg(long, short)]
+    session: Option<String>,
+    /// Print the turn's events as JSON lines instead of the answer text.
+    #[arg(long)]
+    events: bool,
+    /// Research the question: plan, search and read the web, answer with a cited report
+    /// (needs a search service, `[search]`).
+    #[arg(long, conflicts_with = "quick")]
+    research: bool,
+    /// Answer quickly, never as research.
+    #[arg(long)]
+    quick: bool,
+    /// Resume the unfinished research that turn TURN of the session left (a killed
+    /// process, a stopped run); the message is the run's question.
+    #[arg(long, value_name = "TURN", conflicts_with = "quick")]
+    resume: Option<String>,
+    /// A temporary chat: a new session that is deleted with its trace after the answer,
+    /// and teaches memory nothing; `--temporary=recall` lets it read memory.
+    #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true,
+          default_missing_value = "sealed", value_parser = TEMPORARY,
+          conflicts_with_all = ["session", "resume"])]
+    temporary: Option<TemporaryChat>,
+    /// Ask in this project: its memories and instructions, its folders as the workspace.
+    #[arg(long)]
+    project: Option<String>,
+    /// The message (words are joined with spaces); `-` reads it from stdin.
+    #[arg(required_unless_present = "resume", num_args = 0..)]
+    text: Vec<String>,
 }
 
 const TEMPORARY: Vocab<TemporaryChat> = Vocab {
@@ -280,24 +295,13 @@ async fn dispatch(
 ) -> anyhow::Result<ExitCode> {
     let done = |()| ExitCode::SUCCESS;
     match command {
-        Command::Ask {
+        Command::Ask(args) => ask(api, args).await,
+        Command::Chat {
             session,
-            events,
-            research,
-            quick,
-            resume,
             temporary,
-            text,
-        } => {
-            let path = turn_path(research || resume.is_some(), quick);
-            let session = temporary.map_or(session, |_| temporary_session());
-            let request = TurnRequest::new(session, read_text(text)?, EntryPoint::Cli)
-                .research(path)
-                .resuming(resume)
-                .temporary(temporary);
-            ask(api, request, events).await
-        }
-        Command::Chat { session, temporary } => chat(api, session, temporary).await,
+            project,
+        } => chat(api, session, temporary, project).await,
+        Command::Projects { command } => crate::projects_cli::run(api, command).await.map(done),
         Command::Sessions { command } => {
             crate::sessions_cli::sessions(api, command).await.map(done)
         }
@@ -383,12 +387,34 @@ fn read_text(text: Vec<String>) -> anyhow::Result<String> {
     }
 }
 
-async fn ask(api: &Api, request: TurnRequest, events: bool) -> anyhow::Result<ExitCode> {
+/// The session a turn goes to: the one named, a fresh temporary chat, `project:NAME` in a
+/// project, or `default`.
+fn session_for(
+    session: Option<String>,
+    temporary: Option<TemporaryChat>,
+    project: Option<&str>,
+) -> String {
+    match (session, temporary, project) {
+        (Some(session), _, _) => session,
+        (None, Some(_), _) => temporary_session(),
+        (None, None, Some(project)) => format!("project:{project}"),
+        (None, None, None) => "default".into(),
+    }
+}
+
+async fn ask(api: &Api, args: AskArgs) -> anyhow::Result<ExitCode> {
+    let path = turn_path(args.research || args.resume.is_some(), args.quick);
+    let session = session_for(args.session, args.temporary, args.project.as_deref());
+    let request = TurnRequest::new(session, read_text(args.text)?, EntryPoint::Cli)
+        .research(path)
+        .resuming(args.resume)
+        .temporary(args.temporary)
+        .project(args.project);
     // Approval questions are answered on the terminal when there is one.
     let prompter = std::io::stdin()
         .is_terminal()
         .then(|| Prompter::new(api.clone(), Lines::stdin()));
-    let outcome = run_turn(api, request, events, prompter.as_ref()).await?;
+    let outcome = run_turn(api, request, args.events, prompter.as_ref()).await?;
     let wait = Duration::from_secs_f64(api.config().agent.background_wait_secs.max(0.0));
     api.wait_background(wait).await;
     Ok(outcome)
@@ -450,11 +476,12 @@ async fn run_turn(
 
 async fn chat(
     api: &Api,
-    session: String,
+    session: Option<String>,
     temporary: Option<TemporaryChat>,
+    project: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     api.warm_memory_search();
-    let session = temporary.map_or(session, |_| temporary_session());
+    let session = session_for(session, temporary, project.as_deref());
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         let what = match temporary {
@@ -484,7 +511,9 @@ async fn chat(
         if text == "/exit" || text == "/quit" {
             break;
         }
-        let request = TurnRequest::new(&session, text, EntryPoint::Cli).temporary(temporary);
+        let request = TurnRequest::new(&session, text, EntryPoint::Cli)
+            .temporary(temporary)
+            .project(project.clone());
         last = run_turn(api, request, false, prompter.as_ref()).await?;
     }
     if interactive {

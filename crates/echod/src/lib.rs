@@ -27,6 +27,7 @@ mod listen;
 mod memory_cli;
 mod model_cli;
 mod print;
+mod projects_cli;
 mod provider_cli;
 mod search_cli;
 mod serve;

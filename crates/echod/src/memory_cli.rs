@@ -7,9 +7,10 @@ use clap::{Args, Subcommand};
 use echo_agent::wire::{
     Conflict, ConflictId, FlushReport, Memory, MemoryAdd, MemoryConflicts, MemoryDelete,
     MemoryDeleteAll, MemoryDetail, MemoryEdit, MemoryExportFile, MemoryForget, MemoryForgetSession,
-    MemoryId, MemoryImportFile, MemoryList, MemoryPage, MemoryPin, MemoryReindex, MemoryResolve,
-    MemoryRestore, MemorySearch, MemorySetExpiry, MemoryShow, MemorySort, MemoryStatus,
-    MemorySweep, MemoryTier, MemoryUndo, PurgeReport, Recalled, SweepReport, WriteOutcome,
+    MemoryId, MemoryImportFile, MemoryList, MemoryMove, MemoryPage, MemoryPin, MemoryReindex,
+    MemoryResolve, MemoryRestore, MemorySearch, MemorySetExpiry, MemoryShow, MemorySort,
+    MemoryStatus, MemorySweep, MemoryTier, MemoryUndo, PurgeReport, Recalled, SweepReport,
+    WriteOutcome,
 };
 use echo_agent::{Api, DELETE_ALL_CONFIRMATION};
 use std::io::{self, Write};
@@ -48,6 +49,18 @@ pub enum MemoryCommand {
         /// New text.
         #[arg(required = true, num_args = 1..)]
         text: Vec<String>,
+    },
+    /// Move a memory into a project, or out to the global memories (one change: `undo`
+    /// moves it back).
+    Move {
+        /// Memory id.
+        id: MemoryId,
+        /// The project it moves to.
+        #[arg(long, required_unless_present = "global", conflicts_with = "global")]
+        project: Option<String>,
+        /// Move it to the global memories.
+        #[arg(long)]
+        global: bool,
     },
     /// Pin a memory (it never fades).
     Pin {
@@ -154,6 +167,12 @@ pub struct ListArgs {
     /// Only memories whose text contains this.
     #[arg(long)]
     pub text: Option<String>,
+    /// Only the memories of this project.
+    #[arg(long, conflicts_with = "global")]
+    pub project: Option<String>,
+    /// Only global memories (in no project).
+    #[arg(long)]
+    pub global: bool,
     /// Memories to skip (paging).
     #[arg(long, default_value_t = 0)]
     pub offset: u32,
@@ -180,6 +199,9 @@ pub struct AddArgs {
     /// Never let it fade.
     #[arg(long)]
     pub pin: bool,
+    /// Keep it with this project's memories (recalled only in its conversations).
+    #[arg(long)]
+    pub project: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -256,6 +278,7 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
             let json = args.json;
             print::call(api, MemoryAdd::from(args), json).await
         }
+        C::Move { id, project, .. } => print::call(api, MemoryMove { id, project }, false).await,
         C::Edit { id, text } => {
             let content = text.join(" ");
             print::call(api, MemoryEdit { id, content }, false).await
@@ -291,6 +314,8 @@ async fn list(api: &Api, args: ListArgs) -> anyhow::Result<()> {
         tier: args.tier,
         status: args.status,
         text: args.text,
+        project: args.project,
+        global: Some(args.global),
         in_conflict: None,
         expiring_within_days: None,
         sort: args.sort,
@@ -346,6 +371,7 @@ impl From<AddArgs> for MemoryAdd {
             content: args.text.join(" "),
             slot: args.slot,
             pinned: Some(args.pin),
+            project: args.project,
         }
     }
 }

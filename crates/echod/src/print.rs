@@ -150,10 +150,14 @@ impl Text for Vec<SessionSummary> {
         for s in self {
             writeln!(
                 out,
-                "{:<24} {:>5} msgs  {}  {}",
+                "{:<24} {:>5} msgs  {}  {}{}",
                 s.name,
                 s.message_count,
                 s.updated_at,
+                s.project
+                    .as_deref()
+                    .map(|p| format!("[{p}] "))
+                    .unwrap_or_default(),
                 s.title.as_deref().map(|t| clip(t, 60)).unwrap_or_default()
             )?;
         }
