@@ -1,7 +1,9 @@
 // Browser end-to-end test of the web UI against the real engine: starts the scripted mock
 // model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
 // and checks streaming, an approval, stop, reload, a model error, a rule made in Settings,
-// renaming and deleting a session, regenerate and edit-and-resend, standing instructions
+// renaming and deleting a session, a temporary chat, a project (made in Settings → Projects,
+// a chat started in it, the sidebar's group, the memory page filtered by it), regenerate and
+// edit-and-resend, standing instructions
 // (USER.md edited in Settings reaches the model's system message; restore the default),
 // provider settings (test connection, save with the key in the keychain, reload) and the MCP
 // server editor, the memory page (add, open, edit, undo, delete for good), the memory tools (a
@@ -132,6 +134,8 @@ const SCRIPT = {
     { model: 'primary', text: 'The rule let it run.' },
     // 7. a temporary chat
     { model: 'primary', text: 'Understood, for now only: e2e-temporary-9k4w.' },
+    // 7. a chat in a project
+    { model: 'primary', text: 'Noted for the project: e2e-project-5t8v.' },
     // 8. regenerate, then edit and resend
     { model: 'primary', text: 'Seven.' },
     { model: 'primary', text: 'Eight, on second thought.' },
@@ -508,6 +512,7 @@ async function main() {
   if (afterDelete.includes(renamed)) fail(`the server still has ${renamed}: ${JSON.stringify(afterDelete)}`);
   console.log(`e2e: renamed ${current} to ${renamed}, then deleted it; sessions left: ${JSON.stringify(afterDelete)}`);
   await temporaryChat({ page, home, listSessions });
+  await projectChat({ page, work, token });
 
   // 8. Regenerate the last answer, then edit the question and resend: the replaced messages
   // leave the history (also after a reload) and the new answers stream in.
@@ -786,6 +791,75 @@ async function temporaryChat({ page, home, listSessions }) {
   }
   if (left.length > 0) fail(`the temporary chat left what was said in ${left.join(', ')}`);
   console.log('e2e: the temporary chat was in no list and, once left, in no file');
+}
+
+/**
+ * 7, continued. A project: made in Settings → Projects (instructions, a folder), a chat started
+ * in it with the project select, answered, listed under the project's group in the sidebar
+ * and kept in the project by the engine; then the memory page filtered by it: a memory added
+ * there is the project's (not among the global ones), and is deleted again for good.
+ */
+async function projectChat({ page, work, token }) {
+  console.log('e2e: a project');
+  const name = 'e2e Kitchen';
+  const said = 'e2e-project-5t8v';
+  await page.click('.topbar button.nav-settings');
+  await until(page, 'the Projects panel', () => document.querySelector('[data-testid="project-add"]:not(:disabled)'));
+  await page.click('[data-testid="project-add"]');
+  await page.fill('[data-testid="project-name"]', name);
+  await page.fill('[data-testid="project-instructions"]', 'Answer in metric units.');
+  await page.fill('[data-testid="project-folders"]', work);
+  await page.click('[data-testid="project-save"]');
+  await until(page, 'the project in the list', (n) => document.querySelector(`.projects-panel tr[data-project="${n}"]`), name);
+  if (await page.$('[data-testid="project-error"]')) fail('adding the project showed an error');
+  await page.locator('.projects-panel').scrollIntoViewIfNeeded();
+  await shot(page, 'projects');
+
+  await page.click('.topbar button.nav-chat');
+  await page.click('.new-session');
+  await until(page, 'the project in the select', (n) =>
+    [...document.querySelectorAll('[data-testid="project-select"] option')].some((o) => o.value === n), name);
+  await page.selectOption('[data-testid="project-select"]', name);
+  await send(page, `Remember the tiles: ${said}`);
+  await until(page, 'the answer in the project', (text) => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes(text);
+  }, said);
+  await until(page, 'the conversation under the project in the sidebar', (n) =>
+    document.querySelector(`.session-group[data-project="${n}"] .session.current[data-session]`), name);
+  await until(page, 'the project above the chat', (n) =>
+    document.querySelector('[data-testid="chat-project"]')?.textContent.includes(n), name);
+  if (await page.$('[data-testid="project-select"]')) fail('the project select is still offered after a message');
+  await shot(page, 'project-chat');
+  const session = await page.evaluate(() => document.querySelector('.session.current[data-session]')?.dataset.session);
+  const listed = await page.evaluate(async (t) => {
+    const r = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${t}` } });
+    return r.json();
+  }, token);
+  const kept = listed.find((s) => s.name === session);
+  if (kept?.project !== name) fail(`the engine has the conversation in project ${JSON.stringify(kept?.project)}, not ${name}`);
+
+  await page.click('.topbar button.nav-memory');
+  await until(page, 'the project in the memory filter', (n) =>
+    [...document.querySelectorAll('[data-testid="memory-scope-filter"] option')].some((o) => o.value === `project:${n}`), name);
+  await page.selectOption('[data-testid="memory-scope-filter"]', `project:${name}`);
+  await until(page, 'the project\'s empty list', () => document.querySelector('[data-testid="memory-empty"]'));
+  await page.fill('[data-testid="memory-add-content"]', 'The kitchen tiles are 30 cm wide');
+  await page.click('[data-testid="memory-add"]');
+  await until(page, 'the memory, in the project', (n) =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].some((r) =>
+      r.textContent.includes('kitchen tiles') && r.querySelector('[data-testid="memory-place"]')?.textContent === `Project: ${n}`), name);
+  await page.selectOption('[data-testid="memory-scope-filter"]', 'global');
+  await until(page, 'no global memory', () =>
+    document.querySelector('[data-testid="memory-empty"]') && !document.querySelector('[data-testid="memory-row"]'));
+  await page.click('[data-testid="memory-delete"]');
+  await until(page, 'the confirmation', () => document.querySelector('[data-testid="memory-confirm-delete"]'));
+  await page.click('[data-testid="memory-confirm-delete"]');
+  await until(page, 'the memory deleted', () => document.querySelector('[data-testid="memory-deleted"]'));
+  await page.click('.topbar button.nav-chat');
+  await page.click('.new-session');
+  console.log(`e2e: ${session} is in project ${name}, listed under it, and its memories filter on their own`);
 }
 
 /** The lasting gateway tokens (serve-token files) of the servers the pages paired with. */

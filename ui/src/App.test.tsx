@@ -185,6 +185,7 @@ describe('App views', () => {
       'Model provider',
       'Web search',
       'Standing instructions',
+      'Projects',
       'Approval rules',
       'MCP servers',
       'Trace capture',

@@ -1,13 +1,13 @@
 // The page: header (Chat/Memory/Traces/Automations/Settings — Memory with the number of
 // conflicts to review, Automations with the number of questions in the approval queue —
-// theme, language), session list, chat and composer, the memory page, the trace page, the
+// theme, language), session list (grouped by project), chat (with its project) and composer, the memory page, the trace page, the
 // automations page or the settings view, approval dialog. Pages open each other through `Navigation` (a turn's
 // trace, a memory) and the chat store (a conversation, at a message). In the desktop app it
 // also opens the sessions quick ask hands over.
 
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { ApprovalQueue } from './automations/approvalQueue';
-import { type ChatStore, pendingApproval, regenerateTarget } from './chatStore';
+import { type ChatStore, isNewChat, pendingApproval, regenerateTarget, sessionProject } from './chatStore';
 import { I18nContext, LOCALE_KEY, LOCALES, type Locale, translator } from './i18n';
 import { ConflictBadge } from './memory/conflictBadge';
 import { Navigation, type View } from './navigation';
@@ -17,6 +17,7 @@ import { AutomationsView } from './components/automations/AutomationsView';
 import { ChatView } from './components/ChatView';
 import { DegradationNotice } from './components/trace/DegradationNotice';
 import { Composer } from './components/Composer';
+import { ProjectLabel, ProjectSelect } from './components/ProjectChoice';
 import { TemporaryChatBar } from './components/TemporaryChatBar';
 import { MemoryView } from './components/memory/MemoryView';
 import { SessionList } from './components/SessionList';
@@ -115,6 +116,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
   const approval = pendingApproval(state);
   const question = useSetAside(approval);
   const idle = state.running === null;
+  // A new conversation's options (temporary, project) can change until its first message.
+  const beforeFirst = idle && !state.loadingHistory && state.messages.length === 0;
   const themeLabel = { system: t('theme.system'), light: t('theme.light'), dark: t('theme.dark') }[theme];
 
   return (
@@ -212,6 +215,12 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
           onRename={(name, newName) => store.rename(name, newName)}
           onDelete={(name, memories) => store.remove(name, memories)}
           onForgetMemories={(name) => store.forgetMemories(name)}
+          projects={state.projects.map((p) => p.name)}
+          newProject={state.project}
+          onNewInProject={(project) => {
+            setView('chat');
+            store.newSession(new Date(), project);
+          }}
         />
         <main className="main">
           {!hasToken && (
@@ -249,6 +258,11 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 void store.refreshSessions();
                 void badge.refresh();
               }}
+              onProjectsChanged={() => {
+                // Removing or renaming a project changes the sidebar's groups and the select.
+                void store.refreshProjects();
+                void store.refreshSessions();
+              }}
             />
           ) : view === 'memory' ? (
             <MemoryView
@@ -275,6 +289,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
             />
           ) : (
             <>
+              <ProjectLabel project={sessionProject(state)} />
               <ChatView
                 messages={state.messages}
                 loading={state.loadingHistory}
@@ -289,11 +304,19 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 highlight={state.highlight?.key ?? null}
                 onHighlightSeen={() => store.clearHighlight()}
               />
-              <TemporaryChatBar
-                temporary={state.temporary}
-                canChange={idle && !state.loadingHistory && state.messages.length === 0}
-                onChange={(kind) => store.setTemporary(kind)}
-              />
+              <div className="new-chat-options">
+                <ProjectSelect
+                  projects={state.projects}
+                  project={state.project}
+                  canChange={beforeFirst && isNewChat(state)}
+                  onChange={(project) => store.setProject(project)}
+                />
+                <TemporaryChatBar
+                  temporary={state.temporary}
+                  canChange={beforeFirst}
+                  onChange={(kind) => store.setTemporary(kind)}
+                />
+              </div>
               <Composer
                 running={state.running !== null}
                 canStop={state.running?.turnId !== undefined}

@@ -1,11 +1,12 @@
 // The chat store with a scripted transport: a turn's events reach its message, the approval
-// dialog opens and closes, Stop cancels the right turn, history loads on select, and a broken
-// stream fails the message with a readable error.
+// dialog opens and closes, Stop cancels the right turn, history loads on select, a broken
+// stream fails the message with a readable error, and a new conversation's project goes with
+// its first message only.
 
 import { describe, expect, it } from 'vitest';
-import { ChatStore, canEdit, pendingApproval, quickSessionName, regenerateTarget, withStoredIds } from './chatStore';
+import { ChatStore, canEdit, isNewChat, pendingApproval, quickSessionName, regenerateTarget, sessionProject, withStoredIds } from './chatStore';
 import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './generated/engine';
-import { memory } from './memory/testFakes';
+import { memory, project } from './memory/testFakes';
 import { FakeEngine } from './testing/fakeEngine';
 import { TransportError, type TurnOptions } from './transport';
 import type { AssistantView } from './turnStore';
@@ -17,6 +18,11 @@ class FakeTransport extends FakeEngine {
   stored: Record<string, StoredMessage[]> = {};
   /** How many memories each session taught (what a delete that forgets or deletes them counts). */
   learned: Record<string, number> = {};
+  /**
+   * Like the engine: a turn in an unknown session creates it (in the project it names), and
+   * one naming a project the session is not in is refused. Off unless a test turns it on.
+   */
+  createsSessions = false;
   private onEvent: ((e: EventEnvelope) => void) | undefined;
   private finish: (() => void) | undefined;
   private breakWith: ((e: Error) => void) | undefined;
@@ -65,8 +71,18 @@ class FakeTransport extends FakeEngine {
       ...(options?.quick ? ['quick'] : []),
       ...(options?.research ? ['research'] : []),
       ...(options?.temporary ? [`temporary ${options.temporary}`] : []),
+      ...(options?.project ? [`project ${options.project}`] : []),
     ];
     this.calls.push([`send ${session} ${input}`, ...extra].join(' '));
+    if (this.createsSessions) {
+      const found = this.sessions.find((s) => s.name === session);
+      if (found && options?.project !== undefined && found.project !== options.project) {
+        return { done: Promise.reject(new TransportError('invalid_input', `${session} is not a conversation of project ${options.project}`, 400)) };
+      }
+      if (!found) {
+        this.sessions = [...this.sessions, { id: `s-${this.sessions.length}`, name: session, ...(options?.project ? { project: options.project } : {}) } as SessionSummary];
+      }
+    }
     this.onEvent = onEvent;
     return {
       done: new Promise<void>((resolve, reject) => {
@@ -530,5 +546,98 @@ describe('withStoredIds', () => {
       { role: 'user', key: 'k3', text: 'three' },
     ]);
     expect(withStoredIds(local, [])).toBe(local);
+  });
+});
+
+describe('ChatStore projects', () => {
+  const kitchen = project(1, 'Kitchen');
+  const thesis = project(2, 'Thesis');
+
+  function withProjects() {
+    const transport = new FakeTransport();
+    transport.createsSessions = true;
+    let projects = [kitchen, thesis];
+    transport.handlers.list_projects = () => projects;
+    transport.stored['tiles'] = [];
+    transport.sessions = [{ id: 's-tiles', name: 'tiles', project: 'Kitchen' } as SessionSummary];
+    const store = new ChatStore(transport);
+    const turn = async (text: string) => {
+      const sent = store.send(text);
+      transport.emit(started);
+      transport.emit(finished);
+      transport.end();
+      await sent;
+      await tick();
+    };
+    return { transport, store, turn, removeThesis: () => (projects = [kitchen]) };
+  }
+
+  it('sends the chosen project with the first message of a new chat only', async () => {
+    const { transport, store, turn } = withProjects();
+    await store.init();
+    expect(store.getState().projects.map((p) => p.name)).toEqual(['Kitchen', 'Thesis']);
+    store.newSession(new Date(2026, 11, 7, 10, 15, 0));
+    expect(isNewChat(store.getState())).toBe(true);
+    store.setProject('Thesis');
+    expect(store.getState().project).toBe('Thesis');
+    await turn('outline chapter 3');
+    // Once it has begun, it stays in its project: the choice cannot change any more.
+    store.setProject('Kitchen');
+    expect(store.getState().project).toBe('Thesis');
+    expect(isNewChat(store.getState())).toBe(false);
+    expect(sessionProject(store.getState())).toBe('Thesis');
+    await turn('and chapter 4');
+    expect(transport.calls).toEqual([
+      'send chat-20261207-101500 outline chapter 3 project Thesis',
+      'send chat-20261207-101500 and chapter 4',
+    ]);
+  });
+
+  it('starts a new chat in a project preselected, and none for a conversation from the list', async () => {
+    const { transport, store, turn } = withProjects();
+    await store.init();
+    store.newSession(new Date(2026, 11, 7, 10, 15, 0), 'Kitchen');
+    expect(store.getState().project).toBe('Kitchen');
+    // Shown as the conversation's project once its first message is on its way.
+    expect(sessionProject(store.getState())).toBeNull();
+    const sent = store.send('grout colour?');
+    expect(sessionProject(store.getState())).toBe('Kitchen');
+    transport.emit(started);
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    await tick();
+
+    await store.select('tiles');
+    expect(store.getState().project).toBeNull();
+    expect(sessionProject(store.getState())).toBe('Kitchen');
+    store.setProject('Thesis');
+    expect(store.getState().project).toBeNull();
+    await turn('more tiles');
+    expect(transport.calls).toEqual(['send chat-20261207-101500 grout colour? project Kitchen', 'send tiles more tiles']);
+
+    store.newSession();
+    expect(store.getState().project).toBeNull();
+    await turn('no project here');
+    expect(transport.calls.at(-1)).toMatch(/^send chat-\S+ no project here$/);
+  });
+
+  it('picks a project before any conversation is open, and drops one that was removed', async () => {
+    const { store, removeThesis } = withProjects();
+    await store.refreshProjects();
+    expect(store.getState().selected).toBeNull();
+    store.setProject('Thesis', new Date(2026, 11, 7, 10, 15, 0));
+    expect(store.getState()).toMatchObject({ selected: 'chat-20261207-101500', project: 'Thesis' });
+    removeThesis();
+    await store.refreshProjects();
+    expect(store.getState()).toMatchObject({ project: null, projects: [kitchen] });
+  });
+
+  it('keeps the projects it had when they cannot be read', async () => {
+    const { transport, store } = withProjects();
+    await store.refreshProjects();
+    transport.handlers.list_projects = () => Promise.reject(new TransportError('network', 'offline'));
+    await store.refreshProjects();
+    expect(store.getState()).toMatchObject({ projects: [kitchen, thesis], error: null });
   });
 });

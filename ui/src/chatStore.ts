@@ -1,5 +1,6 @@
-// The chat domain's one store: the session list, the selected session's messages, the
-// running turn, and what a finished turn taught memory. Components read it through
+// The chat domain's one store: the session list, the projects, the selected session's
+// messages (and, for a new one, the project it will start in), the running turn, and what a
+// finished turn taught memory. Components read it through
 // `useSyncExternalStore` and call its actions; it talks to the engine only through a
 // `Transport`.
 
@@ -7,6 +8,7 @@ import type {
   ApprovalAnswer,
   LearnedInTurn,
   LearnedMemories,
+  Project,
   SessionDeleted,
   SessionSummary,
   StoredMessage,
@@ -47,6 +49,13 @@ export interface ChatState {
    * keeps nothing of it once it is left, and it is deleted when the person leaves it.
    */
   temporary: TemporaryChat | null;
+  /** The projects (for the sidebar's groups and the new conversation's project select). */
+  projects: Project[];
+  /**
+   * The project (by name) a new conversation starts in, chosen before its first message;
+   * null for none, and for a conversation picked from the list (it is in its own project).
+   */
+  project: string | null;
 }
 
 const SELECTED_KEY = 'echo-desk-session';
@@ -125,6 +134,24 @@ export function quickSessionName(now: Date): string {
   return `Quick ask ${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())} ${pad(now.getHours())}:${pad(now.getMinutes())}:${pad(now.getSeconds())}`;
 }
 
+/**
+ * Whether the selected conversation is new: none selected yet, or one not in the list yet
+ * (its first message starts it).
+ */
+export function isNewChat(state: ChatState): boolean {
+  return !state.sessions.some((s) => s.name === state.selected);
+}
+
+/**
+ * The project (by name) the selected conversation is in: the list's word for a listed one,
+ * else the one it is being started in once its first message is sent; null for none.
+ */
+export function sessionProject(state: ChatState): string | null {
+  const listed = state.sessions.find((s) => s.name === state.selected);
+  if (listed) return listed.project ?? null;
+  return state.messages.length > 0 ? state.project : null;
+}
+
 /** The store; one per page. */
 export class ChatStore {
   private state: ChatState = {
@@ -137,6 +164,8 @@ export class ChatStore {
     error: null,
     highlight: null,
     temporary: null,
+    projects: [],
+    project: null,
   };
   private readonly listeners = new Set<() => void>();
   private readonly transport: Transport;
@@ -168,7 +197,7 @@ export class ChatStore {
 
   /** Loads the sessions and opens the last selected one (or the most recent). */
   async init(): Promise<void> {
-    await this.refreshSessions();
+    await Promise.all([this.refreshSessions(), this.refreshProjects()]);
     const remembered = this.storage?.getItem(SELECTED_KEY) ?? null;
     const names = this.state.sessions.map((s) => s.name);
     const pick = remembered && names.includes(remembered) ? remembered : (names[0] ?? null);
@@ -183,12 +212,28 @@ export class ChatStore {
     }
   }
 
+  /**
+   * Reads the projects again. A failure leaves the list as it was (the chat works without
+   * projects); a new conversation's project that is gone (removed, renamed) is dropped.
+   */
+  async refreshProjects(): Promise<void> {
+    let projects: Project[];
+    try {
+      projects = await this.transport.call('list_projects', {});
+    } catch {
+      return;
+    }
+    const { project, messages } = this.state;
+    const gone = project !== null && messages.length === 0 && !projects.some((p) => p.name === project);
+    this.set({ projects, ...(gone ? { project: null } : {}) });
+  }
+
   /** Opens a session and loads its history. */
   async select(name: string): Promise<void> {
     if (this.state.running) return;
     this.leaveTemporary();
     this.storage?.setItem(SELECTED_KEY, name);
-    this.set({ selected: name, messages: [], loadingHistory: true, highlight: null });
+    this.set({ selected: name, messages: [], loadingHistory: true, highlight: null, project: null });
     try {
       const stored = await this.transport.call('history', { session: name });
       if (this.state.selected === name) this.set({ messages: fromHistory(stored) });
@@ -278,13 +323,26 @@ export class ChatStore {
     if (this.state.highlight) this.set({ highlight: null });
   }
 
-  /** Starts an empty session; the engine creates it with the first message. */
-  newSession(now: Date = new Date()): void {
+  /**
+   * Starts an empty session, in `project` (by name) when given; the engine creates it with
+   * the first message.
+   */
+  newSession(now: Date = new Date(), project: string | null = null): void {
     if (this.state.running) return;
     this.leaveTemporary();
     const name = (this.options.sessionName ?? newSessionName)(now);
     this.storage?.setItem(SELECTED_KEY, name);
-    this.set({ selected: name, messages: [], loadingHistory: false, highlight: null });
+    this.set({ selected: name, messages: [], loadingHistory: false, highlight: null, project });
+  }
+
+  /**
+   * Chooses the project (by name; null for none) the new conversation starts in; only before
+   * its first message, and only for a conversation not in the list yet.
+   */
+  setProject(project: string | null, now: Date = new Date()): void {
+    if (this.state.running || this.state.messages.length > 0 || !isNewChat(this.state)) return;
+    if (this.state.selected === null) this.newSession(now, project);
+    else this.set({ project });
   }
 
   /**
@@ -315,7 +373,7 @@ export class ChatStore {
   clear(): void {
     if (this.state.running) return;
     this.leaveTemporary();
-    this.set({ selected: null, messages: [], loadingHistory: false, answered: null, highlight: null });
+    this.set({ selected: null, messages: [], loadingHistory: false, answered: null, highlight: null, project: null });
   }
 
   /**
@@ -324,7 +382,7 @@ export class ChatStore {
    */
   async send(input: string, research = false): Promise<void> {
     if (this.state.running || input.trim() === '') return;
-    if (!this.state.selected) this.newSession();
+    if (!this.state.selected) this.newSession(new Date(), this.state.project);
     await this.run(input, this.state.messages, undefined, research);
   }
 
@@ -357,6 +415,9 @@ export class ChatStore {
   ): Promise<void> {
     if (this.state.running || !this.state.selected) return;
     const session = this.state.selected;
+    // The project goes with the message that creates the conversation only: one in the list
+    // already is in the project it was started in.
+    const project = isNewChat(this.state) ? this.state.project : null;
     const n = ++this.counter;
     const key = `local-${n}`;
     this.set({
@@ -378,6 +439,7 @@ export class ChatStore {
         ...(this.options.quick ? { quick: true } : {}),
         ...(research ? { research: true } : {}),
         ...(this.state.temporary ? { temporary: this.state.temporary } : {}),
+        ...(project ? { project } : {}),
       },
     );
     try {

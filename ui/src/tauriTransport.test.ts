@@ -131,6 +131,9 @@ describe('TauriTransport', () => {
     await transport.sendTurn('web', 'plain', () => {}).done;
     expect(Object.keys(calls[1]?.[1] ?? {}).sort()).toEqual(['onEvent', 'request']);
     expect(calls[1]?.[1]?.request).toEqual({ session: 'web', input: 'plain' });
+
+    await transport.sendTurn('new chat', 'tiles?', () => {}, { project: 'Kitchen' }).done;
+    expect(calls[2]?.[1]?.request).toEqual({ session: 'new chat', input: 'tiles?', project: 'Kitchen' });
   });
 
   it('waits for a turn_finished that arrives after the command returned', async () => {

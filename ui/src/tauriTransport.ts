@@ -97,6 +97,7 @@ export class TauriTransport implements Transport {
     if (options.replaceFrom) request.replace_from = options.replaceFrom;
     if (options.research) request.research = true;
     if (options.temporary) request.temporary = options.temporary;
+    if (options.project) request.project = options.project;
     const args: Record<string, unknown> = { request, onEvent: channel };
     if (options.quick) args.quick = true;
     const done = (async () => {

@@ -237,10 +237,12 @@ describe('HttpTransport', () => {
     await transport.sendTurn('web', 'again', () => {}, { replaceFrom: 'm-7', quick: true }).done;
     await transport.sendTurn('web', 'plain', () => {}, {}).done;
     await transport.sendTurn('web', 'kyoto', () => {}, { research: true }).done;
+    await transport.sendTurn('new chat', 'tiles?', () => {}, { project: 'Kitchen' }).done;
     expect(calls.map((c) => c.body)).toEqual([
       { session: 'web', input: 'again', replace_from: 'm-7' },
       { session: 'web', input: 'plain' },
       { session: 'web', input: 'kyoto', research: true },
+      { session: 'new chat', input: 'tiles?', project: 'Kitchen' },
     ]);
   });
 

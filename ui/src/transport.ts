@@ -34,6 +34,11 @@ export interface TurnOptions {
   research?: boolean;
   /** Start the session as a temporary chat (kept nowhere once left, teaches memory nothing). */
   temporary?: TemporaryChat;
+  /**
+   * Start the session in this project (by name). Only for a conversation's first message:
+   * the engine refuses it for a conversation that is not in that project.
+   */
+  project?: string;
 }
 
 /** What only the desktop app can do: the quick-ask window and its global shortcut. */
@@ -175,6 +180,7 @@ export class HttpTransport implements Transport {
       ...(options.replaceFrom ? { replace_from: options.replaceFrom } : {}),
       ...(options.research ? { research: true } : {}),
       ...(options.temporary ? { temporary: options.temporary } : {}),
+      ...(options.project ? { project: options.project } : {}),
     };
     const done = (async () => {
       const response = await this.request('POST', '/api/turns', body);

@@ -104,10 +104,12 @@ describe('buildSpec', () => {
     expect(spec.concurrency).toBe(3);
   });
 
-  it('leaves tools, task and the zone out when they are empty', () => {
+  it('leaves tools, task, project and the zone out when they are empty', () => {
     const spec = specOf({ ...blankForm('schedule'), cron: ' every weekday at 8:00 ', timeZone: '  ', missed: 'skip', prompt: 'x' });
     expect(spec).not.toHaveProperty('tools');
     expect(spec).not.toHaveProperty('task');
+    expect(spec).not.toHaveProperty('project');
+    expect(specOf({ ...blankForm('schedule'), cron: '0 8 * * *', project: 'Kitchen' }).project).toBe('Kitchen');
     expect(spec.trigger).toEqual({ kind: 'schedule', cron: 'every weekday at 8:00', missed: 'skip' });
     const zoned = specOf({ ...blankForm('schedule'), cron: '0 8 * * *', timeZone: ' Europe/Berlin ' });
     expect(zoned.trigger).toEqual({ kind: 'schedule', cron: '0 8 * * *', time_zone: 'Europe/Berlin', missed: 'run_once' });
@@ -136,6 +138,7 @@ describe('formFromSpec', () => {
     tools: ['read_file'],
     allow: [{ tool: 'write_file', pattern: '/a/**' }, { tool: 'shell' }],
     task: 'code',
+    project: 'Kitchen',
     concurrency: 2,
     max_runs_per_hour: 30,
     max_runs_per_file_per_hour: 3,
@@ -152,6 +155,8 @@ describe('formFromSpec', () => {
   it('gives back the same spec through the form', () => {
     const w = formFromSpec('w', watch);
     expect(w.folders).toBe('/a\n/b');
+    // Its project stays through an edit.
+    expect(w.project).toBe('Kitchen');
     expect(w.tools).toBe('read_file');
     expect(w.allow).toEqual([{ tool: 'write_file', pattern: '/a/**' }, { tool: 'shell', pattern: '' }]);
     // The events come back in the form's order.
@@ -170,12 +175,13 @@ describe('formFromSpec with the engine’s nulls', () => {
       tools: null,
       allow: [{ tool: 'shell', pattern: null }],
       task: null,
+      project: null,
       concurrency: 1,
       max_runs_per_hour: 2000,
       max_runs_per_file_per_hour: 10,
     } as unknown as AutomationSpec;
     const form = formFromSpec('n', stored);
-    expect(form).toMatchObject({ timeZone: '', tools: '', task: '', allow: [{ tool: 'shell', pattern: '' }] });
+    expect(form).toMatchObject({ timeZone: '', tools: '', task: '', project: '', allow: [{ tool: 'shell', pattern: '' }] });
     expect(specOf(form)).toEqual({
       trigger: { kind: 'schedule', cron: '0 8 * * *', missed: 'run_once' },
       prompt: 'x',

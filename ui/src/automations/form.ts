@@ -72,6 +72,8 @@ export interface AutomationForm {
   allow: AllowRow[];
   /** '' : judged from the prompt. */
   task: TaskType | '';
+  /** The project its runs' conversations belong to (by name); '': none. */
+  project: string;
   concurrency: string;
   maxRunsPerHour: string;
   maxRunsPerFilePerHour: string;
@@ -104,6 +106,7 @@ export function blankForm(kind: TriggerKind): AutomationForm {
     tools: '',
     allow: [],
     task: '',
+    project: '',
     concurrency: String(DEFAULTS.concurrency),
     maxRunsPerHour: String(DEFAULTS.maxRunsPerHour),
     maxRunsPerFilePerHour: String(DEFAULTS.maxRunsPerFilePerHour),
@@ -225,6 +228,7 @@ export function buildSpec(form: AutomationForm): BuildResult {
       ...(tools.length > 0 ? { tools } : {}),
       allow,
       ...(form.task ? { task: form.task } : {}),
+      ...(form.project ? { project: form.project } : {}),
       concurrency: numbers.concurrency ?? DEFAULTS.concurrency,
       max_runs_per_hour: numbers.maxRunsPerHour ?? DEFAULTS.maxRunsPerHour,
       max_runs_per_file_per_hour: numbers.maxRunsPerFilePerHour ?? DEFAULTS.maxRunsPerFilePerHour,
@@ -247,6 +251,7 @@ export function formFromSpec(name: string, spec: AutomationSpec): AutomationForm
     tools: (spec.tools ?? []).join(', '),
     allow: spec.allow.map((a) => ({ tool: a.tool, pattern: a.pattern ?? '' })),
     task: spec.task ?? '',
+    project: spec.project ?? '',
     concurrency: String(spec.concurrency),
     maxRunsPerHour: String(spec.max_runs_per_hour),
     maxRunsPerFilePerHour: String(spec.max_runs_per_file_per_hour),

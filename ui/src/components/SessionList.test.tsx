@@ -4,7 +4,8 @@
 // what becomes of what the conversation taught (keep, forget or delete the memories, or
 // Cancel / Esc) before it deletes, sends that choice and says how many memories went with it;
 // Forget memories asks inline (saying it can be undone from the memory page) before it
-// forgets, then says how many were forgotten.
+// forgets, then says how many were forgotten. Sessions in no project come first, then a
+// labelled group per project (even an empty one) with "New chat" starting one in it.
 
 import { act, useState } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -12,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LearnedMemories, SessionDeleted, SessionSummary } from '../generated/engine';
 import { I18nContext, translator } from '../i18n';
 import { TransportError } from '../transport';
-import { SessionList, filterSessions } from './SessionList';
+import { SessionList, filterSessions, groupSessions } from './SessionList';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -341,5 +342,114 @@ describe('SessionList', () => {
     expect(row('taken').querySelector('.session-confirm')?.textContent).toBe(
       '删除这次对话？我从中学到的内容：删除，保留记忆删除并忘记记忆连同记忆一起删除取消',
     );
+  });
+});
+
+describe('groupSessions', () => {
+  const inProject = (id: string, name: string, project: string) => ({ ...session(id, name, null), project });
+  it('puts the sessions in no project first, then one group per project in the given order', () => {
+    const sessions = [
+      inProject('1', 'tiles', 'Kitchen'),
+      session('2', 'holiday', null),
+      inProject('3', 'chapter 2', 'Thesis'),
+      inProject('4', 'cabinets', 'Kitchen'),
+      inProject('5', 'old', 'Zoo'),
+    ];
+    const groups = groupSessions(sessions, ['Thesis', 'Kitchen', 'Garden']);
+    expect(groups.map((g) => [g.project, g.sessions.map((s) => s.name)])).toEqual([
+      [null, ['holiday']],
+      ['Thesis', ['chapter 2']],
+      ['Kitchen', ['tiles', 'cabinets']],
+      ['Garden', []],
+      // A project a session names that the list does not (yet) know still gets its group.
+      ['Zoo', ['old']],
+    ]);
+  });
+});
+
+describe('SessionList by project', () => {
+  const sessions = [
+    session('1', 'work-notes', 'Quarterly Report'),
+    { ...session('2', 'tiles', 'Floor tiles'), project: 'Kitchen' },
+    session('3', 'holiday', 'Trip to Kyoto'),
+    { ...session('4', 'chapter', 'Chapter two'), project: 'Thesis' },
+  ];
+
+  function render(props: { selected?: string; newProject?: string | null } = {}) {
+    const calls: string[] = [];
+    const container = document.createElement('div');
+    document.body.append(container);
+    act(() =>
+      createRoot(container).render(
+        <I18nContext.Provider value={translator('en')}>
+          <SessionList
+            sessions={sessions}
+            selected={props.selected ?? 'work-notes'}
+            disabled={false}
+            onSelect={(name) => void calls.push(`select ${name}`)}
+            onNew={() => void calls.push('new')}
+            onRename={async (name, newName) => void calls.push(`rename ${name} ${newName}`)}
+            onDelete={async () => ({ memories: 0 })}
+            onForgetMemories={async () => 0}
+            projects={['Kitchen', 'Thesis', 'Garden']}
+            newProject={props.newProject ?? null}
+            onNewInProject={(project) => void calls.push(`new in ${project}`)}
+          />
+        </I18nContext.Provider>,
+      ),
+    );
+    const groups = () => [...container.querySelectorAll<HTMLElement>('.session-group')];
+    const titlesIn = (el: ParentNode) => [...el.querySelectorAll('.session-title')].map((e) => e.textContent);
+    return { container, calls, groups, titlesIn };
+  }
+
+  it('lists the sessions in no project first, then a labelled group per project', () => {
+    const { container, groups, titlesIn } = render();
+    const loose = container.querySelector('nav.sessions > ul') as HTMLElement;
+    expect(titlesIn(loose)).toEqual(['Quarterly Report', 'Trip to Kyoto']);
+    expect(groups().map((g) => g.querySelector('h3')?.textContent)).toEqual(['Kitchen', 'Thesis', 'Garden']);
+    for (const g of groups()) {
+      expect(g.getAttribute('role')).toBe('group');
+      expect(document.getElementById(g.getAttribute('aria-labelledby') ?? '')?.textContent).toBe(g.dataset.project);
+    }
+    expect(groups().map((g) => titlesIn(g))).toEqual([['Floor tiles'], ['Chapter two'], []]);
+    expect(groups()[2]?.textContent).toContain('No conversations yet.');
+    // The list's order is kept: no project's sessions come before a group.
+    expect(titlesIn(container)).toEqual(['Quarterly Report', 'Trip to Kyoto', 'Floor tiles', 'Chapter two']);
+  });
+
+  it('opens and renames a session in a group as anywhere else', async () => {
+    const { calls, groups } = render();
+    const kitchen = groups()[0] as HTMLElement;
+    act(() => (kitchen.querySelector('[data-session="tiles"]') as HTMLButtonElement).click());
+    act(() => (kitchen.querySelector('.session-rename-button') as HTMLButtonElement).click());
+    const input = kitchen.querySelector('.session-rename') as HTMLInputElement;
+    act(() => fill(input, 'floor'));
+    act(() => key(input, 'Enter'));
+    await flush();
+    expect(calls).toEqual(['select tiles', 'rename tiles floor']);
+  });
+
+  it('starts a new chat in a project from its group', () => {
+    const { calls, groups } = render();
+    const button = groups()[2]?.querySelector('[data-testid="session-group-new"]') as HTMLButtonElement;
+    expect(button.textContent).toBe('New chat');
+    expect(button.getAttribute('aria-label')).toBe('New chat in Garden');
+    act(() => button.click());
+    expect(calls).toEqual(['new in Garden']);
+  });
+
+  it('shows a new conversation in the group of the project it starts in', () => {
+    const { container, groups, titlesIn } = render({ selected: 'chat-new', newProject: 'Garden' });
+    expect(titlesIn(groups()[2] as HTMLElement)).toEqual(['Untitled']);
+    expect(groups()[2]?.textContent).not.toContain('No conversations yet.');
+    expect(titlesIn(container.querySelector('nav.sessions > ul') as HTMLElement)).toEqual(['Quarterly Report', 'Trip to Kyoto']);
+  });
+
+  it('keeps only the groups with a match while searching', () => {
+    const { container, groups, titlesIn } = render();
+    act(() => fill(container.querySelector('.session-search') as HTMLInputElement, 'tiles'));
+    expect(groups().map((g) => g.dataset.project)).toEqual(['Kitchen']);
+    expect(titlesIn(container)).toEqual(['Floor tiles']);
   });
 });

@@ -1,6 +1,7 @@
 // The sidebar: a "new session" button, a search box and the sessions, most recent first
-// (automation runs only on request, or when one is open),
-// each with Rename (inline), Delete (confirmed inline, asking what becomes of what the
+// (automation runs only on request, or when one is open): those in no project first, then a
+// group per project (its name as a heading, and "New chat" to start one in it). Each session
+// (`SessionRow`) has Rename (inline), Delete (confirmed inline, asking what becomes of what the
 // assistant learned in that conversation: kept, forgotten (Undo on the memory page brings
 // them back) or deleted with it for good) and Forget memories (confirmed inline: forgets every
 // memory learned in that conversation, as one change that Undo on the memory page brings
@@ -9,6 +10,7 @@
 import { useId, useState } from 'react';
 import { useT } from '../i18n';
 import type { LearnedMemories, SessionDeleted, SessionSummary } from '../generated/engine';
+import { type Mode, SessionRow } from './SessionRow';
 
 interface Props {
   sessions: SessionSummary[];
@@ -29,13 +31,38 @@ interface Props {
    * forgotten, rejects with a readable error (shown next to the session).
    */
   onForgetMemories: (name: string) => Promise<number>;
+  /** The projects' names, in the order their groups show (each has a group, even empty). */
+  projects?: readonly string[];
+  /** The project the selected conversation, not in the list yet, is being started in. */
+  newProject?: string | null;
+  /** Starts a new conversation in a project (its group's "New chat"). */
+  onNewInProject?: (project: string) => void;
 }
 
-/** What one row is doing besides being listed. */
-type Mode =
-  | { kind: 'rename'; name: string; value: string }
-  | { kind: 'confirmDelete'; name: string }
-  | { kind: 'confirmForget'; name: string };
+/** The sessions of one project (`null`: of none), in the list's order. */
+export interface SessionGroup {
+  project: string | null;
+  sessions: SessionSummary[];
+}
+
+/**
+ * The sessions in no project first, then one group per project: the `projects` in their
+ * order, then any other project a session names (the list and the projects read at
+ * different moments), by name.
+ */
+export function groupSessions(sessions: SessionSummary[], projects: readonly string[]): SessionGroup[] {
+  const loose: SessionSummary[] = [];
+  const byProject = new Map<string, SessionSummary[]>();
+  for (const s of sessions) {
+    if (s.project) byProject.set(s.project, [...(byProject.get(s.project) ?? []), s]);
+    else loose.push(s);
+  }
+  const others = [...byProject.keys()].filter((p) => !projects.includes(p)).sort();
+  return [
+    { project: null, sessions: loose },
+    ...[...projects, ...others].map((project) => ({ project, sessions: byProject.get(project) ?? [] })),
+  ];
+}
 
 /** The sessions whose name or title contains `query` (case-insensitive). */
 export function filterSessions(sessions: SessionSummary[], query: string): SessionSummary[] {
@@ -50,7 +77,19 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export function SessionList({ sessions, selected, disabled, onSelect, onNew, onRename, onDelete, onForgetMemories }: Props) {
+export function SessionList({
+  sessions,
+  selected,
+  disabled,
+  onSelect,
+  onNew,
+  onRename,
+  onDelete,
+  onForgetMemories,
+  projects = [],
+  newProject = null,
+  onNewInProject,
+}: Props) {
   const t = useT();
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState<Mode | null>(null);
@@ -65,7 +104,7 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
   const [deleted, setDeleted] = useState<{ label: string; memories: LearnedMemories; count: number } | null>(null);
   const ids = useId();
   const [showRuns, setShowRuns] = useState(false);
-  const listed = selected && !sessions.some((s) => s.name === selected);
+  const listed = selected !== null && !sessions.some((s) => s.name === selected);
   // Automation runs each have a session; they stay out of the way (the Automations page
   // lists them) unless asked for, or one of them is open.
   const runs = sessions.filter((s) => s.automation && s.name !== selected).length;
@@ -126,6 +165,39 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
     }
   };
 
+  const groups = groupSessions(shown, projects);
+  const loose = groups.find((g) => g.project === null)?.sessions ?? [];
+  const grouped = groups.filter((g): g is SessionGroup & { project: string } => g.project !== null);
+  // The new conversation shows in its project's group when it has one.
+  const untitledIn = newProject !== null && grouped.some((g) => g.project === newProject) ? newProject : null;
+  const untitled = (
+    <li>
+      <button type="button" className="session current" disabled>
+        <span className="session-title">{t('sessions.untitled')}</span>
+        <span className="session-meta">{selected}</span>
+      </button>
+    </li>
+  );
+  const row = (s: SessionSummary) => (
+    <SessionRow
+      key={s.id}
+      session={s}
+      current={s.name === selected}
+      disabled={disabled}
+      busy={busy}
+      mode={mode?.name === s.name ? mode : null}
+      error={error?.name === s.name ? error.message : null}
+      forgotten={forgotten?.name === s.name ? forgotten.count : null}
+      questionId={`${ids}-delete-${s.id}`}
+      onSelect={onSelect}
+      onMode={start}
+      onRenameText={(value) => setMode({ kind: 'rename', name: s.name, value })}
+      onSaveRename={(name, value) => void saveRename(name, value)}
+      onConfirmDelete={(name, label, memories) => void confirmDelete(name, label, memories)}
+      onConfirmForget={(name) => void confirmForget(name)}
+    />
+  );
+
   return (
     <nav className="sessions">
       <h2>{t('sessions.heading')}</h2>
@@ -151,178 +223,42 @@ export function SessionList({ sessions, selected, disabled, onSelect, onNew, onR
         </p>
       )}
       <ul>
-        {listed && (
-          <li>
-            <button type="button" className="session current" disabled>
-              <span className="session-title">{t('sessions.untitled')}</span>
-              <span className="session-meta">{selected}</span>
-            </button>
-          </li>
-        )}
-        {shown.map((s) => {
-          const renaming = mode?.kind === 'rename' && mode.name === s.name ? mode : null;
-          const confirming = mode?.kind === 'confirmDelete' && mode.name === s.name;
-          const forgetting = mode?.kind === 'confirmForget' && mode.name === s.name;
-          const rowError = error?.name === s.name ? error.message : null;
-          const rowForgotten = forgotten?.name === s.name ? forgotten.count : null;
-          const label = s.title || s.name;
-          const question = `${ids}-delete-${s.id}`;
-          return (
-            <li key={s.id} className="session-row" data-row={s.name}>
-              {renaming ? (
-                <input
-                  className="session-rename"
-                  autoFocus
-                  value={renaming.value}
-                  disabled={busy}
-                  aria-label={t('sessions.renameLabel', { name: s.name })}
-                  onChange={(e) => setMode({ ...renaming, value: e.target.value })}
-                  onKeyDown={(e) => {
-                    if (e.key === 'Enter') {
-                      e.preventDefault();
-                      void saveRename(s.name, renaming.value);
-                    } else if (e.key === 'Escape') {
-                      e.preventDefault();
-                      start(null);
-                    }
-                  }}
-                />
-              ) : (
-                <button
-                  type="button"
-                  className={s.name === selected ? 'session current' : 'session'}
-                  data-session={s.name}
-                  disabled={disabled && s.name !== selected}
-                  onClick={() => onSelect(s.name)}
-                >
-                  <span className="session-title">{label}</span>
-                  <span className="session-meta">{t('sessions.messages', { count: s.message_count })}</span>
-                </button>
-              )}
-              {confirming ? (
-                <div
-                  className="session-actions session-confirm session-delete-confirm"
-                  role="group"
-                  aria-labelledby={question}
-                  onKeyDown={(e) => {
-                    if (e.key === 'Escape' && !busy) {
-                      e.preventDefault();
-                      start(null);
-                    }
-                  }}
-                >
-                  <span id={question}>{t('sessions.deleteConfirm')}</span>
-                  <button
-                    type="button"
-                    className="session-delete-keep"
-                    data-testid="session-delete-keep"
-                    title={t('sessions.deleteKeepHelp')}
-                    disabled={busy}
-                    onClick={() => void confirmDelete(s.name, label, 'keep')}
-                  >
-                    {t('sessions.deleteKeep')}
-                  </button>
-                  <button
-                    type="button"
-                    className="session-delete-forget"
-                    data-testid="session-delete-forget"
-                    title={t('sessions.deleteForgetHelp')}
-                    disabled={busy}
-                    onClick={() => void confirmDelete(s.name, label, 'forget')}
-                  >
-                    {t('sessions.deleteForget')}
-                  </button>
-                  <button
-                    type="button"
-                    className="session-delete-purge danger"
-                    data-testid="session-delete-purge"
-                    title={t('sessions.deletePurgeHelp')}
-                    disabled={busy}
-                    onClick={() => void confirmDelete(s.name, label, 'delete')}
-                  >
-                    {t('sessions.deletePurge')}
-                  </button>
-                  <button
-                    type="button"
-                    className="session-delete-no"
-                    data-testid="session-delete-no"
-                    autoFocus
-                    disabled={busy}
-                    onClick={() => start(null)}
-                  >
-                    {t('sessions.cancel')}
-                  </button>
-                </div>
-              ) : forgetting ? (
-                <div className="session-actions session-forget-confirm" role="group" aria-label={t('sessions.forgetMemories')}>
-                  <span>{t('sessions.forgetConfirm')}</span>
-                  <button
-                    type="button"
-                    className="session-forget-yes danger"
-                    data-testid="session-forget-memories-yes"
-                    disabled={busy}
-                    onClick={() => void confirmForget(s.name)}
-                  >
-                    {t('sessions.forgetYes')}
-                  </button>
-                  <button
-                    type="button"
-                    className="session-forget-no"
-                    data-testid="session-forget-memories-no"
-                    disabled={busy}
-                    onClick={() => start(null)}
-                  >
-                    {t('sessions.no')}
-                  </button>
-                </div>
-              ) : (
-                !renaming && (
-                  <div className="session-actions">
-                    <button
-                      type="button"
-                      className="session-rename-button"
-                      disabled={disabled || busy}
-                      onClick={() => start({ kind: 'rename', name: s.name, value: s.name })}
-                    >
-                      {t('sessions.rename')}
-                    </button>
-                    <button
-                      type="button"
-                      className="session-delete-button"
-                      disabled={disabled || busy}
-                      onClick={() => start({ kind: 'confirmDelete', name: s.name })}
-                    >
-                      {t('sessions.delete')}
-                    </button>
-                    <button
-                      type="button"
-                      className="session-forget-button"
-                      data-testid="session-forget-memories"
-                      title={t('sessions.forgetMemoriesHelp')}
-                      disabled={disabled || busy}
-                      onClick={() => start({ kind: 'confirmForget', name: s.name })}
-                    >
-                      {t('sessions.forgetMemories')}
-                    </button>
-                  </div>
-                )
-              )}
-              {rowForgotten !== null && (
-                <p className="session-notice" role="status" data-testid="session-forget-memories-notice">
-                  {t('sessions.forgotten', { count: rowForgotten })}
-                </p>
-              )}
-              {rowError && (
-                <p className="session-error" role="alert">
-                  {rowError}
-                </p>
-              )}
-            </li>
-          );
-        })}
+        {listed && untitledIn === null && untitled}
+        {loose.map(row)}
       </ul>
       {shown.length === 0 && !listed && query.trim() === '' && <p className="muted">{t('sessions.empty')}</p>}
       {shown.length === 0 && query.trim() !== '' && <p className="muted">{t('sessions.noMatch')}</p>}
+      {grouped.map((g, i) => {
+        const here = listed && untitledIn === g.project;
+        // While searching, a project without a match stays out of the way.
+        if (query.trim() !== '' && g.sessions.length === 0 && !here) return null;
+        const heading = `${ids}-project-${i}`;
+        return (
+          <div key={g.project} className="session-group" role="group" aria-labelledby={heading} data-project={g.project}>
+            <div className="session-group-head">
+              <h3 id={heading}>{g.project}</h3>
+              {onNewInProject && (
+                <button
+                  type="button"
+                  className="session-group-new"
+                  data-testid="session-group-new"
+                  aria-label={t('sessions.newInProject', { name: g.project })}
+                  title={t('sessions.newInProject', { name: g.project })}
+                  disabled={disabled}
+                  onClick={() => onNewInProject(g.project)}
+                >
+                  {t('sessions.newHere')}
+                </button>
+              )}
+            </div>
+            <ul>
+              {here && untitled}
+              {g.sessions.map(row)}
+            </ul>
+            {g.sessions.length === 0 && !here && <p className="muted session-group-empty">{t('sessions.projectEmpty')}</p>}
+          </div>
+        );
+      })}
       {runs > 0 && (
         <button type="button" className="link session-runs" data-testid="session-runs-toggle" onClick={() => setShowRuns((v) => !v)}>
           {t(showRuns ? 'sessions.hideRuns' : 'sessions.showRuns', { count: runs })}

@@ -62,6 +62,9 @@ describe('MemoryStore paging', () => {
     expect(listRequest({ ...DEFAULT_FILTERS, tier: 'episodic', inConflict: 'yes', text: '  ' }, 200)).toEqual({
       tier: 'episodic', in_conflict: true, sort: 'created', offset: 200, limit: 100,
     });
+    // Whose memories: one project's (by name), or the global ones only.
+    expect(listRequest({ ...DEFAULT_FILTERS, scope: 'project:Kitchen' }, 0)).toEqual({ project: 'Kitchen', sort: 'created', offset: 0, limit: 100 });
+    expect(listRequest({ ...DEFAULT_FILTERS, scope: 'global' }, 0)).toEqual({ global: true, sort: 'created', offset: 0, limit: 100 });
     // "Expiring soon" is active memories whose expiry falls within the week.
     expect(listRequest({ ...DEFAULT_FILTERS, status: 'expiring' }, 0)).toEqual({
       status: 'active', expiring_within_days: 7, sort: 'created', offset: 0, limit: 100,

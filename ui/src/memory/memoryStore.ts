@@ -1,5 +1,6 @@
-// The memory page's state: what the assistant remembers (filtered and sorted on the server,
-// loaded a page at a time as the person scrolls), the selection for bulk deletion, the open
+// The memory page's state: what the assistant remembers (filtered, by project too, and sorted
+// on the server, loaded a page at a time as the person scrolls), the projects (to name a
+// memory's project and move it to another), the selection for bulk deletion, the open
 // memory's detail and its fading curve, the actions on it, the confirmation steps before
 // anything is deleted for good, the queue of open conflicts to review (settled by keeping one,
 // both, or editing the two into one), the store's counts, and export and import as a file. No
@@ -17,6 +18,7 @@ import type {
   MemoryStats,
   MemoryStatus,
   MemoryTier,
+  Project,
   Recalled,
 } from '../generated/engine';
 import { SettingsStore, type SettingsTransport, describe } from '../settings/store';
@@ -44,8 +46,30 @@ export const SORTS: readonly MemorySort[] = ['created', 'updated', 'last_used', 
 export const CONFLICT_FILTERS = ['any', 'yes', 'no'] as const;
 export type ConflictFilter = (typeof CONFLICT_FILTERS)[number];
 
+/**
+ * Whose memories the list shows: all (''), the global ones only, or one project's (by name).
+ * A select's value as it is kept.
+ */
+export type ScopeFilter = '' | 'global' | `project:${string}`;
+
+/** The filter value for a project's memories. */
+export function projectFilter(name: string): ScopeFilter {
+  return `project:${name}`;
+}
+
+/** A select's value read back as a scope filter ('' for anything else). */
+export function scopeFilter(value: string): ScopeFilter {
+  return value === 'global' || value.startsWith('project:') ? (value as ScopeFilter) : '';
+}
+
+/** The project (by name) a scope filter names, if any. */
+export function filteredProject(scope: ScopeFilter): string | undefined {
+  return scope.startsWith('project:') ? scope.slice('project:'.length) : undefined;
+}
+
 /** The filters bar as set; empty means "any". */
 export interface MemoryFilters {
+  scope: ScopeFilter;
   tier: MemoryTier | '';
   status: MemoryStatus | typeof EXPIRING | '';
   text: string;
@@ -53,12 +77,14 @@ export interface MemoryFilters {
   sort: MemorySort;
 }
 
-export const DEFAULT_FILTERS: MemoryFilters = { tier: '', status: '', text: '', inConflict: 'any', sort: 'created' };
+export const DEFAULT_FILTERS: MemoryFilters = { scope: '', tier: '', status: '', text: '', inConflict: 'any', sort: 'created' };
 
 /** The `memory_list` request for the filters and a page. */
 export function listRequest(f: MemoryFilters, offset: number, limit = PAGE_SIZE): MemoryList {
   const text = f.text.trim();
+  const project = filteredProject(f.scope);
   return {
+    ...(f.scope === 'global' ? { global: true } : project !== undefined ? { project } : {}),
     ...(f.tier ? { tier: f.tier } : {}),
     ...(f.status === EXPIRING
       ? { status: 'active' as const, expiring_within_days: EXPIRING_DAYS }
@@ -143,6 +169,8 @@ export interface MemoryState {
   transferError: string | null;
   /** A search by meaning (memory_search): its query and the engine's ranking, or null. */
   search: { query: string; results: Recalled[] | undefined; error: string | null } | null;
+  /** The projects (empty until read, or when they cannot be: the page works without them). */
+  projects: Project[];
 }
 
 export interface MemoryStoreOptions {
@@ -188,15 +216,28 @@ export class MemoryStore extends SettingsStore<MemoryState> {
       imported: null,
       transferError: null,
       search: null,
+      projects: [],
     });
     this.transport = transport;
     this.badge = badge;
     this.download = options.download ?? browserDownload;
   }
 
-  /** The first page, the open conflicts and the counts. */
+  /** The first page, the open conflicts, the counts and the projects. */
   async load(): Promise<void> {
-    await Promise.all([this.reload(), this.loadConflicts(), this.loadStats()]);
+    await Promise.all([this.reload(), this.loadConflicts(), this.loadStats(), this.loadProjects()]);
+  }
+
+  /**
+   * Reads the projects (their names for the filter, the rows and "Move to"). A failure
+   * leaves them as they were: the memories show without their projects' names.
+   */
+  async loadProjects(): Promise<void> {
+    try {
+      this.set({ projects: await this.transport.call('list_projects', {}) });
+    } catch {
+      // Nothing to show: the filter offers all and global memories only.
+    }
   }
 
   /** Reads the store's counts (by tier and status, conflicts, the next sweep). */
@@ -380,7 +421,24 @@ export class MemoryStore extends SettingsStore<MemoryState> {
    */
   async undo(change?: string): Promise<void> {
     const id = this.getState().openId;
-    if (id !== null) await this.act(() => this.transport.call('memory_undo', change ? { id, change } : { id }));
+    if (id === null) return;
+    const undone = await this.act(() => this.transport.call('memory_undo', change ? { id, change } : { id }));
+    // An undone move changes which project's list the memory is in.
+    if (undone && this.getState().filters.scope !== '') await Promise.all([this.reload(), this.loadProjects()]);
+  }
+
+  /**
+   * Moves the open memory into the project named `project`, or out to the global memories
+   * (null): one change, which Undo brings back. Then the list (it may leave a filtered one)
+   * and the projects' counts are read again.
+   */
+  async move(project: string | null): Promise<void> {
+    const id = this.getState().openId;
+    if (id === null) return;
+    const moved = await this.act(async () => [
+      await this.transport.call('memory_move', project === null ? { id } : { id, project }),
+    ]);
+    if (moved) await Promise.all([this.reload(), this.loadProjects()]);
   }
 
   /** Opens another memory of the chain (a link in the detail). */
@@ -392,9 +450,13 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     this.set({ draft: { ...this.getState().draft, ...change } });
   }
 
-  /** Adds the typed memory, then starts the list over and opens what the engine kept. */
+  /**
+   * Adds the typed memory (to the project the list is filtered on, if it is), then starts
+   * the list over and opens what the engine kept.
+   */
   async add(): Promise<void> {
-    const { draft } = this.getState();
+    const { draft, filters } = this.getState();
+    const project = filteredProject(filters.scope);
     const content = draft.content.trim();
     if (!content) return;
     this.set({ busy: true, actionError: null, deleted: null });
@@ -403,6 +465,7 @@ export class MemoryStore extends SettingsStore<MemoryState> {
         content,
         ...(draft.slot.trim() ? { slot: draft.slot.trim() } : {}),
         ...(draft.pinned ? { pinned: true } : {}),
+        ...(project !== undefined ? { project } : {}),
       });
       this.set({ draft: { content: '', slot: '', pinned: false } });
       await Promise.all([this.reload(), this.open(outcome.memory.id), this.loadConflicts(), this.loadStats()]);

@@ -1,11 +1,14 @@
 // An in-memory memory engine for the memory store's and page's tests: it pages, filters by
-// text and status like `memory_list`, keeps every request (through `FakeEngine.requests`),
+// text, status and scope (a project's memories by its name, or the global ones) like
+// `memory_list`, keeps every request (through `FakeEngine.requests`), lists its projects with
+// their memory counts, moves a memory between projects and the global memories, undoes a
+// change by putting back what that change altered (a move included),
 // refuses `memory_delete_all` without the exact phrase like the engine does, counts by tier
 // and status, exports one JSON line per memory after a header and imports only a file whose
 // every line is good (else nothing, naming the line), and edits the kept memory of a conflict
 // settled with a merged text.
 
-import type { Conflict, Fading, HistoryEntry, Memory, MemoryDetail, MemoryReadEntry, TierStatusCount } from '../generated/engine';
+import type { Conflict, Fading, HistoryEntry, Memory, MemoryDetail, MemoryReadEntry, Project, TierStatusCount } from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
 import { DELETE_ALL_PHRASE } from './memoryStore';
@@ -68,12 +71,23 @@ export function fadingOf(m: Memory, now = '2026-11-05T00:00:00Z'): Fading {
   };
 }
 
+/** A project as the engine lists it; `n` makes its id (its memories' scope is `project:<id>`). */
+export function project(n: number, name: string, change: Partial<Project> = {}): Project {
+  return { id: `p-${n}`, name, instructions: null, folders: [], created_at: '2026-11-01T09:00:00Z', sessions: 0, memories: 0, ...change };
+}
+
 const EXPORT_HEADER = '{"format":"echo-desk-memory","version":1,"exported_at":"2026-11-04T08:00:00Z","count":0}';
 
-export function memoryEngine(count: number, conflicts: Conflict[] = []) {
-  let memories = Array.from({ length: count }, (_, i) => memory(i));
+/**
+ * The engine with `count` memories (global ones unless `scopes` gives the i-th its scope),
+ * open `conflicts` and `projects`.
+ */
+export function memoryEngine(count: number, conflicts: Conflict[] = [], projects: Project[] = [], scopes: string[] = []) {
+  let memories = Array.from({ length: count }, (_, i) => memory(i, scopes[i] ? { scope: scopes[i] } : {}));
   let open = [...conflicts];
   const history = new Map<string, HistoryEntry[]>();
+  /** What each change altered, as it was before it (by memory and change id): what undo puts back. */
+  const before = new Map<string, Partial<Memory>>();
   /** The read log, by memory (empty unless a test fills it). */
   const reads = new Map<string, MemoryReadEntry[]>();
   const record = (m: Memory, action: HistoryEntry['action']) => {
@@ -88,15 +102,28 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
     return m;
   };
   const change = (id: string, c: Partial<Memory>, action: HistoryEntry['action']) => {
-    const m = { ...find(id), ...c };
+    const old = find(id);
+    const m = { ...old, ...c };
     memories = memories.map((x) => (x.id === id ? m : x));
     record(m, action);
+    const entries = history.get(id) ?? [];
+    before.set(`${id} ${entries[entries.length - 1]?.change_id}`, Object.fromEntries(Object.keys(c).map((k) => [k, old[k as keyof Memory]])));
     return m;
   };
+  /** The scope of the project named `name` (the engine refuses a name it does not know). */
+  const scopeOf = (name: string) => {
+    const p = projects.find((x) => x.name === name);
+    if (!p) throw new TransportError('not_found', `no project ${name}`, 404);
+    return `project:${p.id}`;
+  };
   const engine = new FakeEngine({
-    memory_list: ({ status, text, offset = 0, limit = 100 }) => {
+    memory_list: ({ status, text, project: name, global, offset = 0, limit = 100 }) => {
+      const scope = name !== undefined ? scopeOf(name) : global ? 'global' : undefined;
       const matching = memories.filter(
-        (m) => (status ? m.status === status : m.status !== 'deleted') && (!text || m.content.includes(text)),
+        (m) =>
+          (status ? m.status === status : m.status !== 'deleted') &&
+          (!text || m.content.includes(text)) &&
+          (scope === undefined || m.scope === scope),
       );
       return { items: matching.slice(offset, offset + limit), total: matching.length };
     },
@@ -112,8 +139,8 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
         reads: reads.get(id) ?? [],
       };
     },
-    memory_add: ({ content, pinned }) => {
-      const m = memory(memories.length + 1000, { content, pinned: pinned ?? false });
+    memory_add: ({ content, pinned, project: name }) => {
+      const m = memory(memories.length + 1000, { content, pinned: pinned ?? false, scope: name === undefined ? 'global' : scopeOf(name) });
       memories = [m, ...memories];
       record(m, 'created');
       return { memory: m, effects: [{ effect: 'created' }], judge_failures: [] };
@@ -123,12 +150,15 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
     memory_forget: ({ id }) => change(id, { status: 'deleted' }, 'deleted'),
     memory_restore: ({ id }) => change(id, { status: 'active' }, 'restored'),
     memory_set_expiry: ({ id, valid_until }) => change(id, { valid_until: valid_until ?? null }, 'edited'),
+    memory_move: ({ id, project: name }) => change(id, { scope: name === undefined ? 'global' : scopeOf(name) }, 'moved'),
     memory_undo: ({ id, change: changeId }) => {
-      if (changeId !== undefined && !(history.get(id) ?? []).some((h) => h.change_id === changeId)) {
-        throw new TransportError('not_found', `no change ${changeId} on ${id}`, 404);
-      }
-      return [change(id, { status: 'active' }, 'undo')];
+      const entries = history.get(id) ?? [];
+      const undone = changeId ?? entries[entries.length - 1]?.change_id;
+      if (!entries.some((h) => h.change_id === undone)) throw new TransportError('not_found', `no change ${changeId} on ${id}`, 404);
+      return [change(id, before.get(`${id} ${undone}`) ?? {}, 'undo')];
     },
+    list_projects: () =>
+      projects.map((p) => ({ ...p, memories: memories.filter((m) => m.scope === `project:${p.id}` && m.status !== 'deleted').length })),
     memory_delete: ({ ids }) => {
       memories = memories.filter((m) => !ids.includes(m.id));
       return { deleted: [...ids] };
@@ -213,6 +243,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = []) {
   });
   return Object.assign(engine, {
     memories: () => memories,
+    projects,
     reads,
     /** The requests of one operation, in order. */
     sent: (op: string) => engine.requests.filter((r) => r.op === op).map((r) => r.request),

@@ -4,6 +4,7 @@
 // or replaced one operation at a time.
 
 import type {
+  AddProject,
   AddRule,
   BootstrapFile,
   ConnectionReport,
@@ -15,6 +16,7 @@ import type {
   McpServerConfig,
   McpServerStatus,
   OllamaInfo,
+  Project,
   ProviderKindInfo,
   ProviderUpdate,
   ProviderView,
@@ -28,6 +30,69 @@ import type {
 } from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
+
+/**
+ * A projects engine: names are unique and not blank, folders must be absolute paths, a
+ * rename or change keeps the rest, and a project with memories is removed only when the
+ * request says what becomes of them (global, or deleted), like the engine. `memories` sets a
+ * project's memory count.
+ */
+export function projectsTransport(initial: Project[] = []) {
+  let projects = [...initial];
+  const byName = (name: string) => {
+    const p = projects.find((x) => x.name === name);
+    if (!p) throw new TransportError('not_found', `no project ${name}`, 404);
+    return p;
+  };
+  const checkName = (name: string, except?: string) => {
+    if (name.trim() === '') throw new TransportError('invalid_input', 'invalid name: it is empty', 400);
+    if (name !== except && projects.some((p) => p.name === name)) throw new TransportError('invalid_input', `invalid name: project ${JSON.stringify(name)} exists`, 400);
+  };
+  const checkFolders = (folders: string[]) => {
+    const relative = folders.find((f) => !f.startsWith('/'));
+    if (relative !== undefined) throw new TransportError('invalid_input', `invalid folders: ${relative} is not an absolute path`, 400);
+  };
+  const sent: AddProject[] = [];
+  const engine = new FakeEngine({
+    list_projects: () => [...projects].sort((a, b) => a.name.localeCompare(b.name)),
+    add_project: (r) => {
+      sent.push(r);
+      checkName(r.name);
+      checkFolders(r.folders ?? []);
+      const p: Project = { id: `p-${projects.length + 1}`, name: r.name, instructions: r.instructions ?? null, folders: r.folders ?? [], created_at: '2026-12-01T10:00:00Z', sessions: 0, memories: 0 };
+      projects.push(p);
+      return p;
+    },
+    edit_project: (r) => {
+      const p = byName(r.name);
+      if (r.new_name !== undefined) checkName(r.new_name, r.name);
+      if (r.folders) checkFolders(r.folders);
+      const changed: Project = {
+        ...p,
+        name: r.new_name ?? p.name,
+        instructions: r.instructions === undefined ? p.instructions : r.instructions || null,
+        folders: r.folders ?? p.folders,
+      };
+      projects = projects.map((x) => (x.id === p.id ? changed : x));
+      return changed;
+    },
+    remove_project: ({ name, memories }) => {
+      const p = byName(name);
+      if (p.memories > 0 && memories === undefined) {
+        throw new TransportError('invalid_input', `invalid memories: project ${JSON.stringify(name)} has ${p.memories} memories: say whether they become global memories or are deleted`, 400);
+      }
+      projects = projects.filter((x) => x.id !== p.id);
+      return { project: p, moved: memories === 'global' ? p.memories : 0, deleted: memories === 'delete' ? p.memories : 0 };
+    },
+  });
+  return Object.assign(engine, {
+    sent,
+    projects: () => projects,
+    memories: (name: string, count: number) => {
+      projects = projects.map((p) => (p.name === name ? { ...p, memories: count } : p));
+    },
+  });
+}
 
 /** A rules engine (and empty answers for the other settings lists). */
 export function fakeTransport() {

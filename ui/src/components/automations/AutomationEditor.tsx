@@ -1,7 +1,7 @@
 // The automation form: name and trigger kind; for a watch rule its folders, subfolders,
 // include and exclude globs, events, settle time and hidden files; for a schedule its cron
 // text, zone and missed-run policy; then the prompt (with the variables it can use), tools,
-// pre-approvals, task type and limits. Beside it the engine's preview: the next five fire
+// pre-approvals, task type, the project its runs' conversations belong to, and limits. Beside it the engine's preview: the next five fire
 // times in the schedule's zone, or the folders and which of them do not exist, or why the
 // spec is not valid.
 
@@ -29,11 +29,13 @@ interface Props {
   onChange: (change: Partial<AutomationForm>) => void;
   onSave: () => void;
   onCancel: () => void;
+  /** The projects' names, offered for its runs' conversations. */
+  projects?: readonly string[];
 }
 
 const KINDS: readonly TriggerKind[] = ['watch', 'schedule'];
 
-export function AutomationEditor({ editor, storedName, onChange, onSave, onCancel }: Props) {
+export function AutomationEditor({ editor, storedName, onChange, onSave, onCancel, projects = [] }: Props) {
   const t = useT();
   const { form, problem } = editor;
   const formRef = useRef<HTMLFormElement>(null);
@@ -47,6 +49,8 @@ export function AutomationEditor({ editor, storedName, onChange, onSave, onCance
         {t(problem.key)}
       </small>
     ) : null;
+  // A project the list does not know (yet) stays offered, so saving keeps it.
+  const projectChoices = form.project && !projects.includes(form.project) ? [...projects, form.project] : projects;
   const setAllow = (i: number, change: Partial<AutomationForm['allow'][number]>) =>
     onChange({ allow: form.allow.map((a, j) => (j === i ? { ...a, ...change } : a)) });
 
@@ -208,6 +212,17 @@ export function AutomationEditor({ editor, storedName, onChange, onSave, onCance
               ))}
             </select>
           </label>
+          {projectChoices.length > 0 && (
+            <label className="field">
+              <span>{t('automations.form.project')}</span>
+              <select name="project" data-testid="form-project" value={form.project} onChange={(e) => onChange({ project: e.target.value })}>
+                <option value="">{t('automations.form.projectNone')}</option>
+                {projectChoices.map((p) => (
+                  <option key={p} value={p}>{p}</option>
+                ))}
+              </select>
+            </label>
+          )}
           <label className="field">
             <span>{t('automations.form.concurrency')}</span>
             <select name="concurrency" data-testid="form-concurrency" value={form.concurrency} onChange={(e) => onChange({ concurrency: e.target.value })}>

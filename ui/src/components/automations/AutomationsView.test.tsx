@@ -3,13 +3,15 @@
 // state (with the reason when it is in error), trigger and run counts, and the first one's
 // runs with links to their conversation and trace; a template opens the editor prefilled
 // and previews it, an invalid zone shows the engine's message inline, Save adds it; Remove
-// asks first; Pause all pauses; the approval queue shows the exact action and answers.
+// asks first; Pause all pauses; the approval queue shows the exact action and answers; the
+// editor offers the projects for its runs' conversations.
 
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalQueue } from '../../automations/approvalQueue';
 import { PREVIEW_DELAY_MS } from '../../automations/automationStore';
 import { automation, automationsEngine, question, run, scheduleSpec, watchSpec } from '../../automations/testFakes';
+import { project } from '../../memory/testFakes';
 import { byTestId, cleanup, fill, flush, mount } from '../settings/testing';
 import { AutomationsView } from './AutomationsView';
 
@@ -102,6 +104,21 @@ describe('AutomationsView', () => {
     expect(byTestId(container, 'automation-editor')).toBeNull();
     expect(byTestId(container, 'automations-notice')?.textContent).toContain('Saved Morning brief.');
     expect(all(container, 'automation').map((c) => c.querySelector('.automation-name')?.textContent)).toContain('Morning brief');
+    act(() => root.unmount());
+  });
+
+  it('puts an automation\'s runs in a project chosen in the editor, and keeps it through an edit', async () => {
+    const e = engine();
+    e.handlers.list_projects = () => [project(1, 'Kitchen'), project(2, 'Thesis')];
+    const { container, root } = mount(<AutomationsView transport={e} />);
+    await flush();
+    await click(byTestId(container, 'template-morningBrief'));
+    const select = () => byTestId<HTMLSelectElement>(container, 'form-project') as HTMLSelectElement;
+    expect([...select().options].map((o) => o.textContent)).toEqual(['No project', 'Kitchen', 'Thesis']);
+    expect(select().value).toBe('');
+    await typing(select(), 'Thesis');
+    await click(byTestId(container, 'form-save'));
+    expect(e.sent('add_automation')).toEqual([expect.objectContaining({ spec: expect.objectContaining({ project: 'Thesis' }) })]);
     act(() => root.unmount());
   });
 

@@ -1,7 +1,7 @@
 // The automations page: "what runs on its own, and what is it waiting for". The approval
 // queue of unattended runs on top while it has questions; new automations from templates;
 // pause or resume all; the automations with their state and run counts beside the selected
-// one's run history; the editor with its live preview. State and calls live in
+// one's run history; the editor with its live preview (and the projects its runs can be in). State and calls live in
 // `AutomationStore`; the queue is `ApprovalQueue`, shared with the header's badge when the app
 // passes it. A run opens its conversation (`onOpenChat`) or its trace (`onOpenTrace`).
 
@@ -48,6 +48,20 @@ export function AutomationsView({ transport, queue, onOpenChat, onOpenTrace }: P
   const [state, store] = useSettingsStore(() => new AutomationStore(transport));
   const [approvals] = useState(() => queue ?? new ApprovalQueue(transport));
   const q = useSyncExternalStore(approvals.subscribe, approvals.getState);
+  // The projects the editor offers; without them (not read), none is offered.
+  const [projects, setProjects] = useState<string[]>([]);
+  useEffect(() => {
+    let live = true;
+    transport.call('list_projects', {}).then(
+      (list) => {
+        if (live) setProjects(list.map((p) => p.name));
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [transport]);
   useEffect(() => {
     if (approvals === queue) {
       // The app polls it; read it at once on opening the page.
@@ -118,6 +132,7 @@ export function AutomationsView({ transport, queue, onOpenChat, onOpenTrace }: P
           onChange={(change) => store.editForm(change)}
           onSave={() => void store.save()}
           onCancel={() => store.cancelEdit()}
+          projects={projects}
         />
       ) : (
         <div className="automations-templates" role="group" aria-label={t('automations.newFrom')}>

@@ -1,4 +1,5 @@
-// The form to tell the assistant something directly: the sentence, an optional slot, pinned.
+// The form to tell the assistant something directly: the sentence, an optional slot, pinned;
+// added to the project the list shows, when it shows one project's memories.
 
 import { useT } from '../../i18n';
 import type { MemoryDraft } from '../../memory/memoryStore';
@@ -8,9 +9,11 @@ interface Props {
   busy: boolean;
   onChange: (change: Partial<MemoryDraft>) => void;
   onAdd: () => void;
+  /** The project (by name) it is added to; global when absent. */
+  project?: string;
 }
 
-export function MemoryAddForm({ draft, busy, onChange, onAdd }: Props) {
+export function MemoryAddForm({ draft, busy, onChange, onAdd, project }: Props) {
   const t = useT();
   return (
     <form
@@ -39,7 +42,7 @@ export function MemoryAddForm({ draft, busy, onChange, onAdd }: Props) {
         <span>{t('memory.add.pinned')}</span>
       </label>
       <button type="submit" className="primary" data-testid="memory-add" disabled={busy || draft.content.trim() === ''}>
-        {t('memory.add.submit')}
+        {project === undefined ? t('memory.add.submit') : t('memory.add.submitTo', { name: project })}
       </button>
     </form>
   );

@@ -3,17 +3,20 @@
 // of versions both ways (links), its history with Undo for the last change and "Undo this
 // change" for any earlier one, and the actions: Pin/Unpin, Forget (the engine's `deleted`
 // status: a tombstone kept with its history, out of prompts and search), Restore (of a
-// forgotten, archived or superseded memory), Delete (for good), and its expiry: the date it
-// stops applying (`valid_until`), set with a date input or cleared. "Show where it was
+// forgotten, archived or superseded memory), Delete (for good), "Move to…" (the global
+// memories or a project), and its expiry: the date it stops applying (`valid_until`), set
+// with a date input or cleared. "Show where it was
 // learned" opens the conversation at the message it came from, or says it is gone. "Used in N
 // answers" lists the turns that had it in their request (the read log), each with its trace.
 
 import { useState } from 'react';
-import type { Fading, Memory, MemoryDetail as Detail } from '../../generated/engine';
+import type { Fading, Memory, MemoryDetail as Detail, Project } from '../../generated/engine';
 import { useT } from '../../i18n';
+import { placeOf } from '../../memory/place';
 import { hasProvenance } from '../../memory/provenance';
 import { FadingChart } from './FadingChart';
-import { percent, when } from './format';
+import { MemoryMove } from './MemoryMove';
+import { percent, placeLabel, when } from './format';
 
 /** Looking for where the open memory was learned, or what came of it. */
 export type SourceLookup = { state: 'looking' } | { state: 'gone' } | { state: 'error'; message: string };
@@ -38,6 +41,10 @@ interface Props {
   onDelete: () => void;
   /** Sets the expiry to a `YYYY-MM-DD` date, or clears it with null. */
   onSetExpiry: (date: string | null) => void;
+  /** The projects, to name its own and to move it to another. */
+  projects: readonly Project[];
+  /** Moves it into the project named so, or to the global memories (null). */
+  onMove: (project: string | null) => void;
   onFollow: (id: string) => void;
   onClose: () => void;
   /** Opens the conversation it was learned in; offered when given and the memory records it. */
@@ -62,14 +69,16 @@ export function expiryDate(validUntil: string | null): string {
   return m ? m[0] : '';
 }
 
-export function MemoryDetail({ detail: d, fading, fadingError, editing, busy, source, ...on }: Props) {
+export function MemoryDetail({ detail: d, fading, fadingError, editing, busy, source, projects, ...on }: Props) {
   const t = useT();
   // The date being picked; the view remounts this pane when the stored expiry changes, so it
   // starts from the stored value.
   const [expiry, setExpiry] = useState(() => expiryDate(d.valid_until));
   const none = t('memory.detail.none');
   const openConflicts = d.conflicts.filter((c) => c.status === 'open').length;
+  const place = placeOf(d.scope, projects);
   const facts: [string, React.ReactNode][] = [
+    [t('memory.detail.place'), <span key="p" data-testid="memory-detail-place">{placeLabel(t, place)}</span>],
     [t('memory.detail.status'), t(`memory.status.${d.status}`)],
     [t('memory.detail.tier'), t(`memory.tier.${d.tier}`)],
     [t('memory.detail.slot'), d.slot ? <code>{d.slot}</code> : none],
@@ -136,6 +145,7 @@ export function MemoryDetail({ detail: d, fading, fadingError, editing, busy, so
           {t('memory.delete')}
         </button>
       </div>
+      <MemoryMove place={place} projects={projects} busy={busy} onMove={on.onMove} />
       <form
         className="memory-expiry"
         onSubmit={(e) => {

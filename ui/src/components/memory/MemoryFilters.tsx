@@ -1,8 +1,9 @@
-// The filters bar: tier, status, text (applied a moment after typing stops), in a conflict or
-// not, and the order. Every change starts the list over from its first page. The text can
+// The filters bar: whose memories (all, the global ones, or one project's), tier, status, text
+// (applied a moment after typing stops), in a conflict or not, and the order. Every change starts the list over from its first page. The text can
 // also be searched by meaning (the engine's recall) instead.
 
 import { useEffect, useState } from 'react';
+import type { Project } from '../../generated/engine';
 import { useT } from '../../i18n';
 import {
   CONFLICT_FILTERS,
@@ -13,6 +14,8 @@ import {
   STATUS_FILTERS,
   STATUSES,
   TIERS,
+  projectFilter,
+  scopeFilter,
 } from '../../memory/memoryStore';
 import { oneOf } from '../../settings/store';
 
@@ -24,9 +27,11 @@ interface Props {
   onChange: (change: Partial<Filters>) => void;
   /** Searches the typed text by meaning instead of filtering by it. */
   onSearch: (text: string) => void;
+  /** The projects, each a choice of whose memories to list. */
+  projects: readonly Project[];
 }
 
-export function MemoryFilters({ filters, onChange, onSearch }: Props) {
+export function MemoryFilters({ filters, onChange, onSearch, projects }: Props) {
   const t = useT();
   const [text, setText] = useState(filters.text);
   useEffect(() => {
@@ -57,6 +62,21 @@ export function MemoryFilters({ filters, onChange, onSearch }: Props) {
       <button type="button" data-testid="memory-search" disabled={text.trim() === ''} title={t('memory.search.help')} onClick={() => onSearch(text)}>
         {t('memory.search.run')}
       </button>
+      <label>
+        <span>{t('memory.filter.scope')}</span>
+        <select
+          name="scope"
+          data-testid="memory-scope-filter"
+          value={filters.scope}
+          onChange={(e) => onChange({ scope: scopeFilter(e.target.value) })}
+        >
+          <option value="">{t('memory.filter.allScopes')}</option>
+          <option value="global">{t('memory.scope.global')}</option>
+          {projects.map((p) => (
+            <option key={p.id} value={projectFilter(p.name)}>{p.name}</option>
+          ))}
+        </select>
+      </label>
       <label>
         <span>{t('memory.filter.tier')}</span>
         <select name="tier" value={filters.tier} onChange={(e) => onChange({ tier: oneOf(TIERS, e.target.value) ?? '' })}>

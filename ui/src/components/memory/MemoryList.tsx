@@ -1,11 +1,14 @@
 // The memories as a virtual list: only the rows near the viewport are in the page, so a very
 // long list stays smooth; the next page is asked for when the window nears the end of what is
-// loaded. Each row has a checkbox (bulk deletion) and opens its detail when clicked.
+// loaded. Each row has a checkbox (bulk deletion), says where the memory belongs (global, its
+// project, one conversation) and opens its detail when clicked.
 
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
-import type { Memory } from '../../generated/engine';
+import type { Memory, Project } from '../../generated/engine';
 import { useT } from '../../i18n';
+import { placeOf } from '../../memory/place';
+import { placeLabel } from './format';
 
 /** How many rows before the end of the loaded ones the next page is asked for. */
 const PREFETCH = 20;
@@ -26,9 +29,11 @@ interface Props {
   onLoadMore: () => void;
   onToggle: (id: string) => void;
   onOpen: (id: string) => void;
+  /** The projects, to name a memory's. */
+  projects: readonly Project[];
 }
 
-export function MemoryList({ items, hasMore, loading, selected, openId, onLoadMore, onToggle, onOpen }: Props) {
+export function MemoryList({ items, hasMore, loading, selected, openId, onLoadMore, onToggle, onOpen, projects }: Props) {
   const t = useT();
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -70,7 +75,8 @@ export function MemoryList({ items, hasMore, loading, selected, openId, onLoadMo
               <button type="button" className="memory-open" onClick={() => onOpen(m.id)}>
                 <span className="memory-content">{m.content}</span>
                 <span className="memory-meta">
-                  {t(`memory.tier.${m.tier}`)} · {t(`memory.status.${m.status}`)}
+                  {t(`memory.tier.${m.tier}`)} · {t(`memory.status.${m.status}`)} ·{' '}
+                  <span className="memory-place" data-testid="memory-place">{placeLabel(t, placeOf(m.scope, projects))}</span>
                   {m.slot && <> · <code>{m.slot}</code></>}
                   {m.pinned && <span className="badge pinned">{t('memory.pinnedBadge')}</span>}
                 </span>

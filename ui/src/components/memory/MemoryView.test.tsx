@@ -4,12 +4,14 @@
 // cannot be undone) and only then calls memory_delete; the selection deletes in bulk; delete
 // all waits for the typed phrase; the conflicts queue settles a conflict, also by editing the
 // two into one (the badge drops at once); the store's counts and a memory's fading chart show;
-// an earlier change is undone from the history; export downloads and import reports.
+// an earlier change is undone from the history; export downloads and import reports; the list
+// filters by project (or the global memories) and names each memory's project; "Move to…"
+// moves the open memory, and Undo brings it back.
 
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictBadge } from '../../memory/conflictBadge';
-import { conflict, memoryEngine } from '../../memory/testFakes';
+import { conflict, memoryEngine, project } from '../../memory/testFakes';
 import { byTestId, cleanup, fill, flush, mount } from '../settings/testing';
 import { MemoryView } from './MemoryView';
 
@@ -314,6 +316,79 @@ describe('MemoryView', () => {
     expect(outcome?.getAttribute('role')).toBe('alert');
     expect(outcome?.textContent).toContain('line 2');
     expect(all(container, 'memory-row')).toHaveLength(2);
+    act(() => root.unmount());
+  });
+
+  it('filters by project or the global memories, names each memory\'s project, and adds to the project shown', async () => {
+    const projects = [project(1, 'Kitchen'), project(2, 'Thesis')];
+    const engine = memoryEngine(4, [], projects, ['global', 'project:p-1', 'project:p-2', 'session:s-9']);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    const places = () => all(container, 'memory-place').map((p) => p.textContent);
+    const ids = () => all(container, 'memory-row').map((r) => r.dataset.memoryId);
+    expect(places()).toEqual(['Global', 'Project: Kitchen', 'Project: Thesis', 'One conversation']);
+    const scope = byTestId<HTMLSelectElement>(container, 'memory-scope-filter') as HTMLSelectElement;
+    expect([...scope.options].map((o) => o.textContent)).toEqual(['All memories', 'Global', 'Kitchen', 'Thesis']);
+
+    act(() => fill(scope, 'project:Kitchen'));
+    await flush();
+    expect(engine.sent('memory_list').at(-1)).toEqual({ project: 'Kitchen', sort: 'created', offset: 0, limit: 100 });
+    expect(ids()).toEqual(['m-0001']);
+    expect(byTestId(container, 'memory-add')?.textContent).toBe('Add to Kitchen');
+    act(() => fill(byTestId<HTMLInputElement>(container, 'memory-add-content') as HTMLInputElement, 'Tiles are 30 cm'));
+    await click(byTestId(container, 'memory-add'));
+    expect(engine.sent('memory_add')).toEqual([{ content: 'Tiles are 30 cm', project: 'Kitchen' }]);
+    expect(places()).toEqual(['Project: Kitchen', 'Project: Kitchen']);
+
+    act(() => fill(scope, 'global'));
+    await flush();
+    expect(engine.sent('memory_list').at(-1)).toEqual({ global: true, sort: 'created', offset: 0, limit: 100 });
+    expect(ids()).toEqual(['m-0000']);
+    expect(byTestId(container, 'memory-add')?.textContent).toBe('Add');
+
+    act(() => fill(scope, ''));
+    await flush();
+    expect(engine.sent('memory_list').at(-1)).toEqual({ sort: 'created', offset: 0, limit: 100 });
+    expect(ids()).toHaveLength(5);
+    act(() => root.unmount());
+  });
+
+  it('moves the open memory to a project, refreshes the list, and Undo brings it back', async () => {
+    const engine = memoryEngine(3, [], [project(1, 'Kitchen'), project(2, 'Thesis')]);
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    act(() => fill(byTestId<HTMLSelectElement>(container, 'memory-scope-filter') as HTMLSelectElement, 'global'));
+    await flush();
+    await click(all(container, 'memory-row')[1]?.querySelector('.memory-open'));
+    expect(byTestId(container, 'memory-detail-place')?.textContent).toBe('Global');
+    const target = () => byTestId<HTMLSelectElement>(container, 'memory-move-select') as HTMLSelectElement;
+    // Where it is now is not offered.
+    expect([...target().options].map((o) => o.textContent)).toEqual(['Choose…', 'Kitchen', 'Thesis']);
+    expect(byTestId<HTMLButtonElement>(container, 'memory-move')?.disabled).toBe(true);
+    const lists = engine.sent('memory_list').length;
+
+    act(() => fill(target(), 'project:Kitchen'));
+    await click(byTestId(container, 'memory-move'));
+    expect(engine.sent('memory_move')).toEqual([{ id: 'm-0001', project: 'Kitchen' }]);
+    expect(engine.sent('memory_list').length).toBeGreaterThan(lists);
+    // It left the global memories the list shows.
+    expect(all(container, 'memory-row').map((r) => r.dataset.memoryId)).toEqual(['m-0000', 'm-0002']);
+    expect(byTestId(container, 'memory-detail-place')?.textContent).toBe('Project: Kitchen');
+    expect(byTestId(container, 'memory-history')?.textContent).toContain('moved by you');
+    expect([...target().options].map((o) => o.textContent)).toEqual(['Choose…', 'Global', 'Thesis']);
+
+    await click(byTestId(container, 'memory-undo'));
+    expect(engine.sent('memory_undo')).toEqual([{ id: 'm-0001' }]);
+    expect(byTestId(container, 'memory-detail-place')?.textContent).toBe('Global');
+    expect(all(container, 'memory-row').map((r) => r.dataset.memoryId)).toEqual(['m-0000', 'm-0001', 'm-0002']);
+
+    // Back out of a project: no project in the request.
+    act(() => fill(target(), 'project:Thesis'));
+    await click(byTestId(container, 'memory-move'));
+    act(() => fill(target(), 'global'));
+    await click(byTestId(container, 'memory-move'));
+    expect(engine.sent('memory_move').slice(1)).toEqual([{ id: 'm-0001', project: 'Thesis' }, { id: 'm-0001' }]);
+    expect(byTestId(container, 'memory-detail-place')?.textContent).toBe('Global');
     act(() => root.unmount());
   });
 });

@@ -1,6 +1,7 @@
 // The memory page: "what does the assistant know about me, and how do I fix or remove it".
-// Two tabs: the memories (the store's counts with export and import, filters, add form, bulk
-// selection, the virtual list and the open memory's detail) and the queue of conflicts to
+// Two tabs: the memories (the store's counts with export and import, filters (by project too),
+// add form, bulk selection, the virtual list and the open memory's detail, which can move it
+// to another project) and the queue of conflicts to
 // review. State and calls live in `MemoryStore`;
 // the Memory button's conflict count (`ConflictBadge`) is told of every change to the queue.
 // Other pages open a memory here (`memoryId`); a memory opens the conversation it was learned
@@ -10,7 +11,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { Memory } from '../../generated/engine';
 import { useT } from '../../i18n';
 import type { ConflictBadge } from '../../memory/conflictBadge';
-import { type MemoryFilters as Filters, MemoryStore } from '../../memory/memoryStore';
+import { type MemoryFilters as Filters, MemoryStore, filteredProject } from '../../memory/memoryStore';
 import { findSource } from '../../memory/provenance';
 import { type SettingsTransport, describe } from '../../settings/store';
 import type { Download } from '../../trace/traceStore';
@@ -133,8 +134,19 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace
               onDismiss={() => store.dismissTransfer()}
             />
           </div>
-          <MemoryFilters filters={state.filters} onChange={onFilter} onSearch={(text) => void store.searchByMeaning(text)} />
-          <MemoryAddForm draft={state.draft} busy={busy} onChange={(c) => store.editDraft(c)} onAdd={() => void store.add()} />
+          <MemoryFilters
+            filters={state.filters}
+            projects={state.projects}
+            onChange={onFilter}
+            onSearch={(text) => void store.searchByMeaning(text)}
+          />
+          <MemoryAddForm
+            draft={state.draft}
+            busy={busy}
+            project={filteredProject(state.filters.scope)}
+            onChange={(c) => store.editDraft(c)}
+            onAdd={() => void store.add()}
+          />
           <div className="memory-bulk">
             <input
               type="checkbox"
@@ -183,6 +195,7 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace
                     onLoadMore={onLoadMore}
                     onToggle={(id) => store.toggleSelected(id)}
                     onOpen={(id) => void store.open(id)}
+                    projects={state.projects}
                   />
                 </>
               )}
@@ -195,7 +208,7 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace
               {openId !== null && !detail && !detailError && <p className="muted">{t('memory.detail.loading')}</p>}
               {detail && (
                 <MemoryDetail
-                  key={`${detail.id} ${detail.valid_until ?? ''}`}
+                  key={`${detail.id} ${detail.valid_until ?? ''} ${detail.scope}`}
                   detail={detail}
                   fading={state.fading}
                   fadingError={state.fadingError}
@@ -211,6 +224,8 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace
                   onUndo={(change) => void store.undo(change)}
                   onDelete={() => store.requestDelete([detail.id])}
                   onSetExpiry={(date) => void store.setExpiry(date)}
+                  projects={state.projects}
+                  onMove={(project) => void store.move(project)}
                   onFollow={(id) => void store.follow(id)}
                   onClose={() => store.close()}
                   onShowSource={onOpenChat ? () => void showSource(detail) : undefined}
