@@ -251,7 +251,10 @@ pub(crate) async fn extract(
         let kept = quoted::keep(llm, &context, span, &turn.user_message).await?;
         (kept.facts, kept.rejected)
     } else {
-        let slots = store.slots().await.map_err(|e| e.to_string())?;
+        let slots = store
+            .slots(turn.project_id.as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
         let tool = extract_tool();
         let (messages, tool) = context
             .extraction(&turn.user_message, &turn.assistant_message, &slots, tool)
@@ -539,7 +542,15 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         .await
         .map_err(|e| e.to_string())?;
     let to = consolidation_boundary(history, from);
-    let slots = store.slots().await.map_err(|e| e.to_string())?;
+    let project = core
+        .session_project(session)
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|p| p.id.to_string());
+    let slots = store
+        .slots(project.as_deref())
+        .await
+        .map_err(|e| e.to_string())?;
     let to = fitting_end(llm, &context, &slots, &tool, history, from, to)?;
     let mut report = ConsolidationReport {
         from_seq: from,
@@ -558,11 +569,6 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
     {
         return Ok(report);
     }
-    let project = core
-        .session_project(session)
-        .await
-        .map_err(|e| e.to_string())?
-        .map(|p| p.id.to_string());
     match consolidate_claimed(
         store,
         llm,
@@ -647,7 +653,7 @@ async fn consolidate_claimed(
     let to = report.to_seq;
     let from = report.from_seq;
     let messages: Vec<Message> = range.iter().map(|m| m.to_message()).collect();
-    let slots = store.slots().await.map_err(|e| e.to_string())?;
+    let slots = store.slots(project).await.map_err(|e| e.to_string())?;
     let (req, tool) = context
         .consolidation(&messages, &slots, tool)
         .map_err(|e| e.to_string())?;

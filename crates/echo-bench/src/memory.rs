@@ -197,12 +197,7 @@ pub async fn memory_scale(sizes: &[usize], queries: usize) -> Result<Vec<SizeRep
         index.optimize().await.map_err(|e| e.to_string())?;
         let vectors_per_sec = size as f64 / started.elapsed().as_secs_f64();
 
-        let opts = RecallOptions {
-            k: 10,
-            session_id: None,
-            include_inactive: false,
-            project_id: None,
-        };
+        let opts = RecallOptions::top(10);
         let (mut hybrid, mut bm25, mut paraphrased) = (Vec::new(), Vec::new(), Vec::new());
         let (mut vector_ranked, mut vector_exact) = (Vec::new(), Vec::new());
         for _ in 0..queries {

@@ -37,6 +37,18 @@ pub struct RecallOptions {
     pub include_inactive: bool,
 }
 
+impl RecallOptions {
+    /// The `k` best active memories of the global scope (no session, no project).
+    pub fn top(k: usize) -> RecallOptions {
+        RecallOptions {
+            k,
+            session_id: None,
+            project_id: None,
+            include_inactive: false,
+        }
+    }
+}
+
 /// One recalled memory.
 #[derive(Clone, Debug, Serialize)]
 pub struct Recalled {

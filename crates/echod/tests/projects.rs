@@ -155,11 +155,12 @@ fn extraction_script() -> Value {
          "subject": "launch", "kind": "plan", "slot": "launch_day", "value": "Friday",
          "source": "user_stated", "confidence": 0.9, "valid_until": null, "about": "project"}
     ]});
-    let extract = json!({"model": "extractor", "when_tool": "extract_memories", "times": 2,
+    let extract = json!({"model": "extractor", "when_tool": "extract_memories", "times": 3,
         "tool_calls": [{"id": "x", "name": "extract_memories", "arguments": facts.to_string()}]});
     json!({"steps": [
         {"model": "primary", "text": "Noted."},
         extract,
+        {"model": "primary", "text": "Noted."},
         {"model": "primary", "text": "Noted."}
     ]})
 }
@@ -181,9 +182,26 @@ fn extraction_keeps_person_facts_global_and_the_rest_with_the_project() {
         "{work}"
     );
 
+    // Another project's extraction is shown the global slots, not Work's.
+    w.ok(&["projects", "add", "Family"]);
+    w.ok(&["ask", "--project", "Family", said]);
+    let asked = w
+        .requests()
+        .into_iter()
+        .filter(|r| r["model"] == "extractor")
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(
+        asked[1].contains("diet") && !asked[1].contains("launch_day"),
+        "{}",
+        asked[1]
+    );
+
     // Outside any project both are global (one confirms, one supersedes nothing new).
     w.ok(&["ask", "--session", "elsewhere", said]);
     let work_after = memories(&w, &["--project", "Work"]);
+    assert!(memories(&w, &["--project", "Family"]).contains("Friday"));
     assert_eq!(
         serde_json::from_str::<Value>(&work_after)
             .expect("json")

@@ -303,12 +303,16 @@ impl MemoryStore {
         Ok(n.max(0) as usize)
     }
 
-    /// Distinct slots of active semantic memories (so extraction can reuse them).
-    pub async fn slots(&self) -> Result<Vec<String>, MemoryError> {
+    /// The slots of the active semantic memories a conversation may see (the global ones,
+    /// and its project's when it is in one), for extraction to reuse; another project's
+    /// are never listed.
+    pub async fn slots(&self, project_id: Option<&str>) -> Result<Vec<String>, MemoryError> {
         sqlx::query_scalar(
             "SELECT DISTINCT slot FROM memories WHERE status = 'active' AND tier = 'semantic' AND slot IS NOT NULL
+               AND (scope = 'global' OR scope = ?)
              ORDER BY slot LIMIT 200",
         )
+        .bind(project_id.map(crate::project_scope))
         .fetch_all(&self.pool)
         .await
         .db("listing slots")

@@ -4,32 +4,34 @@
 //! decision and cut lands on the `context` span (and a `compress` / `planner` span).
 
 use super::compress::{self, Compressor, Decision};
-use super::{BlockTokens, ContextStage, CurrentTurn, MemoryBlocks, Prepared, RuntimeInfo};
+use super::{BlockTokens, ContextStage, CurrentTurn, Prepared, RuntimeInfo};
 use super::{TurnInputs, sanitize_history};
 use super::{routing, tool_choice};
 use crate::bootstrap::Injected;
 use crate::engine::{Engine, Models};
 use crate::events::TurnEvents;
 use crate::history_tools::HISTORY_TOOLS;
-use crate::memory;
 use crate::model_calls::ModelCall;
 use crate::pipeline::TurnFailure;
 use crate::prompts::{LOST_RESULT, PromptError, PromptName};
 use crate::tool_output::worth_cutting;
 use crate::turn::request::TurnRequest;
-use crate::wire::{RecalledMemory, TurnEvent};
+use crate::wire::TurnEvent;
 use echo_core::config::TaskType;
 use echo_core::trace::SpanLevel;
-use echo_core::trace::{Span, SpanKind, SpanStatus};
-use echo_core::vocab::{Degradation, MemoryReadKind};
+use echo_core::trace::{Span, SpanStatus};
+use echo_core::vocab::Degradation;
 use echo_core::{Message, Role, TurnErrorCode};
-use echo_core::{SessionId, TemporaryChat, TurnId, Usage};
+use echo_core::{SessionId, TurnId, Usage};
 use echo_llm::LlmClient;
 use echo_llm::tokens::Tokenizer;
 use echo_memory::Memory;
 use std::collections::HashSet;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+mod recall;
+use recall::memory_blocks;
 
 /// The turn's first request, the model that will answer it and the current message's parts.
 pub(crate) struct TurnSetup {
@@ -514,125 +516,6 @@ async fn plan(
     }
 }
 
-/// Records in the read log that this turn's request holds `blocks`, in the background.
-fn record_reads(engine: &Engine, turn: &TurnRef<'_>, blocks: &MemoryBlocks) {
-    let reads: Vec<(String, MemoryReadKind)> = blocks
-        .snapshot
-        .iter()
-        .map(|m| (m.id.clone(), MemoryReadKind::Snapshot))
-        .chain(
-            blocks
-                .recalled
-                .iter()
-                .map(|m| (m.id.clone(), MemoryReadKind::Recalled)),
-        )
-        .collect();
-    if reads.is_empty() {
-        return;
-    }
-    let memory = engine.memory.clone();
-    let (turn_id, session_id) = (turn.id.to_string(), turn.session.to_string());
-    engine.background.track(async move {
-        let recorded = memory
-            .record_reads(&reads, &turn_id, Some(&session_id))
-            .await;
-        if let Err(e) = recorded {
-            tracing::warn!(error = %e, "the memories' read log was not written");
-        }
-    });
-}
-
-/// The memory blocks of this turn's request, recorded in the memories' read log (in the
-/// background: the turn does not wait for it). A temporary chat reads memory only when it
-/// allows it, and leaves no trace in it. Memory trouble never fails a turn: it is logged,
-/// flagged on the context span, and the turn goes on without memories.
-async fn memory_blocks(
-    engine: &Engine,
-    turn: &TurnRef<'_>,
-    request: &TurnRequest,
-    node: &mut Span,
-) -> MemoryBlocks {
-    let (input, temporary) = (request.input.as_str(), request.temporary);
-    let project = request.project.as_ref().map(|p| p.id.as_str());
-    let (session, events) = (turn.session, turn.events);
-    let inner = engine;
-    if let Some(kind) = temporary {
-        node.attr("temporary", kind.as_str());
-    }
-    if !inner.config.memory.enabled || temporary == Some(TemporaryChat::Sealed) {
-        return MemoryBlocks::default();
-    }
-    let kept = temporary.is_none();
-    let semantic = inner.semantic().await;
-    let neighbours = semantic.index().map(|s| s as &dyn echo_memory::Neighbours);
-    let mut span = node
-        .child_of(SpanKind::MemoryRead, SpanLevel::Call, "memory_recall")
-        .await;
-    let found = memory::blocks_for_turn(
-        &inner.memory,
-        (session.as_str(), project, kept),
-        input,
-        neighbours,
-    )
-    .await;
-    match &found {
-        Ok((blocks, info)) => {
-            let ids: Vec<String> = blocks
-                .snapshot
-                .iter()
-                .chain(&blocks.recalled)
-                .map(|m| m.id.clone())
-                .collect();
-            span.attr("memory_ids", ids);
-            span.attr("semantic", info.used_vectors);
-            span.finish(SpanStatus::Ok).await;
-            if kept {
-                record_reads(engine, turn, blocks);
-            }
-        }
-        Err(e) => {
-            span.set_error(&e.to_string());
-            span.finish(SpanStatus::Error).await;
-        }
-    }
-    match found {
-        Ok((blocks, info)) => {
-            node.attr("memory_snapshot", blocks.snapshot.len());
-            node.attr(
-                "memory_recalled",
-                blocks
-                    .recalled
-                    .iter()
-                    .map(|m| m.id.clone())
-                    .collect::<Vec<_>>(),
-            );
-            node.attr("memory_semantic", info.used_vectors);
-            if !blocks.recalled.is_empty() {
-                events.emit(TurnEvent::MemoryRecalled {
-                    memories: blocks
-                        .recalled
-                        .iter()
-                        .map(|m| RecalledMemory {
-                            id: m.id.clone(),
-                            content: m.content.clone(),
-                            tier: m.tier,
-                            source: m.source,
-                        })
-                        .collect(),
-                    semantic: info.used_vectors,
-                });
-            }
-            blocks
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "memory unavailable for this turn");
-            node.degrade(Degradation::MemoryUnavailable);
-            node.attr("memory_error", e.to_string());
-            MemoryBlocks::default()
-        }
-    }
-}
-
 /// Tools offered to the model in this session: the registry minus what settings switch off
 /// and what a rule denies outright (the model never sees those).
 async fn offered_tools(inner: &Engine, session: &SessionId) -> Vec<echo_core::ToolSpec> {
@@ -652,16 +535,7 @@ impl ContextStage<'_> {
     ) -> Result<Prepared, PromptError> {
         let mut blocks = BlockTokens::default();
         let mut system = self.prompts.render(PromptName::System, ())?;
-        if !self.skills.is_empty() {
-            let skills: Vec<serde_json::Value> = self
-                .skills
-                .iter()
-                .map(|s| serde_json::json!({ "name": s.name, "description": s.description }))
-                .collect();
-            let block = self.prompts.render(
-                PromptName::SkillsIndex,
-                serde_json::json!({ "skills": skills }),
-            )?;
+        if let Some(block) = self.skills_block()? {
             system.push_str("\n\n");
             system.push_str(&block);
         }
@@ -680,15 +554,7 @@ impl ContextStage<'_> {
             blocks.bootstrap = append(&mut system, block);
         }
         if let Some(project) = inputs.project {
-            let block = self.prompts.render(
-                PromptName::Project,
-                serde_json::json!({
-                    "name": project.name,
-                    "folders": project.folders,
-                    "instructions": project.instructions,
-                }),
-            )?;
-            blocks.bootstrap += append(&mut system, block);
+            blocks.bootstrap += append(&mut system, self.project_block(project)?);
         }
         if !inputs.snapshot.is_empty() {
             let block = self.prompts.render(
@@ -735,6 +601,35 @@ impl ContextStage<'_> {
             tools,
             blocks,
         })
+    }
+
+    /// The index of the user's skills, if they have any.
+    fn skills_block(&self) -> Result<Option<String>, PromptError> {
+        if self.skills.is_empty() {
+            return Ok(None);
+        }
+        let skills: Vec<serde_json::Value> = self
+            .skills
+            .iter()
+            .map(|s| serde_json::json!({ "name": s.name, "description": s.description }))
+            .collect();
+        let block = self.prompts.render(
+            PromptName::SkillsIndex,
+            serde_json::json!({ "skills": skills }),
+        )?;
+        Ok(Some(block))
+    }
+
+    /// The session's project: its name, folders and standing instructions.
+    fn project_block(&self, project: &echo_core::store::Project) -> Result<String, PromptError> {
+        self.prompts.render(
+            PromptName::Project,
+            serde_json::json!({
+                "name": project.name,
+                "folders": project.folders,
+                "instructions": project.instructions,
+            }),
+        )
     }
 
     /// The `<memory-context>` block for `recalled`, if there is any.
