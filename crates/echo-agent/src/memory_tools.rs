@@ -5,9 +5,7 @@
 use crate::semantic::SemanticSlot;
 use async_trait::async_trait;
 use echo_core::TemporaryChat;
-use echo_memory::{
-    MemoryActor, MemorySource, MemoryStore, MemoryTier, NewMemory, RecallOptions, WriteOptions,
-};
+use echo_memory::{MemoryActor, MemorySource, MemoryStore, MemoryTier, NewMemory, WriteOptions};
 use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -95,20 +93,10 @@ impl TypedTool for MemoryRecall {
         crate::prompts::MEMORY_RECALL.text()
     }
     async fn call(&self, args: RecallArgs, ctx: &ToolContext) -> Result<String, ToolError> {
-        let opts = RecallOptions {
-            k: args.limit.unwrap_or(5),
-            session_id: Some(ctx.session_id.clone()),
-            include_inactive: false,
-            project_id: ctx.project_id.clone(),
-        };
-        let semantic = self.semantic.get();
-        let neighbours = semantic
-            .as_ref()
-            .and_then(|s| s.index())
-            .map(|s| s as &dyn echo_memory::Neighbours);
-        let (found, _) = self
-            .store
-            .recall(&args.query, &opts, neighbours)
+        let scope = (ctx.session_id.as_str(), ctx.project_id.as_deref());
+        let found = self
+            .semantic
+            .recall(&self.store, &args.query, args.limit.unwrap_or(5), scope)
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         if found.is_empty() {

@@ -58,6 +58,29 @@ impl SemanticSlot {
         Some(SemanticRef(state.clone()))
     }
 
+    /// The `k` memories that best match `query` for a conversation (its session and project
+    /// in scope), with vectors when the index is open; a recall does not open it.
+    pub(crate) async fn recall(
+        &self,
+        store: &echo_memory::MemoryStore,
+        query: &str,
+        k: usize,
+        (session, project): (&str, Option<&str>),
+    ) -> Result<Vec<echo_memory::Recalled>, echo_memory::MemoryError> {
+        let opts = echo_memory::RecallOptions {
+            k,
+            session_id: Some(session.to_string()),
+            include_inactive: false,
+            project_id: project.map(str::to_string),
+        };
+        let semantic = self.get();
+        let neighbours = semantic
+            .as_ref()
+            .and_then(|s| s.index())
+            .map(|s| s as &dyn echo_memory::Neighbours);
+        Ok(store.recall(query, &opts, neighbours).await?.0)
+    }
+
     /// Whether an index is open (not a use).
     #[cfg(test)]
     pub(crate) fn is_open(&self) -> bool {

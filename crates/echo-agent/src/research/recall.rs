@@ -7,7 +7,7 @@ use super::Run;
 use super::state::Note;
 use echo_core::TemporaryChat;
 use echo_core::vocab::MemoryReadKind;
-use echo_memory::{Memory, RecallOptions};
+use echo_memory::Memory;
 
 /// Most memories offered to the notes call per sub-question.
 const MEMORIES_PER_QUESTION: usize = 5;
@@ -17,21 +17,11 @@ pub(super) async fn found(run: &Run<'_>, query: &str) -> Result<Vec<Memory>, Str
     if run.asked.temporary == Some(TemporaryChat::Sealed) {
         return Ok(Vec::new());
     }
-    let opts = RecallOptions {
-        k: MEMORIES_PER_QUESTION,
-        session_id: Some(run.session.to_string()),
-        include_inactive: false,
-        project_id: run.asked.project_id.map(str::to_string),
-    };
-    let semantic = run.engine.semantic.get();
-    let neighbours = semantic
-        .as_ref()
-        .and_then(|s| s.index())
-        .map(|s| s as &dyn echo_memory::Neighbours);
-    let (found, _) = run
+    let scope = (run.session.as_str(), run.asked.project_id);
+    let found = run
         .engine
-        .memory
-        .recall(query, &opts, neighbours)
+        .semantic
+        .recall(&run.engine.memory, query, MEMORIES_PER_QUESTION, scope)
         .await
         .map_err(|e| e.to_string())?;
     Ok(found.into_iter().map(|r| r.memory).collect())
