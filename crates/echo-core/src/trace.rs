@@ -69,6 +69,15 @@ impl Tracer {
         .await
     }
 
+    /// A span that writes nothing, nor do its children and calls: for model calls made for
+    /// the person outside any turn (reading pasted text in a memory import), whose input
+    /// must not land on disk before the person keeps anything.
+    pub fn unrecorded(&self, kind: SpanKind, name: &str) -> Span {
+        let mut span = Span::new(self.store.clone(), "", None, (kind, SpanLevel::Node), name);
+        span.recorded = false;
+        span
+    }
+
     /// Starts a node span for work that happens after the turn ended (a background job),
     /// attached to the turn's root span.
     pub async fn start_detached(
@@ -98,6 +107,8 @@ pub struct Span {
     started: Instant,
     finished: bool,
     capture: Option<Arc<Redactor>>,
+    /// Whether it is written to the store (see [`Tracer::unrecorded`]).
+    recorded: bool,
 }
 
 impl Span {
@@ -105,9 +116,24 @@ impl Span {
         store: Store,
         turn: &str,
         parent: Option<String>,
-        (kind, level): (SpanKind, SpanLevel),
+        kinds: (SpanKind, SpanLevel),
         name: &str,
         capture: Option<Arc<Redactor>>,
+    ) -> Span {
+        let mut span = Span::new(store, turn, parent, kinds, name);
+        span.capture = capture;
+        if let Err(e) = span.store.insert_span(&span.record).await {
+            tracing::warn!(error = %e, span = name, "cannot write trace span");
+        }
+        span
+    }
+
+    fn new(
+        store: Store,
+        turn: &str,
+        parent: Option<String>,
+        (kind, level): (SpanKind, SpanLevel),
+        name: &str,
     ) -> Span {
         let record = SpanRecord {
             id: SpanId::new().to_string(),
@@ -127,15 +153,13 @@ impl Span {
             error: None,
             attrs: serde_json::Value::Object(Default::default()),
         };
-        if let Err(e) = store.insert_span(&record).await {
-            tracing::warn!(error = %e, span = name, "cannot write trace span");
-        }
         Span {
             store,
             record,
             started: Instant::now(),
             finished: false,
-            capture,
+            capture: None,
+            recorded: true,
         }
     }
 
@@ -154,7 +178,7 @@ impl Span {
     /// secrets replaced, when capture is on. Like every trace write it never fails the work:
     /// an error is logged.
     pub async fn capture_call(&self, call: &ModelCall) {
-        let Some(redactor) = &self.capture else {
+        let Some(redactor) = self.capture.as_ref().filter(|_| self.recorded) else {
             return;
         };
         if let Err(e) = self
@@ -188,6 +212,12 @@ impl Span {
 
     /// Starts a child span of the given kind.
     pub async fn child_of(&self, kind: SpanKind, level: SpanLevel, name: &str) -> Span {
+        if !self.recorded {
+            let parent = Some(self.record.id.clone());
+            let mut span = Span::new(self.store.clone(), "", parent, (kind, level), name);
+            span.recorded = false;
+            return span;
+        }
         Span::start(
             self.store.clone(),
             &self.record.turn_id,
@@ -235,7 +265,9 @@ impl Span {
             error: call.error.map(String::from),
             attrs,
         };
-        if let Err(e) = self.store.insert_span(&record).await {
+        if self.recorded
+            && let Err(e) = self.store.insert_span(&record).await
+        {
             tracing::warn!(error = %e, span = call.name, "cannot write trace span");
         }
         record.id
@@ -286,6 +318,9 @@ impl Span {
     /// Ends the span.
     pub async fn finish(mut self, status: SpanStatus) {
         self.close(status);
+        if !self.recorded {
+            return;
+        }
         if let Err(e) = self.store.finish_span(&self.record).await {
             tracing::warn!(error = %e, span = %self.record.name, "cannot finish trace span");
         }
@@ -300,7 +335,7 @@ impl Span {
 
 impl Drop for Span {
     fn drop(&mut self) {
-        if self.finished {
+        if self.finished || !self.recorded {
             return;
         }
         self.close(SpanStatus::Cancelled);

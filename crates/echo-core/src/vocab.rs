@@ -308,6 +308,23 @@ closed_enum!(
         Inferred = "inferred",
         /// The person typed it in the memory UI or CLI (counts as `user_stated`).
         Manual = "manual",
+        /// Brought from another assistant's memory and kept by the person in the import's
+        /// review (counts as `user_stated`; `created_at` is the import date).
+        Imported = "imported",
+    }
+);
+
+closed_enum!(
+    /// What keeping an imported memory card would do to a memory already there.
+    ImportClashKind as ImportClashKind = "ImportClashKind" {
+        /// It says the same: that memory is reinforced and the card adds nothing.
+        Duplicate = "duplicate",
+        /// The card wins: that memory is superseded.
+        Replaces = "replaces",
+        /// That memory wins: the card is stored as superseded by it.
+        LosesTo = "loses_to",
+        /// Neither wins: both wait in the review queue.
+        Review = "review",
     }
 );
 
@@ -315,7 +332,7 @@ impl MemorySource {
     /// Authority for conflict resolution: higher wins.
     pub fn rank(self) -> u8 {
         match self {
-            MemorySource::UserStated | MemorySource::Manual => 3,
+            MemorySource::UserStated | MemorySource::Manual | MemorySource::Imported => 3,
             MemorySource::Consolidated => 2,
             MemorySource::Inferred => 1,
         }

@@ -191,7 +191,7 @@ pub fn lapsed(memory: &Memory, now: DateTime<Utc>, archive_below: f64) -> Option
 pub fn initial_half_life(source: MemorySource, config: &MemoryConfig) -> f64 {
     let h = &config.half_life_days;
     match source {
-        MemorySource::UserStated | MemorySource::Manual => h.user_stated,
+        MemorySource::UserStated | MemorySource::Manual | MemorySource::Imported => h.user_stated,
         MemorySource::Consolidated => h.consolidated,
         MemorySource::Inferred => h.inferred,
     }

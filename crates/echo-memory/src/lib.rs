@@ -85,6 +85,6 @@ pub use store::{
     MemoryStats, MemoryStore, PurgeReport, READS_KEPT, SweepReport, TierStatusCount, sql_order,
 };
 pub use write::{
-    ConflictJudge, Effect, Judgement, MAX_CONTENT_CHARS, MemoryVerdict, Neighbours, WriteOptions,
-    WriteOutcome, normalize_slot,
+    ConflictJudge, Effect, Foreseen, Judgement, MAX_CONTENT_CHARS, MemoryVerdict, Neighbours, Plan,
+    WriteOptions, WriteOutcome, normalize_slot,
 };

@@ -326,29 +326,47 @@ impl MemoryStore {
         })
     }
 
+    /// Decides what writing `draft` would do, without writing: the prepared memory, its
+    /// conflict candidates and the judge's verdict on each. [`Plan::foreseen`] says what the
+    /// write would then do; [`MemoryStore::remember`] plans and writes.
+    pub async fn plan(
+        &self,
+        draft: NewMemory,
+        opts: WriteOptions<'_>,
+    ) -> Result<Plan, MemoryError> {
+        let memory = self.prepare(draft)?;
+        let candidates = if memory.tier == MemoryTier::Semantic {
+            self.candidates(&memory, opts.neighbours).await?
+        } else {
+            Vec::new()
+        };
+        let (judged, judge_failures) = judge_each(&memory, candidates, opts.judge).await;
+        Ok(Plan {
+            memory,
+            judged,
+            judge_failures,
+        })
+    }
+
     /// Adds a memory through the whole write path (see the module docs).
     pub async fn remember(
         &self,
         draft: NewMemory,
         opts: WriteOptions<'_>,
     ) -> Result<WriteOutcome, MemoryError> {
-        let new = self.prepare(draft)?;
-        let candidates = if new.tier == MemoryTier::Semantic {
-            self.candidates(&new, opts.neighbours).await?
-        } else {
-            Vec::new()
-        };
-
-        let (judged, judge_failures) = judge_each(&new, candidates, opts.judge).await;
+        let plan = self.plan(draft, opts).await?;
+        let resolution = plan.resolve();
+        let Plan {
+            memory: mut new,
+            ref judged,
+            judge_failures,
+        } = plan;
 
         let mut tx = self.begin().await?;
         let change = new_change_id();
         // A duplicate confirms what is there: reinforce it, add nothing.
-        if let Some((existing, _)) = judged
-            .iter()
-            .find(|(_, j)| j.verdict == MemoryVerdict::Duplicate)
-        {
-            let before = self.require_tx(&mut tx, &existing.id).await?;
+        if let Some(existing) = resolution.duplicate {
+            let before = self.require_tx(&mut tx, &existing).await?;
             let mut after = before.clone();
             after.confidence = after.confidence.max(new.confidence);
             if new.source.rank() > after.source.rank() {
@@ -371,39 +389,19 @@ impl MemoryStore {
             tx.commit().await.db("confirming a memory")?;
             return Ok(WriteOutcome {
                 memory: after,
-                effects: vec![Effect::Duplicate {
-                    of: existing.id.clone(),
-                }],
+                effects: vec![Effect::Duplicate { of: existing }],
                 judge_failures,
             });
         }
 
-        let mut new = new;
         let mut effects = Vec::new();
-        let mut losers = Vec::new();
-        let mut ties = Vec::new();
-        for (existing, judgement) in &judged {
-            if !matches!(
-                judgement.verdict,
-                MemoryVerdict::Update | MemoryVerdict::Contradiction
-            ) {
-                continue;
-            }
-            match decide(&new, existing) {
-                Outcome::NewWins => losers.push((existing.id.clone(), judgement.clone())),
-                Outcome::ExistingWins => {
-                    if new.status == MemoryStatus::Active {
-                        new.status = MemoryStatus::Superseded;
-                        new.superseded_by = Some(existing.id.clone());
-                        new.invalid_at = Some(now_text());
-                        effects.push(Effect::Lost {
-                            winner: existing.id.clone(),
-                        });
-                    }
-                }
-                Outcome::Tie => ties.push((existing.id.clone(), judgement.clone())),
-            }
+        if let Some(winner) = resolution.winner {
+            new.status = MemoryStatus::Superseded;
+            new.superseded_by = Some(winner.clone());
+            new.invalid_at = Some(now_text());
+            effects.push(Effect::Lost { winner });
         }
+        let (losers, ties) = (resolution.losers, resolution.ties);
         let reason = judged
             .iter()
             .find(|(_, j)| j.verdict != MemoryVerdict::Unrelated)
@@ -524,6 +522,138 @@ impl MemoryStore {
                     && m.scope == new.scope
             })
             .collect())
+    }
+}
+
+/// What writing a memory would do, decided before anything is written
+/// ([`MemoryStore::plan`]).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The new memory as it would be stored.
+    pub memory: Memory,
+    /// Each conflict candidate with the judge's verdict on it and the new memory.
+    pub judged: Vec<(Memory, Judgement)>,
+    /// Judge calls that failed and fell back to the deterministic rule.
+    pub judge_failures: Vec<String>,
+}
+
+/// What a planned write would do to one memory already there.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Foreseen {
+    /// It says the same: the memory there is reinforced and nothing is added.
+    Duplicate {
+        /// The memory there.
+        memory: Memory,
+        /// Why.
+        judgement: Judgement,
+    },
+    /// The new memory wins and this one is superseded.
+    Replaces {
+        /// The memory there.
+        memory: Memory,
+        /// Why.
+        judgement: Judgement,
+    },
+    /// This one wins: the new memory is stored as superseded by it.
+    LosesTo {
+        /// The memory there.
+        memory: Memory,
+        /// Why.
+        judgement: Judgement,
+    },
+    /// A full tie: both would wait in the review queue.
+    Review {
+        /// The memory there.
+        memory: Memory,
+        /// Why.
+        judgement: Judgement,
+    },
+}
+
+/// The policy applied to a plan's verdicts (see the module docs), by id.
+struct Resolution {
+    /// The memory a duplicate reinforces (then nothing else happens).
+    duplicate: Option<String>,
+    /// The first memory that wins against the new one.
+    winner: Option<String>,
+    /// The memories the new one supersedes (when it does not lose).
+    losers: Vec<(String, Judgement)>,
+    /// Full ties (when it does not lose).
+    ties: Vec<(String, Judgement)>,
+}
+
+impl Plan {
+    fn resolve(&self) -> Resolution {
+        let mut out = Resolution {
+            duplicate: self
+                .judged
+                .iter()
+                .find(|(_, j)| j.verdict == MemoryVerdict::Duplicate)
+                .map(|(m, _)| m.id.clone()),
+            winner: None,
+            losers: Vec::new(),
+            ties: Vec::new(),
+        };
+        if out.duplicate.is_some() {
+            return out;
+        }
+        for (existing, judgement) in &self.judged {
+            if !matches!(
+                judgement.verdict,
+                MemoryVerdict::Update | MemoryVerdict::Contradiction
+            ) {
+                continue;
+            }
+            match decide(&self.memory, existing) {
+                Outcome::NewWins => out.losers.push((existing.id.clone(), judgement.clone())),
+                Outcome::ExistingWins => {
+                    out.winner.get_or_insert_with(|| existing.id.clone());
+                }
+                Outcome::Tie => out.ties.push((existing.id.clone(), judgement.clone())),
+            }
+        }
+        if out.winner.is_some() {
+            out.losers.clear();
+            out.ties.clear();
+        }
+        out
+    }
+
+    /// What writing it would do to the memories already there (nothing: a new memory
+    /// that touches none).
+    pub fn foreseen(&self) -> Vec<Foreseen> {
+        let resolution = self.resolve();
+        let mut out = Vec::new();
+        let mut add = |id: &str, make: fn(Memory, Judgement) -> Foreseen| {
+            if let Some((memory, judgement)) = self.judged.iter().find(|(m, _)| m.id == id) {
+                out.push(make(memory.clone(), judgement.clone()));
+            }
+        };
+        if let Some(id) = &resolution.duplicate {
+            add(id, |memory, judgement| Foreseen::Duplicate {
+                memory,
+                judgement,
+            });
+        } else if let Some(id) = &resolution.winner {
+            add(id, |memory, judgement| Foreseen::LosesTo {
+                memory,
+                judgement,
+            });
+        } else {
+            for (id, _) in &resolution.losers {
+                add(id, |memory, judgement| Foreseen::Replaces {
+                    memory,
+                    judgement,
+                });
+            }
+            for (id, _) in &resolution.ties {
+                add(id, |memory, judgement| Foreseen::Review {
+                    memory,
+                    judgement,
+                });
+            }
+        }
+        out
     }
 }
 

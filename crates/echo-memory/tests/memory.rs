@@ -5,9 +5,9 @@ use async_trait::async_trait;
 use chrono::{Duration, Utc};
 use echo_core::config::MemoryConfig;
 use echo_memory::{
-    ConflictJudge, Effect, JudgeError, Judgement, ListFilter, Memory, MemoryActor, MemoryError,
-    MemorySource, MemoryStatus, MemoryStore, MemoryTier, MemoryVerdict, NeighboursError, NewMemory,
-    RecallOptions, WriteOptions,
+    ConflictJudge, Effect, Foreseen, JudgeError, Judgement, ListFilter, Memory, MemoryActor,
+    MemoryError, MemorySource, MemoryStatus, MemoryStore, MemoryTier, MemoryVerdict,
+    NeighboursError, NewMemory, RecallOptions, WriteOptions,
 };
 use std::sync::Mutex;
 
@@ -92,6 +92,72 @@ async fn recall_ids(m: &MemoryStore, q: &str) -> Vec<String> {
         .await
         .expect("recall");
     found.into_iter().map(|r| r.memory.content).collect()
+}
+
+/// A plan asks the judge but writes nothing, and foresees what the write then does: an
+/// imported memory (as strong as the person's word, and newer) replaces the older one of
+/// its slot and loses to nothing; an inferred one loses to it.
+#[tokio::test]
+async fn a_plan_writes_nothing_and_foresees_what_the_write_does() {
+    let w = world().await;
+    let m = &w.memory;
+    let old = m
+        .remember(
+            fact(
+                "The user lives in Paris",
+                Some("home_city"),
+                Some("Paris"),
+                MemorySource::UserStated,
+            ),
+            WriteOptions::plain(MemoryActor::User),
+        )
+        .await
+        .expect("first");
+    let judge = ScriptedJudge::new(MemoryVerdict::Contradiction);
+    let lyon = || {
+        fact(
+            "The user lives in Lyon",
+            Some("home_city"),
+            Some("Lyon"),
+            MemorySource::Imported,
+        )
+    };
+    let plan = m.plan(lyon(), opts(&judge)).await.expect("plan");
+    assert_eq!(judge.asked.lock().expect("lock").len(), 1);
+    let foreseen = plan.foreseen();
+    assert!(
+        matches!(&foreseen[..], [Foreseen::Replaces { memory, .. }] if memory.id == old.memory.id),
+        "{foreseen:?}"
+    );
+    let all = m.list(&ListFilter::default()).await.expect("list");
+    assert_eq!(all.len(), 1, "a plan writes nothing");
+    assert_eq!(
+        m.require(&old.memory.id).await.expect("old").status,
+        MemoryStatus::Active
+    );
+
+    let written = m.remember(lyon(), opts(&judge)).await.expect("write");
+    assert_eq!(
+        written.effects,
+        vec![
+            Effect::Created,
+            Effect::Superseded {
+                old: old.memory.id.clone(),
+                verdict: MemoryVerdict::Contradiction
+            }
+        ]
+    );
+    let guess = fact(
+        "The user lives in Nice",
+        Some("home_city"),
+        Some("Nice"),
+        MemorySource::Inferred,
+    );
+    let foreseen = m.plan(guess, opts(&judge)).await.expect("plan").foreseen();
+    assert!(
+        matches!(&foreseen[..], [Foreseen::LosesTo { memory, .. }] if memory.id == written.memory.id),
+        "{foreseen:?}"
+    );
 }
 
 #[tokio::test]
