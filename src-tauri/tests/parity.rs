@@ -335,6 +335,10 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
     ("memory export", Cli::Calls(&["memory_export"])),
     ("memory import", Cli::Calls(&["memory_import"])),
     (
+        "memory import-text",
+        Cli::Calls(&["memory_import_preview", "memory_import_cards"]),
+    ),
+    (
         "bench overhead",
         Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
     ),

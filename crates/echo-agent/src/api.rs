@@ -7,6 +7,7 @@ mod automations;
 mod data;
 mod local_models;
 mod memory;
+mod memory_import;
 mod memory_io;
 mod projects;
 mod search;

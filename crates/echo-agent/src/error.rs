@@ -38,6 +38,14 @@ pub enum ApiError {
     /// The model client could not be set up.
     #[error(transparent)]
     Llm(#[from] echo_llm::LlmError),
+    /// A model call the operation needs failed.
+    #[error("{what}: {message}")]
+    ModelCall {
+        /// What the call was for.
+        what: &'static str,
+        /// Why it failed.
+        message: String,
+    },
     /// The keychain refused or is unavailable.
     #[error(transparent)]
     Keychain(#[from] echo_secrets::SecretError),
@@ -70,6 +78,7 @@ impl ErrorCode {
             Self::Busy => "busy",
             Self::Store => "store",
             Self::ModelConfig => "model_config",
+            Self::ModelCall => "model_call",
             Self::Memory => "memory",
             Self::DataDir => "data_dir",
             Self::Keychain => "keychain",
@@ -90,6 +99,7 @@ impl ApiError {
             Self::Busy { .. } => ErrorCode::Busy,
             Self::Store(_) => ErrorCode::Store,
             Self::Llm(_) => ErrorCode::ModelConfig,
+            Self::ModelCall { .. } => ErrorCode::ModelCall,
             Self::Memory(_) => ErrorCode::Memory,
             Self::DataDir { .. } | Self::Bootstrap(crate::bootstrap::BootstrapError::Io { .. }) => {
                 ErrorCode::DataDir

@@ -746,6 +746,7 @@ async fn consolidate_claimed(
     Ok(())
 }
 
+pub(crate) mod import;
 pub(crate) mod quoted;
 #[cfg(test)]
 mod tests;

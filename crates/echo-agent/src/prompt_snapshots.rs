@@ -177,6 +177,8 @@ fn forced_call_definitions() {
     let calls = [
         crate::memory::extract_tool(),
         crate::memory::quoted::keep_tool(),
+        crate::memory::import::import_tool(),
+        crate::memory::import::keep_imported_tool(),
         crate::memory::judge_tool(),
         crate::memory::episode_tool(),
         crate::pipeline::context::compress::summary_tool(),

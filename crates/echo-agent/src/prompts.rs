@@ -34,6 +34,10 @@ pub(crate) const MEMORY_RECALL: PromptText = prompt_text!("tools/memory_recall.m
 pub(crate) const CALL_EXTRACT_MEMORIES: PromptText = prompt_text!("calls/extract_memories.md");
 /// The forced `keep_statements` call's description (extraction, quoted style).
 pub(crate) const CALL_KEEP_STATEMENTS: PromptText = prompt_text!("calls/keep_statements.md");
+/// The forced `import_memories` call's description (reading another assistant's memory).
+pub(crate) const CALL_IMPORT_MEMORIES: PromptText = prompt_text!("calls/import_memories.md");
+/// The forced `keep_imported` call's description (the same, quoted style).
+pub(crate) const CALL_KEEP_IMPORTED: PromptText = prompt_text!("calls/keep_imported.md");
 /// The forced `judge_memory_conflict` call's description.
 pub(crate) const CALL_JUDGE_MEMORY_CONFLICT: PromptText =
     prompt_text!("calls/judge_memory_conflict.md");
@@ -67,6 +71,8 @@ const DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("memory_recall", MEMORY_RECALL),
     ("extract_memories", CALL_EXTRACT_MEMORIES),
     ("keep_statements", CALL_KEEP_STATEMENTS),
+    ("import_memories", CALL_IMPORT_MEMORIES),
+    ("keep_imported", CALL_KEEP_IMPORTED),
     ("judge_memory_conflict", CALL_JUDGE_MEMORY_CONFLICT),
     ("consolidate_episode", CALL_CONSOLIDATE_EPISODE),
     ("summarize_history", CALL_SUMMARIZE_HISTORY),
@@ -107,6 +113,14 @@ pub enum PromptName {
     KeepStatementsInput,
     /// The content of a memory kept in the quoted style.
     QuotedMemory,
+    /// System block of the call that reads another assistant's memory into cards.
+    ImportMemories,
+    /// The pasted text given to that call.
+    ImportMemoriesInput,
+    /// System block of that call in the quoted style.
+    ImportStatements,
+    /// The pasted text's lines given to that call.
+    ImportStatementsInput,
     /// System block of the conflict judge call.
     JudgeConflict,
     /// The two memories given to the judge.
@@ -172,6 +186,10 @@ impl PromptName {
             Self::KeepStatements => "keep_statements.md",
             Self::KeepStatementsInput => "keep_statements_input.md",
             Self::QuotedMemory => "quoted_memory.md",
+            Self::ImportMemories => "import_memories.md",
+            Self::ImportMemoriesInput => "import_memories_input.md",
+            Self::ImportStatements => "import_statements.md",
+            Self::ImportStatementsInput => "import_statements_input.md",
             Self::JudgeConflict => "judge_memory_conflict.md",
             Self::JudgeConflictInput => "judge_memory_conflict_input.md",
             Self::ConsolidateEpisode => "consolidate_episode.md",
@@ -214,6 +232,12 @@ impl PromptName {
             Self::KeepStatements => include_str!("../../../prompts/keep_statements.md"),
             Self::KeepStatementsInput => include_str!("../../../prompts/keep_statements_input.md"),
             Self::QuotedMemory => include_str!("../../../prompts/quoted_memory.md"),
+            Self::ImportMemories => include_str!("../../../prompts/import_memories.md"),
+            Self::ImportMemoriesInput => include_str!("../../../prompts/import_memories_input.md"),
+            Self::ImportStatements => include_str!("../../../prompts/import_statements.md"),
+            Self::ImportStatementsInput => {
+                include_str!("../../../prompts/import_statements_input.md")
+            }
             Self::JudgeConflict => include_str!("../../../prompts/judge_memory_conflict.md"),
             Self::JudgeConflictInput => {
                 include_str!("../../../prompts/judge_memory_conflict_input.md")

@@ -30,17 +30,19 @@ pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Degradation, EntryPoint, LearnedMemories, MemoryReadKind,
-    MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict, MessageStatus,
-    ProjectMemories, ProviderKind, ResearchPhase, Risk, Role, RuleDecision, RuleScope, SearchKind,
-    SpanKind, SpanStatus, SubQuestionState, TaskType, TemporaryChat, TurnErrorCode, TurnStatus,
+    ConflictStatus, DecidedBy, Degradation, EntryPoint, ImportClashKind, LearnedMemories,
+    MemoryReadKind, MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict,
+    MessageStatus, ProjectMemories, ProviderKind, ResearchPhase, Risk, Role, RuleDecision,
+    RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType, TemporaryChat,
+    TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
 pub use memory::{
-    Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportReport, LearnedInTurn, Memory,
-    MemoryDetail, MemoryEffect, MemoryExport, MemoryPage, MemoryReadEntry, MemoryStats,
-    PurgeReport, Recalled, SweepReport, TierStatusCount, TurnLearned, WriteOutcome,
+    Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportCandidate, ImportCard,
+    ImportClash, ImportPreview, ImportReport, LearnedInTurn, Memory, MemoryDetail, MemoryEffect,
+    MemoryExport, MemoryPage, MemoryReadEntry, MemoryStats, PurgeReport, Recalled, SweepReport,
+    TierStatusCount, TurnLearned, WriteOutcome,
 };
 pub use messages::{Message, ToolCall, ToolSpec, Usage};
 pub use projects::{Project, ProjectRemoved};
@@ -397,6 +399,22 @@ wire! {
     MemoryImportFile {
         /// The file's text (versioned JSON Lines).
         text: String,
+    }
+    /// Reads pasted text (another assistant's memory list or export, or any statements about
+    /// the person) into memory cards, with what keeping each would do to the memories there.
+    /// Writes nothing.
+    MemoryImportPreview {
+        /// The pasted text.
+        text: String,
+        /// Cards about the project's work go to this project (its name); the rest stay global.
+        #[serde(default)]
+        #[ts(optional)]
+        project: Option<String>,
+    }
+    /// Writes the cards the person kept, through the write path, with source `imported`.
+    MemoryImportCards {
+        /// The kept cards, as the preview gave them or edited.
+        cards: Vec<ImportCard>,
     }
     /// `[trace]`: request/response capture and its retention.
     GetTraceSettings {}

@@ -23,6 +23,7 @@
 mod automations_cli;
 mod cli;
 mod dev;
+mod import_cli;
 mod listen;
 mod memory_cli;
 mod model_cli;

@@ -153,6 +153,19 @@ pub enum MemoryCommand {
         /// Input file.
         file: PathBuf,
     },
+    /// Bring another assistant's memory (ChatGPT's "Manage memories" list, Claude's memory
+    /// export, any statements about you): read into cards, each reviewed here (keep, edit or
+    /// drop, answered on stdin) before anything is written.
+    ImportText {
+        /// The pasted text, in a file.
+        file: PathBuf,
+        /// Cards about this project's work go to it (the rest stay global).
+        #[arg(long)]
+        project: Option<String>,
+        /// No questions: keep every card that clashes with no memory there.
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 /// `memory list`'s options.
@@ -305,6 +318,9 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
         C::Reindex => print::call(api, MemoryReindex {}, false).await,
         C::Export { file } => export_to(api, &file).await,
         C::Import { file } => import_from(api, &file).await,
+        C::ImportText { file, project, yes } => {
+            crate::import_cli::import_text(api, &file, project, yes).await
+        }
     }
 }
 

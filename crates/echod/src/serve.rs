@@ -302,6 +302,8 @@ impl IntoResponse for Failure {
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::Busy => StatusCode::CONFLICT,
             ErrorCode::Keychain => StatusCode::SERVICE_UNAVAILABLE,
+            // The model server answered badly or not at all: the gateway in front of it.
+            ErrorCode::ModelCall => StatusCode::BAD_GATEWAY,
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
             ErrorCode::ForeignHost | ErrorCode::ForeignOrigin => StatusCode::FORBIDDEN,
             ErrorCode::Store

@@ -752,7 +752,7 @@ export type ErrorBody = {
  */
 error: ErrorDetail, };
 
-export type ErrorCode = "invalid_input" | "not_found" | "busy" | "store" | "model_config" | "memory" | "data_dir" | "keychain" | "unauthorized" | "foreign_host" | "foreign_origin" | "internal";
+export type ErrorCode = "invalid_input" | "not_found" | "busy" | "store" | "model_config" | "model_call" | "memory" | "data_dir" | "keychain" | "unauthorized" | "foreign_host" | "foreign_origin" | "internal";
 
 export type ErrorDetail = { 
 /**
@@ -1106,6 +1106,69 @@ after: unknown,
  * When.
  */
 at: string, };
+
+export type ImportCandidate = { 
+/**
+ * The card.
+ */
+card: ImportCard, 
+/**
+ * Its clashes with the memories there (empty: it adds a new memory and changes none).
+ */
+clashes: Array<ImportClash>, };
+
+export type ImportCard = { 
+/**
+ * The memory as a sentence.
+ */
+content: string, 
+/**
+ * What it is about, snake_case (`home_city`), when the model named it.
+ */
+slot?: string, 
+/**
+ * The slot's value in a few words.
+ */
+value?: string, 
+/**
+ * When it stops holding (RFC 3339 date), when the text says.
+ */
+valid_until?: string, 
+/**
+ * The words of the pasted text it was read from (kept as the memory's evidence).
+ */
+evidence: string, 
+/**
+ * The project it goes to (its name); absent: a global memory.
+ */
+project?: string, };
+
+export type ImportClash = { 
+/**
+ * What would happen to it.
+ */
+kind: ImportClashKind, 
+/**
+ * The memory there.
+ */
+memory: Memory, 
+/**
+ * The judge's reason.
+ */
+explanation: string, };
+
+export type ImportClashKind = "duplicate" | "replaces" | "loses_to" | "review";
+
+export type ImportPreview = { 
+/**
+ * The cards, in the order of the text.
+ */
+cards: Array<ImportCandidate>, 
+/**
+ * What the model proposed and was left out, with why (not in the text, not a valid
+ * memory).
+ */
+dropped: Array<string>, };
 
 export type ImportReport = { 
 /**
@@ -1701,11 +1764,27 @@ session: string, };
 
 export type MemoryId = string;
 
+export type MemoryImportCards = { 
+/**
+ * The kept cards, as the preview gave them or edited.
+ */
+cards: Array<ImportCard>, };
+
 export type MemoryImportFile = { 
 /**
  * The file's text (versioned JSON Lines).
  */
 text: string, };
+
+export type MemoryImportPreview = { 
+/**
+ * The pasted text.
+ */
+text: string, 
+/**
+ * Cards about the project's work go to this project (its name); the rest stay global.
+ */
+project?: string, };
 
 export type MemoryList = { 
 /**
@@ -1849,7 +1928,7 @@ id: MemoryId, };
 
 export type MemorySort = "created" | "updated" | "last_used" | "importance" | "effective";
 
-export type MemorySource = "user_stated" | "consolidated" | "inferred" | "manual";
+export type MemorySource = "user_stated" | "consolidated" | "inferred" | "manual" | "imported";
 
 export type MemoryStats = { 
 /**
@@ -3344,6 +3423,8 @@ export interface Operations {
   memory_stats: { request: MemoryStatsRequest; response: MemoryStats };
   memory_export: { request: MemoryExportFile; response: MemoryExport };
   memory_import: { request: MemoryImportFile; response: ImportReport };
+  memory_import_preview: { request: MemoryImportPreview; response: ImportPreview };
+  memory_import_cards: { request: MemoryImportCards; response: Array<WriteOutcome> };
   memory_sweep: { request: MemorySweep; response: SweepReport };
   memory_reindex: { request: MemoryReindex; response: FlushReport };
 }
@@ -3429,6 +3510,8 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   memory_stats: { method: 'GET', path: '/api/memory/stats' },
   memory_export: { method: 'GET', path: '/api/memory/export' },
   memory_import: { method: 'POST', path: '/api/memory/import' },
+  memory_import_preview: { method: 'POST', path: '/api/memory/import-text/preview' },
+  memory_import_cards: { method: 'POST', path: '/api/memory/import-text' },
   memory_sweep: { method: 'POST', path: '/api/memory/sweep' },
   memory_reindex: { method: 'POST', path: '/api/memory/reindex' },
 };

@@ -152,7 +152,7 @@ impl Api {
     }
 
     /// The project named `name`, which must exist.
-    async fn project_named(&self, name: &str) -> Result<store::Project, ApiError> {
+    pub(super) async fn project_named(&self, name: &str) -> Result<store::Project, ApiError> {
         let found = self.inner.store.project_by_name(name).await?;
         found.ok_or_else(|| not_found(name))
     }

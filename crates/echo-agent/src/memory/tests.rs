@@ -251,3 +251,51 @@ async fn extraction_on_the_built_in_model_keeps_only_the_users_statements() {
     );
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Another assistant's memory list read on the built-in model (quoted style): the call's
+/// grammar fixes the lines, so whatever the small model keeps is a line of the text, and
+/// every call parses.
+#[tokio::test]
+async fn an_import_on_the_built_in_model_keeps_lines_of_the_text() {
+    let llm = LlmClient::from_config(&echo_core::config::LlmConfig {
+        kind: echo_core::config::ProviderKind::Local,
+        base_url: None,
+        model: local_model().display().to_string(),
+        context_window: 4096,
+        max_tokens: 2048,
+        ..Default::default()
+    })
+    .expect("client");
+    assert!(quoted::applies(ExtractionStyle::Auto, &llm));
+    let home = tempfile::tempdir().expect("tempdir");
+    let store = echo_core::Store::open_in(home.path()).await.expect("store");
+    let span = echo_core::trace::Tracer::new(store)
+        .unrecorded(echo_core::trace::SpanKind::MemoryWrite, "import_memories");
+    let prompts = crate::prompts::Prompts::new(std::path::PathBuf::from("/nonexistent"));
+    let reader = import::Reader {
+        llm: &llm,
+        context: ContextStage {
+            prompts: &prompts,
+            skills: &[],
+        },
+        span: &span,
+        project: None,
+    };
+    let lines = [
+        "Is a vegetarian.",
+        "Lives in Lyon with her partner Sam.",
+        "Works as a nurse at the city hospital.",
+        "Prefers short answers without emoji.",
+    ];
+    let text = format!("# Saved memories\n\n- {}\n", lines.join("\n- "));
+    let read = reader
+        .quoted(&text)
+        .await
+        .expect("the constrained call parses");
+    eprintln!("kept on the built-in model: {:?}", read.cards);
+    assert!(read.dropped.is_empty(), "{:?}", read.dropped);
+    for card in &read.cards {
+        assert!(lines.contains(&card.content.as_str()), "{card:?}");
+        assert_eq!(card.evidence, card.content);
+    }
+}

@@ -113,6 +113,14 @@ pub(crate) struct BlockTokens {
     pub current: usize,
 }
 
+/// What a memory import shows the model: a stretch of the pasted text and the memory slots
+/// there are, or (quoted style) the text's lines to choose from.
+#[derive(Clone, Copy)]
+pub(crate) enum ImportText<'a> {
+    Whole { text: &'a str, slots: &'a [String] },
+    Lines(&'a [String]),
+}
+
 /// Builds requests.
 #[derive(Clone, Copy)]
 pub(crate) struct ContextStage<'a> {
@@ -182,6 +190,41 @@ impl ContextStage<'_> {
             PromptName::KeepStatementsInput,
             serde_json::json!({ "statements": statements }),
         )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
+    /// The request that reads pasted text from another assistant's memory into cards:
+    /// instructions, the text (imported into `project`, when named), and the one tool the
+    /// model must call. In the quoted style (`statements` given) the model only chooses
+    /// among the text's lines.
+    pub(crate) fn memory_import(
+        &self,
+        text: ImportText<'_>,
+        project: Option<&str>,
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let (system, input) = match text {
+            ImportText::Whole { text, slots } => (
+                self.prompts.render(PromptName::ImportMemories, ())?,
+                self.prompts.render(
+                    PromptName::ImportMemoriesInput,
+                    serde_json::json!({
+                        "now": chrono::Local::now().to_rfc3339(),
+                        "project": project,
+                        "slots": slots,
+                        "text": text,
+                    }),
+                )?,
+            ),
+            ImportText::Lines(statements) => (
+                self.prompts.render(PromptName::ImportStatements, ())?,
+                self.prompts.render(
+                    PromptName::ImportStatementsInput,
+                    serde_json::json!({ "project": project, "statements": statements }),
+                )?,
+            ),
+        };
         Ok((vec![Message::system(system), Message::user(input)], tool))
     }
 

@@ -19,6 +19,8 @@ pub enum ErrorCode {
     Store,
     /// The model client could not be set up.
     ModelConfig,
+    /// A model call the operation needs failed (unreachable, refused, or a malformed answer).
+    ModelCall,
     /// A memory operation failed.
     Memory,
     /// The data directory could not be read or written.

@@ -1,7 +1,9 @@
 //! Memories as front ends see them: rows, pages, history, conflicts and the reports of
 //! memory work (from `echo_memory`).
 
-use echo_core::vocab::{MemoryActor, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict};
+use echo_core::vocab::{
+    ImportClashKind, MemoryActor, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict,
+};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -115,6 +117,62 @@ pub struct ImportReport {
     pub duplicates: usize,
     /// Lines skipped because the memory was not active in the export (superseded, archived, deleted).
     pub skipped_inactive: usize,
+}
+
+/// A memory card read from another assistant's memory (pasted text), not yet written. The
+/// person may edit its text before keeping it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS, ToSchema)]
+pub struct ImportCard {
+    /// The memory as a sentence.
+    pub content: String,
+    /// What it is about, snake_case (`home_city`), when the model named it.
+    #[serde(default)]
+    #[ts(optional)]
+    pub slot: Option<String>,
+    /// The slot's value in a few words.
+    #[serde(default)]
+    #[ts(optional)]
+    pub value: Option<String>,
+    /// When it stops holding (RFC 3339 date), when the text says.
+    #[serde(default)]
+    #[ts(optional)]
+    pub valid_until: Option<String>,
+    /// The words of the pasted text it was read from (kept as the memory's evidence).
+    pub evidence: String,
+    /// The project it goes to (its name); absent: a global memory.
+    #[serde(default)]
+    #[ts(optional)]
+    pub project: Option<String>,
+}
+
+/// What keeping a card would do to one memory already there.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct ImportClash {
+    /// What would happen to it.
+    pub kind: ImportClashKind,
+    /// The memory there.
+    pub memory: Memory,
+    /// The judge's reason.
+    pub explanation: String,
+}
+
+/// A card and what keeping it would do.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct ImportCandidate {
+    /// The card.
+    pub card: ImportCard,
+    /// Its clashes with the memories there (empty: it adds a new memory and changes none).
+    pub clashes: Vec<ImportClash>,
+}
+
+/// Pasted text read into memory cards; nothing is written until cards are kept.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct ImportPreview {
+    /// The cards, in the order of the text.
+    pub cards: Vec<ImportCandidate>,
+    /// What the model proposed and was left out, with why (not in the text, not a valid
+    /// memory).
+    pub dropped: Vec<String>,
 }
 
 impl From<echo_memory::Fading> for Fading {
