@@ -8,17 +8,20 @@
 
 use super::memory::mem_err;
 use crate::api::Api;
+use crate::engine::Models;
 use crate::error::ApiError;
 use crate::memory::import::{ImportedFact, MAX_IMPORT_CHARS, Read, Reader};
 use crate::memory::{ExtractedAbout, LlmJudge, quoted};
 use crate::pipeline::context::ContextStage;
+use crate::prompts::Prompts;
+use crate::semantic::SemanticRef;
 use crate::wire::{ImportCandidate, ImportCard, ImportClash, ImportPreview, WriteOutcome};
-use echo_core::trace::SpanKind;
+use echo_core::trace::{Span, SpanKind};
 use echo_core::vocab::ImportClashKind;
 use echo_memory::{
     Foreseen, MemoryActor, MemorySource, Neighbours, NewMemory, WriteOptions, project_scope,
 };
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// How sure an imported memory is: the person kept it, but another assistant wrote it.
 const IMPORTED_CONFIDENCE: f64 = 0.9;
@@ -48,20 +51,12 @@ impl Api {
             None => None,
         };
         let project_name = project.as_ref().map(|p| p.name.as_str());
-        let models = self.models();
-        let llm = models.memory.as_ref();
-        let span = self
-            .inner
-            .tracer
-            .unrecorded(SpanKind::MemoryWrite, "import_memories");
-        let context = ContextStage {
-            prompts: &self.inner.prompts,
-            skills: &[],
-        };
+        let calls = self.import_calls().await;
+        let llm = calls.models.memory.as_ref();
         let reader = Reader {
             llm,
-            context,
-            span: &span,
+            context: calls.context(),
+            span: &calls.span,
             project: project_name,
         };
         let call_failed = |message| ApiError::ModelCall {
@@ -81,18 +76,8 @@ impl Api {
                 reader.written(text, &slots).await.map_err(call_failed)?
             };
 
-        let semantic = self.semantic().await;
-        let judge = LlmJudge {
-            llm,
-            context,
-            span: &span,
-            calls: Mutex::new(0),
-        };
-        let opts = WriteOptions {
-            actor: MemoryActor::User,
-            judge: Some(&judge),
-            neighbours: semantic.index().map(|s| s as &dyn Neighbours),
-        };
+        let judge = calls.judge();
+        let opts = calls.options(&judge);
         let mut out = Vec::new();
         for fact in cards {
             let card = card_of(fact, project_name);
@@ -138,27 +123,9 @@ impl Api {
             }
             drafts.push(draft);
         }
-        let models = self.models();
-        let llm = models.memory.as_ref();
-        let span = self
-            .inner
-            .tracer
-            .unrecorded(SpanKind::MemoryWrite, "import_memories");
-        let semantic = self.semantic().await;
-        let judge = LlmJudge {
-            llm,
-            context: ContextStage {
-                prompts: &self.inner.prompts,
-                skills: &[],
-            },
-            span: &span,
-            calls: Mutex::new(0),
-        };
-        let opts = WriteOptions {
-            actor: MemoryActor::User,
-            judge: Some(&judge),
-            neighbours: semantic.index().map(|s| s as &dyn Neighbours),
-        };
+        let calls = self.import_calls().await;
+        let judge = calls.judge();
+        let opts = calls.options(&judge);
         let mut written = Vec::with_capacity(drafts.len());
         for draft in drafts {
             let outcome = self.memory().remember(draft, opts).await.map_err(mem_err)?;
@@ -166,6 +133,20 @@ impl Api {
         }
         self.flush_vectors().await;
         Ok(written)
+    }
+
+    /// What an import's model calls need: the memory model, an unrecorded span, the prompts
+    /// and the semantic index for the judge's candidates.
+    async fn import_calls(&self) -> ImportCalls<'_> {
+        ImportCalls {
+            models: self.models(),
+            span: self
+                .inner
+                .tracer
+                .unrecorded(SpanKind::MemoryWrite, "import_memories"),
+            prompts: &self.inner.prompts,
+            semantic: self.semantic().await,
+        }
     }
 
     /// The draft a card is written as.
@@ -185,6 +166,43 @@ impl Api {
             scope: Some(scope),
             ..Default::default()
         })
+    }
+}
+
+/// See [`Api::import_calls`].
+struct ImportCalls<'a> {
+    models: Arc<Models>,
+    span: Span,
+    prompts: &'a Prompts,
+    semantic: SemanticRef,
+}
+
+impl ImportCalls<'_> {
+    fn context(&self) -> ContextStage<'_> {
+        ContextStage {
+            prompts: self.prompts,
+            skills: &[],
+        }
+    }
+
+    /// The conflict judge on the memory model.
+    fn judge(&self) -> LlmJudge<'_> {
+        LlmJudge {
+            llm: self.models.memory.as_ref(),
+            context: self.context(),
+            span: &self.span,
+            calls: Mutex::new(0),
+        }
+    }
+
+    /// The person's write (they keep the cards), judged, with vector neighbours when there
+    /// is an index.
+    fn options<'a>(&'a self, judge: &'a LlmJudge<'_>) -> WriteOptions<'a> {
+        WriteOptions {
+            actor: MemoryActor::User,
+            judge: Some(judge),
+            neighbours: self.semantic.index().map(|s| s as &dyn Neighbours),
+        }
     }
 }
 
