@@ -19,7 +19,10 @@
 // trace); then, against a fourth `echod serve` and a search
 // service on loopback: the Research toggle's hint with no service, the service set up in
 // Settings → Web search, a research run from the toggle (the card's plan and states, the
-// report's citations leading to the pages read, Export as Markdown).
+// report's citations leading to the pages read, Export as Markdown); then, against a fifth
+// `echod serve`: importing another assistant's memories (a pasted list read into cards, a
+// clash with a memory there, a card edited and one dropped, the kept ones imported and listed
+// as imported).
 // Each page state it looks at (every `shot`) passes an accessibility scan in the light and
 // the dark theme (axe-core, accessibility.mjs). Every page runs with all requests beyond
 // loopback blocked and recorded (none may be made: the UI works with the network off), and
@@ -294,7 +297,7 @@ async function main() {
   const work = join(tmp, 'work');
   for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
   const scriptFile = join(tmp, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify({ ...SCRIPT, steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS] }));
+  writeFileSync(scriptFile, JSON.stringify({ ...SCRIPT, steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS, ...IMPORT_STEPS] }));
   writeFileSync(
     join(home, 'config.toml'),
     '[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
@@ -316,7 +319,7 @@ async function main() {
   tokensSeen.push(token);
 
   // A profile on disk, like a person's browser, so what the pages leave in it can be scanned
-  // at the end (step 19).
+  // at the end (step 21).
   const profile = join(tmp, 'chromium-profile');
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true, acceptDownloads: true,
@@ -738,7 +741,10 @@ async function main() {
   // report's citations lead to their sources, the report exports as Markdown.
   await researchPage({ tmp, mockUrl });
 
-  // 20. What the browser kept on disk: once it has closed (flushing its databases), no file
+  // 20. Importing another assistant's memories, against a fifth server: read, review, import.
+  await assistantImport({ tmp, mockUrl });
+
+  // 21. What the browser kept on disk: once it has closed (flushing its databases), no file
   // of its profile holds the API key typed into Settings.
   console.log("e2e: the browser's profile on disk");
   await browser.close();
@@ -753,7 +759,7 @@ async function main() {
     + 'or a lasting gateway token');
   const inaccessible = accessibilityFailures();
   if (inaccessible.length) fail(`the accessibility scan found ${inaccessible.length} violations:\n  ${inaccessible.join('\n  ')}`);
-  console.log('e2e: 20 passed, 0 failed');
+  console.log('e2e: 21 passed, 0 failed');
 }
 
 /**
@@ -1487,6 +1493,154 @@ async function researchPage({ tmp, mockUrl }) {
   offPage(away, 'the research page');
   await page.close();
   console.log(`e2e: research read ${web.served.filter((p) => p.startsWith('/page/')).length} pages; the report cites ${source}`);
+}
+
+/** The memory model of the fifth server (its `[memory] extraction_model`): only the import asks it. */
+const IMPORT_MODEL = 'import-model';
+/** What is pasted: a list as ChatGPT's "Manage memories" shows it. */
+const IMPORT_TEXT = '- Lives in Lisbon\n- Prefers short answers\n- Has a dog named Biscuit\n- Plays the cello on Sundays\n';
+/** A fact the model proposes without the pasted text saying it: the engine leaves it out. */
+const IMPORT_UNFOUNDED = 'Speaks fluent Klingon.';
+const IMPORT_STEPS = [
+  // The reading: one card a line (their words share none but the clash's, so each meets only
+  // the memory it is meant to), and one whose words are not in the text.
+  {
+    model: IMPORT_MODEL,
+    when_tool: 'import_memories',
+    tool_calls: [{
+      id: 'im1',
+      name: 'import_memories',
+      arguments: JSON.stringify({
+        memories: [
+          { evidence: 'Lives in Lisbon', content: 'Lives in Lisbon.', slot: 'home_city', value: 'Lisbon', valid_until: null, about: 'person' },
+          { evidence: 'Prefers short answers', content: 'Prefers short answers.', slot: 'answer_style', value: 'short', valid_until: null, about: 'person' },
+          { evidence: 'Has a dog named Biscuit', content: 'Has a dog named Biscuit.', slot: 'pet', value: 'Biscuit', valid_until: null, about: 'person' },
+          { evidence: 'Plays the cello on Sundays', content: 'Plays the cello on Sundays.', slot: null, value: null, valid_until: null, about: 'person' },
+          { evidence: 'Speaks fluent Klingon', content: IMPORT_UNFOUNDED, slot: 'language', value: 'Klingon', valid_until: null, about: 'person' },
+        ],
+      }),
+    }],
+  },
+  // The judge on Lisbon against the home city there: in the review, and again when it is written.
+  {
+    model: IMPORT_MODEL,
+    when_tool: 'judge_memory_conflict',
+    times: 2,
+    tool_calls: [{ id: 'ij1', name: 'judge_memory_conflict', arguments: '{"verdict": "contradiction", "explanation": "One home city at a time."}' }],
+  },
+];
+
+// 20. Import from another assistant: on a fresh store with two memories (a home city with its
+// slot, and a hobby), a pasted list is read into cards: the new home city replaces the one
+// there (dropped by default), the hobby is already known, a fact the text does not say is left
+// out. The person keeps the new home city, edits one card and drops another, and imports:
+// the summary counts what happened, the list shows the kept cards marked as imported, the old
+// home city as replaced, and not the dropped card.
+async function assistantImport({ tmp, mockUrl }) {
+  console.log('e2e: import from another assistant (fifth server)');
+  const home = join(tmp, 'home-import');
+  const work = join(tmp, 'work-import');
+  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
+  writeFileSync(
+    join(home, 'config.toml'),
+    `[memory]\nextraction = false\nextraction_model = "${IMPORT_MODEL}"\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n`,
+  );
+  const env = {
+    ...process.env,
+    ECHO_DESK_HOME: home,
+    ECHO_LLM_KIND: 'openai',
+    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
+    ECHO_LLM_MODEL: 'import-main',
+  };
+  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
+  const { open } = await serveAddress(server, 'the fifth echod serve');
+  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  tokensSeen.push(token);
+  const page = await browser.newPage();
+  const away = await loopbackOnly(page);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(open);
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+  await page.click('.topbar button.nav-memory');
+  await until(page, 'the empty memory page', () => document.querySelector('[data-testid="memory-empty"]'));
+
+  // The memories there: a home city (with its slot, so the imported one meets it) and a hobby.
+  for (const [content, slot] of [['Lives in Lyon.', 'home_city'], ['Plays the cello on Sundays.', '']]) {
+    await page.fill('[data-testid="memory-add-content"]', content);
+    await page.fill('.memory-add input[name="slot"]', slot);
+    await page.click('[data-testid="memory-add"]');
+    await until(page, 'the added memory in the list', (c) =>
+      [...document.querySelectorAll('[data-testid="memory-row"] .memory-content')].some((r) => r.textContent === c), content);
+  }
+
+  // Paste and Read.
+  await page.click('[data-testid="assistant-import-open"]');
+  await until(page, 'the import dialog', () => document.querySelector('[role="dialog"] [data-testid="assistant-import-text"]'));
+  if (!(await page.isDisabled('[data-testid="assistant-import-read"]'))) fail('Read is enabled before anything is pasted');
+  await page.fill('[data-testid="assistant-import-text"]', IMPORT_TEXT);
+  await shot(page, 'assistant-import-paste');
+  await page.click('[data-testid="assistant-import-read"]');
+  await until(page, 'the four cards, the clash and what was left out', (unfounded) => {
+    const cards = [...document.querySelectorAll('[data-testid="import-card"]')];
+    return cards.length === 4
+      && cards[0].querySelector('[data-testid="import-clash"][data-kind="replaces"]')?.textContent.includes('Replaces: Lives in Lyon.')
+      && cards[0].textContent.includes('One home city at a time.')
+      && cards[3].querySelector('[data-testid="import-clash"][data-kind="duplicate"]')?.textContent.includes('Already known: Plays the cello on Sundays.')
+      && document.querySelector('[data-testid="assistant-import-dropped"]')?.textContent.includes(unfounded);
+  }, IMPORT_UNFOUNDED);
+  const defaults = await page.$$eval('[data-testid="import-card"]', (cs) => cs.map((c) => c.dataset.decision));
+  if (JSON.stringify(defaults) !== JSON.stringify(['drop', 'keep', 'keep', 'keep'])) fail(`the cards' default decisions are ${JSON.stringify(defaults)}`);
+  const written = await page.evaluate(async (t) => {
+    const r = await fetch('/api/memory', { headers: { Authorization: `Bearer ${t}` } });
+    return (await r.json()).total;
+  }, token);
+  if (written !== 2) fail(`reading the text changed the memories: ${written} there`);
+  await shot(page, 'assistant-import-review');
+
+  // Keep the new home city, edit the answers card (with the keyboard), drop the dog.
+  const card = (i) => `[data-testid="import-card"]:nth-child(${i + 1})`;
+  await page.click(`${card(0)} [data-testid="import-card-keep"]`);
+  await page.click(`${card(1)} [data-testid="import-card-edit"]`);
+  await page.fill('[data-testid="import-card-edit-input"]', 'Prefers short, direct answers.');
+  await page.press('[data-testid="import-card-edit-input"]', 'Enter');
+  await page.click(`${card(2)} [data-testid="import-card-drop"]`);
+  await until(page, 'the edited card and "Import 3 memories"', () =>
+    document.querySelector('[data-testid="import-card"]:nth-child(2) [data-testid="import-card-content"]')?.textContent === 'Prefers short, direct answers.'
+    && document.querySelector('[data-testid="assistant-import-submit"]')?.textContent === 'Import 3 memories');
+  await shot(page, 'assistant-import-decided');
+  await page.click('[data-testid="assistant-import-submit"]');
+  await until(page, 'the summary, the dialog closed', () =>
+    !document.querySelector('[data-testid="assistant-import"]')
+    && document.querySelector('[data-testid="assistant-import-summary"]')?.textContent.includes(
+      'Imported 3 memories from another assistant: 1 new, 1 already known, 1 replaced an older memory.'));
+
+  // The list, read again: the kept cards marked as imported, Lyon replaced, no dog.
+  await until(page, 'the imported memories in the list, marked', () => {
+    const rows = [...document.querySelectorAll('[data-testid="memory-row"]')];
+    const row = (c) => rows.find((r) => r.querySelector('.memory-content')?.textContent === c);
+    const marked = (c) => row(c)?.querySelector('[data-testid="memory-source-imported"]')?.textContent === 'imported from another assistant';
+    return marked('Lives in Lisbon.') && marked('Prefers short, direct answers.')
+      && row('Plays the cello on Sundays.') && !marked('Plays the cello on Sundays.')
+      && row('Lives in Lyon.')?.classList.contains('status-superseded')
+      && !rows.some((r) => r.textContent.includes('Biscuit'));
+  });
+  await shot(page, 'assistant-import-done');
+  const stored = await page.evaluate(async (t) => {
+    const r = await fetch('/api/memory', { headers: { Authorization: `Bearer ${t}` } });
+    return (await r.json()).items.map((m) => ({ content: m.content, source: m.source, status: m.status }));
+  }, token);
+  const lisbon = stored.find((m) => m.content === 'Lives in Lisbon.');
+  const edited = stored.find((m) => m.content === 'Prefers short, direct answers.');
+  if (lisbon?.source !== 'imported' || lisbon.status !== 'active' || edited?.source !== 'imported'
+    || stored.some((m) => m.content.includes('Biscuit') || m.content === 'Prefers short answers.')
+    || stored.find((m) => m.content === 'Lives in Lyon.')?.status !== 'superseded') {
+    fail(`after the import the engine has ${JSON.stringify(stored)}`);
+  }
+  if (pageErrors.length) fail(`errors in the import page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the import page');
+  await page.close();
+  console.log(`e2e: imported 3 of 4 cards read from another assistant's list; ${stored.length} memories there now`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

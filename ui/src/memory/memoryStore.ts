@@ -3,7 +3,8 @@
 // memory's project and move it to another), the selection for bulk deletion, the open
 // memory's detail and its fading curve, the actions on it, the confirmation steps before
 // anything is deleted for good, the queue of open conflicts to review (settled by keeping one,
-// both, or editing the two into one), the store's counts, and export and import as a file. No
+// both, or editing the two into one), the store's counts, and export and import as a file
+// (and reading everything again after another assistant's memories are imported). No
 // React here; components read it through `useSyncExternalStore` (see
 // `components/settings/useSettingsStore.ts`).
 
@@ -619,12 +620,20 @@ export class MemoryStore extends SettingsStore<MemoryState> {
     try {
       const imported = await this.transport.call('memory_import', { text });
       this.set({ imported });
-      await Promise.all([this.reload(), this.loadConflicts(), this.loadStats(), this.refreshDetail()]);
+      await this.refreshAfterImport();
     } catch (e) {
       this.set({ transferError: describe(e) });
     } finally {
       this.set({ transferring: false });
     }
+  }
+
+  /**
+   * Reads the list, the conflicts, the counts and the open memory again after memories were
+   * written from outside the page's own actions (a file, another assistant's memories).
+   */
+  async refreshAfterImport(): Promise<void> {
+    await Promise.all([this.reload(), this.loadConflicts(), this.loadStats(), this.refreshDetail()]);
   }
 
   dismissTransfer(): void {

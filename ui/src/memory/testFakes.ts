@@ -5,10 +5,25 @@
 // change by putting back what that change altered (a move included),
 // refuses `memory_delete_all` without the exact phrase like the engine does, counts by tier
 // and status, exports one JSON line per memory after a header and imports only a file whose
-// every line is good (else nothing, naming the line), and edits the kept memory of a conflict
-// settled with a merged text.
+// every line is good (else nothing, naming the line), edits the kept memory of a conflict
+// settled with a merged text, reads pasted text into import cards (one a line, a duplicate
+// clash for a text already known; tests script other clashes) and writes the kept cards with
+// source `imported`.
 
-import type { Conflict, Fading, HistoryEntry, Memory, MemoryDetail, MemoryReadEntry, Project, TierStatusCount } from '../generated/engine';
+import type {
+  Conflict,
+  Fading,
+  HistoryEntry,
+  ImportCandidate,
+  ImportCard,
+  ImportClash,
+  Memory,
+  MemoryDetail,
+  MemoryReadEntry,
+  Project,
+  TierStatusCount,
+  WriteOutcome,
+} from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { TransportError } from '../transport';
 import { DELETE_ALL_PHRASE } from './memoryStore';
@@ -241,6 +256,28 @@ export function memoryEngine(count: number, conflicts: Conflict[] = [], projects
       return report;
     },
   });
+  /** The memory a card's text already is (an active one), if any. */
+  const known = (content: string) => memories.find((m) => m.status === 'active' && m.content === content);
+  engine.handlers.memory_import_preview = ({ text, project: name }) => {
+    if (name !== undefined) scopeOf(name);
+    const lines = text.split('\n').map((l) => l.replace(/^[-*•]\s*/, '').trim()).filter((l) => l !== '');
+    if (lines.length === 0) throw new TransportError('invalid_input', 'invalid text: it has 0 characters; paste between 1 and 100000', 400);
+    const cards = lines.map((line): ImportCandidate => {
+      const there = known(line);
+      return { card: { content: line, evidence: line }, clashes: there ? [importClash('duplicate', there, 'The same fact.')] : [] };
+    });
+    return { cards, dropped: [] };
+  };
+  engine.handlers.memory_import_cards = ({ cards }) =>
+    cards.map((card): WriteOutcome => {
+      const there = known(card.content);
+      if (there) return { memory: there, effects: [{ effect: 'duplicate', of: there.id }], judge_failures: [] };
+      const scope = card.project === undefined ? 'global' : scopeOf(card.project);
+      const m = memory(memories.length + 3000, { content: card.content, slot: card.slot ?? null, value: card.value ?? null, evidence: card.evidence, source: 'imported', scope });
+      memories = [m, ...memories];
+      record(m, 'created');
+      return { memory: m, effects: [{ effect: 'created' }], judge_failures: [] };
+    });
   return Object.assign(engine, {
     memories: () => memories,
     projects,
@@ -252,4 +289,14 @@ export function memoryEngine(count: number, conflicts: Conflict[] = [], projects
 
 export function conflict(id: string, a: string, b: string): Conflict {
   return { id, memory_a: a, memory_b: b, verdict: 'contradiction', explanation: 'They disagree.', status: 'open', resolution: null, created_at: '2026-11-02T00:00:00Z', resolved_at: null };
+}
+
+/** What keeping an import card would do to `m`, with the judge's reason. */
+export function importClash(kind: ImportClash['kind'], m: Memory, explanation = 'They say different things.'): ImportClash {
+  return { kind, memory: m, explanation };
+}
+
+/** An import card read from `evidence` (its text too unless `change` gives another). */
+export function importCard(evidence: string, change: Partial<ImportCard> = {}): ImportCard {
+  return { content: evidence, evidence, ...change };
 }

@@ -1,13 +1,15 @@
 // The memories as a virtual list: only the rows near the viewport are in the page, so a very
 // long list stays smooth; the next page is asked for when the window nears the end of what is
 // loaded. Each row has a checkbox (bulk deletion), says where the memory belongs (global, its
-// project, one conversation) and opens its detail when clicked.
+// project, one conversation), marks one imported from another assistant, and opens its detail
+// when clicked.
 
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import type { Memory, Project } from '../../generated/engine';
 import { useT } from '../../i18n';
 import { placeOf } from '../../memory/place';
+import { SourceBadge } from './SourceBadge';
 import { placeLabel } from './format';
 
 /** How many rows before the end of the loaded ones the next page is asked for. */
@@ -79,6 +81,7 @@ export function MemoryList({ items, hasMore, loading, selected, openId, onLoadMo
                   <span className="memory-place" data-testid="memory-place">{placeLabel(t, placeOf(m.scope, projects))}</span>
                   {m.slot && <> · <code>{m.slot}</code></>}
                   {m.pinned && <span className="badge pinned">{t('memory.pinnedBadge')}</span>}
+                  <SourceBadge memory={m} />
                 </span>
               </button>
             </div>

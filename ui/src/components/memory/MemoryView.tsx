@@ -1,5 +1,6 @@
 // The memory page: "what does the assistant know about me, and how do I fix or remove it".
-// Two tabs: the memories (the store's counts with export and import, filters (by project too),
+// Two tabs: the memories (the store's counts with export and import, and the import from
+// another assistant (`AssistantImport`), filters (by project too),
 // add form, bulk selection, the virtual list and the open memory's detail, which can move it
 // to another project) and the queue of conflicts to
 // review. State and calls live in `MemoryStore`;
@@ -16,6 +17,7 @@ import { findSource } from '../../memory/provenance';
 import { type SettingsTransport, describe } from '../../settings/store';
 import type { Download } from '../../trace/traceStore';
 import { LoadState } from '../settings/LoadState';
+import { AssistantImport } from './AssistantImport';
 import { ConflictQueue } from './ConflictQueue';
 import { DeleteDialog } from './DeleteDialog';
 import { MemoryAddForm } from './MemoryAddForm';
@@ -133,6 +135,7 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace
               onImport={(text) => void store.importMemories(text)}
               onDismiss={() => store.dismissTransfer()}
             />
+            <AssistantImport transport={transport} projects={state.projects} onImported={() => void store.refreshAfterImport()} />
           </div>
           <MemoryFilters
             filters={state.filters}

@@ -1,8 +1,10 @@
-// A search by meaning's results, best first, with the engine's score; a click opens the memory.
+// A search by meaning's results, best first, with the engine's score (and the mark of a memory
+// imported from another assistant); a click opens the memory.
 // At most `SEARCH_SIZE` rows, so a plain list.
 
 import type { Recalled } from '../../generated/engine';
 import { useT } from '../../i18n';
+import { SourceBadge } from './SourceBadge';
 
 interface Props {
   query: string;
@@ -31,6 +33,7 @@ export function SearchResults({ query, results, error, openId, onOpen, onEnd }: 
               <span className="memory-content">{m.content}</span>
               <span className="memory-meta">
                 {t(`memory.tier.${m.tier}`)} · {t(`memory.status.${m.status}`)} · {t('memory.search.score', { score: score.toFixed(3) })}
+                <SourceBadge memory={m} />
               </span>
             </button>
           </li>
