@@ -335,6 +335,13 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
     ("memory export", Cli::Calls(&["memory_export"])),
     ("memory import", Cli::Calls(&["memory_import"])),
     (
+        "memory settings",
+        Cli::Calls(&["memory_settings", "update_memory_settings"]),
+    ),
+    ("memory proposals", Cli::Calls(&["memory_proposals"])),
+    ("memory keep", Cli::Calls(&["memory_keep_proposal"])),
+    ("memory discard", Cli::Calls(&["memory_discard_proposal"])),
+    (
         "memory import-text",
         Cli::Calls(&["memory_import_preview", "memory_import_cards"]),
     ),

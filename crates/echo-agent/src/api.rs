@@ -9,6 +9,7 @@ mod local_models;
 mod memory;
 mod memory_import;
 mod memory_io;
+mod memory_proposals;
 mod projects;
 mod search;
 mod sessions;

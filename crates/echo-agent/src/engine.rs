@@ -88,6 +88,9 @@ pub(crate) struct Engine {
     pub(crate) desktop: Mutex<echo_core::config::DesktopConfig>,
     /// `[trace]` as saved (the settings page changes it while the engine runs).
     pub(crate) trace: Arc<Mutex<echo_core::config::TraceConfig>>,
+    /// `[memory] ask_before_remembering` as saved (the memory page changes it while the
+    /// engine runs): extraction proposes instead of writing.
+    pub(crate) ask_before_remembering: std::sync::atomic::AtomicBool,
     /// Long-lived tasks (the scheduled memory sweep, the search index warm-up).
     services: TaskTracker,
     /// Cancelled by [`Engine::close`]; stops every service.
@@ -266,6 +269,7 @@ impl Engine {
             mcp_options,
             desktop: Mutex::new(config.desktop.clone()),
             trace,
+            ask_before_remembering: config.memory.ask_before_remembering.into(),
             background: Background::default(),
             session_locks: Mutex::new(HashMap::new()),
             consolidation_backoff: Mutex::new(HashMap::new()),
@@ -383,6 +387,12 @@ impl Engine {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .manager
             .clone()
+    }
+
+    /// Whether memory work proposes instead of writing (`[memory] ask_before_remembering`).
+    pub(crate) fn asks_before_remembering(&self) -> bool {
+        self.ask_before_remembering
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// `[trace]` in force.

@@ -230,6 +230,8 @@ impl ConflictJudge for LlmJudge<'_> {
 pub(crate) struct ExtractionReport {
     pub proposed: usize,
     pub created: Vec<String>,
+    /// Ask before remembering: the proposals made instead.
+    pub proposals: Vec<String>,
     pub duplicates: usize,
     pub superseded: usize,
     pub lost: usize,
@@ -291,6 +293,14 @@ pub(crate) async fn extract(
     };
     for draft in drafts {
         let content = draft.content.clone();
+        if turn.propose {
+            let session = Some(turn.session_id.as_str());
+            match store.propose(&draft, &turn.turn_id, session).await {
+                Ok(p) => report.proposals.push(p.id),
+                Err(e) => report.rejected.push(format!("{content:?}: {e}")),
+            }
+            continue;
+        }
         let opts = WriteOptions {
             actor: MemoryActor::Extraction,
             judge: Some(&judge),
@@ -357,6 +367,9 @@ pub(crate) struct TurnFacts<'a> {
     /// The project of the session, if any: what is not clearly about the person is kept
     /// with it.
     pub project_id: Option<String>,
+    /// Ask before remembering: the facts wait for the person's Keep (proposals) instead of
+    /// being written.
+    pub propose: bool,
 }
 
 impl TurnFacts<'_> {
@@ -514,6 +527,8 @@ pub(crate) struct Consolidation<'a> {
     pub owner: &'a str,
     /// `memory.extraction_style`: in the quoted style the call asks for the summary only.
     pub style: ExtractionStyle,
+    /// Ask before remembering: the episode and the facts wait for the person's Keep.
+    pub propose: bool,
 }
 
 /// Consolidates the messages after the session's boundary into an episode memory and
@@ -531,6 +546,7 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         neighbours,
         owner,
         style,
+        propose,
     } = job;
     let tool = if quoted::applies(style, llm) {
         quoted::summary_only(episode_tool())?
@@ -577,7 +593,7 @@ pub(crate) async fn consolidate(job: Consolidation<'_>) -> Result<ConsolidationR
         (session, project.as_deref()),
         &range,
         neighbours,
-        tool,
+        (tool, propose),
         &mut report,
     )
     .await
@@ -647,7 +663,7 @@ async fn consolidate_claimed(
     (session, project): (&echo_core::SessionId, Option<&str>),
     range: &[&echo_core::store::StoredMessage],
     neighbours: Option<&dyn echo_memory::Neighbours>,
-    tool: ToolSpec,
+    (tool, propose): (ToolSpec, bool),
     report: &mut ConsolidationReport,
 ) -> Result<(), String> {
     let to = report.to_seq;
@@ -674,26 +690,7 @@ async fn consolidate_claimed(
         scope: project.map(echo_memory::project_scope),
         ..Default::default()
     };
-    // A process killed after writing this stretch's episode, before it could finish its
-    // claim, leaves the stretch to be consolidated again: its episode is not written twice.
-    let earlier = match range.first() {
-        Some(m) => store
-            .episode_from(session.as_str(), &m.id)
-            .await
-            .map_err(|e| e.to_string())?,
-        None => None,
-    };
-    report.episode = Some(match earlier {
-        Some(id) => id,
-        None => {
-            store
-                .remember(episode, WriteOptions::plain(MemoryActor::Consolidation))
-                .await
-                .map_err(|e| e.to_string())?
-                .memory
-                .id
-        }
-    });
+    report.episode = write_episode(store, session, range, episode, propose).await?;
 
     let judge = LlmJudge {
         llm,
@@ -725,10 +722,18 @@ async fn consolidate_claimed(
             user_message: String::new(),
             assistant_message: String::new(),
             neighbours,
+            propose: false,
         }
         .draft(item);
         draft.source = Some(MemorySource::Consolidated);
         let content = draft.content.clone();
+        if propose {
+            let turn = draft.source_turn_id.clone().unwrap_or_default();
+            if let Err(e) = store.propose(&draft, &turn, Some(session.as_str())).await {
+                report.facts.rejected.push(format!("{content:?}: {e}"));
+            }
+            continue;
+        }
         let opts = WriteOptions {
             actor: MemoryActor::Consolidation,
             judge: Some(&judge),
@@ -744,6 +749,45 @@ async fn consolidate_claimed(
         }
     }
     Ok(())
+}
+
+/// A consolidation's episode: written (once: a stretch consolidated again after a kill keeps
+/// the episode already written), or with `propose` left waiting for the person's Keep.
+async fn write_episode(
+    store: &MemoryStore,
+    session: &echo_core::SessionId,
+    range: &[&echo_core::store::StoredMessage],
+    episode: NewMemory,
+    propose: bool,
+) -> Result<Option<String>, String> {
+    if propose {
+        let turn = range
+            .last()
+            .and_then(|m| m.turn_id.clone())
+            .unwrap_or_default();
+        store
+            .propose(&episode, &turn, Some(session.as_str()))
+            .await
+            .map_err(|e| e.to_string())?;
+        return Ok(None);
+    }
+    // A process killed after writing this stretch's episode, before it could finish its
+    // claim, leaves the stretch to be consolidated again: its episode is not written twice.
+    let earlier = match range.first() {
+        Some(m) => store
+            .episode_from(session.as_str(), &m.id)
+            .await
+            .map_err(|e| e.to_string())?,
+        None => None,
+    };
+    if earlier.is_some() {
+        return Ok(earlier);
+    }
+    let written = store
+        .remember(episode, WriteOptions::plain(MemoryActor::Consolidation))
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Some(written.memory.id))
 }
 
 pub(crate) mod import;

@@ -41,8 +41,8 @@ pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEven
 pub use memory::{
     Conflict, Fading, FadingPoint, FlushReport, HistoryEntry, ImportCandidate, ImportCard,
     ImportClash, ImportPreview, ImportReport, LearnedInTurn, Memory, MemoryDetail, MemoryEffect,
-    MemoryExport, MemoryPage, MemoryReadEntry, MemoryStats, PurgeReport, Recalled, SweepReport,
-    TierStatusCount, TurnLearned, WriteOutcome,
+    MemoryExport, MemoryPage, MemoryProposal, MemoryReadEntry, MemoryStats, PurgeReport, Recalled,
+    SweepReport, TierStatusCount, TurnLearned, WriteOutcome,
 };
 pub use messages::{Message, ToolCall, ToolSpec, Usage};
 pub use projects::{Project, ProjectRemoved};
@@ -50,8 +50,8 @@ pub use research::{ResearchProgress, SubQuestionProgress};
 pub use sessions::{DataCheck, DataDeleted, SessionDeleted, SessionSummary, StoredMessage};
 pub use settings::{
     BootstrapFile, Checksum, ConnectionReport, DownloadState, KeySource, LocalModelEntry,
-    LocalModels, McpServerConfig, OllamaInfo, ProviderKindInfo, ProviderSettings, ProviderUpdate,
-    ProviderView, SearchTestReport, SearchUpdate, SearchView, TraceSettings,
+    LocalModels, McpServerConfig, MemorySettings, OllamaInfo, ProviderKindInfo, ProviderSettings,
+    ProviderUpdate, ProviderView, SearchTestReport, SearchUpdate, SearchView, TraceSettings,
 };
 pub use tools::{
     ApprovalAnswer, AuditEntry, McpServerState, McpServerStatus, McpTransportKind, Rule,
@@ -415,6 +415,25 @@ wire! {
     MemoryImportCards {
         /// The kept cards, as the preview gave them or edited.
         cards: Vec<ImportCard>,
+    }
+    /// `[memory]` settings the memory page edits.
+    GetMemorySettings {}
+    /// Saves `[memory] ask_before_remembering`.
+    UpdateMemorySettings {
+        /// What memory work finds waits for Keep or Discard instead of being written.
+        ask_before_remembering: bool,
+    }
+    /// Every memory proposal waiting for Keep or Discard, newest first.
+    MemoryProposals {}
+    /// Writes a proposal through the write path (it is no longer waiting).
+    MemoryKeepProposal {
+        /// Proposal id.
+        id: String,
+    }
+    /// Drops a proposal: nothing of it is written.
+    MemoryDiscardProposal {
+        /// Proposal id.
+        id: String,
     }
     /// `[trace]`: request/response capture and its retention.
     GetTraceSettings {}

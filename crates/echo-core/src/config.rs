@@ -286,6 +286,9 @@ pub struct MemoryConfig {
     pub extraction: bool,
     /// How the extraction call states a fact (`auto`: `quoted` on the built-in model).
     pub extraction_style: ExtractionStyle,
+    /// Ask before remembering: what extraction finds waits for the person's Keep or Discard
+    /// (under the answer, or `echod memory proposals`) instead of being written.
+    pub ask_before_remembering: bool,
     /// Model for extraction and conflict judging (same server); the main model when unset.
     pub extraction_model: Option<String>,
     /// Initial half-lives by source.
@@ -332,6 +335,7 @@ impl Default for MemoryConfig {
             enabled: true,
             extraction: true,
             extraction_style: ExtractionStyle::Auto,
+            ask_before_remembering: false,
             extraction_model: None,
             half_life_days: HalfLifeConfig::default(),
             reinforce_factor: 1.6,

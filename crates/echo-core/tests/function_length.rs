@@ -27,7 +27,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
     ("crates/echo-bench/src/memory.rs::memory_scale", 125),
     ("crates/echo-local/src/worker.rs::run", 148),
     ("crates/echo-memory/src/write.rs::prepare", 136),
-    ("crates/echo-memory/src/write.rs::remember", 141),
     ("crates/echo-tools/src/web.rs::fetch", 126),
 ];
 

@@ -82,7 +82,8 @@ pub use retrieve::{RecallInfo, RecallOptions, Recalled, project_scope};
 pub use semantic::{FlushReport, SemanticIndex};
 pub use store::{
     Conflict, HistoryEntry, ListFilter, MemoryActor, MemoryPage, MemoryRead, MemorySort,
-    MemoryStats, MemoryStore, PurgeReport, READS_KEPT, SweepReport, TierStatusCount, sql_order,
+    MemoryStats, MemoryStore, Proposal, PurgeReport, READS_KEPT, SweepReport, TierStatusCount,
+    sql_order,
 };
 pub use write::{
     ConflictJudge, Effect, Foreseen, Judgement, MAX_CONTENT_CHARS, MemoryVerdict, Neighbours, Plan,

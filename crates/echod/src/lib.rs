@@ -29,6 +29,7 @@ mod memory_cli;
 mod model_cli;
 mod print;
 mod projects_cli;
+mod proposals_cli;
 mod provider_cli;
 mod search_cli;
 mod serve;

@@ -153,6 +153,31 @@ pub enum MemoryCommand {
         /// Input file.
         file: PathBuf,
     },
+    /// Show or change the memory settings.
+    Settings {
+        /// Ask before remembering: what memory work finds waits for keep or discard.
+        #[arg(long, value_enum)]
+        ask_before_remembering: Option<crate::proposals_cli::Switch>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What memory work found and waits for a yes (ask before remembering).
+    Proposals {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remember a proposal (through the write path).
+    Keep {
+        /// Proposal id.
+        id: String,
+    },
+    /// Drop a proposal: nothing of it is remembered.
+    Discard {
+        /// Proposal id.
+        id: String,
+    },
     /// Bring another assistant's memory (ChatGPT's "Manage memories" list, Claude's memory
     /// export, any statements about you): read into cards, each reviewed here (keep, edit or
     /// drop, answered on stdin) before anything is written.
@@ -318,6 +343,13 @@ pub async fn run(api: &Api, command: MemoryCommand) -> anyhow::Result<()> {
         C::Reindex => print::call(api, MemoryReindex {}, false).await,
         C::Export { file } => export_to(api, &file).await,
         C::Import { file } => import_from(api, &file).await,
+        C::Settings {
+            ask_before_remembering,
+            json,
+        } => crate::proposals_cli::settings(api, ask_before_remembering, json).await,
+        C::Proposals { json } => crate::proposals_cli::list(api, json).await,
+        C::Keep { id } => crate::proposals_cli::keep(api, id).await,
+        C::Discard { id } => crate::proposals_cli::discard(api, id).await,
         C::ImportText { file, project, yes } => {
             crate::import_cli::import_text(api, &file, project, yes).await
         }

@@ -1051,6 +1051,8 @@ export type GetAutomationNotices = {
  */
 after?: string, };
 
+export type GetMemorySettings = Record<symbol, never>;
+
 export type GetProvider = Record<symbol, never>;
 
 export type GetSearch = Record<symbol, never>;
@@ -1692,6 +1694,12 @@ evidence: string | null,
  */
 context?: string | null, };
 
+export type MemoryDiscardProposal = { 
+/**
+ * Proposal id.
+ */
+id: string, };
+
 export type MemoryEdit = { 
 /**
  * The memory.
@@ -1786,6 +1794,12 @@ text: string,
  */
 project?: string, };
 
+export type MemoryKeepProposal = { 
+/**
+ * Proposal id.
+ */
+id: string, };
+
 export type MemoryList = { 
 /**
  * Only this tier.
@@ -1858,6 +1872,50 @@ id: MemoryId,
  */
 pinned: boolean, };
 
+export type MemoryProposal = { 
+/**
+ * Id (`memory_keep_proposal` / `memory_discard_proposal` take it).
+ */
+id: string, 
+/**
+ * The turn whose memory work found it.
+ */
+turn_id: string, 
+/**
+ * That turn's conversation (the proposal goes with it).
+ */
+session_id: string | null, 
+/**
+ * The memory as a sentence.
+ */
+content: string, 
+/**
+ * Tier it would have.
+ */
+tier: MemoryTier, 
+/**
+ * Slot, if any.
+ */
+slot: string | null, 
+/**
+ * Provenance it would have.
+ */
+source: MemorySource, 
+/**
+ * `global`, `project:<id>` or `session:<id>`.
+ */
+scope: string, 
+/**
+ * The words it rests on.
+ */
+evidence: string | null, 
+/**
+ * When it was found.
+ */
+created_at: string, };
+
+export type MemoryProposals = Record<symbol, never>;
+
 export type MemoryReadEntry = { 
 /**
  * The turn (its trace).
@@ -1919,6 +1977,12 @@ id: MemoryId,
  * `YYYY-MM-DD` or RFC 3339; absent or null clears it.
  */
 valid_until?: string, };
+
+export type MemorySettings = { 
+/**
+ * Ask before remembering: what memory work finds waits for Keep or Discard.
+ */
+ask_before_remembering: boolean, };
 
 export type MemoryShow = { 
 /**
@@ -3186,7 +3250,11 @@ settled: boolean,
 /**
  * The memories made from the turn, oldest first.
  */
-memories: Array<LearnedInTurn>, };
+memories: Array<LearnedInTurn>, 
+/**
+ * With "ask before remembering": what the turn found, waiting for Keep or Discard.
+ */
+proposals: Array<MemoryProposal>, };
 
 export type TurnMemory = { 
 /**
@@ -3261,6 +3329,12 @@ degraded: boolean,
 approvals: number, };
 
 export type TurnStatus = "accepted" | "running" | "completed" | "failed" | "interrupted";
+
+export type UpdateMemorySettings = { 
+/**
+ * What memory work finds waits for Keep or Discard instead of being written.
+ */
+ask_before_remembering: boolean, };
 
 export type UpdateProvider = ProviderUpdate;
 
@@ -3395,6 +3469,8 @@ export interface Operations {
   bootstrap_files: { request: BootstrapFiles; response: Array<BootstrapFile> };
   save_bootstrap_file: { request: SaveBootstrapFile; response: BootstrapFile };
   desktop_settings: { request: DesktopSettings; response: DesktopSettingsView };
+  memory_settings: { request: GetMemorySettings; response: MemorySettings };
+  update_memory_settings: { request: UpdateMemorySettings; response: MemorySettings };
   trace_settings: { request: GetTraceSettings; response: TraceSettings };
   update_trace_settings: { request: UpdateTraceSettings; response: TraceSettings };
   traces: { request: ListTraces; response: Array<TurnRecord> };
@@ -3413,6 +3489,9 @@ export interface Operations {
   memory_forget: { request: MemoryForget; response: Memory };
   memory_restore: { request: MemoryRestore; response: Memory };
   memory_undo: { request: MemoryUndo; response: Array<Memory> };
+  memory_proposals: { request: MemoryProposals; response: Array<MemoryProposal> };
+  memory_keep_proposal: { request: MemoryKeepProposal; response: WriteOutcome };
+  memory_discard_proposal: { request: MemoryDiscardProposal; response: null };
   memory_conflicts: { request: MemoryConflicts; response: Array<Conflict> };
   memory_resolve: { request: MemoryResolve; response: Conflict };
   memory_forget_session: { request: MemoryForgetSession; response: Array<Memory> };
@@ -3482,6 +3561,8 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   bootstrap_files: { method: 'GET', path: '/api/settings/bootstrap' },
   save_bootstrap_file: { method: 'PUT', path: '/api/settings/bootstrap/{name}' },
   desktop_settings: { method: 'GET', path: '/api/settings/desktop' },
+  memory_settings: { method: 'GET', path: '/api/settings/memory' },
+  update_memory_settings: { method: 'PUT', path: '/api/settings/memory' },
   trace_settings: { method: 'GET', path: '/api/settings/trace' },
   update_trace_settings: { method: 'PUT', path: '/api/settings/trace' },
   traces: { method: 'GET', path: '/api/traces' },
@@ -3500,6 +3581,9 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   memory_forget: { method: 'POST', path: '/api/memory/{id}/forget' },
   memory_restore: { method: 'POST', path: '/api/memory/{id}/restore' },
   memory_undo: { method: 'POST', path: '/api/memory/{id}/undo' },
+  memory_proposals: { method: 'GET', path: '/api/memory/proposals' },
+  memory_keep_proposal: { method: 'POST', path: '/api/memory/proposals/{id}/keep' },
+  memory_discard_proposal: { method: 'DELETE', path: '/api/memory/proposals/{id}' },
   memory_conflicts: { method: 'GET', path: '/api/memory/conflicts' },
   memory_resolve: { method: 'POST', path: '/api/memory/conflicts/{conflict_id}' },
   memory_forget_session: { method: 'POST', path: '/api/sessions/{session}/forget_memories' },

@@ -286,9 +286,11 @@ impl Api {
                 replaced,
             });
         }
+        let proposals = memory.proposals_of_turn(turn_id).await.map_err(mem_err)?;
         Ok(TurnLearned {
             settled: !pending,
             memories,
+            proposals: wire::list(proposals),
         })
     }
 

@@ -84,6 +84,7 @@ impl Engine {
                 neighbours,
                 owner: self.instance.id(),
                 style: self.config.memory.extraction_style,
+                propose: self.asks_before_remembering(),
             })
             .await
             {
@@ -451,6 +452,7 @@ fn spawn_extraction(inner: Arc<Engine>, job: PostTurn, attempt: Option<i64>) {
                 user_message: job.input,
                 assistant_message: job.answer,
                 neighbours: semantic.index().map(|s| s as &dyn echo_memory::Neighbours),
+                propose: inner.asks_before_remembering(),
             };
             let context = ContextStage {
                 prompts: &inner.prompts,

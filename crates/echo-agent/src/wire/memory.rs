@@ -265,6 +265,52 @@ pub struct TurnLearned {
     pub settled: bool,
     /// The memories made from the turn, oldest first.
     pub memories: Vec<LearnedInTurn>,
+    /// With "ask before remembering": what the turn found, waiting for Keep or Discard.
+    pub proposals: Vec<MemoryProposal>,
+}
+
+/// A memory waiting for the person's Keep or Discard ("ask before remembering"): nothing of
+/// it is in memory until kept.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct MemoryProposal {
+    /// Id (`memory_keep_proposal` / `memory_discard_proposal` take it).
+    pub id: String,
+    /// The turn whose memory work found it.
+    pub turn_id: String,
+    /// That turn's conversation (the proposal goes with it).
+    pub session_id: Option<String>,
+    /// The memory as a sentence.
+    pub content: String,
+    /// Tier it would have.
+    pub tier: MemoryTier,
+    /// Slot, if any.
+    pub slot: Option<String>,
+    /// Provenance it would have.
+    pub source: MemorySource,
+    /// `global`, `project:<id>` or `session:<id>`.
+    pub scope: String,
+    /// The words it rests on.
+    pub evidence: Option<String>,
+    /// When it was found.
+    pub created_at: String,
+}
+
+impl From<echo_memory::Proposal> for MemoryProposal {
+    fn from(p: echo_memory::Proposal) -> Self {
+        let d = p.draft;
+        Self {
+            id: p.id,
+            turn_id: p.turn_id,
+            session_id: p.session_id,
+            content: d.content,
+            tier: d.tier.unwrap_or(MemoryTier::Semantic),
+            slot: d.slot,
+            source: d.source.unwrap_or(MemorySource::UserStated),
+            scope: d.scope.unwrap_or_else(|| "global".into()),
+            evidence: d.evidence,
+            created_at: p.created_at,
+        }
+    }
 }
 
 /// A memory a turn made.

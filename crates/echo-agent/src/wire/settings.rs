@@ -196,6 +196,13 @@ pub struct OllamaInfo {
     pub models: Vec<String>,
 }
 
+/// `[memory]` as the memory page shows and edits it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, TS, ToSchema)]
+pub struct MemorySettings {
+    /// Ask before remembering: what memory work finds waits for Keep or Discard.
+    pub ask_before_remembering: bool,
+}
+
 /// `[trace]` as the settings page shows and edits it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, TS, ToSchema)]
 pub struct TraceSettings {

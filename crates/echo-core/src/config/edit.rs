@@ -183,6 +183,18 @@ pub fn save_trace_settings(
     )
 }
 
+/// Saves `[memory] ask_before_remembering`, keeping the rest of the file.
+pub fn save_memory_settings(home: &Path, ask_before_remembering: bool) -> Result<(), ConfigError> {
+    save_keys(
+        home,
+        "memory",
+        vec![(
+            "ask_before_remembering",
+            toml_edit::value(ask_before_remembering),
+        )],
+    )
+}
+
 /// Replaces the `[[tools.mcp]]` servers with `servers` (unset fields left out), keeping the
 /// rest of the file.
 pub fn save_mcp_servers(home: &Path, servers: &[McpServerConfig]) -> Result<(), ConfigError> {

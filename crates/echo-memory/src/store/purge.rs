@@ -157,8 +157,13 @@ impl MemoryStore {
         })
     }
 
-    /// Removes every memory (see [`MemoryStore::purge`]).
+    /// Removes every memory (see [`MemoryStore::purge`]) and every proposal waiting for the
+    /// person (what was said, not yet a memory).
     pub async fn purge_all(&self) -> Result<PurgeReport, MemoryError> {
+        sqlx::query("DELETE FROM memory_proposals")
+            .execute(&self.pool)
+            .await
+            .db("deleting memory proposals")?;
         let ids: Vec<String> = sqlx::query("SELECT id FROM memories")
             .fetch_all(&self.pool)
             .await
