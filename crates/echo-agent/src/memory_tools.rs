@@ -5,6 +5,7 @@
 use crate::semantic::SemanticSlot;
 use async_trait::async_trait;
 use echo_core::TemporaryChat;
+use echo_core::vocab::MemoryReadKind;
 use echo_memory::{MemoryActor, MemorySource, MemoryStore, MemoryTier, NewMemory, WriteOptions};
 use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
@@ -104,11 +105,20 @@ impl TypedTool for MemoryRecall {
         }
         // What the model reads is injected: it counts as a use (not from a temporary chat,
         // which leaves memory as it was).
+        // It is also a read of the turn's (the read log: "used in N answers").
         let ids: Vec<String> = found.iter().map(|r| r.memory.id.clone()).collect();
-        if !ctx.temporary
-            && let Err(e) = self.store.reinforce(&ids, chrono::Utc::now()).await
-        {
-            tracing::warn!(error = %e, "cannot reinforce recalled memories");
+        if !ctx.temporary {
+            if let Err(e) = self.store.reinforce(&ids, chrono::Utc::now()).await {
+                tracing::warn!(error = %e, "cannot reinforce recalled memories");
+            }
+            let reads: Vec<(String, MemoryReadKind)> = ids
+                .into_iter()
+                .map(|id| (id, MemoryReadKind::Tool))
+                .collect();
+            let session = Some(ctx.session_id.as_str());
+            if let Err(e) = self.store.record_reads(&reads, &ctx.turn_id, session).await {
+                tracing::warn!(error = %e, "cannot log the memories the recall tool read");
+            }
         }
         Ok(found
             .iter()

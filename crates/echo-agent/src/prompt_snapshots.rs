@@ -293,6 +293,7 @@ async fn instructions_in_tool_results() {
         workdir: dir.path().to_path_buf(),
         cancel: CancellationToken::new(),
         session_id: "s".into(),
+        turn_id: "t".into(),
         temporary: false,
         project_id: None,
     };

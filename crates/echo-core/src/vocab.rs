@@ -479,6 +479,8 @@ closed_enum!(
         Recalled = "recalled",
         /// Cited by a research run.
         Research = "research",
+        /// Found by the model with the `memory_recall` tool.
+        Tool = "tool",
     }
 );
 

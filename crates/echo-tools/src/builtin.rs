@@ -202,6 +202,7 @@ mod tests {
             workdir: dir.to_path_buf(),
             cancel: CancellationToken::new(),
             session_id: "s".into(),
+            turn_id: "t".into(),
             temporary: false,
             project_id: None,
         };

@@ -21,6 +21,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The session the call belongs to (for session-scoped tools such as working memory).
     pub session_id: String,
+    /// The turn the call belongs to (what a tool reads from memory is logged against it).
+    pub turn_id: String,
     /// The call is a temporary chat's: a tool must keep nothing of it (no note, no memory
     /// touched).
     pub temporary: bool,
@@ -600,6 +602,7 @@ mod tests {
             workdir: PathBuf::from("."),
             cancel: CancellationToken::new(),
             session_id: "s".into(),
+            turn_id: "t".into(),
             temporary: false,
             project_id: None,
         };
@@ -622,6 +625,7 @@ mod tests {
             workdir: PathBuf::from("."),
             cancel: cancel.clone(),
             session_id: "s".into(),
+            turn_id: "t".into(),
             temporary: false,
             project_id: None,
         };
@@ -681,6 +685,7 @@ mod tests {
             workdir: PathBuf::from("."),
             cancel: CancellationToken::new(),
             session_id: "s".into(),
+            turn_id: "t".into(),
             temporary: false,
             project_id: None,
         }

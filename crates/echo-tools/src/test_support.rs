@@ -48,6 +48,7 @@ pub(crate) fn ctx(workdir: &Path) -> ToolContext {
         workdir: workdir.to_path_buf(),
         cancel: CancellationToken::new(),
         session_id: "s".into(),
+        turn_id: "t".into(),
         temporary: false,
         project_id: None,
     }

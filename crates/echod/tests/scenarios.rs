@@ -878,6 +878,42 @@ fn what_a_turn_taught_is_listed_under_its_answer_logged_as_read_and_undone_in_on
     );
 }
 
+/// What the model finds with the `memory_recall` tool shaped the answer too: the read log
+/// counts it for the turn, as `tool`.
+#[test]
+fn a_memory_the_recall_tool_finds_is_logged_as_read_by_its_turn() {
+    let w = World::new(json!({"steps": [
+        {"model": "primary", "tool_calls": [{"id": "call_1", "name": "memory_recall",
+            "arguments": "{\"query\": \"launch codename heron\"}"}]},
+        {"model": "primary", "text": "It is heron-41."}
+    ]}));
+    let added = w.json(&[
+        "memory",
+        "add",
+        "--json",
+        "The launch is codenamed heron-41.",
+    ]);
+    let id = added["memory"]["id"].as_str().expect("id").to_string();
+    let turn = asked_turn(&w, "launch", "What is the launch codename?");
+    let tool_result = w.requests()[1].to_string();
+    assert!(
+        tool_result.contains("heron-41"),
+        "the tool found it: {tool_result}"
+    );
+    let shown = w.json(&["memory", "show", &id, "--json"]);
+    let reads = shown["reads"].as_array().expect("reads");
+    assert!(
+        reads
+            .iter()
+            .any(|r| r["turn_id"] == turn.as_str() && r["how"] == "tool"),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["answers"], 1,
+        "one answer, however many ways: {shown}"
+    );
+}
+
 #[test]
 fn vegetarian_then_fish_is_remembered_updated_and_shown_with_provenance() {
     let mut steps = diet_steps();

@@ -107,6 +107,7 @@ fn ctx() -> ToolContext {
         workdir: PathBuf::from("."),
         cancel: CancellationToken::new(),
         session_id: "test".into(),
+        turn_id: "t".into(),
         temporary: false,
         project_id: None,
     }

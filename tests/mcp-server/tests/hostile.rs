@@ -226,6 +226,7 @@ async fn face(script: &[Vec<String>], file: &std::path::Path) -> Result<(), Test
         workdir: ".".into(),
         cancel: CancellationToken::new(),
         session_id: "hostile".into(),
+        turn_id: "t".into(),
         temporary: false,
         project_id: None,
     };

@@ -1934,7 +1934,7 @@ how: MemoryReadKind,
  */
 at: string, };
 
-export type MemoryReadKind = "snapshot" | "recalled" | "research";
+export type MemoryReadKind = "snapshot" | "recalled" | "research" | "tool";
 
 export type MemoryReindex = Record<symbol, never>;
 

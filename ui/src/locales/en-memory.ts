@@ -105,6 +105,7 @@ export const enMemory = {
   'memory.read.snapshot': 'in the session’s snapshot',
   'memory.read.recalled': 'recalled for the message',
   'memory.read.research': 'cited by research',
+  'memory.read.tool': 'found by the assistant with its memory search',
   'memory.detail.halfLife': 'Half-life',
   'memory.detail.kind': 'Kind',
   'memory.detail.importance': 'Importance now (at first)',

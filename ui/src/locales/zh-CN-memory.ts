@@ -107,6 +107,7 @@ export const zhCNMemory: Record<keyof typeof enMemory, string> = {
   'memory.read.snapshot': '在会话快照中',
   'memory.read.recalled': '为这条消息召回',
   'memory.read.research': '被研究引用',
+  'memory.read.tool': '助手用记忆搜索找到',
   'memory.detail.halfLife': '半衰期',
   'memory.detail.kind': '类型',
   'memory.detail.importance': '当前重要性（初始）',

@@ -385,6 +385,7 @@ async fn run_tools(
         workdir: scope.workdir.to_path_buf(),
         cancel: scope.cancel.clone(),
         session_id: scope.session.to_string(),
+        turn_id: scope.turn.to_string(),
         temporary: scope.temporary,
         project_id: scope.project_id.map(str::to_string),
     };

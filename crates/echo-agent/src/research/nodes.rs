@@ -144,6 +144,7 @@ async fn approve(run: &Run<'_>, span: &Span, tool: &str, arguments: String) -> R
         workdir: engine.workdir.clone(),
         cancel: run.stop.clone(),
         session_id: run.session.to_string(),
+        turn_id: run.turn.to_string(),
         temporary: run.asked.temporary.is_some(),
         project_id: run.asked.project_id.map(str::to_string),
     };

@@ -348,6 +348,7 @@ fn ctx() -> ToolContext {
         workdir: PathBuf::from("."),
         cancel: CancellationToken::new(),
         session_id: "s".into(),
+        turn_id: "t".into(),
         temporary: false,
         project_id: None,
     }
