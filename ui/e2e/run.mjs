@@ -22,7 +22,10 @@
 // report's citations leading to the pages read, Export as Markdown); then, against a fifth
 // `echod serve`: importing another assistant's memories (a pasted list read into cards, a
 // clash with a memory there, a card edited and one dropped, the kept ones imported and listed
-// as imported).
+// as imported); then, against a sixth `echod serve` with memory extraction on: "ask before
+// remembering" (switched on in the Memory page, two facts of an answer waiting under it and
+// in "Waiting for your yes" but not in memory, one kept from the chat and shown with Undo,
+// the other discarded and nowhere, the switch off again).
 // Each page state it looks at (every `shot`) passes an accessibility scan in the light and
 // the dark theme (axe-core, accessibility.mjs). Every page runs with all requests beyond
 // loopback blocked and recorded (none may be made: the UI works with the network off), and
@@ -297,7 +300,10 @@ async function main() {
   const work = join(tmp, 'work');
   for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
   const scriptFile = join(tmp, 'script.json');
-  writeFileSync(scriptFile, JSON.stringify({ ...SCRIPT, steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS, ...IMPORT_STEPS] }));
+  writeFileSync(scriptFile, JSON.stringify({
+    ...SCRIPT,
+    steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS, ...IMPORT_STEPS, ...ASK_STEPS],
+  }));
   writeFileSync(
     join(home, 'config.toml'),
     '[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
@@ -319,7 +325,7 @@ async function main() {
   tokensSeen.push(token);
 
   // A profile on disk, like a person's browser, so what the pages leave in it can be scanned
-  // at the end (step 21).
+  // at the end (step 22).
   const profile = join(tmp, 'chromium-profile');
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true, acceptDownloads: true,
@@ -744,7 +750,11 @@ async function main() {
   // 20. Importing another assistant's memories, against a fifth server: read, review, import.
   await assistantImport({ tmp, mockUrl });
 
-  // 21. What the browser kept on disk: once it has closed (flushing its databases), no file
+  // 21. Ask before remembering, against a sixth server: what an answer taught waits for Keep
+  // or Discard, and only a kept fact is remembered.
+  await askBeforeRemembering({ tmp, mockUrl });
+
+  // 22. What the browser kept on disk: once it has closed (flushing its databases), no file
   // of its profile holds the API key typed into Settings.
   console.log("e2e: the browser's profile on disk");
   await browser.close();
@@ -759,7 +769,7 @@ async function main() {
     + 'or a lasting gateway token');
   const inaccessible = accessibilityFailures();
   if (inaccessible.length) fail(`the accessibility scan found ${inaccessible.length} violations:\n  ${inaccessible.join('\n  ')}`);
-  console.log('e2e: 21 passed, 0 failed');
+  console.log('e2e: 22 passed, 0 failed');
 }
 
 /**
@@ -1641,6 +1651,147 @@ async function assistantImport({ tmp, mockUrl }) {
   offPage(away, 'the import page');
   await page.close();
   console.log(`e2e: imported 3 of 4 cards read from another assistant's list; ${stored.length} memories there now`);
+}
+
+/** The models of the sixth server: its main model, and its memory model (`[memory]
+ * extraction_model`), which only the turn's memory extraction (and a judge, if any) asks. */
+const ASK_MAIN = 'ask-main';
+const ASK_MODEL = 'ask-extractor';
+/** What is said; the extraction quotes its words as each fact's evidence. */
+const ASK_SAID = 'I am vegetarian and my cat is called Quokka.';
+const ASK_KEPT = 'The user is vegetarian.';
+const ASK_DROPPED = "The user's cat is called Quokka.";
+const ASK_STEPS = [
+  { model: ASK_MAIN, text: 'Noted: vegetarian, and a cat called Quokka.' },
+  {
+    model: ASK_MODEL,
+    when_tool: 'extract_memories',
+    tool_calls: [{
+      id: 'ax1',
+      name: 'extract_memories',
+      arguments: JSON.stringify({
+        memories: [
+          { evidence: 'I am vegetarian', content: ASK_KEPT, subject: 'user', kind: 'preference', slot: 'diet', value: 'vegetarian', source: 'user_stated', confidence: 0.9, valid_until: null },
+          { evidence: 'my cat is called Quokka', content: ASK_DROPPED, subject: 'user', kind: 'fact', slot: 'cat_name', value: 'Quokka', source: 'user_stated', confidence: 0.9, valid_until: null },
+        ],
+      }),
+    }],
+  },
+  // Should keeping a fact ask the judge about a neighbour: they are unrelated.
+  { model: ASK_MODEL, when_tool: 'judge_memory_conflict', times: 5, tool_calls: [{ id: 'aj1', name: 'judge_memory_conflict', arguments: '{"verdict": "unrelated", "explanation": "Different things."}' }] },
+];
+
+// 21. Ask before remembering: on a fresh store, the switch is turned on in the Memory page
+// (the engine has it on); a statement's two facts then wait under the answer ("Remember
+// these?") and in the Memory page's "Waiting for your yes (2)", while memory stays empty.
+// Keep on one from the chat writes it (the line shows it learned, with Undo; the Memory list
+// has it); Discard on the other drops it (in no line, list or waiting list, and not in the
+// engine). The switch goes off again.
+async function askBeforeRemembering({ tmp, mockUrl }) {
+  console.log('e2e: ask before remembering (sixth server)');
+  const home = join(tmp, 'home-ask');
+  const work = join(tmp, 'work-ask');
+  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
+  writeFileSync(
+    join(home, 'config.toml'),
+    `[memory]\nextraction = true\nextraction_model = "${ASK_MODEL}"\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n`,
+  );
+  const env = { ...process.env, ECHO_DESK_HOME: home, ECHO_LLM_KIND: 'openai', ECHO_LLM_BASE_URL: `${mockUrl}/v1`, ECHO_LLM_MODEL: ASK_MAIN };
+  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
+  const { open } = await serveAddress(server, 'the sixth echod serve');
+  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
+  tokensSeen.push(token);
+  const page = await browser.newPage();
+  const away = await loopbackOnly(page);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const api = (path) => page.evaluate(async ([t, p]) => {
+    const r = await fetch(p, { headers: { Authorization: `Bearer ${t}` } });
+    return r.json();
+  }, [token, path]);
+  const memoryPage = async (what, fn, arg) => {
+    await page.click('.topbar button.nav-memory');
+    await until(page, what, fn, arg);
+  };
+  const chat = async () => {
+    await page.click('.topbar button.nav-chat');
+    await until(page, 'the chat again', () => document.querySelector('.composer textarea'));
+  };
+  await page.goto(open);
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+
+  // The switch: off, then on, saved in the engine.
+  await memoryPage('the switch, off, on an empty memory page', () => {
+    const toggle = document.querySelector('[data-testid="ask-first-toggle"]');
+    return toggle && !toggle.disabled && !toggle.checked && document.querySelector('[data-testid="memory-empty"]');
+  });
+  await page.click('[data-testid="ask-first-toggle"]');
+  await until(page, 'the switch saved on', () =>
+    document.querySelector('[data-testid="ask-first-toggle"]')?.checked
+    && document.querySelector('[data-testid="ask-first-status"]')?.textContent === 'Saved: the assistant asks before remembering.');
+  if ((await api('/api/settings/memory')).ask_before_remembering !== true) fail('the engine does not have "ask before remembering" on');
+  await shot(page, 'ask-first-on');
+
+  // A statement: its two facts wait under the answer, and nothing is in memory.
+  await chat();
+  await send(page, ASK_SAID);
+  const line = '.message.assistant [data-testid="memory-updated"]';
+  await until(page, 'the two facts waiting under the answer', ([sel, facts]) => {
+    const items = [...document.querySelectorAll(`${sel} [data-testid="memory-proposal"] .learned-text`)].map((e) => e.textContent);
+    return JSON.stringify(items.sort()) === JSON.stringify([...facts].sort())
+      && document.querySelector(`${sel} [data-testid="memory-proposals"] .learned-title`)?.textContent === 'Remember these?'
+      && !document.querySelector(`${sel} [data-testid="memory-learned"]`);
+  }, [line, [ASK_KEPT, ASK_DROPPED]]);
+  await shot(page, 'memory-proposals');
+  const before = await api('/api/memory');
+  if (before.total !== 0) fail(`a waiting fact is in memory already: ${JSON.stringify(before.items.map((m) => m.content))}`);
+  await memoryPage('both facts waiting for a yes, none in the list', (facts) => {
+    const waiting = [...document.querySelectorAll('[data-testid="memory-waiting-item"] .memory-waiting-content')].map((e) => e.textContent);
+    return document.querySelector('[data-testid="memory-waiting"] h3')?.textContent === 'Waiting for your yes (2)'
+      && facts.every((f) => waiting.includes(f))
+      && document.querySelector('[data-testid="memory-empty"]') && !document.querySelector('[data-testid="memory-row"]');
+  }, [ASK_KEPT, ASK_DROPPED]);
+  await shot(page, 'memory-waiting');
+
+  // Keep one from the chat: it is learned, with Undo; Discard the other: it is gone.
+  await chat();
+  await page.click(`${line} button[aria-label="Keep: ${ASK_KEPT}"]`);
+  await until(page, 'the kept fact learned, with Undo, the other still asked about', ([sel, kept, dropped]) => {
+    const learned = [...document.querySelectorAll(`${sel} [data-testid="memory-learned"]`)];
+    const waiting = [...document.querySelectorAll(`${sel} [data-testid="memory-proposal"] .learned-text`)].map((e) => e.textContent);
+    return learned.length === 1 && learned[0].querySelector('.learned-text')?.textContent === kept
+      && learned[0].querySelector('[data-testid="memory-learned-undo"]')
+      && JSON.stringify(waiting) === JSON.stringify([dropped])
+      && document.querySelector(`${sel} [data-testid="memory-proposal-done"]`)?.textContent === 'Kept: it is in memory now.';
+  }, [line, ASK_KEPT, ASK_DROPPED]);
+  await page.click(`${line} button[aria-label="Discard: ${ASK_DROPPED}"]`);
+  await until(page, 'the discarded fact gone from the line', ([sel, dropped]) =>
+    !document.querySelector(`${sel} [data-testid="memory-proposal"]`)
+    && document.querySelector(`${sel} [data-testid="memory-proposal-done"]`)?.textContent === 'Discarded: it will not be remembered.'
+    && !document.querySelector('.message.assistant .learned-line')?.textContent.includes(dropped), [line, ASK_DROPPED]);
+  if (await page.$('[data-testid="memory-proposal-error"]')) fail('keeping or discarding showed an error');
+  await shot(page, 'memory-proposals-decided');
+  const stored = await api('/api/memory');
+  const contents = stored.items.map((m) => `${m.content} (${m.status})`);
+  if (JSON.stringify(contents) !== JSON.stringify([`${ASK_KEPT} (active)`])) fail(`after Keep and Discard the engine has ${JSON.stringify(contents)}`);
+  const left = await api('/api/memory/proposals');
+  if (!Array.isArray(left) || left.length !== 0) fail(`proposals still wait: ${JSON.stringify(left)}`);
+
+  // The Memory page: the kept fact in the list, the other nowhere; then the switch off again.
+  await memoryPage('the kept fact in the list, nothing waiting', ([kept, dropped]) => {
+    const rows = [...document.querySelectorAll('[data-testid="memory-row"] .memory-content')].map((e) => e.textContent);
+    return JSON.stringify(rows) === JSON.stringify([kept]) && !document.querySelector('[data-testid="memory-waiting"]')
+      && !document.querySelector('.memory').textContent.includes(dropped);
+  }, [ASK_KEPT, ASK_DROPPED]);
+  await page.click('[data-testid="ask-first-toggle"]');
+  await until(page, 'the switch saved off', () =>
+    document.querySelector('[data-testid="ask-first-toggle"]')?.checked === false
+    && document.querySelector('[data-testid="ask-first-status"]')?.textContent === 'Saved: what the assistant learns is remembered at once.');
+  if ((await api('/api/settings/memory')).ask_before_remembering !== false) fail('the engine still has "ask before remembering" on');
+  if (pageErrors.length) fail(`errors in the ask-first page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the ask-first page');
+  await page.close();
+  console.log(`e2e: kept "${ASK_KEPT}" and discarded "${ASK_DROPPED}"; ${stored.total} memory there now`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -56,6 +56,8 @@ function setup(
     bootstrap_files: () => [],
     memory_list: () => ({ items: [], total: 0 }),
     memory_conflicts: () => [],
+    memory_settings: () => ({ ask_before_remembering: false }),
+    memory_proposals: () => [],
   });
   transport.sendTurn = (_s, input, onEvent, options) => {
     sent.push(`${input} ${options?.replaceFrom ?? '-'}`);

@@ -59,6 +59,10 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
       live = false;
     };
   }, [research, view, transport]);
+  // What answers still ask to remember may have been decided on the memory page meanwhile.
+  useEffect(() => {
+    if (view === 'chat') void store.refreshProposals();
+  }, [view, store]);
   const [badge] = useState(() => new ConflictBadge(transport));
   const conflicts = useSyncExternalStore(badge.subscribe, badge.getState).open;
   useEffect(() => {
@@ -301,6 +305,8 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
                 onFollowUp={idle ? (question) => void store.send(question) : undefined}
                 onUndoLearned={(key, item) => void store.undoLearned(key, item)}
                 onOpenMemory={(id) => nav.openMemory(id)}
+                onKeepProposal={(key, proposal) => void store.keepProposal(key, proposal)}
+                onDiscardProposal={(key, proposal) => void store.discardProposal(key, proposal)}
                 highlight={state.highlight?.key ?? null}
                 onHighlightSeen={() => store.clearHighlight()}
               />

@@ -1,12 +1,12 @@
 // The chat store with a scripted transport: a turn's events reach its message, the approval
 // dialog opens and closes, Stop cancels the right turn, history loads on select, a broken
-// stream fails the message with a readable error, and a new conversation's project goes with
-// its first message only.
+// stream fails the message with a readable error, a new conversation's project goes with
+// its first message only, and what a turn proposes to remember is kept or discarded.
 
 import { describe, expect, it } from 'vitest';
 import { ChatStore, canEdit, isNewChat, pendingApproval, quickSessionName, regenerateTarget, sessionProject, withStoredIds } from './chatStore';
-import type { EventEnvelope, SessionSummary, StoredMessage, TurnEvent } from './generated/engine';
-import { memory, project } from './memory/testFakes';
+import type { EventEnvelope, MemoryProposal, SessionSummary, StoredMessage, TurnEvent } from './generated/engine';
+import { memory, memoryEngine, project, proposal } from './memory/testFakes';
 import { FakeEngine } from './testing/fakeEngine';
 import { TransportError, type TurnOptions } from './transport';
 import type { AssistantView } from './turnStore';
@@ -153,7 +153,7 @@ describe('ChatStore', () => {
     const undone: unknown[] = [];
     transport.handlers.turn_memory = ({ turn_id: turnId }) => {
       asked.push(turnId);
-      return asked.length < 3 ? { settled: false, memories: [] } : { settled: true, memories: [learned] };
+      return asked.length < 3 ? { settled: false, memories: [], proposals: [] } : { settled: true, memories: [learned], proposals: [] };
     };
     transport.handlers.memory_undo = (r) => {
       undone.push(r);
@@ -182,6 +182,62 @@ describe('ChatStore', () => {
     await store.undoLearned(answer().key, learned);
     expect(undone).toEqual([{ id: 'm-0001', change: 'c1' }]);
     expect(answer().learned).toEqual([]);
+  });
+
+  it('shows what a turn proposes to remember; Keep writes it and shows it learned, Discard drops it', async () => {
+    const transport = new FakeTransport();
+    const engine = memoryEngine(0);
+    engine.propose(
+      proposal(1, { content: 'The user is vegetarian.' }),
+      proposal(2, { content: 'The user has a cat.' }),
+      proposal(3, { content: 'The user plays chess.' }),
+    );
+    transport.handlers.turn_memory = engine.handlers.turn_memory;
+    transport.handlers.memory_keep_proposal = engine.handlers.memory_keep_proposal;
+    transport.handlers.memory_discard_proposal = engine.handlers.memory_discard_proposal;
+    const store = new ChatStore(transport, undefined, { learnedPollMs: 1 });
+    const sent = store.send('I am vegetarian, I have a cat and I play chess');
+    transport.emit(started);
+    transport.emit({ type: 'final', text: 'Noted.' });
+    transport.emit(finished);
+    transport.end();
+    await sent;
+    const answer = () => store.getState().messages[1] as AssistantView;
+    const deadline = Date.now() + 5000;
+    while (!answer().proposals && Date.now() < deadline) await tick();
+    expect(answer().proposals?.map((p) => p.content)).toEqual(['The user is vegetarian.', 'The user has a cat.', 'The user plays chess.']);
+    expect(answer().learned).toBeUndefined();
+    const [vegetarian, cat, chess] = answer().proposals as MemoryProposal[];
+    const sentOf = (op: string) => transport.requests.filter((r) => r.op === op).map((r) => r.request);
+
+    // Keep: its buttons wait while the engine writes it; then it is learned, with Undo.
+    const keeping = store.keepProposal(answer().key, vegetarian as MemoryProposal);
+    expect(answer().decisions?.pending).toEqual(['mp-1']);
+    await keeping;
+    expect(sentOf('memory_keep_proposal')).toEqual([{ id: 'mp-1' }]);
+    expect(answer().learned?.map((l) => l.memory.content)).toEqual(['The user is vegetarian.']);
+    expect(answer().proposals?.map((p) => p.id)).toEqual(['mp-2', 'mp-3']);
+    expect(answer().decisions).toEqual({ pending: [], done: 'kept', error: null });
+
+    // Discard: nothing is written and it leaves the line.
+    await store.discardProposal(answer().key, cat as MemoryProposal);
+    expect(sentOf('memory_discard_proposal')).toEqual([{ id: 'mp-2' }]);
+    expect(answer().proposals?.map((p) => p.id)).toEqual(['mp-3']);
+    expect(answer().decisions?.done).toBe('discarded');
+    expect(engine.memories().map((m) => m.content)).toEqual(['The user is vegetarian.']);
+
+    // Discarded on the memory page: read again, the line asks no more.
+    await engine.call('memory_discard_proposal', { id: 'mp-3' });
+    await store.refreshProposals();
+    expect(answer().proposals).toEqual([]);
+    expect(answer().learned?.map((l) => l.memory.content)).toEqual(['The user is vegetarian.']);
+
+    // One decided elsewhere: the engine's not_found is said, and the line is what the engine has.
+    await store.keepProposal(answer().key, chess as MemoryProposal);
+    expect(answer().decisions?.error).toMatchObject({ decision: 'kept', code: 'not_found' });
+    expect(answer().decisions?.done).toBeNull();
+    expect(answer().proposals).toEqual([]);
+    expect(engine.memories().map((m) => m.content)).toEqual(['The user is vegetarian.']);
   });
 
   it('runs a turn with an approval question answered once', async () => {
@@ -455,7 +511,7 @@ describe('ChatStore', () => {
     const asked: string[] = [];
     transport.handlers.turn_memory = ({ turn_id: turnId }) => {
       asked.push(turnId);
-      return { settled: true, memories: [] };
+      return { settled: true, memories: [], proposals: [] };
     };
     const store = new ChatStore(transport);
     store.setTemporary('recall', new Date(2026, 11, 7, 10, 15, 0));

@@ -1,6 +1,7 @@
 // The chat domain's one store: the session list, the projects, the selected session's
 // messages (and, for a new one, the project it will start in), the running turn, and what a
-// finished turn taught memory. Components read it through
+// finished turn taught memory (or, with "ask before remembering", proposes to remember, kept
+// or discarded from the line under the answer). Components read it through
 // `useSyncExternalStore` and call its actions; it talks to the engine only through a
 // `Transport`.
 
@@ -8,11 +9,13 @@ import type {
   ApprovalAnswer,
   LearnedInTurn,
   LearnedMemories,
+  MemoryProposal,
   Project,
   SessionDeleted,
   SessionSummary,
   StoredMessage,
   TemporaryChat,
+  TurnLearned,
 } from './generated/engine';
 import { type Transport, TransportError } from './transport';
 import {
@@ -22,6 +25,7 @@ import {
   fromHistory,
   keyForStored,
   newTurn,
+  type ProposalDecisions,
   reduceTurn,
   type UserView,
 } from './turnStore';
@@ -457,7 +461,7 @@ export class ChatStore {
     this.set({ running: null });
     void this.refreshSessions();
     await this.learnStoredIds(name);
-    const turn = this.state.messages.find((m): m is AssistantView => m.role === 'assistant' && m.key === key);
+    const turn = this.assistant(key);
     // A temporary chat teaches memory nothing: there is nothing to wait for.
     if (turn?.status === 'completed' && turn.turnId && !this.state.temporary) {
       void this.watchLearned(name, key, turn.turnId);
@@ -478,9 +482,14 @@ export class ChatStore {
         return; // The line is a convenience; the memory page has everything.
       }
       if (this.state.selected !== session) return;
-      const learned = found.memories;
+      const { memories: learned, proposals } = found;
       const remembering = !found.settled && Date.now() <= deadline;
-      this.updateTurn(key, (m) => ({ ...m, remembering, ...(learned.length > 0 ? { learned } : {}) }));
+      this.updateTurn(key, (m) => ({
+        ...m,
+        remembering,
+        ...(learned.length > 0 ? { learned } : {}),
+        ...(proposals.length > 0 ? { proposals } : {}),
+      }));
       if (!remembering) return;
       await new Promise((r) => setTimeout(r, this.options.learnedPollMs ?? 1000));
     }
@@ -495,6 +504,91 @@ export class ChatStore {
       return;
     }
     this.updateTurn(key, (m) => ({ ...m, learned: (m.learned ?? []).filter((l) => l.change_id !== item.change_id) }));
+  }
+
+  /**
+   * Keeps what a turn proposed to remember ("ask before remembering"): the engine writes it,
+   * then the line reads the turn again and shows it as learned, with Undo and Open.
+   */
+  async keepProposal(key: string, proposal: MemoryProposal): Promise<void> {
+    await this.decide(key, proposal, 'kept', () => this.transport.call('memory_keep_proposal', { id: proposal.id }));
+  }
+
+  /** Discards what a turn proposed to remember: nothing of it is written; it leaves the line. */
+  async discardProposal(key: string, proposal: MemoryProposal): Promise<void> {
+    await this.decide(key, proposal, 'discarded', () => this.transport.call('memory_discard_proposal', { id: proposal.id }));
+  }
+
+  /**
+   * Keep or Discard: the proposal's buttons wait while `call` runs, then the line shows what
+   * the engine has for the turn now (a proposal decided elsewhere is gone from it too) and
+   * says what happened, or why it failed.
+   */
+  private async decide(
+    key: string,
+    proposal: MemoryProposal,
+    done: 'kept' | 'discarded',
+    call: () => Promise<unknown>,
+  ): Promise<void> {
+    const session = this.state.selected;
+    const before = this.assistant(key)?.decisions;
+    if (!session || before?.pending.includes(proposal.id)) return;
+    const decisions = (m: AssistantView, change: Partial<ProposalDecisions>): ProposalDecisions => ({
+      pending: m.decisions?.pending ?? [],
+      done: null,
+      error: null,
+      ...change,
+    });
+    this.updateTurn(key, (m) => ({ ...m, decisions: decisions(m, { pending: [...(m.decisions?.pending ?? []), proposal.id] }) }));
+    let error: ProposalDecisions['error'] = null;
+    try {
+      await call();
+    } catch (e) {
+      error = { decision: done, code: e instanceof TransportError ? e.code : 'network', message: describe(e) };
+    }
+    let found: TurnLearned | null = null;
+    try {
+      found = await this.transport.call('turn_memory', { turn_id: proposal.turn_id });
+    } catch {
+      // The line drops what went through by itself below.
+    }
+    if (this.state.selected !== session) return;
+    this.updateTurn(key, (m) => {
+      const pending = (m.decisions?.pending ?? []).filter((id) => id !== proposal.id);
+      const proposals = found?.proposals ?? (error ? m.proposals : m.proposals?.filter((p) => p.id !== proposal.id));
+      return {
+        ...m,
+        ...(found ? { learned: found.memories } : {}),
+        proposals,
+        decisions: decisions(m, { pending, done: error ? null : done, error }),
+      };
+    });
+  }
+
+  /**
+   * Reads again what the answers shown still ask about (Keep or Discard may have been pressed
+   * on the memory page meanwhile); a failure leaves a line as it was.
+   */
+  async refreshProposals(): Promise<void> {
+    const session = this.state.selected;
+    const asking = this.state.messages.filter(
+      (m): m is AssistantView & { turnId: string } => m.role === 'assistant' && m.turnId !== undefined && (m.proposals?.length ?? 0) > 0,
+    );
+    await Promise.all(
+      asking.map(async (m) => {
+        let found: TurnLearned;
+        try {
+          found = await this.transport.call('turn_memory', { turn_id: m.turnId });
+        } catch {
+          return;
+        }
+        if (this.state.selected === session) this.updateTurn(m.key, (a) => ({ ...a, learned: found.memories, proposals: found.proposals }));
+      }),
+    );
+  }
+
+  private assistant(key: string): AssistantView | undefined {
+    return this.state.messages.find((m): m is AssistantView => m.role === 'assistant' && m.key === key);
   }
 
   /** Asks the engine for the stored ids of the user messages sent from here. */

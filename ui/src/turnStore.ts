@@ -6,6 +6,7 @@ import type {
   DecidedBy,
   EventEnvelope,
   LearnedInTurn,
+  MemoryProposal,
   ResearchProgress,
   Risk,
   RuleDecision,
@@ -64,8 +65,28 @@ export interface AssistantView {
   learned?: LearnedInTurn[];
   /** The turn's memory extraction is still running (what it learns is not known yet). */
   remembering?: boolean;
+  /**
+   * With "ask before remembering": what the turn found, waiting for the person's Keep or
+   * Discard (nothing of it is in memory yet).
+   */
+  proposals?: MemoryProposal[];
+  /** Keep and Discard on those proposals: what is on its way, what went through, what failed. */
+  decisions?: ProposalDecisions;
   /** The stored messages it shows (from history: the turn's answers and tool results). */
   storedIds?: string[];
+}
+
+/** Keep and Discard on a turn's proposals, as the memory line under its answer tells them. */
+export interface ProposalDecisions {
+  /** The proposals (by id) whose Keep or Discard is on its way. */
+  pending: string[];
+  /** The last decision that went through. */
+  done: 'kept' | 'discarded' | null;
+  /**
+   * The last one that failed: which it was, the engine's code (`not_found`: it was decided
+   * elsewhere) and message.
+   */
+  error: { decision: 'kept' | 'discarded'; code: string; message: string } | null;
 }
 
 /** A user's message. */

@@ -8,7 +8,7 @@
 
 import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { LearnedInTurn } from '../generated/engine';
+import type { LearnedInTurn, MemoryProposal } from '../generated/engine';
 import { useT } from '../i18n';
 import type { ChatMessage } from '../turnStore';
 import { Message } from './Message';
@@ -46,6 +46,10 @@ interface Props {
   onUndoLearned?: (key: string, item: LearnedInTurn) => void;
   /** Opens a memory in the memory page; offered when given. */
   onOpenMemory?: (memoryId: string) => void;
+  /** Keeps what an answer's turn proposes to remember (by the answer's key); offered when given. */
+  onKeepProposal?: (key: string, proposal: MemoryProposal) => void;
+  /** Discards what an answer's turn proposes to remember (by the answer's key); offered when given. */
+  onDiscardProposal?: (key: string, proposal: MemoryProposal) => void;
   /** The key of a message to bring into view and mark. */
   highlight?: string | null;
   /** Called when the mark has been shown long enough. */
@@ -64,6 +68,8 @@ export function ChatView({
   onFollowUp,
   onUndoLearned,
   onOpenMemory,
+  onKeepProposal,
+  onDiscardProposal,
   highlight,
   onHighlightSeen,
   startNote,
@@ -158,6 +164,8 @@ export function ChatView({
                 onFollowUp={item.index === last ? onFollowUp : undefined}
                 onUndoLearned={onUndoLearned ? (l) => onUndoLearned(m.key, l) : undefined}
                 onOpenMemory={onOpenMemory}
+                onKeepProposal={onKeepProposal ? (p) => onKeepProposal(m.key, p) : undefined}
+                onDiscardProposal={onDiscardProposal ? (p) => onDiscardProposal(m.key, p) : undefined}
                 onEdit={
                   onEdit && m.role === 'user' && m.id !== undefined
                     ? () => setEditing({ key: m.key, draft: m.text })

@@ -4,7 +4,7 @@
 // Cancel); quick ask shows messages without them.
 
 import type { KeyboardEvent } from 'react';
-import type { LearnedInTurn } from '../generated/engine';
+import type { LearnedInTurn, MemoryProposal } from '../generated/engine';
 import { useT } from '../i18n';
 import type { AssistantView, ChatMessage, UserView } from '../turnStore';
 import { browserDownload } from '../trace/traceStore';
@@ -21,6 +21,8 @@ interface AssistantProps {
   onFollowUp?: (question: string) => void;
   onUndoLearned?: (item: LearnedInTurn) => void;
   onOpenMemory?: (memoryId: string) => void;
+  onKeepProposal?: (proposal: MemoryProposal) => void;
+  onDiscardProposal?: (proposal: MemoryProposal) => void;
 }
 
 /** Saves a research report as `research-<turn>.md`. */
@@ -29,7 +31,17 @@ function exportReport(m: AssistantView): void {
   browserDownload(name, new Blob([`${m.text}\n`], { type: 'text/markdown' }));
 }
 
-function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onUndoLearned, onOpenMemory }: AssistantProps) {
+function Assistant({
+  m,
+  onRegenerate,
+  onShowTrace,
+  onStop,
+  onFollowUp,
+  onUndoLearned,
+  onOpenMemory,
+  onKeepProposal,
+  onDiscardProposal,
+}: AssistantProps) {
   const t = useT();
   const waiting = m.status === 'running' && m.text === '' && m.tools.length === 0;
   return (
@@ -68,9 +80,16 @@ function Assistant({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onUndoLea
           {t('status.error', { code: m.error.code, message: m.error.message })}
         </p>
       )}
-      {(m.learned || m.remembering) && (
-        <LearnedLine learned={m.learned ?? []} remembering={m.remembering} onUndo={onUndoLearned} onOpen={onOpenMemory} />
-      )}
+      <LearnedLine
+        learned={m.learned ?? []}
+        remembering={m.remembering}
+        onUndo={onUndoLearned}
+        onOpen={onOpenMemory}
+        proposals={m.proposals}
+        decisions={m.decisions}
+        onKeep={onKeepProposal}
+        onDiscard={onDiscardProposal}
+      />
       {onFollowUp && m.followUps && m.followUps.length > 0 && (
         <div className="follow-ups" role="group" aria-label={t('chat.followUps')} data-testid="follow-ups">
           {m.followUps.map((q) => (
@@ -178,25 +197,17 @@ interface Props {
   onUndoLearned?: (item: LearnedInTurn) => void;
   /** Offers Open on what the answer's turn taught memory (the memory page). */
   onOpenMemory?: (memoryId: string) => void;
+  /** Offers Keep on what the answer's turn proposes to remember. */
+  onKeepProposal?: (proposal: MemoryProposal) => void;
+  /** Offers Discard on what the answer's turn proposes to remember. */
+  onDiscardProposal?: (proposal: MemoryProposal) => void;
   /** Offers Edit (on a user message). */
   onEdit?: () => void;
   /** The inline editor, while this user message is being edited. */
   editing?: EditState;
 }
 
-export function Message({ m, onRegenerate, onShowTrace, onStop, onFollowUp, onUndoLearned, onOpenMemory, onEdit, editing }: Props) {
-  if (m.role === 'assistant') {
-    return (
-      <Assistant
-        m={m}
-        onRegenerate={onRegenerate}
-        onShowTrace={onShowTrace}
-        onStop={onStop}
-        onFollowUp={onFollowUp}
-        onUndoLearned={onUndoLearned}
-        onOpenMemory={onOpenMemory}
-      />
-    );
-  }
+export function Message({ m, onEdit, editing, ...answer }: Props) {
+  if (m.role === 'assistant') return <Assistant m={m} {...answer} />;
   return <User m={m} onEdit={onEdit} editing={editing} />;
 }

@@ -1,7 +1,8 @@
 // The quick-ask panel (the desktop's small always-on-top window): one input, the answer
 // streaming below it. Enter sends (follow-ups stay in the panel's session), Enter on an empty
 // input hands the conversation to the main window, Esc hides the panel; Stop while a turn
-// runs; approvals use the same dialog as the main window.
+// runs; approvals use the same dialog as the main window. What the answer proposes to
+// remember ("ask before remembering") is kept or discarded under it, as in the main window.
 
 import { type KeyboardEvent, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { type ChatStore, pendingApproval } from '../chatStore';
@@ -142,7 +143,11 @@ export function QuickAsk({ store, desktop, locale }: Props) {
         {answer && (
           <div className="quick-answer" data-testid="quick-answer" aria-live="polite">
             {question && <p className="quick-question">{question.text}</p>}
-            <Message m={answer} />
+            <Message
+              m={answer}
+              onKeepProposal={(p) => void store.keepProposal(answer.key, p)}
+              onDiscardProposal={(p) => void store.discardProposal(answer.key, p)}
+            />
           </div>
         )}
         {canOpen && (

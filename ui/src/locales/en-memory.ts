@@ -1,5 +1,5 @@
 // English UI strings of the Memory page (browse, review, fading, transfer, import from another
-// assistant); part of `en` (en.ts).
+// assistant, ask before remembering); part of `en` (en.ts).
 
 export const enMemory = {
   'memory.heading': 'What the assistant remembers',
@@ -227,4 +227,22 @@ export const enMemory = {
   'memory.provenanceHelp': 'Open the conversation at the message this memory was learned from',
   'memory.provenanceGone': 'The conversation it was learned from is gone.',
   'memory.provenanceFailed': 'Could not find where it was learned: {message}',
+  'memory.askFirst.label': 'Ask before remembering',
+  'memory.askFirst.help': 'What the assistant learns from a conversation waits for your Keep or Discard under the answer; nothing is remembered until you keep it.',
+  'memory.askFirst.saving': 'Saving…',
+  'memory.askFirst.savedOn': 'Saved: the assistant asks before remembering.',
+  'memory.askFirst.savedOff': 'Saved: what the assistant learns is remembered at once.',
+  'memory.askFirst.failed': 'Not saved: {message}',
+  'memory.waiting.heading': 'Waiting for your yes ({count})',
+  'memory.waiting.found': 'found {when}',
+  'memory.waiting.keep': 'Keep',
+  'memory.waiting.keepLabel': 'Keep: {content}',
+  'memory.waiting.discard': 'Discard',
+  'memory.waiting.discardLabel': 'Discard: {content}',
+  'memory.waiting.kept': 'Kept: it is in memory now.',
+  'memory.waiting.discarded': 'Discarded: it will not be remembered.',
+  'memory.waiting.keepFailed': 'Could not keep it: {message}',
+  'memory.waiting.discardFailed': 'Could not discard it: {message}',
+  'memory.waiting.gone': 'Already kept or discarded elsewhere.',
+  'memory.waiting.loadFailed': 'Could not read what waits for your yes: {message}',
 };

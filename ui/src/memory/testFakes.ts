@@ -8,7 +8,10 @@
 // every line is good (else nothing, naming the line), edits the kept memory of a conflict
 // settled with a merged text, reads pasted text into import cards (one a line, a duplicate
 // clash for a text already known; tests script other clashes) and writes the kept cards with
-// source `imported`.
+// source `imported`. With "ask before remembering" it keeps the setting, the proposals waiting
+// (`propose` adds some), writes a kept one as a memory of its turn and drops a discarded one
+// (either refused with `not_found` once decided), and says what a turn taught (`turn_memory`):
+// the memories made from it and its proposals still waiting.
 
 import type {
   Conflict,
@@ -19,6 +22,7 @@ import type {
   ImportClash,
   Memory,
   MemoryDetail,
+  MemoryProposal,
   MemoryReadEntry,
   Project,
   TierStatusCount,
@@ -278,7 +282,49 @@ export function memoryEngine(count: number, conflicts: Conflict[] = [], projects
       record(m, 'created');
       return { memory: m, effects: [{ effect: 'created' }], judge_failures: [] };
     });
+  let asking = false;
+  /** The proposals waiting for Keep or Discard, newest first. */
+  let waiting: MemoryProposal[] = [];
+  const take = (id: string) => {
+    const p = waiting.find((x) => x.id === id);
+    if (!p) throw new TransportError('not_found', `memory proposal not found: ${id}`, 404);
+    waiting = waiting.filter((x) => x.id !== id);
+    return p;
+  };
+  engine.handlers.memory_settings = () => ({ ask_before_remembering: asking });
+  engine.handlers.update_memory_settings = ({ ask_before_remembering }) => {
+    asking = ask_before_remembering;
+    return { ask_before_remembering: asking };
+  };
+  engine.handlers.memory_proposals = () => [...waiting];
+  engine.handlers.memory_keep_proposal = ({ id }) => {
+    const p = take(id);
+    const m = memory(memories.length + 4000, {
+      content: p.content, tier: p.tier, slot: p.slot, source: p.source, scope: p.scope, evidence: p.evidence,
+      source_turn_id: p.turn_id, source_session_id: p.session_id,
+    });
+    memories = [m, ...memories];
+    record(m, 'created');
+    return { memory: m, effects: [{ effect: 'created' }], judge_failures: [] };
+  };
+  engine.handlers.memory_discard_proposal = ({ id }) => {
+    take(id);
+    return null;
+  };
+  engine.handlers.turn_memory = ({ turn_id }) => ({
+    settled: true,
+    memories: memories
+      .filter((m) => m.source_turn_id === turn_id && m.status !== 'deleted')
+      .map((m) => ({ memory: m, change_id: history.get(m.id)?.[0]?.change_id ?? 'c-0', replaced: null })),
+    proposals: waiting.filter((p) => p.turn_id === turn_id),
+  });
   return Object.assign(engine, {
+    /** Adds proposals, as a turn's memory work does with "ask before remembering" on. */
+    propose: (...found: MemoryProposal[]) => {
+      waiting = [...found, ...waiting];
+    },
+    proposals: () => waiting,
+    asking: () => asking,
     memories: () => memories,
     projects,
     reads,
@@ -299,4 +345,21 @@ export function importClash(kind: ImportClash['kind'], m: Memory, explanation = 
 /** An import card read from `evidence` (its text too unless `change` gives another). */
 export function importCard(evidence: string, change: Partial<ImportCard> = {}): ImportCard {
   return { content: evidence, evidence, ...change };
+}
+
+/** A proposal of turn `t1` ("ask before remembering"); `n` makes its id and text. */
+export function proposal(n: number, change: Partial<MemoryProposal> = {}): MemoryProposal {
+  return {
+    id: `mp-${n}`,
+    turn_id: 't1',
+    session_id: 's1',
+    content: `Proposal number ${n}`,
+    tier: 'semantic',
+    slot: null,
+    source: 'user_stated',
+    scope: 'global',
+    evidence: `words ${n}`,
+    created_at: '2026-11-04T10:00:00Z',
+    ...change,
+  };
 }

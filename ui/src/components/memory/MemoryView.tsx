@@ -1,6 +1,7 @@
 // The memory page: "what does the assistant know about me, and how do I fix or remove it".
 // Two tabs: the memories (the store's counts with export and import, and the import from
-// another assistant (`AssistantImport`), filters (by project too),
+// another assistant (`AssistantImport`), the "ask before remembering" switch with what waits
+// for the person's yes (`AskFirst`), filters (by project too),
 // add form, bulk selection, the virtual list and the open memory's detail, which can move it
 // to another project) and the queue of conflicts to
 // review. State and calls live in `MemoryStore`;
@@ -17,6 +18,7 @@ import { findSource } from '../../memory/provenance';
 import { type SettingsTransport, describe } from '../../settings/store';
 import type { Download } from '../../trace/traceStore';
 import { LoadState } from '../settings/LoadState';
+import { AskFirst } from './AskFirst';
 import { AssistantImport } from './AssistantImport';
 import { ConflictQueue } from './ConflictQueue';
 import { DeleteDialog } from './DeleteDialog';
@@ -137,6 +139,7 @@ export function MemoryView({ transport, badge, memoryId, onOpenChat, onOpenTrace
             />
             <AssistantImport transport={transport} projects={state.projects} onImported={() => void store.refreshAfterImport()} />
           </div>
+          <AskFirst transport={transport} onKept={() => void store.refreshAfterImport()} />
           <MemoryFilters
             filters={state.filters}
             projects={state.projects}
