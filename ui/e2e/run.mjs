@@ -990,30 +990,47 @@ function shownMs(text) {
   return m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : Number.NaN;
 }
 
-async function tracesAndLinks({ tmp, mockUrl }) {
-  console.log('e2e: traces and memory links (second server)');
-  const home = join(tmp, 'home-traces');
-  const work = join(tmp, 'work-traces');
-  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
-  writeFileSync(
-    join(home, 'config.toml'),
-    '[memory]\nextraction = true\nextraction_model = "extractor"\nembedder = "none"\n[tools]\nexplain_approvals = false\n[llm.retry]\nmax_retries = 0\n',
-  );
+/**
+ * A further `echod serve` of its own for one step: a fresh data directory `home-NAME` and
+ * workspace `work-NAME` under `tmp` (and `dirs`), `config` as its config.toml, the mock model
+ * `model` as its provider; `prepare(env)` runs before it starts (a rule to add, a variable to
+ * drop). Its bearer token joins the ones no browser file may hold; a new page is open on its
+ * address, loopback-only, with the page's errors collected.
+ */
+async function serveStep({ tmp, mockUrl, name, label, config, model, dirs = [], prepare }) {
+  const home = join(tmp, `home-${name}`);
+  const work = join(tmp, `work-${name}`);
+  for (const d of [home, work, ...dirs]) spawnSync('mkdir', ['-p', d]);
+  writeFileSync(join(home, 'config.toml'), config);
   const env = {
     ...process.env,
     ECHO_DESK_HOME: home,
     ECHO_LLM_KIND: 'openai',
     ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
-    ECHO_LLM_MODEL: 'trace-primary',
+    ECHO_LLM_MODEL: model,
   };
+  prepare?.(env);
   const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const { open } = await serveAddress(server, 'the second echod serve');
+  const { open } = await serveAddress(server, label);
   const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
   tokensSeen.push(token);
   const page = await browser.newPage();
   const away = await loopbackOnly(page);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
+  return { home, work, env, open, token, page, away, pageErrors };
+}
+
+async function tracesAndLinks({ tmp, mockUrl }) {
+  console.log('e2e: traces and memory links (second server)');
+  const { open, token, page, away, pageErrors } = await serveStep({
+    tmp,
+    mockUrl,
+    name: 'traces',
+    label: 'the second echod serve',
+    config: '[memory]\nextraction = true\nextraction_model = "extractor"\nembedder = "none"\n[tools]\nexplain_approvals = false\n[llm.retry]\nmax_retries = 0\n',
+    model: 'trace-primary',
+  });
   await page.goto(open);
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
   const lastAssistant = (text) => {
@@ -1224,27 +1241,16 @@ function automationSteps(tmp) {
 // 18. The run's trace link opens the trace of its turn.
 async function automationsPage({ tmp, mockUrl }) {
   console.log('e2e: automations page (third server)');
-  const { home, work, inbox, notes, summary } = automationPaths(tmp);
-  for (const d of [home, work, inbox, notes]) spawnSync('mkdir', ['-p', d]);
-  writeFileSync(
-    join(home, 'config.toml'),
-    `[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_approvals = false\n[routing]\ncode = ["${AUTOMATION_MODEL}"]\n[llm.retry]\nmax_retries = 0\n`,
-  );
-  const env = {
-    ...process.env,
-    ECHO_DESK_HOME: home,
-    ECHO_LLM_KIND: 'openai',
-    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
-    ECHO_LLM_MODEL: AUTOMATION_MODEL,
-  };
-  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const { open } = await serveAddress(server, 'the third echod serve');
-  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
-  tokensSeen.push(token);
-  const page = await browser.newPage();
-  const away = await loopbackOnly(page);
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { inbox, notes, summary } = automationPaths(tmp);
+  const { work, open, token, page, away, pageErrors } = await serveStep({
+    tmp,
+    mockUrl,
+    name: 'automations',
+    label: 'the third echod serve',
+    config: `[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_approvals = false\n[routing]\ncode = ["${AUTOMATION_MODEL}"]\n[llm.retry]\nmax_retries = 0\n`,
+    model: AUTOMATION_MODEL,
+    dirs: [inbox, notes],
+  });
   await page.goto(open);
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
   const api = (path) => page.evaluate(async ([t, p]) => {
@@ -1410,29 +1416,21 @@ function researchWeb() {
 async function researchPage({ tmp, mockUrl }) {
   console.log('e2e: research (fourth server)');
   const web = await researchWeb();
-  const home = join(tmp, 'home-research');
-  const work = join(tmp, 'work-research');
-  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
-  writeFileSync(join(home, 'config.toml'), '[memory]\nextraction = false\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n');
-  const env = {
-    ...process.env,
-    ECHO_DESK_HOME: home,
-    ECHO_LLM_KIND: 'openai',
-    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
-    ECHO_LLM_MODEL: RESEARCH_MODEL,
-  };
-  for (const name of ['ECHO_SEARCH_KIND', 'ECHO_SEARCH_URL', 'ECHO_SEARCH_API_KEY']) delete env[name];
-  for (const tool of ['web_search', 'web_fetch']) {
-    const made = spawnSync(join(BIN, 'echod'), ['rules', 'add', '--tool', tool, '--decision', 'allow'], { env });
-    if (made.status !== 0) fail(`echod rules add ${tool} failed: ${made.stderr}`);
-  }
-  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const { open } = await serveAddress(server, 'the fourth echod serve');
-  tokensSeen.push(readFileSync(join(home, 'serve-token'), 'utf8').trim());
-  const page = await browser.newPage();
-  const away = await loopbackOnly(page);
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { home, open, page, away, pageErrors } = await serveStep({
+    tmp,
+    mockUrl,
+    name: 'research',
+    label: 'the fourth echod serve',
+    config: '[memory]\nextraction = false\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n',
+    model: RESEARCH_MODEL,
+    prepare: (env) => {
+      for (const name of ['ECHO_SEARCH_KIND', 'ECHO_SEARCH_URL', 'ECHO_SEARCH_API_KEY']) delete env[name];
+      for (const tool of ['web_search', 'web_fetch']) {
+        const made = spawnSync(join(BIN, 'echod'), ['rules', 'add', '--tool', tool, '--decision', 'allow'], { env });
+        if (made.status !== 0) fail(`echod rules add ${tool} failed: ${made.stderr}`);
+      }
+    },
+  });
   await page.goto(open);
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
 
@@ -1548,28 +1546,14 @@ const IMPORT_STEPS = [
 // home city as replaced, and not the dropped card.
 async function assistantImport({ tmp, mockUrl }) {
   console.log('e2e: import from another assistant (fifth server)');
-  const home = join(tmp, 'home-import');
-  const work = join(tmp, 'work-import');
-  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
-  writeFileSync(
-    join(home, 'config.toml'),
-    `[memory]\nextraction = false\nextraction_model = "${IMPORT_MODEL}"\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n`,
-  );
-  const env = {
-    ...process.env,
-    ECHO_DESK_HOME: home,
-    ECHO_LLM_KIND: 'openai',
-    ECHO_LLM_BASE_URL: `${mockUrl}/v1`,
-    ECHO_LLM_MODEL: 'import-main',
-  };
-  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const { open } = await serveAddress(server, 'the fifth echod serve');
-  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
-  tokensSeen.push(token);
-  const page = await browser.newPage();
-  const away = await loopbackOnly(page);
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { open, token, page, away, pageErrors } = await serveStep({
+    tmp,
+    mockUrl,
+    name: 'import',
+    label: 'the fifth echod serve',
+    config: `[memory]\nextraction = false\nextraction_model = "${IMPORT_MODEL}"\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n`,
+    model: 'import-main',
+  });
   await page.goto(open);
   await until(page, 'the composer', () => document.querySelector('.composer textarea'));
   await page.click('.topbar button.nav-memory');
@@ -1689,22 +1673,14 @@ const ASK_STEPS = [
 // engine). The switch goes off again.
 async function askBeforeRemembering({ tmp, mockUrl }) {
   console.log('e2e: ask before remembering (sixth server)');
-  const home = join(tmp, 'home-ask');
-  const work = join(tmp, 'work-ask');
-  for (const d of [home, work]) spawnSync('mkdir', ['-p', d]);
-  writeFileSync(
-    join(home, 'config.toml'),
-    `[memory]\nextraction = true\nextraction_model = "${ASK_MODEL}"\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n`,
-  );
-  const env = { ...process.env, ECHO_DESK_HOME: home, ECHO_LLM_KIND: 'openai', ECHO_LLM_BASE_URL: `${mockUrl}/v1`, ECHO_LLM_MODEL: ASK_MAIN };
-  const server = start(join(BIN, 'echod'), ['serve', '--ui', DIST], { cwd: work, env });
-  const { open } = await serveAddress(server, 'the sixth echod serve');
-  const token = readFileSync(join(home, 'serve-token'), 'utf8').trim();
-  tokensSeen.push(token);
-  const page = await browser.newPage();
-  const away = await loopbackOnly(page);
-  const pageErrors = [];
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  const { open, token, page, away, pageErrors } = await serveStep({
+    tmp,
+    mockUrl,
+    name: 'ask',
+    label: 'the sixth echod serve',
+    config: `[memory]\nextraction = true\nextraction_model = "${ASK_MODEL}"\nembedder = "none"\n[llm.retry]\nmax_retries = 0\n`,
+    model: ASK_MAIN,
+  });
   const api = (path) => page.evaluate(async ([t, p]) => {
     const r = await fetch(p, { headers: { Authorization: `Bearer ${t}` } });
     return r.json();
