@@ -19,11 +19,15 @@ const MAX_INSTRUCTIONS: usize = 8_000;
 impl Api {
     /// Every project, by name, with its conversation and memory counts.
     pub async fn projects(&self) -> Result<Vec<Project>, ApiError> {
-        let mut out = Vec::new();
-        for p in self.inner.store.projects().await? {
-            out.push(self.project_view(p).await?);
-        }
-        Ok(out)
+        let counts = self.memory().counts_by_scope().await.map_err(mem_err)?;
+        let projects = self.inner.store.projects().await?;
+        Ok(projects
+            .into_iter()
+            .map(|p| {
+                let memories = counts.get(&project_scope(p.id.as_str())).copied();
+                Project::new(p, memories.unwrap_or(0))
+            })
+            .collect())
     }
 
     /// Adds a project.

@@ -125,6 +125,23 @@ impl MemoryStore {
         .db("listing a project's memories")
     }
 
+    /// How many memories (deleted ones aside) each scope holds, in one pass over the scope
+    /// index.
+    pub async fn counts_by_scope(
+        &self,
+    ) -> Result<std::collections::HashMap<String, u64>, MemoryError> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT scope, COUNT(*) FROM memories WHERE status != 'deleted' GROUP BY scope",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .db("counting memories by scope")?;
+        Ok(rows
+            .into_iter()
+            .map(|(scope, n)| (scope, n.max(0) as u64))
+            .collect())
+    }
+
     /// Deletes a memory: gone from search, prompts, the vector index and the review queue.
     /// The row stays as a tombstone with its history, so the deletion itself can be undone.
     pub async fn forget(&self, id: &str, actor: MemoryActor) -> Result<Memory, MemoryError> {
