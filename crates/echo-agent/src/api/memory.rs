@@ -3,15 +3,22 @@
 //! operations, with history, so the person can undo it.
 
 use crate::api::Api;
+use crate::engine::Models;
 use crate::error::ApiError;
+use crate::memory::LlmJudge;
+use crate::pipeline::context::ContextStage;
+use crate::prompts::Prompts;
+use crate::semantic::SemanticRef;
 use crate::wire::MemoryDetail;
 use crate::wire::{
     self, Conflict, Fading, FlushReport, LearnedInTurn, Memory, MemoryPage, MemoryStats,
     PurgeReport, Recalled, SweepReport, TurnLearned, WriteOutcome,
 };
 use chrono::Utc;
+use echo_core::trace::{Span, SpanKind};
 use echo_core::{ConflictId, MemoryId};
-use echo_memory::{ListFilter, MemoryActor, MemoryError, RecallOptions};
+use echo_memory::{ListFilter, MemoryActor, MemoryError, Neighbours, RecallOptions, WriteOptions};
+use std::sync::{Arc, Mutex};
 
 /// Memories in one page of `memory_list` unless the caller asks for another size.
 const DEFAULT_PAGE: u32 = 100;
@@ -35,7 +42,56 @@ pub(super) fn mem_err(e: MemoryError) -> ApiError {
     }
 }
 
+/// What the person's own writes that go through the judge need (keeping an import's cards,
+/// keeping a proposal): the memory model, a span that records nothing (no turn to hang the
+/// calls on, and no text of the person's on disk before they keep it), the prompts and the
+/// semantic index for the judge's candidates.
+pub(super) struct MemoryCalls<'a> {
+    pub models: Arc<Models>,
+    pub span: Span,
+    prompts: &'a Prompts,
+    semantic: SemanticRef,
+}
+
+impl MemoryCalls<'_> {
+    pub fn context(&self) -> ContextStage<'_> {
+        ContextStage {
+            prompts: self.prompts,
+            skills: &[],
+        }
+    }
+
+    /// The conflict judge on the memory model.
+    pub fn judge(&self) -> LlmJudge<'_> {
+        LlmJudge {
+            llm: self.models.memory.as_ref(),
+            context: self.context(),
+            span: &self.span,
+            calls: Mutex::new(0),
+        }
+    }
+
+    /// The person's write, judged, with vector neighbours when there is an index.
+    pub fn options<'a>(&'a self, judge: &'a LlmJudge<'_>) -> WriteOptions<'a> {
+        WriteOptions {
+            actor: MemoryActor::User,
+            judge: Some(judge),
+            neighbours: self.semantic.index().map(|s| s as &dyn Neighbours),
+        }
+    }
+}
+
 impl Api {
+    /// See [`MemoryCalls`]; `name` names the span.
+    pub(super) async fn memory_calls(&self, name: &str) -> MemoryCalls<'_> {
+        MemoryCalls {
+            models: self.models(),
+            span: self.inner.tracer.unrecorded(SpanKind::MemoryWrite, name),
+            prompts: &self.inner.prompts,
+            semantic: self.semantic().await,
+        }
+    }
+
     /// Memories by tier and status (default: all but deleted), newest first.
     pub async fn memory_list(&self, filter: &ListFilter) -> Result<MemoryPage, ApiError> {
         let filter = ListFilter {

@@ -8,20 +8,12 @@
 
 use super::memory::mem_err;
 use crate::api::Api;
-use crate::engine::Models;
 use crate::error::ApiError;
 use crate::memory::import::{ImportedFact, MAX_IMPORT_CHARS, Read, Reader};
-use crate::memory::{ExtractedAbout, LlmJudge, quoted};
-use crate::pipeline::context::ContextStage;
-use crate::prompts::Prompts;
-use crate::semantic::SemanticRef;
+use crate::memory::{ExtractedAbout, quoted};
 use crate::wire::{ImportCandidate, ImportCard, ImportClash, ImportPreview, WriteOutcome};
-use echo_core::trace::{Span, SpanKind};
 use echo_core::vocab::ImportClashKind;
-use echo_memory::{
-    Foreseen, MemoryActor, MemorySource, Neighbours, NewMemory, WriteOptions, project_scope,
-};
-use std::sync::{Arc, Mutex};
+use echo_memory::{Foreseen, MemorySource, NewMemory, project_scope};
 
 /// How sure an imported memory is: the person kept it, but another assistant wrote it.
 const IMPORTED_CONFIDENCE: f64 = 0.9;
@@ -51,7 +43,7 @@ impl Api {
             None => None,
         };
         let project_name = project.as_ref().map(|p| p.name.as_str());
-        let calls = self.import_calls().await;
+        let calls = self.memory_calls("import_memories").await;
         let llm = calls.models.memory.as_ref();
         let reader = Reader {
             llm,
@@ -123,7 +115,7 @@ impl Api {
             }
             drafts.push(draft);
         }
-        let calls = self.import_calls().await;
+        let calls = self.memory_calls("import_memories").await;
         let judge = calls.judge();
         let opts = calls.options(&judge);
         let mut written = Vec::with_capacity(drafts.len());
@@ -133,20 +125,6 @@ impl Api {
         }
         self.flush_vectors().await;
         Ok(written)
-    }
-
-    /// What an import's model calls need: the memory model, an unrecorded span, the prompts
-    /// and the semantic index for the judge's candidates.
-    async fn import_calls(&self) -> ImportCalls<'_> {
-        ImportCalls {
-            models: self.models(),
-            span: self
-                .inner
-                .tracer
-                .unrecorded(SpanKind::MemoryWrite, "import_memories"),
-            prompts: &self.inner.prompts,
-            semantic: self.semantic().await,
-        }
     }
 
     /// The draft a card is written as.
@@ -166,43 +144,6 @@ impl Api {
             scope: Some(scope),
             ..Default::default()
         })
-    }
-}
-
-/// See [`Api::import_calls`].
-struct ImportCalls<'a> {
-    models: Arc<Models>,
-    span: Span,
-    prompts: &'a Prompts,
-    semantic: SemanticRef,
-}
-
-impl ImportCalls<'_> {
-    fn context(&self) -> ContextStage<'_> {
-        ContextStage {
-            prompts: self.prompts,
-            skills: &[],
-        }
-    }
-
-    /// The conflict judge on the memory model.
-    fn judge(&self) -> LlmJudge<'_> {
-        LlmJudge {
-            llm: self.models.memory.as_ref(),
-            context: self.context(),
-            span: &self.span,
-            calls: Mutex::new(0),
-        }
-    }
-
-    /// The person's write (they keep the cards), judged, with vector neighbours when there
-    /// is an index.
-    fn options<'a>(&'a self, judge: &'a LlmJudge<'_>) -> WriteOptions<'a> {
-        WriteOptions {
-            actor: MemoryActor::User,
-            judge: Some(judge),
-            neighbours: self.semantic.index().map(|s| s as &dyn Neighbours),
-        }
     }
 }
 

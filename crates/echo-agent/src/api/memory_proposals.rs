@@ -4,12 +4,7 @@
 use super::memory::mem_err;
 use crate::api::Api;
 use crate::error::ApiError;
-use crate::memory::LlmJudge;
-use crate::pipeline::context::ContextStage;
 use crate::wire::{self, MemoryProposal, MemorySettings, WriteOutcome};
-use echo_core::trace::SpanKind;
-use echo_memory::{MemoryActor, Neighbours, WriteOptions};
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
 impl Api {
@@ -45,26 +40,9 @@ impl Api {
     /// out. If the write fails the proposal stays.
     pub async fn memory_keep_proposal(&self, id: &str) -> Result<WriteOutcome, ApiError> {
         let proposal = self.memory().proposal(id).await.map_err(mem_err)?;
-        let models = self.models();
-        let span = self
-            .inner
-            .tracer
-            .unrecorded(SpanKind::MemoryWrite, "keep_memory_proposal");
-        let judge = LlmJudge {
-            llm: models.memory.as_ref(),
-            context: ContextStage {
-                prompts: &self.inner.prompts,
-                skills: &[],
-            },
-            span: &span,
-            calls: Mutex::new(0),
-        };
-        let semantic = self.semantic().await;
-        let opts = WriteOptions {
-            actor: MemoryActor::User,
-            judge: Some(&judge),
-            neighbours: semantic.index().map(|s| s as &dyn Neighbours),
-        };
+        let calls = self.memory_calls("keep_memory_proposal").await;
+        let judge = calls.judge();
+        let opts = calls.options(&judge);
         let outcome = self
             .memory()
             .remember(proposal.draft, opts)
