@@ -627,5 +627,11 @@ async fn import_from(api: &Api, file: &Path) -> anyhow::Result<()> {
         "imported {} new, {} already known, {} inactive skipped",
         r.created, r.duplicates, r.skipped_inactive
     );
+    if r.outside_projects > 0 {
+        println!(
+            "{} memories of projects the file does not describe are global now",
+            r.outside_projects
+        );
+    }
     Ok(())
 }

@@ -1144,6 +1144,57 @@ fn memory_cli_curates_exports_and_imports_without_losing_anything() {
     assert_eq!(imported[0]["content"], "I drink black coffee");
     assert_eq!(imported[0]["pinned"], true);
 
+    // A project's memory lands in a project of the same name, made with its instructions.
+    w.ok(&[
+        "projects",
+        "add",
+        "Garden",
+        "--instructions",
+        "Mind the frost dates.",
+    ]);
+    w.ok(&[
+        "memory",
+        "add",
+        "--project",
+        "Garden",
+        "The plot is number 14.",
+    ]);
+    let with_project = w.home.path().join("with-project.jsonl");
+    w.ok(&["memory", "export", with_project.to_str().expect("path")]);
+    let third = World::new(json!({"steps": []}));
+    third.ok(&["memory", "import", with_project.to_str().expect("path")]);
+    let garden = memory_json(&third, &["memory", "list", "--project", "Garden", "--json"]);
+    assert_eq!(garden.len(), 1, "{garden:?}");
+    assert_eq!(garden[0]["content"], "The plot is number 14.");
+    let projects = third.json(&["projects", "list", "--json"]);
+    assert_eq!(
+        projects[0]["instructions"], "Mind the frost dates.",
+        "{projects}"
+    );
+    // A file from before projects were exported: its project memory becomes global.
+    let old_style = w.home.path().join("old-style.jsonl");
+    let text = std::fs::read_to_string(&with_project).expect("read");
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    lines[0].as_object_mut().expect("header").remove("projects");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&old_style, text).expect("write");
+    let fourth = World::new(json!({"steps": []}));
+    let out = fourth.ok(&["memory", "import", old_style.to_str().expect("path")]);
+    assert!(
+        out.contains("1 memories of projects the file does not describe are global now"),
+        "{out}"
+    );
+    let global = memory_json(&fourth, &["memory", "list", "--global", "--json"]);
+    assert!(
+        global
+            .iter()
+            .any(|m| m["content"] == "The plot is number 14."),
+        "{global:?}"
+    );
+
     // A broken file imports nothing and names the line.
     let bad = w.home.path().join("bad.jsonl");
     let text = std::fs::read_to_string(&export).expect("read");

@@ -1184,7 +1184,12 @@ duplicates: number,
 /**
  * Lines skipped because the memory was not active in the export (superseded, archived, deleted).
  */
-skipped_inactive: number, };
+skipped_inactive: number, 
+/**
+ * Memories of a project the file does not describe (exported before projects were),
+ * imported as global ones.
+ */
+outside_projects: number, };
 
 export type KeySource = "environment" | "keychain" | "none";
 

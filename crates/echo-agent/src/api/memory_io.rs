@@ -5,10 +5,12 @@ use super::memory::mem_err;
 use crate::api::Api;
 use crate::error::ApiError;
 use crate::wire::{ImportReport, MemoryExport};
+use echo_memory::project_scope;
 use echo_memory::{
     ListFilter, Memory, MemoryActor, MemoryError, MemoryStatus, MemoryTier, NewMemory, WriteOptions,
 };
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Format tag of the first line of an export file.
 pub const EXPORT_FORMAT: &str = "echo-desk-memory";
@@ -22,6 +24,21 @@ struct ExportHeader {
     version: u32,
     exported_at: String,
     count: usize,
+    /// The projects, so a project's memories (scope `project:<id>`) stay in a project of
+    /// that name where the file is imported. Absent in files exported before projects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    projects: Vec<ExportedProject>,
+}
+
+/// A project as an export carries it.
+#[derive(Debug, Serialize, Deserialize)]
+struct ExportedProject {
+    id: String,
+    name: String,
+    #[serde(default)]
+    instructions: Option<String>,
+    #[serde(default)]
+    folders: Vec<String>,
 }
 
 impl Api {
@@ -34,11 +51,21 @@ impl Api {
             .await
             .map_err(mem_err)?;
         let exported_at = echo_core::time::now_rfc3339();
+        let projects = self.inner.store.projects().await?;
         let header = ExportHeader {
             format: EXPORT_FORMAT.into(),
             version: EXPORT_VERSION,
             exported_at: exported_at.clone(),
             count: memories.len(),
+            projects: projects
+                .into_iter()
+                .map(|p| ExportedProject {
+                    id: p.id.to_string(),
+                    name: p.name,
+                    instructions: p.instructions,
+                    folders: p.folders,
+                })
+                .collect(),
         };
         let json = |e: serde_json::Error| file_err("the export", e.to_string());
         let mut text = serde_json::to_string(&header).map_err(json)?;
@@ -141,6 +168,9 @@ impl Api {
                 problems.join("; ")
             )));
         }
+        let drafts = self
+            .place_in_projects(drafts, &header.projects, &mut report)
+            .await?;
         for draft in drafts {
             let outcome = store
                 .remember(draft, WriteOptions::plain(MemoryActor::Import))
@@ -158,6 +188,64 @@ impl Api {
         }
         self.flush_vectors().await;
         Ok(report)
+    }
+}
+
+impl Api {
+    /// Puts each imported memory of a project (scope `project:<id>` of the exporting side)
+    /// into the project of the same name here, made with the file's instructions (and its
+    /// folders, where they exist here) when there is none. A memory of a project the file
+    /// does not describe becomes global rather than belonging to no project, and is counted.
+    async fn place_in_projects(
+        &self,
+        mut drafts: Vec<NewMemory>,
+        exported: &[ExportedProject],
+        report: &mut ImportReport,
+    ) -> Result<Vec<NewMemory>, ApiError> {
+        let mut here: HashMap<String, String> = HashMap::new();
+        for draft in &mut drafts {
+            let Some(old) = draft
+                .scope
+                .as_deref()
+                .and_then(|s| s.strip_prefix("project:"))
+            else {
+                continue;
+            };
+            let Some(project) = exported.iter().find(|p| p.id == old) else {
+                draft.scope = Some("global".into());
+                report.outside_projects += 1;
+                continue;
+            };
+            let id = match here.get(&project.id) {
+                Some(id) => id.clone(),
+                None => {
+                    let id = self.project_for_import(project).await?;
+                    here.insert(project.id.clone(), id.clone());
+                    id
+                }
+            };
+            draft.scope = Some(project_scope(&id));
+        }
+        Ok(drafts)
+    }
+
+    /// The id of the project named like `project` here, made if there is none.
+    async fn project_for_import(&self, project: &ExportedProject) -> Result<String, ApiError> {
+        if let Some(p) = self.inner.store.project_by_name(&project.name).await? {
+            return Ok(p.id.to_string());
+        }
+        let instructions = project.instructions.as_deref();
+        let made = match self
+            .add_project(&project.name, instructions, &project.folders)
+            .await
+        {
+            // The folders are the other machine's: without them if they are not here.
+            Err(ApiError::InvalidInput {
+                what: "folders", ..
+            }) => self.add_project(&project.name, instructions, &[]).await?,
+            other => other?,
+        };
+        Ok(made.id)
     }
 }
 

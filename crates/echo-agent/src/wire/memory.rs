@@ -117,6 +117,9 @@ pub struct ImportReport {
     pub duplicates: usize,
     /// Lines skipped because the memory was not active in the export (superseded, archived, deleted).
     pub skipped_inactive: usize,
+    /// Memories of a project the file does not describe (exported before projects were),
+    /// imported as global ones.
+    pub outside_projects: usize,
 }
 
 /// A memory card read from another assistant's memory (pasted text), not yet written. The

@@ -23,11 +23,16 @@ export function MemoryTransfer({ busy, exported, imported, error, onExport, onIm
     : imported
       ? {
           kind: 'notice',
-          text: t('memory.transfer.imported', {
-            created: imported.created,
-            duplicates: imported.duplicates,
-            skipped: imported.skipped_inactive,
-          }),
+          text: [
+            t('memory.transfer.imported', {
+              created: imported.created,
+              duplicates: imported.duplicates,
+              skipped: imported.skipped_inactive,
+            }),
+            imported.outside_projects > 0 ? t('memory.transfer.outsideProjects', { count: imported.outside_projects }) : '',
+          ]
+            .filter(Boolean)
+            .join(' '),
         }
       : exported
         ? { kind: 'notice', text: t('memory.transfer.exported', { count: exported.count, file: exported.fileName }) }

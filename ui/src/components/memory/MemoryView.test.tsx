@@ -319,6 +319,22 @@ describe('MemoryView', () => {
     act(() => root.unmount());
   });
 
+  it('says how many imported memories belonged to projects the file does not describe', async () => {
+    const engine = memoryEngine(1);
+    engine.handlers.memory_import = () => ({ created: 1, duplicates: 0, skipped_inactive: 0, outside_projects: 1 });
+    const { container, root } = mount(<MemoryView transport={engine} />);
+    await flush();
+    const input = byTestId<HTMLInputElement>(container, 'memory-import') as HTMLInputElement;
+    Object.defineProperty(input, 'files', { value: [new File(['{}'], 'old.jsonl')], configurable: true });
+    await act(async () => input.dispatchEvent(new Event('change', { bubbles: true })));
+    await flush();
+    await flush();
+    expect(byTestId(container, 'memory-transfer-outcome')?.textContent).toContain(
+      'Imported 1 new memories; 0 were already known, 0 inactive ones skipped. 1 belonged to projects the file does not describe and are global now.',
+    );
+    act(() => root.unmount());
+  });
+
   it('filters by project or the global memories, names each memory\'s project, and adds to the project shown', async () => {
     const projects = [project(1, 'Kitchen'), project(2, 'Thesis')];
     const engine = memoryEngine(4, [], projects, ['global', 'project:p-1', 'project:p-2', 'session:s-9']);
