@@ -24,8 +24,11 @@
 //! read while the vector search still runs; the vector search is ranking-only, without
 //! re-scoring on the full vectors, which only the write path's similarity threshold needs),
 //! fuses the two rankings by reciprocal rank (vector weight `memory.vector_weight`, 0.3 by
-//! default) and weighs each memory by its effective importance (a factor of 0.5–1). Rows found
-//! only by the vector search are read afterwards, and only those whose fused rank score could
+//! default) and weighs each memory by its effective importance (a factor of 0.5–1). When the
+//! query names dates ("on 3 June, 2023", "last week": `when.rs`), a third ranking takes part
+//! with BM25's weight: the candidates whose `valid_from` falls on those days, in BM25's order
+//! read 1,000 deep, then the vector search's. Rows found only by the
+//! vector search or the dates are read afterwards, and only those whose fused rank score could
 //! still beat the k-th best usable row in hand: the threshold algorithm, the same answer as
 //! reading them all, usually with no second read when BM25 found enough.
 //!
@@ -70,6 +73,7 @@ mod retrieve;
 mod semantic;
 mod store;
 pub mod text;
+pub mod when;
 mod write;
 
 pub use bm25::tokens as index_terms;

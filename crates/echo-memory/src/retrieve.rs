@@ -1,17 +1,19 @@
 //! Retrieval: hybrid BM25 + vector search fused by reciprocal rank, weighted by effective
-//! importance; and the per-session snapshot of the memories that matter most.
+//! importance, with a third list when the query names dates (the memories from those days);
+//! and the per-session snapshot of the memories that matter most.
 //!
 //! Only active, unconflicted, in-scope memories are ever injected into a prompt. Injection is
 //! what reinforces a memory (a search hit alone does not).
 
-use crate::error::MemoryError;
+use crate::error::{MemoryError, NeighboursError};
 use crate::forgetting::lapsed;
 use crate::model::{Memory, MemoryStatus, MemoryTier};
 use crate::store::MemoryStore;
+use crate::when::periods;
 use crate::write::Neighbours;
-use chrono::Utc;
+use chrono::{Local, Utc};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Candidates taken from the BM25 list before fusion (cheap: any number costs the same).
 const POOL: usize = 50;
@@ -22,6 +24,13 @@ const POOL: usize = 50;
 const VECTOR_POOL_MIN: usize = 20;
 /// The usual reciprocal-rank-fusion constant.
 const RRF_K: f64 = 60.0;
+/// When the query names dates: how deep the BM25 list is read for the memories from those
+/// days (they are few, and often not in the first [`POOL`]).
+const DATED_POOL: usize = 1000;
+/// The fusion weight of the list of memories from the days the query names (BM25's is 1): as
+/// strong as the words, because a date in a question says when as plainly as its words say
+/// what.
+const DATED_WEIGHT: f64 = 1.0;
 
 /// What to recall.
 #[derive(Clone, Debug)]
@@ -60,6 +69,8 @@ pub struct Recalled {
     pub bm25_rank: Option<usize>,
     /// Rank in the vector list, from 1.
     pub vector_rank: Option<usize>,
+    /// Rank among the memories from the days the query names, from 1.
+    pub dated_rank: Option<usize>,
 }
 
 /// How a recall was made.
@@ -88,14 +99,20 @@ impl MemoryStore {
         } else {
             &[MemoryStatus::Active]
         };
+        // A date the query names ("on 3 June, 2023", "last week") adds a third list: the
+        // memories from those days, in BM25's order, then the vector search's.
+        let periods = periods(query, Local::now().date_naive());
+        let bm25_depth = if periods.is_empty() { POOL } else { DATED_POOL };
         // Three independent strands run at the same time: BM25 and then the rows it found
         // (both quick, so they are usually read while the vector search is still running),
-        // the vector search, and the open conflicts. Only the vector-only rows are read after.
+        // the vector search, and the open conflicts. Which candidates are from the named
+        // days, and the rows only the other lists found, are read after.
         let text_side = async {
-            let found = self.search_bm25(query, statuses, POOL as u32).await?;
+            let mut found = self.search_bm25(query, statuses, bm25_depth as u32).await?;
+            let deeper = found.split_off(found.len().min(POOL));
             let ids: Vec<String> = found.iter().map(|(id, _)| id.clone()).collect();
             let rows = self.get_many(&ids).await?;
-            Ok::<_, MemoryError>((found, rows))
+            Ok::<_, MemoryError>((found, deeper, rows))
         };
         let vector_side = async {
             match vectors {
@@ -114,33 +131,22 @@ impl MemoryStore {
             }
         };
         let (text_side, similar, conflicted) = tokio::join!(text_side, vector_side, conflicted);
-        let ((bm25, rows), conflicted) = (text_side?, conflicted?);
-        let mut info = RecallInfo::default();
-        let mut vector = Vec::new();
-        match similar {
-            Some(Ok(found)) => {
-                info.used_vectors = true;
-                vector = found;
-            }
-            Some(Err(e)) => info.vector_error = Some(e.to_string()),
-            None => {}
-        }
-        let mut fused: HashMap<String, (f64, Option<usize>, Option<usize>)> = HashMap::new();
-        for (rank, (id, _)) in bm25.iter().enumerate() {
-            let e = fused.entry(id.clone()).or_default();
-            e.0 += 1.0 / (RRF_K + rank as f64 + 1.0);
-            e.1 = Some(rank + 1);
-        }
-        let vector_weight = self.config.vector_weight.max(0.0);
-        let mut vector_only = Vec::new();
-        for (rank, id) in vector.into_iter().enumerate() {
-            let e = fused.entry(id.clone()).or_default();
-            e.0 += vector_weight / (RRF_K + rank as f64 + 1.0);
-            e.2 = Some(rank + 1);
-            if e.1.is_none() {
-                vector_only.push(id);
-            }
-        }
+        let ((bm25, deeper, rows), conflicted) = (text_side?, conflicted?);
+        let (vector, info) = vector_outcome(similar);
+        let candidates: Vec<&String> = (bm25.iter().chain(&deeper).map(|(id, _)| id))
+            .chain(&vector)
+            .collect();
+        let from_days = self.said_on(&candidates, &periods).await?;
+        let dated = dated_list(&from_days, candidates.into_iter());
+        let fused = fuse(&bm25, &vector, self.config.vector_weight.max(0.0), &dated);
+        // The candidates whose rows were not read with BM25's.
+        let unread: Vec<String> = vector
+            .into_iter()
+            .chain(dated)
+            .filter(|id| fused.get(id).is_some_and(|e| e.bm25.is_none()))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
         let scope = opts.session_id.as_ref().map(|s| format!("session:{s}"));
         let project = opts.project_id.as_deref().map(project_scope);
         let now = Utc::now();
@@ -153,26 +159,27 @@ impl MemoryStore {
                     || Some(&m.scope) == project.as_ref())
                 && !conflicted.contains(&m.id)
                 && (opts.include_inactive || lapsed(&m, now, archive_below).is_none());
-            let (rrf, b, v) = fused.get(&m.id).copied().filter(|_| usable)?;
+            let f = fused.get(&m.id).copied().filter(|_| usable)?;
             Some(Recalled {
-                score: rrf * importance_weight(&m),
-                bm25_rank: b,
-                vector_rank: v,
+                score: f.score * importance_weight(&m),
+                bm25_rank: f.bm25,
+                vector_rank: f.vector,
+                dated_rank: f.dated,
                 memory: m,
             })
         };
         let mut out: Vec<Recalled> = rows.into_iter().filter_map(recalled).collect();
-        // A row's weight is at most 1, so a vector-only candidate scores at most its fused
-        // rank score: read only those that could still beat the k-th best row in hand (the
+        // A row's weight is at most 1, so an unread candidate scores at most its fused rank
+        // score: read only those that could still beat the k-th best row in hand (the
         // threshold algorithm; the answer is the same as reading them all). With BM25 hits
         // of its own a query usually needs none of them.
         let mut in_hand: Vec<f64> = out.iter().map(|r| r.score).collect();
         in_hand.sort_by(|a, b| b.total_cmp(a));
         let bar = opts.k.checked_sub(1).and_then(|i| in_hand.get(i)).copied();
-        let wanted: Vec<String> = vector_only
+        let wanted: Vec<String> = unread
             .into_iter()
             .filter(|id| match (bar, fused.get(id)) {
-                (Some(bar), Some((rrf, _, _))) => *rrf >= bar,
+                (Some(bar), Some(f)) => f.score >= bar,
                 _ => true,
             })
             .collect();
@@ -257,6 +264,76 @@ impl MemoryStore {
                 && lapsed(m, now, archive_below).is_none()
         })
     }
+}
+
+/// A candidate's fused score and its rank in each list it is on.
+#[derive(Clone, Copy, Default)]
+struct Fused {
+    score: f64,
+    bm25: Option<usize>,
+    vector: Option<usize>,
+    dated: Option<usize>,
+}
+
+/// The vector search's ranking (empty when it was not asked for or failed) and how recall
+/// went.
+fn vector_outcome(
+    similar: Option<Result<Vec<String>, NeighboursError>>,
+) -> (Vec<String>, RecallInfo) {
+    let mut info = RecallInfo::default();
+    let vector = match similar {
+        Some(Ok(found)) => {
+            info.used_vectors = true;
+            found
+        }
+        Some(Err(e)) => {
+            info.vector_error = Some(e.to_string());
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
+    (vector, info)
+}
+
+/// Reciprocal-rank fusion of the BM25, vector and dated lists (weights 1, `vector_weight` and
+/// [`DATED_WEIGHT`]), each candidate with its rank in each list it is on.
+fn fuse(
+    bm25: &[(String, f64)],
+    vector: &[String],
+    vector_weight: f64,
+    dated: &[String],
+) -> HashMap<String, Fused> {
+    let mut fused: HashMap<String, Fused> = HashMap::new();
+    let mut add = |ids: &mut dyn Iterator<Item = &String>,
+                   weight: f64,
+                   rank_in: fn(&mut Fused) -> &mut Option<usize>| {
+        for (rank, id) in ids.enumerate() {
+            let e = fused.entry(id.clone()).or_default();
+            e.score += weight / (RRF_K + rank as f64 + 1.0);
+            *rank_in(e) = Some(rank + 1);
+        }
+    };
+    add(&mut bm25.iter().map(|(id, _)| id), 1.0, |f| &mut f.bm25);
+    add(&mut vector.iter(), vector_weight, |f| &mut f.vector);
+    add(&mut dated.iter(), DATED_WEIGHT, |f| &mut f.dated);
+    fused
+}
+
+/// The candidates from the named days (`from_days`) in the order they come (BM25's, read
+/// deep, then the vector search's), each once: at most [`POOL`].
+fn dated_list<'a>(
+    from_days: &HashSet<String>,
+    candidates: impl Iterator<Item = &'a String>,
+) -> Vec<String> {
+    if from_days.is_empty() {
+        return Vec::new();
+    }
+    let mut seen = HashSet::new();
+    candidates
+        .filter(|id| from_days.contains(*id) && seen.insert(*id))
+        .take(POOL)
+        .cloned()
+        .collect()
 }
 
 /// The scope of a project's memories.

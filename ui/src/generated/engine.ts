@@ -2350,7 +2350,11 @@ bm25_rank: number | null,
 /**
  * Rank in the vector list, from 1.
  */
-vector_rank: number | null, };
+vector_rank: number | null, 
+/**
+ * Rank among the memories from the days the query names, from 1.
+ */
+dated_rank: number | null, };
 
 export type RecalledMemory = { 
 /**

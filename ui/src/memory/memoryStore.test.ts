@@ -268,7 +268,7 @@ describe('MemoryStore search by meaning', () => {
   it('asks memory_search and keeps its ranking; a blank query ends the search', async () => {
     const engine = memoryEngine(3);
     engine.handlers.memory_search = ({ query }) =>
-      engine.memories().slice(0, 2).reverse().map((memory, i) => ({ memory, score: 1 / (i + 1), bm25_rank: i + 1, vector_rank: null }))
+      engine.memories().slice(0, 2).reverse().map((memory, i) => ({ memory, score: 1 / (i + 1), bm25_rank: i + 1, vector_rank: null, dated_rank: null }))
         .filter(() => query === 'tea');
     const store = new MemoryStore(engine);
     await store.searchByMeaning('  tea ');

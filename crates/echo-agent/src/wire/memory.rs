@@ -476,6 +476,8 @@ pub struct Recalled {
     pub bm25_rank: Option<usize>,
     /// Rank in the vector list, from 1.
     pub vector_rank: Option<usize>,
+    /// Rank among the memories from the days the query names, from 1.
+    pub dated_rank: Option<usize>,
 }
 
 impl From<echo_memory::Recalled> for Recalled {
@@ -485,6 +487,7 @@ impl From<echo_memory::Recalled> for Recalled {
             score: v.score,
             bm25_rank: v.bm25_rank,
             vector_rank: v.vector_rank,
+            dated_rank: v.dated_rank,
         }
     }
 }

@@ -1,15 +1,18 @@
 //! Reading memories: one, several, by tier and status, the active and working sets, slots,
-//! counts, BM25 search, and decoding a row (with its effective importance as of now).
+//! counts, BM25 search, which were said on given days, and decoding a row (with its effective
+//! importance as of now).
 
 use super::{COLUMNS, MemoryStore, sql};
 use crate::error::{Db, MemoryError};
 use crate::forgetting::{decayed, effective_importance};
 use crate::model::{Memory, MemorySource, MemoryStatus, MemoryTier};
+use crate::when::Period;
 use chrono::{DateTime, Utc};
 use echo_core::time::to_rfc3339;
 use serde::Serialize;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
+use std::collections::HashSet;
 
 pub use echo_core::vocab::MemorySort;
 
@@ -343,6 +346,44 @@ impl MemoryStore {
         self.text
             .search(&self.pool, query, statuses, limit as usize)
             .await
+    }
+
+    /// Which of `ids` are memories whose `valid_from` falls on one of the days of `periods`
+    /// (local days). Only the candidates are looked at, by primary key, so a day with
+    /// thousands of memories (a bulk import) costs no more than one with a few.
+    pub(crate) async fn said_on(
+        &self,
+        ids: &[&String],
+        periods: &[Period],
+    ) -> Result<HashSet<String>, MemoryError> {
+        let bounds: Vec<(String, String)> = periods
+            .iter()
+            .filter_map(Period::bounds)
+            .map(|(from, until)| (to_rfc3339(from), to_rfc3339(until)))
+            .collect();
+        let mut found = HashSet::new();
+        if bounds.is_empty() {
+            return Ok(found);
+        }
+        let within = vec!["(valid_from >= ? AND valid_from < ?)"; bounds.len()].join(" OR ");
+        for chunk in ids.chunks(500) {
+            let placeholders = vec!["?"; chunk.len()].join(", ");
+            let mut q = sqlx::query(sql(format!(
+                "SELECT id FROM memories WHERE id IN ({placeholders}) AND ({within})"
+            )));
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            for (from, until) in &bounds {
+                q = q.bind(from).bind(until);
+            }
+            let rows = q
+                .fetch_all(&self.pool)
+                .await
+                .db("reading the memories from a day")?;
+            found.extend(rows.iter().map(|r| r.get::<String, _>(0)));
+        }
+        Ok(found)
     }
 
     /// Brings this process's search index up to date with the database now (otherwise that

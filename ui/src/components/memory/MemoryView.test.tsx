@@ -197,7 +197,7 @@ describe('MemoryView', () => {
 
   it('searches the typed text by meaning, opens a result, and goes back to the list', async () => {
     const engine = memoryEngine(5);
-    engine.handlers.memory_search = () => [{ memory: engine.memories()[3]!, score: 0.5, bm25_rank: 1, vector_rank: 2 }];
+    engine.handlers.memory_search = () => [{ memory: engine.memories()[3]!, score: 0.5, bm25_rank: 1, vector_rank: 2, dated_rank: null }];
     const { container, root } = mount(<MemoryView transport={engine} />);
     await flush();
     act(() => fill(container.querySelector('.memory-filters input[name="text"]') as HTMLInputElement, 'where I live'));
