@@ -160,11 +160,17 @@ impl Engine {
                 }
             });
         }
-        // Captured model calls older than `[trace] retention_days` go at start and daily.
+        // Captures and memory reads older than `[trace] retention_days` go at start and daily.
         let trace = Arc::new(Mutex::new(config.trace.clone()));
-        prune_captures(&store, config.trace.retention_days, chrono::Utc::now()).await;
+        prune_captures(
+            &store,
+            &memory,
+            config.trace.retention_days,
+            chrono::Utc::now(),
+        )
+        .await;
         {
-            let store = store.clone();
+            let (store, memory) = (store.clone(), memory.clone());
             let trace = trace.clone();
             spawn_service(&services, &shutdown, "trace retention", async move {
                 loop {
@@ -173,7 +179,7 @@ impl Engine {
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .retention_days;
-                    prune_captures(&store, days, chrono::Utc::now()).await;
+                    prune_captures(&store, &memory, days, chrono::Utc::now()).await;
                 }
             });
         }
@@ -445,13 +451,20 @@ impl Engine {
     }
 }
 
-/// Removes captured model calls made more than `days` days before `now` (logged, never
-/// fatal: the captures are a convenience of the trace viewer).
+/// Removes captured model calls and memory reads made more than `days` days before `now`
+/// (logged, never fatal: the captures are a convenience of the trace viewer, the reads link to
+/// turns whose calls are gone).
 pub(crate) async fn prune_captures(
     store: &echo_core::Store,
+    memory: &MemoryStore,
     days: u32,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Option<echo_core::store::CapturePrune> {
+    match memory.prune_reads(days, now).await {
+        Ok(0) => {}
+        Ok(reads) => tracing::info!(reads, "pruned the memory read log"),
+        Err(e) => tracing::warn!(error = %e, "pruning the memory read log failed"),
+    }
     match store.prune_captures(days, now).await {
         Ok(report) => {
             if report.calls > 0 {

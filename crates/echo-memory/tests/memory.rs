@@ -1609,7 +1609,7 @@ async fn a_query_embedded_early_is_not_embedded_again() {
 }
 
 #[tokio::test]
-async fn the_read_log_counts_answers_stays_bounded_and_goes_with_its_memory_and_session() {
+async fn the_read_log_counts_answers_stays_bounded_and_kept_and_goes_with_its_memory_and_session() {
     use echo_core::vocab::MemoryReadKind;
     let dir = tempfile::tempdir().expect("tempdir");
     let store = echo_core::Store::open_in(dir.path()).await.expect("store");
@@ -1690,6 +1690,21 @@ async fn the_read_log_counts_answers_stays_bounded_and_goes_with_its_memory_and_
         reads[0].turn_id,
         format!("t{}", echo_memory::READS_KEPT + 4)
     );
+
+    // Retention: a read older than the days kept goes, a newer one stays.
+    let now = Utc::now();
+    assert_eq!(m.prune_reads(30, now).await.expect("prune"), 0);
+    assert_eq!(
+        m.prune_reads(30, now + Duration::days(31))
+            .await
+            .expect("prune"),
+        echo_memory::READS_KEPT as u64
+    );
+    m.record_reads(&read(MemoryReadKind::Recalled), "fresh", None)
+        .await
+        .expect("read");
+    assert_eq!(m.prune_reads(30, now).await.expect("prune"), 0);
+    assert_eq!(m.reads(&tea.id).await.expect("reads").1, 1);
 
     // Deleting the memory for good deletes its log.
     m.purge(&[tea.id.as_str()]).await.expect("purge");

@@ -234,13 +234,14 @@ impl Api {
     }
 
     /// Applies `[trace] retention_days` now (or as of `now`): removes older captured model
-    /// calls and the messages only they referred to. Spans stay.
+    /// calls, the messages only they referred to, and older memory reads. Spans stay.
     pub async fn trace_prune(
         &self,
         now: Option<chrono::DateTime<chrono::Utc>>,
     ) -> Result<CapturePrune, ApiError> {
         let days = self.inner.trace_config().retention_days;
         let now = now.unwrap_or_else(chrono::Utc::now);
+        self.inner.memory.prune_reads(days, now).await?;
         Ok(self.inner.store.prune_captures(days, now).await?)
     }
 

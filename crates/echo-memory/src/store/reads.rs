@@ -1,6 +1,7 @@
 //! The read log (migration 0019): which turns had a memory in the request a model answered
 //! from, and how it got there. A memory's "used in N answers", and the way to find a wrong
-//! memory that keeps steering answers. Kept to the newest [`READS_KEPT`] rows per memory;
+//! memory that keeps steering answers. Kept to the newest [`READS_KEPT`] rows per memory and
+//! for as long as captured model calls (`[trace] retention_days`, [`MemoryStore::prune_reads`]);
 //! deleting a memory or the session of a turn deletes its rows.
 
 use super::MemoryStore;
@@ -65,6 +66,22 @@ impl MemoryStore {
             .db("keeping a memory's read log bounded")?;
         }
         tx.commit().await.db("recording memory reads")
+    }
+
+    /// Deletes the reads older than `days` before `now` (the engine runs it with the captured
+    /// model calls' retention, at start and daily; 0 keeps none). Returns how many went.
+    pub async fn prune_reads(
+        &self,
+        days: u32,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<u64, MemoryError> {
+        let before = to_rfc3339(now - chrono::Duration::days(i64::from(days)));
+        Ok(sqlx::query("DELETE FROM memory_reads WHERE at < ?")
+            .bind(before)
+            .execute(&self.pool)
+            .await
+            .db("pruning the read log")?
+            .rows_affected())
     }
 
     /// The reads of memory `id` kept, newest first, and how many answers (distinct turns)
