@@ -25,9 +25,10 @@
 #                taking turns on the same file (scripts/bench-local.sh; needs ECHO_LOCAL_MODEL);
 #   local_busy   the built-in model on an idle and on a busy machine, with the worker's OpenMP
 #                spin count beside libgomp's default (scripts/bench-local-busy.sh);
-#   locomo       recall on the LoCoMo conversations, BM25 only beside hybrid (`echod bench
-#                locomo`); needs LOCOMO_DIR with its JSON files (they are not in the
-#                repository; without them the figure is recorded as not run, with the reason).
+#   locomo       recall on the LoCoMo conversations, BM25 only and hybrid without the
+#                turns' dates beside hybrid (`echod bench locomo`); needs LOCOMO_DIR with
+#                its JSON files (they are not in the repository; without them the figure
+#                is recorded as not run, with the reason).
 # The file goes to bench-results/ (ignored by git) unless --out says where.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -107,10 +108,15 @@ for mode, body in re.findall(r"^== mode: (\S+)\n(.*?)(?=^== mode: |\Z)", sys.std
           echo "not run: LOCOMO_DIR does not name a folder with the LoCoMo JSON files" >"$work/locomo.skipped"
           continue
         fi
-        echo "== round $round: locomo (BM25 only, then hybrid)" >&2
-        for embedder in none local; do
-          "$echod" --home "$work/locomo-$embedder-$round" bench locomo "$LOCOMO_DIR"/*.json --embedder "$embedder" |
-            json_lines | sed "s/^{/{\"embedder\":\"$embedder\",/" >>"$work/locomo-$round.jsonl"
+        echo "== round $round: locomo (BM25 only, hybrid without dates, hybrid)" >&2
+        for method in bm25 hybrid-undated hybrid; do
+          case "$method" in
+            bm25) flags=(--embedder none) ;;
+            hybrid-undated) flags=(--embedder local --undated) ;;
+            hybrid) flags=(--embedder local) ;;
+          esac
+          "$echod" --home "$work/locomo-$method-$round" bench locomo "$LOCOMO_DIR"/*.json "${flags[@]}" |
+            json_lines | sed "s/^{/{\"method\":\"$method\",/" >>"$work/locomo-$round.jsonl"
         done
         ;;
       local_model|local_busy) ;; # their own rounds, below: each alternates inside a round
@@ -162,7 +168,7 @@ def numbers(obj, prefix=""):
     return found
 
 def by_key(lines, key):
-    """Rounds' JSON lines grouped by what tells them apart (mode, size, embedder)."""
+    """Rounds' JSON lines grouped by what tells them apart (mode, size, method)."""
     groups = {}
     for line in lines:
         obj = json.loads(line)
@@ -170,7 +176,7 @@ def by_key(lines, key):
         groups.setdefault(label, []).append(obj)
     return groups
 
-keys = {"overhead": "mode", "memory": "memories", "context": "memories", "locomo": "embedder"}
+keys = {"overhead": "mode", "memory": "memories", "context": "memories", "locomo": "method"}
 report = {
     "commit": commit,
     "profile": "release",

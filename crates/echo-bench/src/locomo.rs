@@ -2,10 +2,11 @@
 //! index (write path, BM25 index, embedder and LanceDB), ask every question of categories
 //! 1–4, and measure whether the evidence turns come back in the top k.
 //!
-//! Each turn becomes an episodic memory whose text is `speaker: text` (plus its image caption)
-//! and whose search-only context is the turns around it in the same session — a general
-//! property of conversations (an answer often makes sense only with the question before it),
-//! nothing specific to these files.
+//! Each turn becomes an episodic memory whose text is `speaker: text` (plus its image caption),
+//! whose search-only context is the turns around it in the same session — a general property
+//! of conversations (an answer often makes sense only with the question before it), nothing
+//! specific to these files — and whose `valid_from` is when its session took place (the write
+//! path's default for a memory is when it was said; here that is the session's date).
 
 use echo_memory::echo_embed::Embedder;
 use echo_memory::{
@@ -29,6 +30,9 @@ pub struct LocomoOptions {
     pub embedder: Option<Arc<dyn Embedder>>,
     /// Neighbouring turns on each side indexed as context.
     pub context_turns: usize,
+    /// Whether each turn is written with its session's time (false: as if said now, so the
+    /// dates questions name match no memory).
+    pub dated: bool,
     /// Memory settings (fusion weights and the like).
     pub memory: echo_core::config::MemoryConfig,
 }
@@ -56,11 +60,18 @@ pub struct LocomoReport {
     /// … top 20.
     #[serde(rename = "recall_all@20")]
     pub all20: f64,
+    /// Questions that name a date ("on 9 November, 2022", "in January 2022").
+    pub dated_questions: usize,
+    /// Share of those with at least one evidence turn in the top 10.
+    #[serde(rename = "dated_recall_any@10")]
+    pub dated_any10: f64,
 }
 
 struct Turn {
     dia_id: String,
     text: String,
+    /// When its session took place (RFC 3339), if the file says.
+    said_at: Option<String>,
 }
 
 /// Runs the benchmark.
@@ -68,6 +79,8 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
     let mut any = [0usize; 3];
     let mut all = [0usize; 3];
     let mut questions = 0usize;
+    let (mut dated, mut dated_hits) = (0usize, 0usize);
+    let today = chrono::Local::now().date_naive();
     for file in &opts.files {
         let (sessions, qa) = load(file)?;
         let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
@@ -75,7 +88,7 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
             .await
             .map_err(|e| e.to_string())?;
         let memory = MemoryStore::new(store.pool().clone(), opts.memory.clone());
-        let known = index(&memory, &sessions, opts.context_turns).await?;
+        let known = index(&memory, &sessions, opts).await?;
         let semantic = match &opts.embedder {
             Some(e) => {
                 let (index, _) =
@@ -97,6 +110,7 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
                 continue;
             }
             questions += 1;
+            let names_a_date = !echo_memory::when::periods(&q.question, today).is_empty();
             let neighbours = semantic.as_ref().map(|s| s as &dyn echo_memory::Neighbours);
             let opts = RecallOptions {
                 k: KS[2],
@@ -121,17 +135,16 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
                 if hits == evidence.len() {
                     all[i] += 1;
                 }
+                if *k == 10 && names_a_date {
+                    dated += 1;
+                    dated_hits += usize::from(hits > 0);
+                }
             }
         }
         store.close().await;
     }
-    let share = |n: usize| {
-        if questions == 0 {
-            0.0
-        } else {
-            n as f64 / questions as f64
-        }
-    };
+    let ratio = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+    let share = |n: usize| ratio(n, questions);
     Ok(LocomoReport {
         questions,
         any5: share(any[0]),
@@ -140,6 +153,8 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
         all5: share(all[0]),
         all10: share(all[1]),
         all20: share(all[2]),
+        dated_questions: dated,
+        dated_any10: ratio(dated_hits, dated),
     })
 }
 
@@ -147,8 +162,9 @@ pub async fn locomo(opts: &LocomoOptions) -> Result<LocomoReport, String> {
 async fn index(
     memory: &MemoryStore,
     sessions: &[Vec<Turn>],
-    context_turns: usize,
+    opts: &LocomoOptions,
 ) -> Result<HashMap<String, String>, String> {
+    let context_turns = opts.context_turns;
     let mut known = HashMap::new();
     for session in sessions {
         for (i, turn) in session.iter().enumerate() {
@@ -166,6 +182,7 @@ async fn index(
                 importance: Some(0.5),
                 source_message_id: Some(turn.dia_id.clone()),
                 context: (!context.is_empty()).then(|| context.join("\n")),
+                valid_from: turn.said_at.clone().filter(|_| opts.dated),
                 ..Default::default()
             };
             let outcome = memory
@@ -202,7 +219,11 @@ fn load(path: &Path) -> Result<(Vec<Vec<Turn>>, Vec<Question>), String> {
     numbered.sort_by_key(|(n, _)| *n);
     let sessions = numbered
         .into_iter()
-        .map(|(_, turns)| {
+        .map(|(n, turns)| {
+            let said_at = obj
+                .get(&format!("session_{n}_date_time"))
+                .and_then(Value::as_str)
+                .and_then(session_time);
             turns
                 .iter()
                 .filter_map(|t| {
@@ -215,7 +236,11 @@ fn load(path: &Path) -> Result<(Vec<Vec<Turn>>, Vec<Question>), String> {
                     if let Some(caption) = t.get("blip_caption").and_then(Value::as_str) {
                         text.push_str(&format!(" [image: {caption}]"));
                     }
-                    Some(Turn { dia_id, text })
+                    Some(Turn {
+                        dia_id,
+                        text,
+                        said_at: said_at.clone(),
+                    })
                 })
                 .collect()
         })
@@ -242,6 +267,13 @@ fn load(path: &Path) -> Result<(Vec<Vec<Turn>>, Vec<Question>), String> {
         })
         .collect();
     Ok((sessions, qa))
+}
+
+/// A session's `1:56 pm on 8 May, 2023` as an RFC 3339 time (read as local time).
+fn session_time(s: &str) -> Option<String> {
+    let t = chrono::NaiveDateTime::parse_from_str(s.trim(), "%I:%M %p on %d %B, %Y").ok()?;
+    let t = t.and_local_timezone(chrono::Local).earliest()?;
+    Some(echo_core::time::to_rfc3339(t.with_timezone(&chrono::Utc)))
 }
 
 /// Every `D<session>:<turn>` in an evidence string, normalised (`D30:05` → `D30:5`).
@@ -294,5 +326,23 @@ mod tests {
         assert_eq!(evidence_ids("D30:05"), ["D30:5"]);
         assert!(evidence_ids("D:11:26").is_empty());
         assert_eq!(evidence_ids("D1:3"), ["D1:3"]);
+    }
+
+    #[test]
+    fn session_times_are_read_as_local_times() {
+        let local = |s: &str| {
+            let t = session_time(s).expect(s);
+            chrono::DateTime::parse_from_rfc3339(&t)
+                .expect("RFC 3339")
+                .with_timezone(&chrono::Local)
+                .naive_local()
+                .to_string()
+        };
+        assert_eq!(local("1:56 pm on 8 May, 2023"), "2023-05-08 13:56:00");
+        assert_eq!(
+            local("10:04 am on 19 December, 2023"),
+            "2023-12-19 10:04:00"
+        );
+        assert_eq!(session_time("sometime in May"), None);
     }
 }

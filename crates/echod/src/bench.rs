@@ -110,6 +110,7 @@ pub async fn locomo(
     files: Vec<std::path::PathBuf>,
     embedder: &str,
     context_turns: usize,
+    dated: bool,
 ) -> anyhow::Result<()> {
     let embedder = match embedder {
         "none" => None,
@@ -120,6 +121,7 @@ pub async fn locomo(
         files,
         embedder,
         context_turns,
+        dated,
         memory: api.config().memory.clone(),
     };
     let report = echo_bench::locomo::locomo(&opts)

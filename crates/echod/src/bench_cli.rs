@@ -27,7 +27,8 @@ pub(crate) async fn run(api: &Api, command: BenchCommand) -> anyhow::Result<()> 
             files,
             embedder,
             context_turns,
-        } => crate::bench::locomo(api, files, &embedder, context_turns).await,
+            undated,
+        } => crate::bench::locomo(api, files, &embedder, context_turns, !undated).await,
         BenchCommand::Memory { sizes, queries } => crate::bench::memory(api, &sizes, queries).await,
         BenchCommand::Automations {
             dir,

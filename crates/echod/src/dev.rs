@@ -33,6 +33,10 @@ pub enum BenchCommand {
         /// Neighbouring turns on each side indexed as search context.
         #[arg(long, default_value_t = 2)]
         context_turns: usize,
+        /// Write the turns without the time their session took place (as if all were said
+        /// now), so a date in a question finds nothing: recall as it was before dates counted.
+        #[arg(long)]
+        undated: bool,
     },
     /// Automations: event → run start for single files and a burst, idle CPU and memory while
     /// watching (use a fresh --home; `scripts/bench-automations.sh`).
