@@ -33,6 +33,7 @@ use echo_secrets::SecretStore;
 use echo_tools::ToolRegistry;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -89,8 +90,8 @@ pub(crate) struct Engine {
     /// `[trace]` as saved (the settings page changes it while the engine runs).
     pub(crate) trace: Arc<Mutex<echo_core::config::TraceConfig>>,
     /// `[memory] ask_before_remembering` as saved (the memory page changes it while the
-    /// engine runs): extraction proposes instead of writing.
-    pub(crate) ask_before_remembering: std::sync::atomic::AtomicBool,
+    /// engine runs): extraction proposes instead of writing, and `memory_note` is off.
+    pub(crate) ask_before_remembering: Arc<AtomicBool>,
     /// Long-lived tasks (the scheduled memory sweep, the search index warm-up).
     services: TaskTracker,
     /// Cancelled by [`Engine::close`]; stops every service.
@@ -237,10 +238,9 @@ impl Engine {
             config.tools.clone(),
             explain_llm,
         );
+        let asks = Arc::new(AtomicBool::new(config.memory.ask_before_remembering));
         if config.memory.enabled {
-            let note = Arc::new(MemoryNote {
-                store: memory.clone(),
-            });
+            let note = Arc::new(MemoryNote::new(memory.clone(), asks.clone()));
             let recall = Arc::new(MemoryRecall {
                 store: memory.clone(),
                 semantic: semantic.clone(),
@@ -275,7 +275,7 @@ impl Engine {
             mcp_options,
             desktop: Mutex::new(config.desktop.clone()),
             trace,
-            ask_before_remembering: config.memory.ask_before_remembering.into(),
+            ask_before_remembering: asks,
             background: Background::default(),
             session_locks: Mutex::new(HashMap::new()),
             consolidation_backoff: Mutex::new(HashMap::new()),
@@ -397,8 +397,7 @@ impl Engine {
 
     /// Whether memory work proposes instead of writing (`[memory] ask_before_remembering`).
     pub(crate) fn asks_before_remembering(&self) -> bool {
-        self.ask_before_remembering
-            .load(std::sync::atomic::Ordering::Relaxed)
+        self.ask_before_remembering.load(Ordering::Relaxed)
     }
 
     /// `[trace]` in force.

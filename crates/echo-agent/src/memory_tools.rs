@@ -11,20 +11,30 @@ use echo_tools::{Risk, ToolContext, ToolError, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Whether tool `name` is offered in a chat that is `temporary`: no temporary chat keeps a
-/// note, and a sealed one reads no memory either.
-pub(crate) fn offered_in(temporary: Option<TemporaryChat>, name: &str) -> bool {
-    match temporary {
-        None => true,
-        Some(TemporaryChat::Recall) => name != MemoryNote::NAME,
-        Some(TemporaryChat::Sealed) => name != MemoryNote::NAME && name != MemoryRecall::NAME,
+/// Whether tool `name` is offered in a chat that is `temporary`, with "ask before
+/// remembering" on or off (`asks`): no temporary chat keeps a note, and a sealed one reads no
+/// memory either; while the person keeps or discards what is remembered, the model notes
+/// nothing on its own.
+pub(crate) fn offered_in(temporary: Option<TemporaryChat>, asks: bool, name: &str) -> bool {
+    if name == MemoryNote::NAME {
+        return temporary.is_none() && !asks;
     }
+    name != MemoryRecall::NAME || !matches!(temporary, Some(TemporaryChat::Sealed))
 }
 
 /// `memory_note`.
 pub(crate) struct MemoryNote {
-    pub store: MemoryStore,
+    store: MemoryStore,
+    /// `[memory] ask_before_remembering` as it is now (the engine's flag).
+    asks: Arc<AtomicBool>,
+}
+
+impl MemoryNote {
+    pub(crate) fn new(store: MemoryStore, asks: Arc<AtomicBool>) -> MemoryNote {
+        MemoryNote { store, asks }
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -47,6 +57,13 @@ impl TypedTool for MemoryNote {
         if ctx.temporary {
             return Err(ToolError::Failed(
                 "this is a temporary chat: nothing is noted or remembered".into(),
+            ));
+        }
+        if self.asks.load(Ordering::Relaxed) {
+            return Err(ToolError::Failed(
+                "the person keeps or discards what is remembered (\"ask before remembering\"): \
+                 nothing is noted"
+                    .into(),
             ));
         }
         let draft = NewMemory {

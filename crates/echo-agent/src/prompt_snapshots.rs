@@ -81,9 +81,7 @@ async fn offered_tools() -> Vec<ToolSpec> {
     let registry = ToolRegistry::with_builtins();
     let skills = Arc::new(echo_tools::SkillStore::new(dir.path().join("skills")));
     let mut engine: Vec<Arc<dyn Tool>> = echo_tools::skill_tools(skills);
-    engine.push(Arc::new(MemoryNote {
-        store: memory.clone(),
-    }));
+    engine.push(Arc::new(MemoryNote::new(memory.clone(), Arc::default())));
     engine.push(Arc::new(MemoryRecall {
         store: memory,
         semantic: Arc::default(),

@@ -1,7 +1,8 @@
 //! "Ask before remembering": with the setting on, what a turn's extraction finds waits as a
 //! proposal (nothing is in memory, nothing is recalled) until the person keeps it (written
 //! through the write path) or discards it; a proposal goes with its conversation, leaving
-//! no byte of it on disk; with the setting off again, facts are written at once.
+//! no byte of it on disk; with the setting off again, facts are written at once. The model
+//! keeps no note of its own meanwhile (`memory_note` is neither offered nor obeyed).
 
 mod common;
 
@@ -114,4 +115,53 @@ fn with_ask_before_remembering_nothing_is_written_until_kept() {
         contents(&list(&w, &["memory", "list", "--json"])),
         ["The user is vegetarian.", "The user plays the oboe."]
     );
+}
+
+/// The tools a model request offered.
+fn offered(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn with_ask_before_remembering_the_model_keeps_no_note() {
+    let note = |id: &str| {
+        json!({"model": "primary", "times": 1, "tool_calls": [{"id": id, "name": "memory_note",
+            "arguments": json!({"note": "The cat is Quokka-7fz"}).to_string()}]})
+    };
+    let w = World::new(json!({"steps": [
+        note("n1"),
+        {"model": "primary", "times": 1, "text": "Not noted."},
+        note("n2"),
+        {"model": "primary", "times": 1, "text": "Noted."},
+    ]}));
+    let working = |w: &World| list(w, &["memory", "list", "--tier", "working", "--json"]);
+    w.ok(&["memory", "settings", "--ask-before-remembering", "on"]);
+    w.ok(&["ask", "--session", "pets", SAID]);
+    let requests = w.requests();
+    let tools = offered(&requests[0]);
+    assert!(!tools.iter().any(|t| t == "memory_note"), "{tools:?}");
+    assert!(tools.iter().any(|t| t == "memory_recall"), "{tools:?}");
+    // Called anyway, it is refused, and the model reads why.
+    let result = requests[1]["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["tool_call_id"] == "n1"))
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default();
+    assert!(result.contains("nothing is noted"), "{result}");
+    assert!(working(&w).is_empty());
+
+    // Off again: offered, and the note is kept.
+    w.ok(&["memory", "settings", "--ask-before-remembering", "off"]);
+    w.ok(&["ask", "--session", "pets", SAID]);
+    let requests = w.requests();
+    assert!(offered(&requests[2]).iter().any(|t| t == "memory_note"));
+    assert_eq!(contents(&working(&w)), ["The cat is Quokka-7fz"]);
 }

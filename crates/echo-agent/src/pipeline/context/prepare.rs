@@ -235,7 +235,8 @@ async fn gather<'a>(
     if let Some(run) = &request.automation {
         tools.retain(|t| run.may_use(&t.name));
     }
-    tools.retain(|t| crate::memory_tools::offered_in(request.temporary, &t.name));
+    let asks = engine.asks_before_remembering();
+    tools.retain(|t| crate::memory_tools::offered_in(request.temporary, asks, &t.name));
     let mut current = CurrentTurn {
         input: request.input.clone(),
         runtime: RuntimeInfo::now(request.entry_point.as_str()),
