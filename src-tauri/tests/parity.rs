@@ -263,6 +263,7 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
     ("model use", Cli::Calls(&["use_local_model"])),
     ("sessions list", Cli::Calls(&["list_sessions"])),
     ("sessions rename", Cli::Calls(&["rename_session"])),
+    ("sessions move", Cli::Calls(&["move_session"])),
     ("projects add", Cli::Calls(&["add_project"])),
     ("projects list", Cli::Calls(&["list_projects"])),
     ("projects rename", Cli::Calls(&["edit_project"])),

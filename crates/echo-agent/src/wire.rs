@@ -107,6 +107,15 @@ wire! {
         /// Its new name.
         new_name: String,
     }
+    /// Moves a conversation into a project, or out of any.
+    MoveSession {
+        /// The session's name.
+        name: String,
+        /// The project (by name); absent: none.
+        #[serde(default)]
+        #[ts(optional)]
+        project: Option<String>,
+    }
     /// Every project, by name.
     ListProjects {}
     /// Adds a project.

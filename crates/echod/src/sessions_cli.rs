@@ -5,7 +5,8 @@ use crate::print;
 use clap::Subcommand;
 use echo_agent::Api;
 use echo_agent::wire::{
-    CheckData, DeleteAllData, DeleteSession, History, LearnedMemories, ListSessions, RenameSession,
+    CheckData, DeleteAllData, DeleteSession, History, LearnedMemories, ListSessions, MoveSession,
+    RenameSession,
 };
 use std::process::ExitCode;
 
@@ -42,6 +43,15 @@ pub enum SessionsCommand {
         name: String,
         /// New name.
         new_name: String,
+    },
+    /// Move a conversation into a project (its next turns recall, work and file memories
+    /// there), or out of any without --project.
+    Move {
+        /// Session name.
+        name: String,
+        /// The project's name.
+        #[arg(long)]
+        project: Option<String>,
     },
     /// Delete a session with its history, traces and captured model requests, and say what
     /// becomes of the memories learned in it (asked when not given and stdin is a terminal).
@@ -92,6 +102,14 @@ pub async fn sessions(api: &Api, command: SessionsCommand) -> anyhow::Result<()>
             };
             let renamed = api.call(request).await?;
             println!("renamed {name} to {}", renamed.name);
+            Ok(())
+        }
+        SessionsCommand::Move { name, project } => {
+            let moved = api.call(MoveSession { name, project }).await?;
+            match moved.project {
+                Some(p) => println!("{} is in project {p}", moved.name),
+                None => println!("{} is in no project", moved.name),
+            }
             Ok(())
         }
         SessionsCommand::Delete { name, memories } => {

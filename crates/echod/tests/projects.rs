@@ -4,7 +4,8 @@
 //! its folders are its tools' workspace. Extraction in a project's conversation keeps facts
 //! about the person global and the rest with the project. A memory moves between a project
 //! and the global memories as one undoable change, and removing a project says what becomes
-//! of its memories.
+//! of its memories. A conversation moves into a project, to another and out of any, and
+//! its next turn follows.
 
 mod common;
 
@@ -116,6 +117,68 @@ fn a_projects_conversation_recalls_its_own_memories_and_the_global_ones_never_an
     assert_eq!(listed[1]["name"], "Work");
     assert_eq!(listed[1]["memories"], 1);
     assert_eq!(listed[1]["sessions"], 1);
+}
+
+#[test]
+fn a_conversation_moves_into_a_project_to_another_and_out_and_its_next_turn_follows() {
+    let w = World::new(json!({"steps": [{"model": "primary", "times": 10, "text": "Answer."}]}));
+    w.ok(&["projects", "add", "Work", "--instructions", INSTRUCTIONS]);
+    w.ok(&["projects", "add", "Family"]);
+    w.ok(&["memory", "add", GLOBAL]);
+    w.ok(&["memory", "add", "--project", "Work", WORK]);
+    w.ok(&["memory", "add", "--project", "Family", FAMILY]);
+    let question = "What are the launch codename and the trip destination?";
+    let project_of = |w: &World| {
+        let sessions = w.json(&["sessions", "list", "--json"]);
+        sessions
+            .as_array()
+            .and_then(|all| all.iter().find(|s| s["name"] == "plans"))
+            .map(|s| s["project"].clone())
+            .expect("the session is listed")
+    };
+    // (where it is moved, what its next request holds, what it must not hold)
+    let steps: [(Option<&str>, &[&str], &[&str]); 4] = [
+        (None, &[GLOBAL], &[WORK, FAMILY, INSTRUCTIONS]),
+        (Some("Work"), &[GLOBAL, WORK, INSTRUCTIONS], &[FAMILY]),
+        (Some("Family"), &[GLOBAL, FAMILY], &[WORK, INSTRUCTIONS]),
+        (None, &[GLOBAL], &[WORK, FAMILY, INSTRUCTIONS]),
+    ];
+    for (i, (project, present, absent)) in steps.into_iter().enumerate() {
+        if i > 0 {
+            let mut args = vec!["sessions", "move", "plans"];
+            args.extend(project.iter().flat_map(|p| ["--project", *p]));
+            let said = w.ok(&args);
+            assert!(said.contains(project.unwrap_or("no project")), "{said}");
+        }
+        w.ok(&["ask", "--session", "plans", question]);
+        assert_eq!(project_of(&w), json!(project));
+        let body = text(w.requests().last().expect("a request"));
+        for p in present {
+            assert!(body.contains(p), "step {i} lacks {p:?}: {body}");
+        }
+        for a in absent {
+            assert!(!body.contains(a), "step {i} holds {a:?}: {body}");
+        }
+    }
+    for (args, error) in [
+        (
+            ["sessions", "move", "plans", "--project", "Nowhere"],
+            "project not found: Nowhere",
+        ),
+        (
+            ["sessions", "move", "nowhere", "--project", "Work"],
+            "session not found",
+        ),
+    ] {
+        let out = w.run(&args);
+        assert!(!out.status.success());
+        assert!(
+            common::stderr(&out).contains(error),
+            "{}",
+            common::stderr(&out)
+        );
+    }
+    assert_eq!(project_of(&w), Value::Null);
 }
 
 #[test]

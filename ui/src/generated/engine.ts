@@ -2100,6 +2100,16 @@ response: CapturedResponse | null,
  */
 error: string | null, };
 
+export type MoveSession = { 
+/**
+ * The session's name.
+ */
+name: string, 
+/**
+ * The project (by name); absent: none.
+ */
+project?: string, };
+
 export type OllamaInfo = { 
 /**
  * Base URL to use for it (its OpenAI-compatible endpoint).
@@ -3436,6 +3446,7 @@ export interface Operations {
   list_sessions: { request: ListSessions; response: Array<SessionSummary> };
   history: { request: History; response: Array<StoredMessage> };
   rename_session: { request: RenameSession; response: SessionSummary };
+  move_session: { request: MoveSession; response: SessionSummary };
   delete_session: { request: DeleteSession; response: SessionDeleted };
   list_projects: { request: ListProjects; response: Array<Project> };
   add_project: { request: AddProject; response: Project };
@@ -3528,6 +3539,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   list_sessions: { method: 'GET', path: '/api/sessions' },
   history: { method: 'GET', path: '/api/sessions/{session}/messages' },
   rename_session: { method: 'PATCH', path: '/api/sessions/{name}' },
+  move_session: { method: 'PUT', path: '/api/sessions/{name}/project' },
   delete_session: { method: 'DELETE', path: '/api/sessions/{name}' },
   list_projects: { method: 'GET', path: '/api/projects' },
   add_project: { method: 'POST', path: '/api/projects' },

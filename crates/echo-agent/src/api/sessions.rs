@@ -1,4 +1,4 @@
-//! Sessions: list, read, rename, delete.
+//! Sessions: list, read, rename, move into or out of a project, delete.
 
 use super::Api;
 use super::memory::mem_err;
@@ -25,14 +25,49 @@ impl Api {
                 message: format!("a session named {new_name:?} already exists"),
             });
         }
-        let sessions = store.list_sessions().await?;
+        self.session_summary(&id, new_name).await
+    }
+
+    /// Moves a conversation into the project named `project`, or out of any (`None`): from
+    /// its next turn on it recalls that project's memories beside the global ones (its frozen
+    /// memory snapshot is made again), works in the project's folders, follows its
+    /// instructions and files what it learns about the project there. What earlier turns
+    /// learned stays where it was written (`memory_move` moves a memory).
+    pub async fn move_session(
+        &self,
+        name: &str,
+        project: Option<&str>,
+    ) -> Result<SessionSummary, ApiError> {
+        let id = self.session_id(name).await?;
+        let project = match project {
+            Some(p) => Some(self.project_named(p).await?.id),
+            None => None,
+        };
+        self.inner
+            .store
+            .set_session_project(&id, project.as_ref())
+            .await?;
+        self.memory()
+            .invalidate_snapshot(id.as_str())
+            .await
+            .map_err(mem_err)?;
+        self.session_summary(&id, name).await
+    }
+
+    /// The list entry of session `id` (`name` for the error when it is gone).
+    async fn session_summary(
+        &self,
+        id: &SessionId,
+        name: &str,
+    ) -> Result<SessionSummary, ApiError> {
+        let sessions = self.inner.store.list_sessions().await?;
         sessions
             .into_iter()
             .find(|s| s.id == id.as_str())
             .map(SessionSummary::from)
             .ok_or_else(|| ApiError::NotFound {
                 what: "session",
-                id: new_name.to_string(),
+                id: name.to_string(),
             })
     }
 

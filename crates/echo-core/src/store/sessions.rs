@@ -301,6 +301,23 @@ impl Store {
         }
     }
 
+    /// Puts a session in project `project` (by id), or in none. `Ok(false)` when there is no
+    /// such session.
+    pub async fn set_session_project(
+        &self,
+        id: &SessionId,
+        project: Option<&ProjectId>,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE sessions SET project_id = ?, updated_at = ? WHERE id = ?")
+            .bind(project.map(ProjectId::as_str))
+            .bind(crate::time::now_rfc3339())
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .during("moving a session")?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// Deletes a session with its turns, messages, summaries, trace spans and session rules, in one
     /// transaction. `Ok(false)` (and nothing deleted) while one of its turns is accepted or
     /// running.
