@@ -24,7 +24,6 @@ const LONG_FUNCTIONS: &[(&str, usize)] = &[
         127,
     ),
     ("crates/echo-automations/src/watch.rs::run", 135),
-    ("crates/echo-bench/src/memory.rs::memory_scale", 125),
     ("crates/echo-local/src/worker.rs::run", 148),
     ("crates/echo-memory/src/write.rs::prepare", 136),
     ("crates/echo-tools/src/web.rs::fetch", 126),
