@@ -2,7 +2,9 @@
 // Projects across the page, against an in-memory engine: the sidebar groups conversations by
 // project; a group's "New chat" starts one with its project chosen in the select under the
 // empty chat, the first message carries it and the chat then says its project; a project
-// added in Settings gets its group in the sidebar at once.
+// added in Settings gets its group in the sidebar at once; "Move to project…" on a
+// conversation sends `move_session` (no project for "No project"), the sidebar then lists it
+// in its new group and the open chat says its new project, and a refusal shows by the row.
 
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -13,7 +15,7 @@ import type { EventEnvelope, SessionSummary } from './generated/engine';
 import { project } from './memory/testFakes';
 import { projectsTransport } from './settings/testFakes';
 import { fill, flush } from './components/settings/testing';
-import type { TurnOptions } from './transport';
+import { TransportError, type TurnOptions } from './transport';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -38,6 +40,19 @@ async function setup() {
     approvals: () => [],
     bootstrap_files: () => [],
   });
+  // Like the engine: the session and the project must exist; no project moves it out of any.
+  engine.handlers.move_session = ({ name, project }) => {
+    const found = sessions.find((s) => s.name === name);
+    if (!found) throw new TransportError('not_found', `no session ${name}`, 404);
+    if (project !== undefined && !engine.projects().some((p) => p.name === project)) {
+      throw new TransportError('not_found', `no project ${project}`, 404);
+    }
+    const moved: SessionSummary = { ...found };
+    delete moved.project;
+    if (project !== undefined) moved.project = project;
+    sessions = sessions.map((s) => (s.name === name ? moved : s));
+    return moved;
+  };
   const turns: { session: string; input: string; options: TurnOptions | undefined }[] = [];
   let emit: (e: EventEnvelope) => void = () => {};
   let end: () => void = () => {};
@@ -69,7 +84,19 @@ async function setup() {
     act(() => fill(container.querySelector('.composer textarea') as HTMLTextAreaElement, text));
     await act(async () => (container.querySelector('.composer button.send') as HTMLButtonElement).click());
   };
-  return { container, root, turns, finish, groups, send };
+  const row = (name: string) => container.querySelector(`.sessions [data-row="${name}"]`) as HTMLElement;
+  /** "Move to project…" on a conversation, then the place labelled so. */
+  const move = async (name: string, label: string) => {
+    act(() => (row(name).querySelector('[data-testid="session-move"]') as HTMLButtonElement).click());
+    const choices = [...row(name).querySelectorAll<HTMLButtonElement>('[data-testid="session-move-choice"]')];
+    await act(async () => (choices.find((b) => b.textContent === label) as HTMLButtonElement).click());
+    await flush();
+  };
+  const moves = () => engine.requests.filter((r) => r.op === 'move_session').map((r) => r.request);
+  const titlesIn = (el: ParentNode | null | undefined) => [...(el?.querySelectorAll('.session-title') ?? [])].map((e) => e.textContent);
+  const loose = () => container.querySelector('nav.sessions > ul');
+  const label = () => container.querySelector('[data-testid="chat-project"]')?.textContent ?? null;
+  return { container, root, engine, turns, finish, groups, send, row, move, moves, titlesIn, loose, label };
 }
 
 describe('App projects', () => {
@@ -121,6 +148,47 @@ describe('App projects', () => {
     await act(async () => (container.querySelector('[data-testid="project-save"]') as HTMLButtonElement).click());
     await flush();
     expect(groups().map((g) => g.querySelector('h3')?.textContent)).toEqual(['Garden', 'Kitchen', 'Thesis']);
+    act(() => root.unmount());
+  });
+
+  it('moves the open conversation to another project: the sidebar lists it there and the chat says so', async () => {
+    const { root, groups, move, moves, titlesIn, loose, label } = await setup();
+    // "tiles" (Kitchen) is open.
+    expect(label()).toBe('Project: Kitchen');
+    await move('tiles', 'Thesis');
+    expect(moves()).toEqual([{ name: 'tiles', project: 'Thesis' }]);
+    expect(groups().map((g) => [g.dataset.project, titlesIn(g)])).toEqual([
+      ['Kitchen', []],
+      ['Thesis', ['Floor tiles']],
+    ]);
+    expect(label()).toBe('Project: Thesis');
+
+    // "No project" sends none, and takes it out of every group.
+    await move('tiles', 'No project');
+    expect(moves()[1]).toStrictEqual({ name: 'tiles' });
+    expect(titlesIn(loose())).toEqual(['Floor tiles', 'Trip to Kyoto']);
+    expect(groups().map((g) => titlesIn(g))).toEqual([[], []]);
+    expect(label()).toBeNull();
+    act(() => root.unmount());
+  });
+
+  it('moves a conversation that is not open, leaving the open chat\'s project as it is', async () => {
+    const { root, groups, move, moves, titlesIn, loose, label } = await setup();
+    await move('holiday', 'Kitchen');
+    expect(moves()).toEqual([{ name: 'holiday', project: 'Kitchen' }]);
+    expect(titlesIn(groups()[0])).toEqual(['Floor tiles', 'Trip to Kyoto']);
+    expect(titlesIn(loose())).toEqual([]);
+    expect(label()).toBe('Project: Kitchen');
+    act(() => root.unmount());
+  });
+
+  it('shows the refusal to move a conversation next to it, and keeps it where it was', async () => {
+    const { root, engine, groups, move, row, titlesIn, label } = await setup();
+    engine.handlers.move_session = () => Promise.reject(new TransportError('invalid_input', '"tiles" has a turn running; stop it first', 400));
+    await move('tiles', 'Thesis');
+    expect(row('tiles').querySelector('.session-error')?.textContent).toBe('"tiles" has a turn running; stop it first');
+    expect(groups().map((g) => titlesIn(g))).toEqual([['Floor tiles'], []]);
+    expect(label()).toBe('Project: Kitchen');
     act(() => root.unmount());
   });
 });

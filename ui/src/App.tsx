@@ -217,6 +217,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
             store.newSession();
           }}
           onRename={(name, newName) => store.rename(name, newName)}
+          onMove={(name, project) => store.move(name, project)}
           onDelete={(name, memories) => store.remove(name, memories)}
           onForgetMemories={(name) => store.forgetMemories(name)}
           projects={state.projects.map((p) => p.name)}

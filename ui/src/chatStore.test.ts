@@ -1,7 +1,8 @@
 // The chat store with a scripted transport: a turn's events reach its message, the approval
 // dialog opens and closes, Stop cancels the right turn, history loads on select, a broken
 // stream fails the message with a readable error, a new conversation's project goes with
-// its first message only, and what a turn proposes to remember is kept or discarded.
+// its first message only, a conversation moves to another project (or out of any), and what
+// a turn proposes to remember is kept or discarded.
 
 import { describe, expect, it } from 'vitest';
 import { ChatStore, canEdit, isNewChat, pendingApproval, quickSessionName, regenerateTarget, sessionProject, withStoredIds } from './chatStore';
@@ -687,6 +688,37 @@ describe('ChatStore projects', () => {
     removeThesis();
     await store.refreshProjects();
     expect(store.getState()).toMatchObject({ project: null, projects: [kitchen] });
+  });
+
+  it('moves a conversation to another project or out of any, in the list and the open chat', async () => {
+    const { transport, store } = withProjects();
+    transport.handlers.move_session = ({ name, project }) => {
+      transport.calls.push(`move ${name} ${project}`);
+      const found = transport.sessions.find((s) => s.name === name);
+      if (!found) throw new TransportError('not_found', `no session ${name}`, 404);
+      if (project !== undefined && ![kitchen, thesis].some((p) => p.name === project)) {
+        throw new TransportError('not_found', `no project ${project}`, 404);
+      }
+      const moved: SessionSummary = { ...found };
+      delete moved.project;
+      if (project !== undefined) moved.project = project;
+      transport.sessions = transport.sessions.map((s) => (s.name === name ? moved : s));
+      return moved;
+    };
+    await store.init();
+    expect(store.getState().selected).toBe('tiles');
+    await store.move('tiles', 'Thesis');
+    expect(store.getState().sessions.map((s) => [s.name, s.project])).toEqual([['tiles', 'Thesis']]);
+    expect(sessionProject(store.getState())).toBe('Thesis');
+    await store.move('tiles', null);
+    expect(sessionProject(store.getState())).toBeNull();
+    expect(transport.requests.filter((r) => r.op === 'move_session').map((r) => r.request)).toStrictEqual([
+      { name: 'tiles', project: 'Thesis' },
+      { name: 'tiles' },
+    ]);
+    await expect(store.move('tiles', 'Garden')).rejects.toMatchObject({ code: 'not_found' });
+    expect(store.getState().sessions.map((s) => [s.name, s.project])).toEqual([['tiles', undefined]]);
+    expect(transport.calls).toEqual(['move tiles Thesis', 'move tiles undefined', 'move tiles Garden']);
   });
 
   it('keeps the projects it had when they cannot be read', async () => {

@@ -270,6 +270,17 @@ export class ChatStore {
   }
 
   /**
+   * Moves a session into a project (by name), or out of any (null), on the server, then in
+   * the list: the sidebar shows it in its new group, and the chat, when it is the selected
+   * one, its new project. Rejects with the transport's error (an unknown project or session)
+   * so the caller can show it.
+   */
+  async move(name: string, project: string | null): Promise<void> {
+    const summary = await this.transport.call('move_session', { name, ...(project !== null ? { project } : {}) });
+    this.set({ sessions: this.state.sessions.map((s) => (s.name === name ? summary : s)) });
+  }
+
+  /**
    * Deletes a session on the server, keeping, forgetting (reversibly) or deleting (for good)
    * the memories learned in it as `memories` says, then drops it from the list; a deleted
    * selected session gives way to the first remaining one (or none). Resolves with the
@@ -420,7 +431,7 @@ export class ChatStore {
     if (this.state.running || !this.state.selected) return;
     const session = this.state.selected;
     // The project goes with the message that creates the conversation only: one in the list
-    // already is in the project it was started in.
+    // already is in its project (the one it was started in, or moved to from the sidebar).
     const project = isNewChat(this.state) ? this.state.project : null;
     const n = ++this.counter;
     const key = `local-${n}`;

@@ -1,6 +1,6 @@
 // A conversation's project: chosen before its first message (a select of "No project" and
-// every project, beside the temporary chat toggle), then said near the top of the chat (a
-// conversation stays in the project it was started in).
+// every project, beside the temporary chat toggle), then said near the top of the chat (it
+// stays in that project unless moved from the sidebar's "Move to project").
 
 import type { Project } from '../generated/engine';
 import { useT } from '../i18n';

@@ -5,7 +5,9 @@
 // Cancel / Esc) before it deletes, sends that choice and says how many memories went with it;
 // Forget memories asks inline (saying it can be undone from the memory page) before it
 // forgets, then says how many were forgotten. Sessions in no project come first, then a
-// labelled group per project (even an empty one) with "New chat" starting one in it.
+// labelled group per project (even an empty one) with "New chat" starting one in it. Move to
+// project offers "No project" and every project (the current one marked and disabled), moves
+// the session into the chosen group, and shows a refusal next to it.
 
 import { act, useState } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -451,5 +453,161 @@ describe('SessionList by project', () => {
     act(() => fill(container.querySelector('.session-search') as HTMLInputElement, 'tiles'));
     expect(groups().map((g) => g.dataset.project)).toEqual(['Kitchen']);
     expect(titlesIn(container)).toEqual(['Floor tiles']);
+  });
+});
+
+describe('SessionList moves a session to a project', () => {
+  const start = [
+    session('1', 'work-notes', 'Quarterly Report'),
+    { ...session('2', 'tiles', 'Floor tiles'), project: 'Kitchen' },
+    session('3', 'holiday', 'Trip to Kyoto'),
+  ];
+  type Move = (name: string, project: string | null) => Promise<void>;
+
+  /** The list with its own session state, moving a session as the store does. */
+  function MoveHarness({ calls, move, projects }: { calls: string[]; move?: Move; projects: string[] }) {
+    const [sessions, setSessions] = useState<SessionSummary[]>(start);
+    return (
+      <SessionList
+        sessions={sessions}
+        selected="work-notes"
+        disabled={false}
+        onSelect={(name) => void calls.push(`select ${name}`)}
+        onNew={() => void calls.push('new')}
+        onRename={async () => {}}
+        onMove={async (name, project) => {
+          calls.push(`move ${name} ${project}`);
+          if (move) await move(name, project);
+          setSessions((all) =>
+            all.map((s) => {
+              if (s.name !== name) return s;
+              const moved: SessionSummary = { ...s };
+              delete moved.project;
+              return project === null ? moved : { ...moved, project };
+            }),
+          );
+        }}
+        onDelete={async () => ({ memories: 0 })}
+        onForgetMemories={async () => 0}
+        projects={projects}
+      />
+    );
+  }
+
+  function render(options: { move?: Move; projects?: string[]; locale?: 'en' | 'zh-CN' } = {}) {
+    const calls: string[] = [];
+    const container = document.createElement('div');
+    document.body.append(container);
+    act(() =>
+      createRoot(container).render(
+        <I18nContext.Provider value={translator(options.locale ?? 'en')}>
+          <MoveHarness calls={calls} move={options.move} projects={options.projects ?? ['Kitchen', 'Thesis']} />
+        </I18nContext.Provider>,
+      ),
+    );
+    const row = (name: string) => container.querySelector(`[data-row="${name}"]`) as HTMLElement;
+    const group = (project: string) => container.querySelector(`.session-group[data-project="${project}"]`) as HTMLElement;
+    const loose = () => container.querySelector('nav.sessions > ul') as HTMLElement;
+    const titlesIn = (el: ParentNode) => [...el.querySelectorAll('.session-title')].map((e) => e.textContent);
+    const choices = (name: string) => [...row(name).querySelectorAll<HTMLButtonElement>('[data-testid="session-move-choice"]')];
+    const choose = (name: string, label: string) =>
+      act(() => (choices(name).find((b) => b.textContent === label) as HTMLButtonElement).click());
+    const open = (name: string) => act(() => (row(name).querySelector('[data-testid="session-move"]') as HTMLButtonElement).click());
+    return { container, calls, row, group, loose, titlesIn, choices, choose, open };
+  }
+
+  it('offers "No project" and every project, the current one marked and disabled', () => {
+    const { row, choices, open } = render();
+    const button = row('tiles').querySelector('[data-testid="session-move"]') as HTMLButtonElement;
+    expect(button.textContent).toBe('Move to project…');
+    expect(button.className).toBe('session-move-button');
+    // Beside Rename and Delete, in the same row of actions.
+    expect([...row('tiles').querySelectorAll('.session-actions button')].map((b) => b.textContent)).toEqual([
+      'Rename',
+      'Move to project…',
+      'Delete',
+      'Forget memories',
+    ]);
+    open('tiles');
+    const group = row('tiles').querySelector('.session-move') as HTMLElement;
+    expect(group.getAttribute('role')).toBe('group');
+    expect(document.getElementById(group.getAttribute('aria-labelledby') ?? '')?.textContent).toBe('Move “Floor tiles” to:');
+    expect(choices('tiles').map((b) => [b.textContent, b.disabled, b.getAttribute('aria-current')])).toEqual([
+      ['No project', false, null],
+      ['Kitchen (current)', true, 'true'],
+      ['Thesis', false, null],
+    ]);
+    open('holiday');
+    expect(choices('holiday').map((b) => [b.textContent, b.disabled])).toEqual([
+      ['No project (current)', true],
+      ['Kitchen', false],
+      ['Thesis', false],
+    ]);
+  });
+
+  it('moves a session into the chosen project: it then shows in that group', async () => {
+    const { calls, group, loose, titlesIn, choose, open, row } = render();
+    expect(titlesIn(group('Thesis'))).toEqual([]);
+    open('holiday');
+    choose('holiday', 'Thesis');
+    await flush();
+    expect(calls).toEqual(['move holiday Thesis']);
+    expect(titlesIn(group('Thesis'))).toEqual(['Trip to Kyoto']);
+    expect(titlesIn(loose())).toEqual(['Quarterly Report']);
+    expect(row('holiday').querySelector('.session-move')).toBeNull();
+    expect(row('holiday').querySelector('.session-error')).toBeNull();
+  });
+
+  it('moves a session out of its project with "No project"', async () => {
+    const { calls, group, loose, titlesIn, choose, open } = render();
+    open('tiles');
+    choose('tiles', 'No project');
+    await flush();
+    expect(calls).toEqual(['move tiles null']);
+    expect(titlesIn(loose())).toEqual(['Quarterly Report', 'Floor tiles', 'Trip to Kyoto']);
+    expect(titlesIn(group('Kitchen'))).toEqual([]);
+  });
+
+  it('keeps the session where it is on Cancel or Esc', () => {
+    const { calls, row, open } = render();
+    open('holiday');
+    const cancel = row('holiday').querySelector('[data-testid="session-move-no"]') as HTMLButtonElement;
+    expect(document.activeElement).toBe(cancel);
+    expect(cancel.textContent).toBe('Cancel');
+    act(() => cancel.click());
+    expect(row('holiday').querySelector('.session-move')).toBeNull();
+    open('holiday');
+    act(() => key(row('holiday').querySelector('[data-testid="session-move-choice"]') as Element, 'Escape'));
+    expect(row('holiday').querySelector('.session-move')).toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it('shows the refusal to move a session next to it, keeping it in its group', async () => {
+    const { row, group, titlesIn, choose, open } = render({
+      move: () => Promise.reject(new TransportError('not_found', 'no project Thesis', 404)),
+    });
+    open('tiles');
+    choose('tiles', 'Thesis');
+    await flush();
+    expect(row('tiles').querySelector('.session-error')?.textContent).toBe('no project Thesis');
+    expect(row('tiles').querySelector('.session-error')?.getAttribute('role')).toBe('alert');
+    expect(row('tiles').querySelector('.session-move')).toBeNull();
+    expect(titlesIn(group('Kitchen'))).toEqual(['Floor tiles']);
+    expect(titlesIn(group('Thesis'))).toEqual([]);
+  });
+
+  it('offers no move when there is no project to move to or out of', () => {
+    const { row } = render({ projects: [] });
+    expect(row('holiday').querySelector('[data-testid="session-move"]')).toBeNull();
+    // One whose project the list does not know can still leave it.
+    expect(row('tiles').querySelector('[data-testid="session-move"]')).not.toBeNull();
+  });
+
+  it('speaks Chinese in zh-CN', () => {
+    const { row, choices, open } = render({ locale: 'zh-CN' });
+    expect(row('tiles').querySelector('[data-testid="session-move"]')?.textContent).toBe('移到项目…');
+    open('tiles');
+    expect(row('tiles').querySelector('.session-move > span')?.textContent).toBe('把“Floor tiles”移到：');
+    expect(choices('tiles').map((b) => b.textContent)).toEqual(['不属于任何项目', 'Kitchen（当前）', 'Thesis']);
   });
 });

@@ -1,7 +1,8 @@
 // The sidebar: a "new session" button, a search box and the sessions, most recent first
 // (automation runs only on request, or when one is open): those in no project first, then a
 // group per project (its name as a heading, and "New chat" to start one in it). Each session
-// (`SessionRow`) has Rename (inline), Delete (confirmed inline, asking what becomes of what the
+// (`SessionRow`) has Rename (inline), Move to project (inline: "No project" or a project; the
+// session then shows in its new group), Delete (confirmed inline, asking what becomes of what the
 // assistant learned in that conversation: kept, forgotten (Undo on the memory page brings
 // them back) or deleted with it for good) and Forget memories (confirmed inline: forgets every
 // memory learned in that conversation, as one change that Undo on the memory page brings
@@ -20,6 +21,11 @@ interface Props {
   onNew: () => void;
   /** Renames a session; rejects with a readable error (shown next to the session). */
   onRename: (name: string, newName: string) => Promise<void>;
+  /**
+   * Moves a session into a project (by name), or out of any (null); rejects with a readable
+   * error (shown next to the session). Without it, no "Move to project" action.
+   */
+  onMove?: (name: string, project: string | null) => Promise<void>;
   /**
    * Deletes a session, keeping, forgetting or deleting the memories learned in it; resolves
    * with the engine's answer (how many memories went with it), rejects with a readable error
@@ -84,6 +90,7 @@ export function SessionList({
   onSelect,
   onNew,
   onRename,
+  onMove,
   onDelete,
   onForgetMemories,
   projects = [],
@@ -131,6 +138,20 @@ export function SessionList({
       await onRename(name, newName);
       start(null);
     } catch (e) {
+      setError({ name, message: describe(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirmMove = async (name: string, project: string | null) => {
+    if (!onMove) return;
+    setBusy(true);
+    try {
+      await onMove(name, project);
+      start(null);
+    } catch (e) {
+      setMode(null);
       setError({ name, message: describe(e) });
     } finally {
       setBusy(false);
@@ -188,11 +209,13 @@ export function SessionList({
       mode={mode?.name === s.name ? mode : null}
       error={error?.name === s.name ? error.message : null}
       forgotten={forgotten?.name === s.name ? forgotten.count : null}
-      questionId={`${ids}-delete-${s.id}`}
+      questionId={`${ids}-question-${s.id}`}
+      projects={onMove ? projects : null}
       onSelect={onSelect}
       onMode={start}
       onRenameText={(value) => setMode({ kind: 'rename', name: s.name, value })}
       onSaveRename={(name, value) => void saveRename(name, value)}
+      onConfirmMove={(name, project) => void confirmMove(name, project)}
       onConfirmDelete={(name, label, memories) => void confirmDelete(name, label, memories)}
       onConfirmForget={(name) => void confirmForget(name)}
     />

@@ -1,7 +1,9 @@
 // One conversation in the sidebar: the button that opens it (or its name being edited), its
-// Rename, Delete and Forget memories actions, the inline confirmations of the last two, and
-// what the last action on it said (how many memories were forgotten, or the engine's refusal).
-// The list (`SessionList`) owns which row is doing what; a row only shows it.
+// Rename, Move to project, Delete and Forget memories actions, the inline choice of a project
+// ("No project" and every project, the current one marked and not offered) and confirmations
+// of the last two, and what the last action on it said (how many memories were forgotten, or
+// the engine's refusal). The list (`SessionList`) owns which row is doing what; a row only
+// shows it.
 
 import type { LearnedMemories, SessionSummary } from '../generated/engine';
 import { useT } from '../i18n';
@@ -9,6 +11,7 @@ import { useT } from '../i18n';
 /** What one row is doing besides being listed. */
 export type Mode =
   | { kind: 'rename'; name: string; value: string }
+  | { kind: 'move'; name: string }
   | { kind: 'confirmDelete'; name: string }
   | { kind: 'confirmForget'; name: string };
 
@@ -25,14 +28,18 @@ interface Props {
   error: string | null;
   /** How many memories the last "forget memories" on this row forgot. */
   forgotten: number | null;
-  /** Where the delete question's label lives (unique in the page). */
+  /** Where the delete or move question's label lives (unique in the page). */
   questionId: string;
+  /** The projects' names it can be moved among; null: no "Move to project" action. */
+  projects: readonly string[] | null;
   onSelect: (name: string) => void;
   /** Starts (or, with null, ends) what the row is doing. */
   onMode: (mode: Mode | null) => void;
   /** The new name as typed. */
   onRenameText: (value: string) => void;
   onSaveRename: (name: string, value: string) => void;
+  /** Moves it into the project named so, or out of any (null). */
+  onConfirmMove: (name: string, project: string | null) => void;
   onConfirmDelete: (name: string, label: string, memories: LearnedMemories) => void;
   onConfirmForget: (name: string) => void;
 }
@@ -79,6 +86,61 @@ function DeleteConfirm({ busy, questionId, onCancel, onConfirm }: {
   );
 }
 
+/**
+ * Where to move a conversation: "No project" and every project (plus its own, should the
+ * list not know it), its current place marked and disabled; Cancel (or Esc) keeps it.
+ */
+function MoveChoice({ label, current, projects, busy, questionId, onCancel, onMove }: {
+  label: string;
+  /** Its project, or null for none. */
+  current: string | null;
+  projects: readonly string[];
+  busy: boolean;
+  questionId: string;
+  onCancel: () => void;
+  onMove: (project: string | null) => void;
+}) {
+  const t = useT();
+  const places = current !== null && !projects.includes(current) ? [...projects, current] : projects;
+  const choice = (project: string | null, text: string) => {
+    const here = project === current;
+    return (
+      <button
+        key={project ?? ''}
+        type="button"
+        className={here ? 'session-move-choice current' : 'session-move-choice'}
+        data-testid="session-move-choice"
+        data-project={project ?? ''}
+        aria-current={here ? 'true' : undefined}
+        disabled={busy || here}
+        onClick={() => onMove(project)}
+      >
+        {here ? t('sessions.moveCurrent', { name: text }) : text}
+      </button>
+    );
+  };
+  return (
+    <div
+      className="session-actions session-move"
+      role="group"
+      aria-labelledby={questionId}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !busy) {
+          e.preventDefault();
+          onCancel();
+        }
+      }}
+    >
+      <span id={questionId}>{t('sessions.moveQuestion', { name: label })}</span>
+      {choice(null, t('sessions.moveNone'))}
+      {places.map((p) => choice(p, p))}
+      <button type="button" className="session-move-no" data-testid="session-move-no" autoFocus disabled={busy} onClick={onCancel}>
+        {t('sessions.cancel')}
+      </button>
+    </div>
+  );
+}
+
 function ForgetConfirm({ busy, onCancel, onConfirm }: { busy: boolean; onCancel: () => void; onConfirm: () => void }) {
   const t = useT();
   return (
@@ -94,10 +156,12 @@ function ForgetConfirm({ busy, onCancel, onConfirm }: { busy: boolean; onCancel:
   );
 }
 
-export function SessionRow({ session: s, current, disabled, busy, mode, error, forgotten, questionId, ...on }: Props) {
+export function SessionRow({ session: s, current, disabled, busy, mode, error, forgotten, questionId, projects, ...on }: Props) {
   const t = useT();
   const renaming = mode?.kind === 'rename' ? mode : null;
   const label = s.title || s.name;
+  // Somewhere to move it to: a project, or out of the one it is in.
+  const movable = projects !== null && (projects.length > 0 || Boolean(s.project));
   return (
     <li className="session-row" data-row={s.name}>
       {renaming ? (
@@ -137,6 +201,16 @@ export function SessionRow({ session: s, current, disabled, busy, mode, error, f
           onCancel={() => on.onMode(null)}
           onConfirm={(memories) => on.onConfirmDelete(s.name, label, memories)}
         />
+      ) : mode?.kind === 'move' ? (
+        <MoveChoice
+          label={label}
+          current={s.project ?? null}
+          projects={projects ?? []}
+          busy={busy}
+          questionId={questionId}
+          onCancel={() => on.onMode(null)}
+          onMove={(project) => on.onConfirmMove(s.name, project)}
+        />
       ) : mode?.kind === 'confirmForget' ? (
         <ForgetConfirm busy={busy} onCancel={() => on.onMode(null)} onConfirm={() => on.onConfirmForget(s.name)} />
       ) : (
@@ -150,6 +224,18 @@ export function SessionRow({ session: s, current, disabled, busy, mode, error, f
             >
               {t('sessions.rename')}
             </button>
+            {movable && (
+              <button
+                type="button"
+                className="session-move-button"
+                data-testid="session-move"
+                title={t('sessions.moveHelp')}
+                disabled={disabled || busy}
+                onClick={() => on.onMode({ kind: 'move', name: s.name })}
+              >
+                {t('sessions.move')}
+              </button>
+            )}
             <button
               type="button"
               className="session-delete-button"
