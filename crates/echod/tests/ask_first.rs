@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{World, files_containing};
+use common::{World, files_containing, offered};
 use serde_json::{Value, json};
 
 const SAID: &str = "I am vegetarian and my cat is called Quokka-7fz.";
@@ -115,19 +115,6 @@ fn with_ask_before_remembering_nothing_is_written_until_kept() {
         contents(&list(&w, &["memory", "list", "--json"])),
         ["The user is vegetarian.", "The user plays the oboe."]
     );
-}
-
-/// The tools a model request offered.
-fn offered(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{World, files_containing};
+use common::{World, files_containing, offered};
 use serde_json::json;
 
 const KEY: &str = "sk-canary-key-51x9-heron";
@@ -276,18 +276,6 @@ fn temporary_script() -> serde_json::Value {
             "id": "x", "name": "extract_memories", "arguments": memory.to_string()}]},
         {"model": "primary", "times": 100, "text": format!("Understood: {TEMP_SAID}.")}
     ]})
-}
-
-fn offered(request: &serde_json::Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// `echod ask --temporary`: the answer comes, then nothing of the chat is left in any file
