@@ -127,7 +127,9 @@ fn a_conversation_moves_into_a_project_to_another_and_out_and_its_next_turn_foll
     w.ok(&["memory", "add", GLOBAL]);
     w.ok(&["memory", "add", "--project", "Work", WORK]);
     w.ok(&["memory", "add", "--project", "Family", FAMILY]);
-    let question = "What are the launch codename and the trip destination?";
+    // A greeting recalls nothing: what the requests hold comes from the conversation's memory
+    // snapshot, which the first turn froze outside any project; a move must make it again.
+    let question = "Hello there";
     let project_of = |w: &World| {
         let sessions = w.json(&["sessions", "list", "--json"]);
         sessions
