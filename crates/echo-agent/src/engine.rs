@@ -163,7 +163,7 @@ impl Engine {
         }
         // Captures and memory reads older than `[trace] retention_days` go at start and daily.
         let trace = Arc::new(Mutex::new(config.trace.clone()));
-        prune_captures(
+        prune_by_retention(
             &store,
             &memory,
             config.trace.retention_days,
@@ -180,7 +180,7 @@ impl Engine {
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .retention_days;
-                    prune_captures(&store, &memory, days, chrono::Utc::now()).await;
+                    prune_by_retention(&store, &memory, days, chrono::Utc::now()).await;
                 }
             });
         }
@@ -453,7 +453,7 @@ impl Engine {
 /// Removes captured model calls and memory reads made more than `days` days before `now`
 /// (logged, never fatal: the captures are a convenience of the trace viewer, the reads link to
 /// turns whose calls are gone).
-pub(crate) async fn prune_captures(
+pub(crate) async fn prune_by_retention(
     store: &echo_core::Store,
     memory: &MemoryStore,
     days: u32,

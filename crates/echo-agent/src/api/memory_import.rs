@@ -13,7 +13,7 @@ use crate::memory::import::{ImportedFact, MAX_IMPORT_CHARS, Read, Reader};
 use crate::memory::{ExtractedAbout, quoted};
 use crate::wire::{ImportCandidate, ImportCard, ImportClash, ImportPreview, WriteOutcome};
 use echo_core::vocab::ImportClashKind;
-use echo_memory::{Foreseen, MemorySource, NewMemory, project_scope};
+use echo_memory::{Foreseen, MemorySource, NewMemory};
 
 /// How sure an imported memory is: the person kept it, but another assistant wrote it.
 const IMPORTED_CONFIDENCE: f64 = 0.9;
@@ -129,10 +129,7 @@ impl Api {
 
     /// The draft a card is written as.
     async fn draft_of(&self, card: &ImportCard) -> Result<NewMemory, ApiError> {
-        let scope = match &card.project {
-            Some(name) => project_scope(self.project_named(name).await?.id.as_str()),
-            None => "global".to_string(),
-        };
+        let scope = self.memory_scope(card.project.as_deref()).await?;
         Ok(NewMemory {
             content: card.content.clone(),
             slot: card.slot.clone(),
