@@ -272,8 +272,16 @@ pub(crate) struct Asked<'a> {
     pub automation: Option<&'a RunContext>,
     /// A temporary chat's: memories are read only if it allows it, and never touched.
     pub temporary: Option<echo_core::TemporaryChat>,
-    /// The session's project: its memories are read beside the global ones.
-    pub project_id: Option<&'a str>,
+    /// The session's project: its memories are read beside the global ones, and its
+    /// instructions stand in the plan's and the report's requests.
+    pub project: Option<&'a echo_core::store::Project>,
+}
+
+impl Asked<'_> {
+    /// The id of the session's project, if it belongs to one.
+    pub fn project_id(&self) -> Option<&str> {
+        self.project.map(|p| p.id.as_str())
+    }
 }
 
 /// Runs (or resumes) the research of `request` in its turn; the report as the turn's

@@ -485,7 +485,7 @@ async fn stages(
             approvals: request.approvals,
             automation: request.automation.as_deref(),
             temporary: request.temporary,
-            project_id: request.project.as_ref().map(|p| p.id.as_str()),
+            project: request.project.as_ref(),
         };
         let ids = (session, turn);
         research::run(engine, asked, ids, context, events, cancel, root).await?

@@ -5,7 +5,7 @@
 //! limit, and counted by `echod trace stats`; Stop (Ctrl-C) ending in a partial report; the
 //! trace's nodes; the person's memories as a source, cited as theirs; the search service
 //! chosen with `echod search set` (as Settings does), its
-//! key kept in the keychain only.
+//! key kept in the keychain only; a project's instructions in the plan and the report.
 
 mod common;
 
@@ -627,4 +627,60 @@ fn a_memory_that_answers_a_sub_question_is_a_source_cited_as_the_persons() {
         "{trace}"
     );
     assert_eq!(calls_offering(&w, "research_notes"), 5);
+}
+
+#[test]
+fn a_research_turn_in_a_project_plans_and_reports_under_its_instructions() {
+    const INSTRUCTIONS: &str = "Give every price in yen, for the Tanaka-57 family of four.";
+    let web = Web::start();
+    let w = research_world(json!({ "text": REPORT }), "");
+    w.ok(&["projects", "add", "Trip", "--instructions", INSTRUCTIONS]);
+    let out = ask(
+        &w,
+        &web,
+        &[
+            "ask",
+            "--research",
+            "--project",
+            "Trip",
+            "plan three days in kyoto",
+        ],
+    )
+    .output()
+    .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // The plan's and the report's system messages carry the project's block; a note taken
+    // from a page answers the sub-question only, so its requests do not.
+    let system = |r: &Value| {
+        r["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let requests = w.requests();
+    let plan: Vec<String> = requests
+        .iter()
+        .filter(|r| offered(r).contains(&"research_plan".to_string()))
+        .map(system)
+        .collect();
+    let report: Vec<String> = requests
+        .iter()
+        .filter(|r| offered(r).is_empty())
+        .map(system)
+        .collect();
+    assert_eq!((plan.len(), report.len()), (1, 1), "{requests:?}");
+    for (what, system) in [("plan", &plan[0]), ("report", &report[0])] {
+        assert!(
+            system.contains(INSTRUCTIONS) && system.contains("\"Trip\""),
+            "the {what} request lacks the project: {system}"
+        );
+    }
+    assert!(
+        requests
+            .iter()
+            .filter(|r| offered(r).contains(&"research_notes".to_string()))
+            .all(|r| !r.to_string().contains(INSTRUCTIONS)),
+        "{requests:?}"
+    );
 }

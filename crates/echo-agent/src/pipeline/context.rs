@@ -17,7 +17,7 @@ pub(crate) use prepare::prepare_turn;
 
 use crate::bootstrap::Injected;
 use crate::prompts::{PromptError, PromptName, Prompts};
-use echo_core::store::StoredMessage;
+use echo_core::store::{Project, StoredMessage};
 use echo_core::{Message, Role, ToolSpec};
 use echo_memory::Memory;
 use serde::Serialize;
@@ -87,7 +87,7 @@ pub(crate) struct TurnInputs<'a> {
     /// The user's bootstrap files.
     pub bootstrap: &'a [Injected],
     /// The session's project, if it belongs to one.
-    pub project: Option<&'a echo_core::store::Project>,
+    pub project: Option<&'a Project>,
     /// The session's frozen memory snapshot.
     pub snapshot: &'a [Memory],
     pub tools: Vec<ToolSpec>,
@@ -296,17 +296,20 @@ impl ContextStage<'_> {
         Ok(vec![Message::system(system), Message::user(input)])
     }
 
-    /// A research run's plan request: the question, and the one tool the model must call.
+    /// A research run's plan request: the question, the project's instructions if the
+    /// conversation has a project, and the one tool the model must call.
     pub(crate) fn research_plan(
         &self,
         question: &str,
         max: u32,
+        project: Option<&Project>,
         mut tool: ToolSpec,
     ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
         self.prompts.describe(&mut tool)?;
-        let system = self
+        let plan = self
             .prompts
             .render(PromptName::ResearchPlan, serde_json::json!({ "max": max }))?;
+        let system = self.with_project(plan, project)?;
         let input = self.prompts.render(
             PromptName::ResearchPlanInput,
             serde_json::json!({ "question": question }),
@@ -338,14 +341,17 @@ impl ContextStage<'_> {
     }
 
     /// The request that writes a research report from numbered `notes` (each with
-    /// `number`, `sub_question`, `quote`, `supports`, `url`) and the `gaps` found.
+    /// `number`, `sub_question`, `quote`, `supports`, `url`) and the `gaps` found, under the
+    /// project's instructions if the conversation has a project.
     pub(crate) fn research_report(
         &self,
         question: &str,
         notes: &impl Serialize,
         gaps: &[String],
+        project: Option<&Project>,
     ) -> Result<Vec<Message>, PromptError> {
-        let system = self.prompts.render(PromptName::ResearchReport, ())?;
+        let report = self.prompts.render(PromptName::ResearchReport, ())?;
+        let system = self.with_project(report, project)?;
         let input = self.prompts.render(
             PromptName::ResearchReportInput,
             serde_json::json!({ "question": question, "notes": notes, "gaps": gaps }),

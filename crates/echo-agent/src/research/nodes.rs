@@ -146,7 +146,7 @@ async fn approve(run: &Run<'_>, span: &Span, tool: &str, arguments: String) -> R
         session_id: run.session.to_string(),
         turn_id: run.turn.to_string(),
         temporary: run.asked.temporary.is_some(),
-        project_id: run.asked.project_id.map(str::to_string),
+        project_id: run.asked.project_id().map(str::to_string),
     };
     let prepared = engine
         .tools
@@ -177,6 +177,7 @@ async fn plan(run: &Run<'_>) {
     let made = match run.context.research_plan(
         &question,
         config.max_sub_questions,
+        run.asked.project,
         call_tool::<PlanAnswer>("research_plan"),
     ) {
         Err(e) => Err(e.to_string()),
@@ -601,7 +602,10 @@ async fn write(run: &Run<'_>) -> Result<String, String> {
             url: &n.url,
         })
         .collect();
-    let messages = match run.context.research_report(&question, &shown, &gaps) {
+    let messages = match run
+        .context
+        .research_report(&question, &shown, &gaps, run.asked.project)
+    {
         Ok(messages) => messages,
         Err(e) => {
             span.set_error(&e.to_string());

@@ -17,7 +17,7 @@ pub(super) async fn found(run: &Run<'_>, query: &str) -> Result<Vec<Memory>, Str
     if run.asked.temporary == Some(TemporaryChat::Sealed) {
         return Ok(Vec::new());
     }
-    let scope = (run.session.as_str(), run.asked.project_id);
+    let scope = (run.session.as_str(), run.asked.project_id());
     let found = run
         .engine
         .semantic

@@ -621,6 +621,19 @@ impl ContextStage<'_> {
         Ok(Some(block))
     }
 
+    /// `system` with the project's block after it, if there is a project.
+    pub(super) fn with_project(
+        &self,
+        mut system: String,
+        project: Option<&echo_core::store::Project>,
+    ) -> Result<String, PromptError> {
+        if let Some(project) = project {
+            system.push_str("\n\n");
+            system.push_str(&self.project_block(project)?);
+        }
+        Ok(system)
+    }
+
     /// The session's project: its name, folders and standing instructions.
     fn project_block(&self, project: &echo_core::store::Project) -> Result<String, PromptError> {
         self.prompts.render(
