@@ -633,5 +633,11 @@ async fn import_from(api: &Api, file: &Path) -> anyhow::Result<()> {
             r.outside_projects
         );
     }
+    if r.outside_sessions > 0 {
+        println!(
+            "{} working notes of conversations that are not here were left out",
+            r.outside_sessions
+        );
+    }
     Ok(())
 }

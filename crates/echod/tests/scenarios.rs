@@ -1229,6 +1229,72 @@ fn memory_cli_curates_exports_and_imports_without_losing_anything() {
 }
 
 #[test]
+fn an_import_keeps_a_conversations_notes_only_where_the_conversation_is() {
+    // An export holding two working notes: one of a conversation the importing data
+    // directory has, one of a conversation it has never seen.
+    let w = World::new(json!({"steps": [{ "text": "Hello." }]}));
+    w.ok(&["ask", "--session", "kept-chat", "hi"]);
+    let sessions = w.json(&["sessions", "list", "--json"]);
+    let here = sessions
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["name"] == "kept-chat"))
+        .and_then(|s| s["id"].as_str())
+        .expect("the session's id")
+        .to_string();
+    let source = World::new(json!({"steps": []}));
+    source.ok(&["memory", "add", "A line to copy."]);
+    let export = source.home.path().join("notes.jsonl");
+    source.ok(&["memory", "export", export.to_str().expect("path")]);
+    let text = std::fs::read_to_string(&export).expect("read");
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let template = lines.pop().expect("a memory line");
+    for (id, scope, content) in [
+        (
+            "n-here",
+            format!("session:{here}"),
+            "Note of the chat that is here.",
+        ),
+        (
+            "n-gone",
+            "session:s-elsewhere".to_string(),
+            "Note of a chat elsewhere.",
+        ),
+    ] {
+        let mut note = template.clone();
+        note["id"] = json!(id);
+        note["scope"] = json!(scope);
+        note["content"] = json!(content);
+        lines.push(note);
+    }
+    lines[0]["count"] = json!(2);
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&export, text).expect("write");
+
+    let out = w.ok(&["memory", "import", export.to_str().expect("path")]);
+    assert!(out.contains("imported 1 new"), "{out}");
+    assert!(
+        out.contains("1 working notes of conversations that are not here were left out"),
+        "{out}"
+    );
+    let all = memory_json(&w, &["memory", "list", "--json"]);
+    let found: Vec<(&str, &str)> = all
+        .iter()
+        .filter_map(|m| Some((m["content"].as_str()?, m["scope"].as_str()?)))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "Note of the chat that is here.",
+            format!("session:{here}").as_str()
+        )],
+        "{all:?}"
+    );
+}
+
+#[test]
 fn semantic_recall_finds_paraphrases_and_the_vector_index_rebuilds_from_sqlite() {
     let dir = common::embed_model_dir();
     let w = World::with_config(

@@ -1189,7 +1189,12 @@ skipped_inactive: number,
  * Memories of a project the file does not describe (exported before projects were),
  * imported as global ones.
  */
-outside_projects: number, };
+outside_projects: number, 
+/**
+ * Working notes of conversations that are not in this data directory, left out: such a
+ * note belongs to its conversation alone and would be recalled nowhere here.
+ */
+outside_sessions: number, };
 
 export type KeySource = "environment" | "keychain" | "none";
 

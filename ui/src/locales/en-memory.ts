@@ -154,6 +154,7 @@ export const enMemory = {
   'memory.transfer.exported': 'Exported {count} memories to {file}.',
   'memory.transfer.imported': 'Imported {created} new memories; {duplicates} were already known, {skipped} inactive ones skipped.',
   'memory.transfer.outsideProjects': '{count} belonged to projects the file does not describe and are global now.',
+  'memory.transfer.outsideSessions': '{count} working notes of conversations that are not here were left out.',
   'memory.transfer.failed': 'Not imported or exported: {message}',
   'memory.assistantImport.open': 'Import from another assistant…',
   'memory.assistantImport.openHelp': 'Paste what another assistant remembers about you, review it card by card, and keep what is right',

@@ -156,6 +156,7 @@ export const zhCNMemory: Record<keyof typeof enMemory, string> = {
   'memory.transfer.exported': '已将 {count} 条记忆导出到 {file}。',
   'memory.transfer.imported': '已导入 {created} 条新记忆；{duplicates} 条已存在，跳过 {skipped} 条无效记忆。',
   'memory.transfer.outsideProjects': '其中 {count} 条属于文件未说明的项目，现为全局记忆。',
+  'memory.transfer.outsideSessions': '{count} 条属于本机没有的对话的工作笔记，未导入。',
   'memory.transfer.failed': '未导入或导出：{message}',
   'memory.assistantImport.open': '从其他助手导入…',
   'memory.assistantImport.openHelp': '粘贴其他助手记住的关于你的内容，逐张审阅，保留正确的',

@@ -246,7 +246,7 @@ export function memoryEngine(count: number, conflicts: Conflict[] = [], projects
         }
       }
       if (problems.length) throw new TransportError('invalid_input', `invalid text: nothing imported; ${problems.join('; ')}`, 400);
-      const report = { created: 0, duplicates: 0, skipped_inactive: 0, outside_projects: 0 };
+      const report = { created: 0, duplicates: 0, skipped_inactive: 0, outside_projects: 0, outside_sessions: 0 };
       for (const m of read) {
         if (m.status !== 'active') report.skipped_inactive += 1;
         else if (memories.some((x) => x.content === m.content && x.status === 'active')) report.duplicates += 1;

@@ -171,6 +171,7 @@ impl Api {
         let drafts = self
             .place_in_projects(drafts, &header.projects, &mut report)
             .await?;
+        let drafts = self.keep_sessions_here(drafts, &mut report).await?;
         for draft in drafts {
             let outcome = store
                 .remember(draft, WriteOptions::plain(MemoryActor::Import))
@@ -227,6 +228,40 @@ impl Api {
             draft.scope = Some(project_scope(&id));
         }
         Ok(drafts)
+    }
+
+    /// Leaves out the memories of conversations (scope `session:<id>`) that are not here, and
+    /// counts them: a conversation's working notes are recalled in that conversation only.
+    /// Importing into the data directory that exported them keeps those of its conversations.
+    async fn keep_sessions_here(
+        &self,
+        drafts: Vec<NewMemory>,
+        report: &mut ImportReport,
+    ) -> Result<Vec<NewMemory>, ApiError> {
+        let mut here: HashMap<String, bool> = HashMap::new();
+        let mut kept = Vec::with_capacity(drafts.len());
+        for draft in drafts {
+            if let Some(session) = draft
+                .scope
+                .as_deref()
+                .and_then(|s| s.strip_prefix("session:"))
+            {
+                let exists = match here.get(session) {
+                    Some(exists) => *exists,
+                    None => {
+                        let exists = self.inner.store.session_exists(session).await?;
+                        here.insert(session.to_string(), exists);
+                        exists
+                    }
+                };
+                if !exists {
+                    report.outside_sessions += 1;
+                    continue;
+                }
+            }
+            kept.push(draft);
+        }
+        Ok(kept)
     }
 
     /// The id of the project named like `project` here, made if there is none.

@@ -120,6 +120,9 @@ pub struct ImportReport {
     /// Memories of a project the file does not describe (exported before projects were),
     /// imported as global ones.
     pub outside_projects: usize,
+    /// Working notes of conversations that are not in this data directory, left out: such a
+    /// note belongs to its conversation alone and would be recalled nowhere here.
+    pub outside_sessions: usize,
 }
 
 /// A memory card read from another assistant's memory (pasted text), not yet written. The

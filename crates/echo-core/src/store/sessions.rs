@@ -123,6 +123,16 @@ impl Store {
         Ok(self.find_session(name).await?.map(|s| s.id))
     }
 
+    /// Whether a session with this id is here.
+    pub async fn session_exists(&self, id: &str) -> Result<bool, StoreError> {
+        let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sessions WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .during("finding a session")?;
+        Ok(found.is_some())
+    }
+
     /// Sets the title if the session has none yet.
     /// Returns whether it did.
     pub async fn set_session_title_if_empty(

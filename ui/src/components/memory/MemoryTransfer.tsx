@@ -30,6 +30,7 @@ export function MemoryTransfer({ busy, exported, imported, error, onExport, onIm
               skipped: imported.skipped_inactive,
             }),
             imported.outside_projects > 0 ? t('memory.transfer.outsideProjects', { count: imported.outside_projects }) : '',
+            imported.outside_sessions > 0 ? t('memory.transfer.outsideSessions', { count: imported.outside_sessions }) : '',
           ]
             .filter(Boolean)
             .join(' '),

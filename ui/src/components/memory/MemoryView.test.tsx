@@ -319,9 +319,9 @@ describe('MemoryView', () => {
     act(() => root.unmount());
   });
 
-  it('says how many imported memories belonged to projects the file does not describe', async () => {
+  it('says how many imported memories belonged to projects the file does not describe, and how many conversations\' notes were left out', async () => {
     const engine = memoryEngine(1);
-    engine.handlers.memory_import = () => ({ created: 1, duplicates: 0, skipped_inactive: 0, outside_projects: 1 });
+    engine.handlers.memory_import = () => ({ created: 1, duplicates: 0, skipped_inactive: 0, outside_projects: 1, outside_sessions: 2 });
     const { container, root } = mount(<MemoryView transport={engine} />);
     await flush();
     const input = byTestId<HTMLInputElement>(container, 'memory-import') as HTMLInputElement;
@@ -330,7 +330,7 @@ describe('MemoryView', () => {
     await flush();
     await flush();
     expect(byTestId(container, 'memory-transfer-outcome')?.textContent).toContain(
-      'Imported 1 new memories; 0 were already known, 0 inactive ones skipped. 1 belonged to projects the file does not describe and are global now.',
+      'Imported 1 new memories; 0 were already known, 0 inactive ones skipped. 1 belonged to projects the file does not describe and are global now. 2 working notes of conversations that are not here were left out.',
     );
     act(() => root.unmount());
   });
