@@ -2,7 +2,7 @@
 // dialog opens and closes, Stop cancels the right turn, history loads on select, a broken
 // stream fails the message with a readable error, a new conversation's project goes with
 // its first message only, a conversation moves to another project (or out of any), and what
-// a turn proposes to remember is kept or discarded.
+// a turn proposes to remember is kept or discarded, also under an older answer opened again.
 
 import { describe, expect, it } from 'vitest';
 import { ChatStore, canEdit, isNewChat, pendingApproval, quickSessionName, regenerateTarget, sessionProject, withStoredIds } from './chatStore';
@@ -239,6 +239,40 @@ describe('ChatStore', () => {
     expect(answer().decisions?.done).toBeNull();
     expect(answer().proposals).toEqual([]);
     expect(engine.memories().map((m) => m.content)).toEqual(['The user is vegetarian.']);
+  });
+
+  it('puts what still waits for a yes under the older answer it came from when a chat is opened again', async () => {
+    const transport = new FakeTransport();
+    const engine = memoryEngine(0);
+    engine.propose(
+      proposal(1, { content: 'The user is vegetarian.', turn_id: 't1' }),
+      proposal(2, { content: 'The user has a cat.', turn_id: 't2' }),
+      proposal(3, { content: 'The user rows on Sundays.', turn_id: 't-other-chat' }),
+    );
+    transport.handlers.memory_proposals = engine.handlers.memory_proposals;
+    transport.handlers.turn_memory = engine.handlers.turn_memory;
+    transport.handlers.memory_keep_proposal = engine.handlers.memory_keep_proposal;
+    transport.sessions = [{ name: 'trip' }] as SessionSummary[];
+    transport.stored.trip = [
+      { ...storedMessage('u1', 'user', 'I am vegetarian'), turn_id: 't1' },
+      { ...storedMessage('a1', 'assistant', 'Noted.'), turn_id: 't1' },
+      { ...storedMessage('u2', 'user', 'I have a cat'), turn_id: 't2' },
+      { ...storedMessage('a2', 'assistant', 'Nice.'), turn_id: 't2' },
+      { ...storedMessage('u3', 'user', 'thanks'), turn_id: 't3' },
+      { ...storedMessage('a3', 'assistant', 'You are welcome.'), turn_id: 't3' },
+    ];
+    const store = new ChatStore(transport);
+    await store.select('trip');
+    const answers = () => store.getState().messages.filter((m): m is AssistantView => m.role === 'assistant');
+    const deadline = Date.now() + 5000;
+    while (!answers()[0]?.proposals && Date.now() < deadline) await tick();
+    expect(answers().map((a) => a.proposals?.map((p) => p.content))).toEqual([['The user is vegetarian.'], ['The user has a cat.'], undefined]);
+
+    // Kept from the older answer: written, and shown learned there.
+    const first = answers()[0] as AssistantView;
+    await store.keepProposal(first.key, first.proposals?.[0] as MemoryProposal);
+    expect(engine.memories().map((m) => m.content)).toEqual(['The user is vegetarian.']);
+    expect(answers()[0]?.proposals).toEqual([]);
   });
 
   it('runs a turn with an approval question answered once', async () => {

@@ -240,7 +240,10 @@ export class ChatStore {
     this.set({ selected: name, messages: [], loadingHistory: true, highlight: null, project: null });
     try {
       const stored = await this.transport.call('history', { session: name });
-      if (this.state.selected === name) this.set({ messages: fromHistory(stored) });
+      if (this.state.selected === name) {
+        this.set({ messages: fromHistory(stored) });
+        void this.showWaiting(name);
+      }
     } catch (e) {
       // A new session has no history until its first turn.
       if (!(e instanceof TransportError && e.code === 'not_found')) this.set({ error: describe(e) });
@@ -574,6 +577,28 @@ export class ChatStore {
         decisions: decisions(m, { pending, done: error ? null : done, error }),
       };
     });
+  }
+
+  /**
+   * Puts what "ask before remembering" still waits on under the older answers it came from,
+   * so a conversation opened again offers Keep / Discard where its answer is read. A failure
+   * leaves them on the memory page only.
+   */
+  private async showWaiting(session: string): Promise<void> {
+    let waiting: MemoryProposal[];
+    try {
+      waiting = await this.transport.call('memory_proposals', {});
+    } catch {
+      return;
+    }
+    if (this.state.selected !== session || waiting.length === 0) return;
+    const byTurn = new Map<string, MemoryProposal[]>();
+    for (const p of waiting) byTurn.set(p.turn_id, [...(byTurn.get(p.turn_id) ?? []), p]);
+    for (const m of this.state.messages) {
+      if (m.role !== 'assistant' || m.turnId === undefined || m.proposals) continue;
+      const found = byTurn.get(m.turnId);
+      if (found) this.updateTurn(m.key, (a) => ({ ...a, proposals: found }));
+    }
   }
 
   /**
