@@ -2,7 +2,8 @@
 // model server and `echod serve --ui ui/dist`, drives Debian's chromium with playwright-core
 // and checks streaming, an approval, stop, reload, a model error, a rule made in Settings,
 // renaming and deleting a session, a temporary chat, a project (made in Settings → Projects,
-// a chat started in it, the sidebar's group, the memory page filtered by it), regenerate and
+// a chat started in it, the sidebar's group, the memory page filtered by it, the chat moved
+// out of it and back), regenerate and
 // edit-and-resend, standing instructions
 // (USER.md edited in Settings reaches the model's system message; restore the default),
 // provider settings (test connection, save with the key in the keychain, reload) and the MCP
@@ -874,8 +875,46 @@ async function projectChat({ page, work, token }) {
   await page.click('[data-testid="memory-confirm-delete"]');
   await until(page, 'the memory deleted', () => document.querySelector('[data-testid="memory-deleted"]'));
   await page.click('.topbar button.nav-chat');
-  await page.click('.new-session');
   console.log(`e2e: ${session} is in project ${name}, listed under it, and its memories filter on their own`);
+  await moveConversation({ page, token, session, name });
+  await page.click('.new-session');
+}
+
+/**
+ * 7, continued. "Move to project…" on the conversation's row: out of the project (it leaves
+ * the project's group, the label above the chat goes, the engine has it in none), then back
+ * in (under the group again, labelled, and the engine agrees).
+ */
+async function moveConversation({ page, token, session, name }) {
+  const projectOf = () => page.evaluate(async ([t, s]) => {
+    const r = await fetch('/api/sessions', { headers: { Authorization: `Bearer ${t}` } });
+    return (await r.json()).find((x) => x.name === s)?.project ?? null;
+  }, [token, session]);
+  const move = async (to) => {
+    const row = `.session-row[data-row="${session}"]`;
+    await page.hover(row);
+    await page.click(`${row} [data-testid="session-move"]`);
+    await until(page, 'the project choices', (r) => document.querySelector(`${r} [data-testid="session-move-choice"]`), row);
+    await page.click(`${row} [data-testid="session-move-choice"][data-project="${to}"]`);
+    await until(page, 'the choices closed', (r) => !document.querySelector(`${r} .session-move`), row);
+  };
+
+  await move('');
+  await until(page, 'the conversation outside every project', (s) => {
+    const row = document.querySelector(`.session[data-session="${s}"]`);
+    return row && !row.closest('.session-group') && !document.querySelector('[data-testid="chat-project"]');
+  }, session);
+  const out = await projectOf();
+  if (out !== null) fail(`after moving out, the engine has the conversation in ${JSON.stringify(out)}`);
+  await shot(page, 'session-moved-out');
+
+  await move(name);
+  await until(page, 'the conversation back under its project', ([s, n]) =>
+    document.querySelector(`.session-group[data-project="${n}"] .session[data-session="${s}"]`)
+      && document.querySelector('[data-testid="chat-project"]')?.textContent.includes(n), [session, name]);
+  const back = await projectOf();
+  if (back !== name) fail(`after moving back, the engine has the conversation in ${JSON.stringify(back)}`);
+  console.log(`e2e: ${session} moved out of ${name} and back, in the sidebar, above the chat and in the engine`);
 }
 
 /** The lasting gateway tokens (serve-token files) of the servers the pages paired with. */
