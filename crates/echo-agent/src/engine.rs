@@ -163,13 +163,7 @@ impl Engine {
         }
         // Captures and memory reads older than `[trace] retention_days` go at start and daily.
         let trace = Arc::new(Mutex::new(config.trace.clone()));
-        prune_by_retention(
-            &store,
-            &memory,
-            config.trace.retention_days,
-            chrono::Utc::now(),
-        )
-        .await;
+        prune_logged(&store, &memory, config.trace.retention_days).await;
         {
             let (store, memory) = (store.clone(), memory.clone());
             let trace = trace.clone();
@@ -180,7 +174,7 @@ impl Engine {
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .retention_days;
-                    prune_by_retention(&store, &memory, days, chrono::Utc::now()).await;
+                    prune_logged(&store, &memory, days).await;
                 }
             });
         }
@@ -450,35 +444,39 @@ impl Engine {
     }
 }
 
-/// Removes captured model calls and memory reads made more than `days` days before `now`
-/// (logged, never fatal: the captures are a convenience of the trace viewer, the reads link to
-/// turns whose calls are gone).
+/// Removes the memory reads and the captured model calls made more than `days` days before
+/// `now` (what `[trace] retention_days` bounds): both are tried, each logged when it removed
+/// something, and the first failure returned. The engine's start-up and daily passes log a
+/// failure and go on (the captures are a convenience of the trace viewer, the reads link to
+/// turns whose calls are gone); `Api::trace_prune` returns it.
 pub(crate) async fn prune_by_retention(
     store: &echo_core::Store,
     memory: &MemoryStore,
     days: u32,
     now: chrono::DateTime<chrono::Utc>,
-) -> Option<echo_core::store::CapturePrune> {
-    match memory.prune_reads(days, now).await {
-        Ok(0) => {}
-        Ok(reads) => tracing::info!(reads, "pruned the memory read log"),
-        Err(e) => tracing::warn!(error = %e, "pruning the memory read log failed"),
+) -> Result<echo_core::store::CapturePrune, ApiError> {
+    let reads = memory.prune_reads(days, now).await;
+    let captures = store.prune_captures(days, now).await;
+    if let Ok(reads @ 1..) = reads {
+        tracing::info!(reads, "pruned the memory read log");
     }
-    match store.prune_captures(days, now).await {
-        Ok(report) => {
-            if report.calls > 0 {
-                tracing::info!(
-                    calls = report.calls,
-                    blobs = report.blobs,
-                    "pruned captured model calls"
-                );
-            }
-            Some(report)
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "pruning captured model calls failed");
-            None
-        }
+    if let Ok(report) = &captures
+        && report.calls > 0
+    {
+        tracing::info!(
+            calls = report.calls,
+            blobs = report.blobs,
+            "pruned captured model calls"
+        );
+    }
+    reads?;
+    Ok(captures?)
+}
+
+/// The engine's retention pass: [`prune_by_retention`], a failure logged.
+async fn prune_logged(store: &echo_core::Store, memory: &MemoryStore, days: u32) {
+    if let Err(e) = prune_by_retention(store, memory, days, chrono::Utc::now()).await {
+        tracing::warn!(error = %e, "pruning by trace retention failed");
     }
 }
 

@@ -86,11 +86,10 @@ impl Engine {
             same_project(&request.session, found, asked.as_ref())?;
         }
         if let Some(id) = &request.replace_from {
-            let session = self.store.session_by_name(&request.session).await?;
-            let Some(session) = session else {
+            let Some(found) = &found else {
                 return Err(no_such_message(Some(id)));
             };
-            self.check_replace_from(&session, id).await?;
+            self.check_replace_from(&found.id, id).await?;
         }
         Ok(())
     }

@@ -241,8 +241,7 @@ impl Api {
     ) -> Result<CapturePrune, ApiError> {
         let days = self.inner.trace_config().retention_days;
         let now = now.unwrap_or_else(chrono::Utc::now);
-        self.inner.memory.prune_reads(days, now).await?;
-        Ok(self.inner.store.prune_captures(days, now).await?)
+        crate::engine::prune_by_retention(&self.inner.store, &self.inner.memory, days, now).await
     }
 
     async fn turn_record(&self, turn_id: &TurnId) -> Result<TurnRecord, ApiError> {
