@@ -21,7 +21,7 @@ mod typed;
 mod web;
 
 pub use builtin::{CurrentTime, ReadFile};
-pub use fs::{EditFile, ListDir, SearchFiles, WriteFile, resolve_path};
+pub use fs::{EditFile, FileHit, ListDir, SearchFiles, WriteFile, files_with_words, resolve_path};
 pub use registry::{
     Action, Limits, Prepared, Risk, Tool, ToolContext, ToolError, ToolOutcome, ToolRegistry,
     schema_of,

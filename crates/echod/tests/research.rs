@@ -5,7 +5,8 @@
 //! limit, and counted by `echod trace stats`; Stop (Ctrl-C) ending in a partial report; the
 //! trace's nodes; the person's memories as a source, cited as theirs; the search service
 //! chosen with `echod search set` (as Settings does), its
-//! key kept in the keychain only; a project's instructions in the plan and the report.
+//! key kept in the keychain only; a project's instructions in the plan and the report; the
+//! files in a project's folder as a source, cited as the person's.
 
 mod common;
 
@@ -683,4 +684,103 @@ fn a_research_turn_in_a_project_plans_and_reports_under_its_instructions() {
             .all(|r| !r.to_string().contains(INSTRUCTIONS)),
         "{requests:?}"
     );
+}
+
+#[test]
+fn a_research_turn_in_a_project_with_a_folder_cites_the_persons_file() {
+    const IN_FILE: &str = "Our ryokan in Gion takes families for 30000 yen a night.";
+    let web = Web::start();
+    let folder = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(folder.path().join("trip")).expect("dir");
+    std::fs::write(
+        folder.path().join("trip/kyoto-hotels.md"),
+        format!("# Kyoto family hotels\n\n{IN_FILE}\n"),
+    )
+    .expect("write");
+    std::fs::write(folder.path().join("groceries.md"), "Milk, eggs, rice.\n").expect("write");
+    let notes = json!({ "notes": [
+        { "quote": EVIDENCE, "supports": "the price of a family room" },
+        { "quote": IN_FILE, "supports": "the family's own hotel" },
+    ]});
+    let w = World::with_config(
+        json!({ "steps": [
+            plan_step(),
+            { "when_tool": "research_notes", "times": 5,
+              "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] },
+            { "text": REPORT },
+        ]}),
+        "",
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
+    let folder_arg = folder.path().to_str().expect("utf-8 path");
+    w.ok(&["projects", "add", "Trip", "--folder", folder_arg]);
+    let out = ask(
+        &w,
+        &web,
+        &[
+            "ask",
+            "--research",
+            "--project",
+            "Trip",
+            "--events",
+            "plan three days in kyoto",
+        ],
+    )
+    .output()
+    .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let report = final_text(&events);
+
+    // Sub-question 1 ("kyoto family hotels") found the file: its note comes before the
+    // pages', so [1] is the file, cited by its path in the folder; the pages follow (listed
+    // in the order the report first cites them).
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        report.contains(&format!(
+            "[^1]: “{IN_FILE}” — from your file `trip/kyoto-hotels.md`, read {today}"
+        )),
+        "{report}"
+    );
+    let pages = sources(&report);
+    assert_eq!(
+        pages
+            .iter()
+            .map(|c| (c.0.as_str(), c.1.as_str()))
+            .collect::<Vec<_>>(),
+        [("3", EVIDENCE), ("2", EVIDENCE)],
+        "{report}"
+    );
+
+    // Sub-question 2 ("kyoto trains") names one word the file holds, not two: no file read.
+    let turn = events[0]["turn_id"].as_str().expect("turn id").to_string();
+    let trace = w.trace(&turn);
+    let looked: Vec<(Value, Value)> = ["research:files#1", "research:files#2"]
+        .iter()
+        .map(|n| {
+            let span = &spans_named(&trace, n)[0];
+            (
+                span["attrs"]["files"].clone(),
+                span["attrs"]["notes"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        looked,
+        [(json!(1), json!(1)), (json!(0), json!(0))],
+        "{trace}"
+    );
+    // One notes call for the file, four for the pages; the file's showed it as the person's.
+    assert_eq!(calls_offering(&w, "research_notes"), 5);
+    let file_call = w
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.to_string()
+                .contains("File trip/kyoto-hotels.md (the person's own")
+        })
+        .count();
+    assert_eq!(file_call, 1);
 }

@@ -1,8 +1,9 @@
-//! The nodes of the research graph (see `research.rs`): plan, recall (`recall.rs`), search,
-//! read, write; each a span of the turn, each checkpointed when it finishes, each retried,
+//! The nodes of the research graph (see `research.rs`): plan, recall (`recall.rs`), files
+//! (`files.rs`), search, read, write; each a span of the turn, each checkpointed when it finishes, each retried,
 //! served from the cache or skipped as `research.rs` says.
 
 use super::Run;
+use super::files;
 use super::recall::{self, words};
 use super::report;
 use super::state::{Found, Note, Read, SubQuestion};
@@ -246,6 +247,11 @@ async fn sub_question(run: &Run<'_>, i: usize) {
     if !recalled && run.engine.config.memory.enabled {
         recall(run, i).await;
     }
+    let folders = run.asked.project.map_or(&[][..], |p| p.folders.as_slice());
+    let looked = run.lock().subs[i].files.is_some();
+    if !looked && !folders.is_empty() && run.stopped().is_none() {
+        look_in_files(run, i, folders).await;
+    }
     if run.stopped().is_some() {
         return;
     }
@@ -324,6 +330,52 @@ async fn recall(run: &Run<'_>, i: usize) {
     recall::reinforce(run, &kept).await;
     run.lock().subs[i].recalled = Some(kept);
     run.checkpoint(&format!("recall:{}", i + 1)).await;
+    span.finish(SpanStatus::Ok).await;
+}
+
+/// The files node of sub-question `i`: the project's `folders` as a source (`files.rs`),
+/// each asked through the gate as `search_files`; records what it kept (none is an answer
+/// too).
+async fn look_in_files(run: &Run<'_>, i: usize, folders: &[String]) {
+    let mut span = run
+        .root
+        .child(SpanLevel::Node, &format!("research:files#{}", i + 1))
+        .await;
+    let query = sub_question_text(run, i);
+    let words = files::words(&query);
+    span.attr("words", words.join(" "));
+    let mut allowed = Vec::new();
+    for folder in folders {
+        let arguments = serde_json::json!({
+            "pattern": files::pattern(&words), "path": folder, "case_insensitive": true,
+        });
+        match approve(run, &span, "search_files", arguments.to_string()).await {
+            Ok(()) => allowed.push(std::path::PathBuf::from(folder)),
+            Err(denied) => span.attr("denied", denied),
+        }
+    }
+    let hits = match files::found(&allowed, &words).await {
+        Ok(hits) => hits,
+        Err(e) => {
+            span.set_error(&e);
+            Vec::new()
+        }
+    };
+    span.attr("files", hits.len());
+    let mut kept = Vec::new();
+    for hit in &hits {
+        if run.stopped().is_some() {
+            span.finish(SpanStatus::Cancelled).await;
+            return;
+        }
+        match notes(run, &mut span, i, &files::as_source(hit, &words)).await {
+            Ok(pairs) => kept.extend(files::cite(hit, pairs)),
+            Err(e) => span.set_error(&e),
+        }
+    }
+    span.attr("notes", kept.len());
+    run.lock().subs[i].files = Some(kept);
+    run.checkpoint(&format!("files:{}", i + 1)).await;
     span.finish(SpanStatus::Ok).await;
 }
 

@@ -111,7 +111,8 @@ async fn finish(run: &Run<'_>, finished: bool) {
 }
 
 /// The footnote definitions of the cited notes: quote, page and when it was read (for a
-/// memory: that it is the person's, and when it was learned).
+/// memory: that it is the person's, and when it was learned; for a file: its path in the
+/// project's folder).
 fn sources(notes: &[Note], cited: &[usize]) -> String {
     if cited.is_empty() {
         return String::new();
@@ -126,6 +127,15 @@ fn sources(notes: &[Note], cited: &[usize]) -> String {
             out.push_str(&format!(
                 "[^{n}]: “{}” — from your memories, learned {learned}\n",
                 note.quote
+            ));
+            continue;
+        }
+        if note.url.starts_with("file://") {
+            let read = note.retrieved_at.get(..10).unwrap_or(&note.retrieved_at);
+            out.push_str(&format!(
+                "[^{n}]: “{}” — from your file `{}`, read {read}\n",
+                note.quote,
+                note.title.replace('`', "'")
             ));
             continue;
         }

@@ -61,6 +61,9 @@ pub(crate) struct SubState {
     /// Notes from the person's memories (the recall node is done when set).
     #[serde(default)]
     pub recalled: Option<Vec<Note>>,
+    /// Notes from the files in the project's folders (the files node is done when set).
+    #[serde(default)]
+    pub files: Option<Vec<Note>>,
     /// The search's results (the search node is done when set).
     pub found: Option<Vec<Found>>,
     /// Pages read, in the order of `found`.
@@ -70,9 +73,11 @@ pub(crate) struct SubState {
 }
 
 impl SubState {
-    /// Whether the person's memories gave evidence for the sub-question.
-    fn remembers(&self) -> bool {
-        self.recalled.as_ref().is_some_and(|n| !n.is_empty())
+    /// Whether the person's memories or files gave evidence for the sub-question.
+    fn own_evidence(&self) -> bool {
+        [&self.recalled, &self.files]
+            .iter()
+            .any(|notes| notes.as_ref().is_some_and(|n| !n.is_empty()))
     }
 }
 
@@ -100,16 +105,17 @@ impl ResearchState {
         }
     }
 
-    /// Every note, numbered from 1 in plan order (a sub-question's memories before its
-    /// pages), with its sub-question's index.
+    /// Every note, numbered from 1 in plan order (a sub-question's memories, then its files,
+    /// then its pages), with its sub-question's index.
     pub(crate) fn notes(&self) -> Vec<(usize, &Note)> {
         self.subs
             .iter()
             .enumerate()
             .flat_map(|(i, s)| {
                 let recalled = s.recalled.iter().flatten();
+                let files = s.files.iter().flatten();
                 let read = s.reads.iter().flat_map(|r| r.notes.iter());
-                recalled.chain(read).map(move |n| (i, n))
+                recalled.chain(files).chain(read).map(move |n| (i, n))
             })
             .collect()
     }
@@ -126,7 +132,7 @@ impl ResearchState {
                 let wanted = found.len().min(pages);
                 if sub.reads.len() < wanted {
                     SubQuestionState::Reading
-                } else if sub.reads.iter().any(|r| !r.notes.is_empty()) || sub.remembers() {
+                } else if sub.reads.iter().any(|r| !r.notes.is_empty()) || sub.own_evidence() {
                     SubQuestionState::Done
                 } else {
                     SubQuestionState::Gap
@@ -140,7 +146,7 @@ impl ResearchState {
         let mut gaps = Vec::new();
         let plan = self.plan.as_deref().unwrap_or_default();
         for (sub, state) in plan.iter().zip(&self.subs) {
-            if state.remembers() {
+            if state.own_evidence() {
                 continue;
             }
             if let Some(gap) = &state.gap {

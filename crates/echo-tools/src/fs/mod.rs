@@ -1,5 +1,6 @@
 //! File-system tools — `list_dir`, `search_files`, `write_file`, `edit_file`, one file each —
-//! and the helpers every tool shares: the cut that keeps an approval `detail` short, argument
+//! the files that hold the most of some words (`terms.rs`, research's files source), and the
+//! helpers every tool shares: the cut that keeps an approval `detail` short, argument
 //! parsing, unified diffs, reading a file before it is changed, and running blocking work off
 //! the async threads. Resolving and showing the paths the model gives is in `paths.rs`.
 
@@ -7,6 +8,7 @@ mod edit;
 mod list;
 mod paths;
 mod search;
+mod terms;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -15,6 +17,7 @@ pub use edit::EditFile;
 pub use list::ListDir;
 pub use paths::resolve_path;
 pub use search::SearchFiles;
+pub use terms::{FileHit, files_with_words};
 pub use write::WriteFile;
 
 use crate::registry::{Action, ToolError};
