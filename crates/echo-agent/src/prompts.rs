@@ -50,6 +50,9 @@ pub(crate) const CALL_SUMMARIZE_HISTORY: PromptText = prompt_text!("calls/summar
 pub(crate) const CALL_RESEARCH_PLAN: PromptText = prompt_text!("calls/research_plan.md");
 /// The forced `research_notes` call's description.
 pub(crate) const CALL_RESEARCH_NOTES: PromptText = prompt_text!("calls/research_notes.md");
+/// The forced `triage_verdict` call's description (the planner's verdict on a request the
+/// triage rules could not place).
+pub(crate) const CALL_TRIAGE_VERDICT: PromptText = prompt_text!("calls/triage_verdict.md");
 /// The forced `follow_ups` call's description (the side model's suggestions).
 pub(crate) const CALL_FOLLOW_UPS: PromptText = prompt_text!("calls/follow_ups.md");
 /// The marker of an old JSON tool output shortened to fit (`chars`, `kept`, `call_id`).
@@ -78,6 +81,7 @@ const DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("summarize_history", CALL_SUMMARIZE_HISTORY),
     ("research_plan", CALL_RESEARCH_PLAN),
     ("research_notes", CALL_RESEARCH_NOTES),
+    ("triage_verdict", CALL_TRIAGE_VERDICT),
     ("follow_ups", CALL_FOLLOW_UPS),
 ];
 
@@ -153,6 +157,10 @@ pub enum PromptName {
     PlanInput,
     /// How a plan is appended to the current user message.
     PlanNote,
+    /// System block of the planner's triage verdict: quick answer or research.
+    Triage,
+    /// The request given to that call.
+    TriageInput,
     /// System block of a research run's plan call.
     ResearchPlan,
     /// The question given to that call.
@@ -206,6 +214,8 @@ impl PromptName {
             Self::Plan => "plan.md",
             Self::PlanInput => "plan_input.md",
             Self::PlanNote => "plan_note.md",
+            Self::Triage => "triage.md",
+            Self::TriageInput => "triage_input.md",
             Self::ResearchPlan => "research_plan.md",
             Self::ResearchPlanInput => "research_plan_input.md",
             Self::ResearchNotes => "research_notes.md",
@@ -262,6 +272,8 @@ impl PromptName {
             Self::Plan => include_str!("../../../prompts/plan.md"),
             Self::PlanInput => include_str!("../../../prompts/plan_input.md"),
             Self::PlanNote => include_str!("../../../prompts/plan_note.md"),
+            Self::Triage => include_str!("../../../prompts/triage.md"),
+            Self::TriageInput => include_str!("../../../prompts/triage_input.md"),
             Self::ResearchPlan => include_str!("../../../prompts/research_plan.md"),
             Self::ResearchPlanInput => include_str!("../../../prompts/research_plan_input.md"),
             Self::ResearchNotes => include_str!("../../../prompts/research_notes.md"),

@@ -446,6 +446,31 @@ impl Engine {
 /// How long a turn waits for MCP servers that are still connecting.
 const MCP_START_WAIT: Duration = Duration::from_secs(10);
 
+/// The turn's path, on its `triage` span: the rules, then the planner's verdict (when
+/// `[planner]` is on) for a question they cannot place.
+async fn choose_path(
+    engine: &Engine,
+    request: &TurnRequest,
+    context: &ContextStage<'_>,
+    root: &Span,
+) -> TurnPath {
+    let mut node = root.child(SpanLevel::Node, "triage").await;
+    let mut triage = triage::triage(
+        &engine.config,
+        &request.input,
+        request.research,
+        engine.search().service.is_some(),
+    );
+    if triage.unsure && engine.config.planner.enabled {
+        let planner = engine.models().planner.clone();
+        triage = triage::ask_planner(&planner, context, &request.input, triage, &mut node).await;
+    }
+    node.attr("path", triage.path.as_str());
+    node.attr("reason", triage.reason);
+    node.finish(SpanStatus::Ok).await;
+    triage.path
+}
+
 /// Runs a started turn through the three stages; the answer, the usage and the model that
 /// answered, or why it stopped.
 async fn stages(
@@ -467,17 +492,7 @@ async fn stages(
         skills: &skills,
     };
 
-    let triage = triage::triage(
-        &inner.config,
-        &request.input,
-        request.research,
-        inner.search().service.is_some(),
-    );
-    let mut node = root.child(SpanLevel::Node, "triage").await;
-    node.attr("path", triage.path.as_str());
-    node.attr("reason", triage.reason);
-    node.finish(SpanStatus::Ok).await;
-    let result = if triage.path == TurnPath::Research {
+    let result = if choose_path(inner, request, &context, root).await == TurnPath::Research {
         let asked = research::Asked {
             input: &request.input,
             resume: request.resume.as_deref(),

@@ -6,7 +6,8 @@
 //! trace's nodes; the person's memories as a source, cited as theirs; the search service
 //! chosen with `echod search set` (as Settings does), its
 //! key kept in the keychain only; a project's instructions in the plan and the report; the
-//! files in a project's folder as a source, cited as the person's.
+//! files in a project's folder as a source, cited as the person's; the planner's verdict on
+//! a question the triage rules cannot place.
 
 mod common;
 
@@ -783,4 +784,76 @@ fn a_research_turn_in_a_project_with_a_folder_cites_the_persons_file() {
         })
         .count();
     assert_eq!(file_call, 1);
+}
+
+#[test]
+fn a_question_the_rules_cannot_place_goes_where_the_planner_says() {
+    let verdict = |research: bool, reason: &str| {
+        let arguments = json!({ "research": research, "reason": reason }).to_string();
+        json!({ "when_tool": "triage_verdict",
+                "tool_calls": [{ "id": "v1", "name": "triage_verdict", "arguments": arguments }] })
+    };
+    let web = Web::start();
+    let w = World::with_config(
+        json!({ "steps": [
+            verdict(true, "running costs need current prices"),
+            verdict(false, "a known comparison"),
+            plan_step(),
+            notes_step(),
+            { "text": REPORT },
+            { "text": "The Kobo, for PDFs." },
+            { "text": "Canberra." },
+        ]}),
+        "[planner]\nenabled = true\n",
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
+    let triaged = |question: &str| {
+        let out = ask(&w, &web, &["ask", "--events", question])
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let events = events(&String::from_utf8_lossy(&out.stdout));
+        let turn = events[0]["turn_id"].as_str().expect("turn id").to_string();
+        let trace = w.trace(&turn);
+        let span = spans_named(&trace, "triage")[0].clone();
+        (
+            span["attrs"]["path"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            span["attrs"]["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            final_text(&events),
+        )
+    };
+
+    // Two borderline questions: the planner's verdict decides each, and says why on the trace.
+    let (path, reason, answer) =
+        triaged("Is a heat pump or a gas boiler cheaper to run for a small flat?");
+    assert_eq!(path, "research", "{reason}");
+    assert!(
+        reason.ends_with("the planner: running costs need current prices"),
+        "{reason}"
+    );
+    assert!(answer.contains("### Sources"), "{answer}");
+    let (path, reason, answer) =
+        triaged("Which e-reader is best for reading PDFs, the Kindle or the Kobo?");
+    assert_eq!(
+        (path.as_str(), answer.as_str()),
+        ("quick", "The Kobo, for PDFs."),
+        "{reason}"
+    );
+    assert!(
+        reason.ends_with("the planner: a known comparison"),
+        "{reason}"
+    );
+    // A plain question is the rules' to place: the planner is not asked.
+    let (path, reason, _) = triaged("What is the capital of Australia?");
+    assert_eq!(path, "quick");
+    assert!(!reason.contains("planner"), "{reason}");
+    assert_eq!(calls_offering(&w, "triage_verdict"), 2);
 }

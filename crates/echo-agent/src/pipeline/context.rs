@@ -296,6 +296,22 @@ impl ContextStage<'_> {
         Ok(vec![Message::system(system), Message::user(input)])
     }
 
+    /// The planner's triage request for `question` (quick answer or research), and the one
+    /// tool the model must call.
+    pub(crate) fn triage_verdict(
+        &self,
+        question: &str,
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let system = self.prompts.render(PromptName::Triage, ())?;
+        let input = self.prompts.render(
+            PromptName::TriageInput,
+            serde_json::json!({ "question": question }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
     /// A research run's plan request: the question, the project's instructions if the
     /// conversation has a project, and the one tool the model must call.
     pub(crate) fn research_plan(

@@ -1,11 +1,21 @@
 //! Triage: per turn, the quick path (the ReAct loop) or research (the graph of
-//! `research.rs`), from a rule set over the question and the routing's task type. The person
+//! `research.rs`), from a rule set over the question and the routing's task type, and for a
+//! question the rules cannot place, the planner's verdict when `[planner]` is on. The person
 //! can force either way; `[research] mode = "never"` leaves research to those who ask. The
 //! decision and its reason go on the turn's trace.
 
-use crate::pipeline::context::routing;
+use crate::model_calls::structured_call_until;
+use crate::pipeline::context::{ContextStage, routing};
+use echo_core::ToolSpec;
 use echo_core::config::{Config, TaskType};
-use echo_core::vocab::ResearchMode;
+use echo_core::trace::Span;
+use echo_core::vocab::{Degradation, ResearchMode};
+use echo_llm::LlmClient;
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+/// Most tokens of the planner's verdict.
+const VERDICT_TOKENS: u32 = 200;
 
 /// Which path a turn takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +41,20 @@ impl TurnPath {
 pub(crate) struct Triage {
     pub path: TurnPath,
     pub reason: String,
+    /// The rules could not place the question (some constraints, not enough to be sure):
+    /// `path` is their lean, and the planner is asked when it is on.
+    pub unsure: bool,
+}
+
+/// The planner's verdict on a question the rules could not place.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct Verdict {
+    /// True when the request is worth a research run (sub-questions, web search, a cited
+    /// report); false for a quick answer.
+    research: bool,
+    /// Why, in one sentence.
+    #[serde(default)]
+    reason: String,
 }
 
 /// Words that bound an answer: a budget, a limit, a range.
@@ -88,6 +112,7 @@ pub(crate) fn triage(config: &Config, input: &str, forced: Option<bool>, search:
     let decided = |path, reason: &str| Triage {
         path,
         reason: reason.to_string(),
+        unsure: false,
     };
     match forced {
         Some(true) => return decided(TurnPath::Research, "the person asked for research"),
@@ -109,12 +134,58 @@ pub(crate) fn triage(config: &Config, input: &str, forced: Option<bool>, search:
     } else {
         TurnPath::Quick
     };
+    // Some constraint in a question of some length: the rules alone cannot tell.
+    let unsure = path == TurnPath::Quick && words >= 8 && constraints >= 1;
     Triage {
         path,
         reason: format!(
             "{constraints} constraints, {words} words, task {}",
             task.as_str()
         ),
+        unsure,
+    }
+}
+
+/// The planner's verdict on `input`, which the rules could not place (`rules`): one forced
+/// `triage_verdict` call on `span`. When it fails, the rules' lean stands and the failure is
+/// a degradation.
+pub(crate) async fn ask_planner(
+    llm: &LlmClient,
+    context: &ContextStage<'_>,
+    input: &str,
+    rules: Triage,
+    span: &mut Span,
+) -> Triage {
+    let tool = ToolSpec {
+        name: "triage_verdict".into(),
+        description: String::new(),
+        parameters: echo_tools::schema_of::<Verdict>(),
+    };
+    let verdict = match context.triage_verdict(input, tool) {
+        Err(e) => Err(e.to_string()),
+        Ok((messages, tool)) => {
+            let call = (messages, tool, VERDICT_TOKENS);
+            structured_call_until::<Verdict>(llm, span, call, &CancellationToken::new()).await
+        }
+    };
+    match verdict {
+        Ok((verdict, _)) => Triage {
+            path: if verdict.research {
+                TurnPath::Research
+            } else {
+                TurnPath::Quick
+            },
+            reason: format!("{}; the planner: {}", rules.reason, verdict.reason.trim()),
+            unsure: true,
+        },
+        Err(e) => {
+            span.degrade(Degradation::PlannerFailed);
+            span.attr("planner_error", e);
+            Triage {
+                reason: format!("{} (the planner gave no verdict)", rules.reason),
+                ..rules
+            }
+        }
     }
 }
 
@@ -194,17 +265,55 @@ mod tests {
         "Explain what a closure is in one sentence",
     ];
 
+    /// Questions with a constraint or two that research may or may not serve.
+    const BORDERLINE: [&str; 7] = [
+        "Which laptop should I buy for programming, under 1,000 €?",
+        "Is a heat pump or a gas boiler cheaper to run for a small flat?",
+        "Find me a good hotel in Lisbon for two nights in May",
+        "What are the best options for learning Spanish in three months?",
+        "Compare Rust and Go for writing a small web service",
+        "Which e-reader is best for reading PDFs, the Kindle or the Kobo?",
+        "What is a good budget phone with a long battery life?",
+    ];
+
     #[test]
     fn many_constraint_questions_go_to_research_and_plain_ones_stay_quick() {
         let config = Config::default();
         for q in RESEARCH {
             let t = triage(&config, q, None, true);
-            assert_eq!(t.path, TurnPath::Research, "{q}: {}", t.reason);
+            assert_eq!(
+                (t.path, t.unsure),
+                (TurnPath::Research, false),
+                "{q}: {}",
+                t.reason
+            );
         }
         for q in QUICK {
             let t = triage(&config, q, None, true);
-            assert_eq!(t.path, TurnPath::Quick, "{q}: {}", t.reason);
+            assert_eq!(
+                (t.path, t.unsure),
+                (TurnPath::Quick, false),
+                "{q}: {}",
+                t.reason
+            );
         }
+    }
+
+    #[test]
+    fn questions_between_the_two_are_left_to_the_planner_leaning_quick() {
+        let config = Config::default();
+        for q in BORDERLINE {
+            let t = triage(&config, q, None, true);
+            assert_eq!(
+                (t.path, t.unsure),
+                (TurnPath::Quick, true),
+                "{q}: {}",
+                t.reason
+            );
+        }
+        // The person and the settings still decide first.
+        assert!(!triage(&config, BORDERLINE[0], Some(true), true).unsure);
+        assert!(!triage(&config, BORDERLINE[0], None, false).unsure);
     }
 
     #[test]
