@@ -75,6 +75,8 @@ print(json.dumps({
             {"id": "p1", "name": "research_plan", "arguments": json.dumps(plan)}]},
         {"when_tool": "research_notes", "times": 4 * n, "chunks": 2, "tool_calls": [
             {"id": "n1", "name": "research_notes", "arguments": json.dumps(notes)}]},
+        {"when_tool": "research_check", "times": n, "chunks": 2, "tool_calls": [
+            {"id": "c1", "name": "research_check", "arguments": json.dumps({"unsupported": []})}]},
     ],
     # Quick turns, the report and background calls.
     "default": {"text": report, "chunks": 4}}))

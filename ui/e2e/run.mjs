@@ -1400,7 +1400,7 @@ async function automationsPage({ tmp, mockUrl }) {
   await page.close();
 }
 
-/** The model of the fourth server: the research run's plan, notes and report. */
+/** The model of the fourth server: the research run's plan, notes, support check and report. */
 const RESEARCH_MODEL = 'research-model';
 const EVIDENCE = 'Family rooms cost 120 EUR a night.';
 const RESEARCH_STEPS = [
@@ -1417,6 +1417,11 @@ const RESEARCH_STEPS = [
     when_tool: 'research_notes',
     times: 4,
     tool_calls: [{ id: 'rn', name: 'research_notes', arguments: JSON.stringify({ notes: [{ quote: EVIDENCE, supports: 'the price of a room' }] }) }],
+  },
+  {
+    model: RESEARCH_MODEL,
+    when_tool: 'research_check',
+    tool_calls: [{ id: 'rc', name: 'research_check', arguments: JSON.stringify({ unsupported: [] }) }],
   },
   { model: RESEARCH_MODEL, text: 'Short answer: a family room fits the budget [1].\n\n## Trains\n\nThey are quick [3][2].' },
 ];

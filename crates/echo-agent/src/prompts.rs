@@ -50,6 +50,8 @@ pub(crate) const CALL_SUMMARIZE_HISTORY: PromptText = prompt_text!("calls/summar
 pub(crate) const CALL_RESEARCH_PLAN: PromptText = prompt_text!("calls/research_plan.md");
 /// The forced `research_notes` call's description.
 pub(crate) const CALL_RESEARCH_NOTES: PromptText = prompt_text!("calls/research_notes.md");
+/// The forced `research_check` call's description (citations a note does not support).
+pub(crate) const CALL_RESEARCH_CHECK: PromptText = prompt_text!("calls/research_check.md");
 /// The forced `triage_verdict` call's description (the planner's verdict on a request the
 /// triage rules could not place).
 pub(crate) const CALL_TRIAGE_VERDICT: PromptText = prompt_text!("calls/triage_verdict.md");
@@ -82,6 +84,7 @@ const DESCRIPTIONS: &[(&str, PromptText)] = &[
     ("research_plan", CALL_RESEARCH_PLAN),
     ("research_notes", CALL_RESEARCH_NOTES),
     ("triage_verdict", CALL_TRIAGE_VERDICT),
+    ("research_check", CALL_RESEARCH_CHECK),
     ("follow_ups", CALL_FOLLOW_UPS),
 ];
 
@@ -173,6 +176,10 @@ pub enum PromptName {
     ResearchReport,
     /// The question, the numbered notes and the gaps given to that call.
     ResearchReportInput,
+    /// System block of the call that checks a report's citations against their notes.
+    ResearchCheck,
+    /// The numbered notes and the claims citing them, given to that call.
+    ResearchCheckInput,
     /// System block of the side model's title call.
     SideTitle,
     /// The first exchange given to the title and follow-up calls.
@@ -222,6 +229,8 @@ impl PromptName {
             Self::ResearchNotesInput => "research_notes_input.md",
             Self::ResearchReport => "research_report.md",
             Self::ResearchReportInput => "research_report_input.md",
+            Self::ResearchCheck => "research_check.md",
+            Self::ResearchCheckInput => "research_check_input.md",
             Self::SideTitle => "side_title.md",
             Self::SideTitleInput => "side_title_input.md",
             Self::SideFollowUps => "side_follow_ups.md",
@@ -282,6 +291,8 @@ impl PromptName {
             Self::ResearchReportInput => {
                 include_str!("../../../prompts/research_report_input.md")
             }
+            Self::ResearchCheck => include_str!("../../../prompts/research_check.md"),
+            Self::ResearchCheckInput => include_str!("../../../prompts/research_check_input.md"),
             Self::SideTitle => include_str!("../../../prompts/side_title.md"),
             Self::SideTitleInput => include_str!("../../../prompts/side_title_input.md"),
             Self::SideFollowUps => include_str!("../../../prompts/side_follow_ups.md"),

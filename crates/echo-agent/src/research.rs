@@ -35,6 +35,7 @@ mod nodes;
 mod recall;
 mod report;
 pub(crate) mod state;
+mod support;
 pub(crate) mod triage;
 
 use crate::approval::ApprovalMode;

@@ -717,6 +717,12 @@ closed_enum!(
         PartialReport = "partial_report",
         /// A report cited notes that do not exist; those citations were taken out.
         CitationUnresolved = "citation_unresolved",
+        /// A report cited a note that does not support the sentence; the citation was taken
+        /// out.
+        CitationUnsupported = "citation_unsupported",
+        /// The check of a report's citations against their notes could not be made; the
+        /// report says so.
+        CitationCheckFailed = "citation_check_failed",
         /// A side job (a title, follow-ups) failed; the answer is untouched.
         SideModelFailed = "side_model_failed",
     }

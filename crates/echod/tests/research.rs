@@ -1,6 +1,7 @@
 //! The research path through the real `echod` binary, against a scripted search service and
 //! page server on loopback and the mock model: a cited report whose every citation is a
-//! page that holds its quote; a process killed mid-run resumed without running a finished
+//! page that holds its quote and that the support check did not reject (a check that cannot
+//! be made is said in the report); a process killed mid-run resumed without running a finished
 //! node again; a search service that hangs ending in a partial report within the time
 //! limit, and counted by `echod trace stats`; Stop (Ctrl-C) ending in a partial report; the
 //! trace's nodes; the person's memories as a source, cited as theirs; the search service
@@ -137,12 +138,20 @@ fn notes_step() -> Value {
             "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] })
 }
 
+/// The support check's answer: the (claim, note) citations it finds unsupported. It stands
+/// before the untagged steps of a script, so only the check's request takes it.
+fn check_step(unsupported: Value) -> Value {
+    let answer = json!({ "unsupported": unsupported }).to_string();
+    json!({ "when_tool": "research_check", "times": 5,
+            "tool_calls": [{ "id": "c1", "name": "research_check", "arguments": answer }] })
+}
+
 const REPORT: &str = "Short answer: a family room fits the budget [1].\n\n## Trains\n\nTrains are \
                       quick [3][2]. A claim with no note [9].";
 
 fn research_world(report: Value, config: &str) -> World {
     let w = World::with_config(
-        json!({ "steps": [plan_step(), notes_step(), report] }),
+        json!({ "steps": [plan_step(), notes_step(), check_step(json!([])), report] }),
         config,
     );
     for tool in ["web_search", "web_fetch"] {
@@ -217,7 +226,17 @@ fn calls_offering(w: &World, tool: &str) -> usize {
 #[test]
 fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() {
     let web = Web::start();
-    let w = research_world(json!({ "text": REPORT }), "");
+    // The support check finds note 2 does not support claim 2 ("Trains are quick [3][2].").
+    let w = World::with_config(
+        json!({ "steps": [
+            plan_step(), notes_step(), check_step(json!([{ "claim": 2, "note": 2 }])),
+            { "text": REPORT },
+        ]}),
+        "",
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
     let out = ask(
         &w,
         &web,
@@ -234,11 +253,12 @@ fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() 
     let events = events(&String::from_utf8_lossy(&out.stdout));
     let report = final_text(&events);
 
-    // Every citation is a footnote whose source is a page served here holding the quote.
+    // Every citation is a footnote whose source is a page served here holding the quote;
+    // the one the check found unsupported is gone, from the sentence and the sources.
     let cited = sources(&report);
     assert_eq!(
         cited.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
-        ["1", "3", "2"],
+        ["1", "3"],
         "{report}"
     );
     let served = web.asked("/page/");
@@ -255,8 +275,22 @@ fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() 
         assert!(page(n).contains(quote.as_str()), "{quote} not in {url}");
     }
     assert!(
-        report.contains("budget [^1]") && report.contains("quick [^3][^2]"),
+        report.contains("budget [^1]")
+            && report.contains("quick [^3].")
+            && !report.contains("[^2]"),
         "{report}"
+    );
+    // The check was shown each citing sentence with its notes' quotes.
+    let check = w
+        .requests()
+        .into_iter()
+        .find(|r| offered(r) == ["research_check"])
+        .expect("the check's request")
+        .to_string();
+    assert!(
+        check.contains("(2) Trains are quick [3][2]. — cites [3][2]")
+            && check.contains(&format!("[2] \\\"{EVIDENCE}\\\"")),
+        "{check}"
     );
     assert!(
         !report.contains("[9]") && !report.contains(MADE_UP),
@@ -280,7 +314,7 @@ fn a_research_turn_cites_only_pages_that_hold_each_quote_and_traces_its_nodes() 
         .iter()
         .filter_map(|e| e["reason"].as_str())
         .collect();
-    assert_eq!(degraded, ["citation_unresolved"]);
+    assert_eq!(degraded, ["citation_unsupported", "citation_unresolved"]);
 
     // The trace: triage, then the graph's nodes, with the model calls inside them.
     let turn = events[0]["turn_id"].as_str().expect("turn id").to_string();
@@ -569,6 +603,7 @@ fn a_memory_that_answers_a_sub_question_is_a_source_cited_as_the_persons() {
             plan_step(),
             { "when_tool": "research_notes", "times": 5,
               "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] },
+            check_step(json!([])),
             { "text": REPORT },
         ]}),
         "",
@@ -708,6 +743,7 @@ fn a_research_turn_in_a_project_with_a_folder_cites_the_persons_file() {
             plan_step(),
             { "when_tool": "research_notes", "times": 5,
               "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] },
+            check_step(json!([])),
             { "text": REPORT },
         ]}),
         "",
@@ -800,6 +836,7 @@ fn a_question_the_rules_cannot_place_goes_where_the_planner_says() {
             verdict(false, "a known comparison"),
             plan_step(),
             notes_step(),
+            check_step(json!([])),
             { "text": REPORT },
             { "text": "The Kobo, for PDFs." },
             { "text": "Canberra." },
@@ -856,4 +893,42 @@ fn a_question_the_rules_cannot_place_goes_where_the_planner_says() {
     assert_eq!(path, "quick");
     assert!(!reason.contains("planner"), "{reason}");
     assert_eq!(calls_offering(&w, "triage_verdict"), 2);
+}
+
+#[test]
+fn a_support_check_that_cannot_be_made_is_said_in_the_report() {
+    let web = Web::start();
+    let w = World::with_config(
+        json!({ "steps": [
+            plan_step(), notes_step(),
+            { "when_tool": "research_check",
+              "tool_calls": [{ "id": "c1", "name": "research_check", "arguments": "not json" }] },
+            { "text": REPORT },
+        ]}),
+        "",
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
+    let out = ask(
+        &w,
+        &web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .output()
+    .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let report = final_text(&events);
+    // The citations stay as written, and the report says they were not checked.
+    assert!(report.contains("quick [^3][^2]"), "{report}");
+    assert!(
+        report.contains("_The citations below were not checked against their notes._"),
+        "{report}"
+    );
+    let degraded: Vec<&str> = of_type(&events, "degraded")
+        .iter()
+        .filter_map(|e| e["reason"].as_str())
+        .collect();
+    assert_eq!(degraded, ["citation_check_failed", "citation_unresolved"]);
 }

@@ -626,7 +626,7 @@ user_notes: boolean, };
 
 export type DecidedBy = "disabled" | "hard_deny" | "path_policy" | "rule" | "risk" | "user" | "timeout" | "non_interactive";
 
-export type Degradation = "retry" | "model_busy" | "fallback_model" | "max_iterations" | "circuit_open" | "context_trimmed" | "tools_trimmed" | "summary_failed" | "planner_failed" | "embedding_failed" | "memory_unavailable" | "judge_fallback" | "invalid_sequence" | "bootstrap_cut" | "research_retry" | "research_cache" | "research_node_skipped" | "partial_report" | "citation_unresolved" | "side_model_failed";
+export type Degradation = "retry" | "model_busy" | "fallback_model" | "max_iterations" | "circuit_open" | "context_trimmed" | "tools_trimmed" | "summary_failed" | "planner_failed" | "embedding_failed" | "memory_unavailable" | "judge_fallback" | "invalid_sequence" | "bootstrap_cut" | "research_retry" | "research_cache" | "research_node_skipped" | "partial_report" | "citation_unresolved" | "citation_unsupported" | "citation_check_failed" | "side_model_failed";
 
 export type DegradationCount = { 
 /**

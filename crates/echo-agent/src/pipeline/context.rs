@@ -375,6 +375,24 @@ impl ContextStage<'_> {
         Ok(vec![Message::system(system), Message::user(input)])
     }
 
+    /// The request that checks a report's `claims` (each `number`, `sentence`, `cites`)
+    /// against the numbered `notes` (each `number`, `quote`), and the one tool the model must
+    /// call.
+    pub(crate) fn research_check(
+        &self,
+        notes: &impl Serialize,
+        claims: &impl Serialize,
+        mut tool: ToolSpec,
+    ) -> Result<(Vec<Message>, ToolSpec), PromptError> {
+        self.prompts.describe(&mut tool)?;
+        let system = self.prompts.render(PromptName::ResearchCheck, ())?;
+        let input = self.prompts.render(
+            PromptName::ResearchCheckInput,
+            serde_json::json!({ "notes": notes, "claims": claims }),
+        )?;
+        Ok((vec![Message::system(system), Message::user(input)], tool))
+    }
+
     /// The side model's title request for a session's first exchange.
     pub(crate) fn side_title(&self, user: &str, answer: &str) -> Result<Vec<Message>, PromptError> {
         let system = self.prompts.render(PromptName::SideTitle, ())?;

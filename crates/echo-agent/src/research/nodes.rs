@@ -58,7 +58,7 @@ struct ReportNote<'a> {
     url: &'a str,
 }
 
-fn call_tool<T: schemars::JsonSchema>(name: &str) -> ToolSpec {
+pub(super) fn call_tool<T: schemars::JsonSchema>(name: &str) -> ToolSpec {
     ToolSpec {
         name: name.into(),
         description: String::new(),

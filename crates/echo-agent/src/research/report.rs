@@ -1,15 +1,19 @@
-//! The end of a research run: the check of a written report (every citation names a note;
-//! citations become footnotes and the sources list is appended), and the partial report a
-//! stopped run ends in, made from the notes without a model call.
+//! The end of a research run: the check of a written report (every citation names a note
+//! that supports its sentence, `support.rs`; citations become footnotes and the sources list
+//! is appended), and the partial report a stopped run ends in, made from the notes without a
+//! model call.
 
 use super::Run;
 use super::state::Note;
+use super::support::{self, Checked as Supported};
 use echo_core::trace::{SpanLevel, SpanStatus};
 use echo_core::vocab::Degradation;
 use echo_core::vocab::ResearchPhase;
 
-/// The check node: citations that name no note are taken out (and counted), the others
-/// become footnotes `[^n]` whose definitions are the sources list. The run is finished.
+/// The check node: citations whose note does not support their sentence (the model's
+/// check) and citations that name no note are taken out (and counted), the others become
+/// footnotes `[^n]` whose definitions are the sources list. A support check that cannot be
+/// made is said at the report's end. The run is finished.
 pub(super) async fn check(run: &Run<'_>, report: String) -> String {
     run.progress(ResearchPhase::Checking);
     let mut span = run.root.child(SpanLevel::Node, "research:check").await;
@@ -20,6 +24,29 @@ pub(super) async fn check(run: &Run<'_>, report: String) -> String {
         .into_iter()
         .map(|(_, n)| n.clone())
         .collect();
+    let (report, unverified) = match support::check(run, &span, &report, &notes).await {
+        Supported::Done { report, removed } => {
+            if removed > 0 {
+                span.attr("unsupported_citations", removed);
+                run.degraded(
+                    &mut span,
+                    Degradation::CitationUnsupported,
+                    format!(
+                        "{removed} citations did not support their sentence and were taken out"
+                    ),
+                );
+            }
+            (report, false)
+        }
+        Supported::Failed(why) => {
+            run.degraded(
+                &mut span,
+                Degradation::CitationCheckFailed,
+                format!("the citations could not be checked against their notes: {why}"),
+            );
+            (report, true)
+        }
+    };
     let checked = citations(&report, notes.len());
     span.attr("citations", checked.cited.len());
     span.attr("notes", notes.len());
@@ -35,6 +62,9 @@ pub(super) async fn check(run: &Run<'_>, report: String) -> String {
         );
     }
     let mut text = checked.text.trim_end().to_string();
+    if unverified {
+        text.push_str("\n\n_The citations below were not checked against their notes._");
+    }
     text.push_str("\n\n");
     text.push_str(&sources(&notes, &checked.cited));
     finish(run, true).await;
@@ -164,6 +194,11 @@ struct Checked {
     cited: Vec<usize>,
     /// Citations that named no note.
     unknown: usize,
+}
+
+/// The notes (1-based, of `count`) that `text` cites, in order of first citation.
+pub(super) fn cited(text: &str, count: usize) -> Vec<usize> {
+    citations(text, count).cited
 }
 
 /// Finds the citations `[n]` (and `[^n]`) of `report` against `count` notes.
