@@ -1,6 +1,6 @@
 //! The nodes of the research graph (see `research.rs`): plan, recall (`recall.rs`), files
-//! (`files.rs`), search, read, write; each a span of the turn, each checkpointed when it finishes, each retried,
-//! served from the cache or skipped as `research.rs` says.
+//! (`files.rs`), search, read, write; each a span of the turn, each checkpointed when it
+//! finishes, each retried, served from the cache or skipped as `research.rs` says.
 
 use super::Run;
 use super::files;

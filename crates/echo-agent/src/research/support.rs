@@ -161,18 +161,31 @@ fn without(
             continue;
         }
         text.push_str(&report[at..claim.range.start]);
-        let mut sentence = report[claim.range.clone()].to_string();
-        for n in drop {
-            for marker in [format!("[{n}]"), format!("[^{n}]")] {
-                removed += sentence.matches(&marker).count();
-                sentence = sentence.replace(&marker, "");
-            }
+        let mut sentence = &report[claim.range.clone()];
+        // Each citation marker of a dropped note goes; a link `[n](…)` or a definition
+        // `[^n]:` is not a citation and stays.
+        while let Some((start, len)) = drop
+            .iter()
+            .flat_map(|n| [format!("[{n}]"), format!("[^{n}]")])
+            .filter_map(|marker| citation_at(sentence, &marker).map(|at| (at, marker.len())))
+            .min()
+        {
+            text.push_str(&sentence[..start]);
+            sentence = &sentence[start + len..];
+            removed += 1;
         }
-        text.push_str(&sentence);
+        text.push_str(sentence);
         at = claim.range.end;
     }
     text.push_str(&report[at..]);
     (text, removed)
+}
+
+/// Where `marker` first stands in `text` as a citation (not followed by `(` or `:`).
+fn citation_at(text: &str, marker: &str) -> Option<usize> {
+    text.match_indices(marker)
+        .map(|(at, _)| at)
+        .find(|at| !text[at + marker.len()..].starts_with(['(', ':']))
 }
 
 #[cfg(test)]
@@ -181,8 +194,8 @@ mod tests {
 
     #[test]
     fn sentences_that_cite_are_claims_and_an_unsupported_citation_leaves_only_its_own() {
-        let report = "Short answer: rooms fit [1]. Trains are quick [3][2].\n\n## More\n\n\
-                      A claim with none. 京都很安静[2]。See [1](x) [9].";
+        let report = "Short answer: rooms fit [1]. Trains are quick [3][2] (see [3](x)).\n\n\
+                      ## More\n\nA claim with none. 京都很安静[2]。See [1](x) [9].";
         let found = claims(report, 3);
         let texts: Vec<(&str, &[usize])> = found
             .iter()
@@ -192,7 +205,7 @@ mod tests {
             texts,
             [
                 ("Short answer: rooms fit [1].", &[1][..]),
-                ("Trains are quick [3][2].", &[3, 2][..]),
+                ("Trains are quick [3][2] (see [3](x)).", &[3, 2][..]),
                 ("京都很安静[2]。", &[2][..]),
             ]
         );
@@ -202,8 +215,8 @@ mod tests {
         assert_eq!(removed, 2);
         assert_eq!(
             text,
-            "Short answer: rooms fit [1]. Trains are quick [2].\n\n## More\n\n\
-             A claim with none. 京都很安静。See [1](x) [9]."
+            "Short answer: rooms fit [1]. Trains are quick [2] (see [3](x)).\n\n\
+             ## More\n\nA claim with none. 京都很安静。See [1](x) [9]."
         );
     }
 }
