@@ -396,6 +396,16 @@ pub(crate) async fn record_attempts(
     }
 }
 
+/// The tool of a forced call answering `T`, its description filled in from `prompts/calls/`
+/// when the request is built.
+pub(crate) fn call_tool<T: schemars::JsonSchema>(name: &str) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: String::new(),
+        parameters: echo_tools::schema_of::<T>(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,7 @@
 //! event: `research_retry`, `research_cache`, `research_node_skipped`, `partial_report`
 //! (the call budget's end is a partial report too), `citation_unresolved`.
 
+mod cite;
 mod files;
 mod nodes;
 mod recall;

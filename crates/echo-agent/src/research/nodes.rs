@@ -8,12 +8,12 @@ use super::recall::{self, words};
 use super::report;
 use super::state::{Found, Note, Read, SubQuestion};
 use crate::approval::CallScope;
-use crate::model_calls::{ModelCall, fit_to_window, structured_call_until};
+use crate::model_calls::{ModelCall, call_tool, fit_to_window, structured_call_until};
 use crate::think::strip_think;
 use echo_core::trace::{Span, SpanKind, SpanLevel, SpanStatus};
 use echo_core::vocab::Degradation;
 use echo_core::vocab::ResearchPhase;
-use echo_core::{ToolCall, ToolSpec};
+use echo_core::ToolCall;
 use echo_tools::ToolContext;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
@@ -56,14 +56,6 @@ struct ReportNote<'a> {
     quote: &'a str,
     supports: &'a str,
     url: &'a str,
-}
-
-pub(super) fn call_tool<T: schemars::JsonSchema>(name: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: String::new(),
-        parameters: echo_tools::schema_of::<T>(),
-    }
 }
 
 /// Runs the graph from wherever the state is; the report (or a partial one).

@@ -5,9 +5,9 @@
 //! citations and says so in the report.
 
 use super::Run;
-use super::nodes::call_tool;
+use super::cite::cited;
 use super::state::Note;
-use crate::model_calls::structured_call_until;
+use crate::model_calls::{call_tool, structured_call_until};
 use echo_core::trace::Span;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -119,7 +119,7 @@ fn claims(report: &str, count: usize) -> Vec<Claim> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut push = |range: Range<usize>| {
-        let cites = super::report::cited(&report[range.clone()], count);
+        let cites = cited(&report[range.clone()], count);
         if !cites.is_empty() {
             out.push(Claim { range, cites });
         }
