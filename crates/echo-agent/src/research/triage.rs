@@ -4,9 +4,8 @@
 //! can force either way; `[research] mode = "never"` leaves research to those who ask. The
 //! decision and its reason go on the turn's trace.
 
-use crate::model_calls::structured_call_until;
+use crate::model_calls::{call_tool, structured_call_until};
 use crate::pipeline::context::{ContextStage, routing};
-use echo_core::ToolSpec;
 use echo_core::config::{Config, TaskType};
 use echo_core::trace::Span;
 use echo_core::vocab::{Degradation, ResearchMode};
@@ -156,11 +155,7 @@ pub(crate) async fn ask_planner(
     rules: Triage,
     span: &mut Span,
 ) -> Triage {
-    let tool = ToolSpec {
-        name: "triage_verdict".into(),
-        description: String::new(),
-        parameters: echo_tools::schema_of::<Verdict>(),
-    };
+    let tool = call_tool::<Verdict>("triage_verdict");
     let verdict = match context.triage_verdict(input, tool) {
         Err(e) => Err(e.to_string()),
         Ok((messages, tool)) => {
