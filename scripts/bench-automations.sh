@@ -26,7 +26,7 @@ echo '{"steps": [], "default": {"text": "Filed.", "chunks": 2}}' > "$work/script
 "$bin/mock-model" --script "$work/script.json" --exit-on-stdin-eof > "$work/mock.out" < <(sleep 100000) &
 for _ in $(seq 100); do grep -q listening "$work/mock.out" 2>/dev/null && break; sleep 0.05; done
 url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
-printf '[memory]\nextraction = false\nembedder = "none"\n' > "$work/config.toml.in"
+printf '[memory]\nextraction = false\nembedder = "none"\n[side]\nmodel = "none"\n' > "$work/config.toml.in"
 mkdir -p "$work/home" && cp "$work/config.toml.in" "$work/home/config.toml"
 "$bin/echod" --home "$work/home" --provider openai --base-url "$url/v1" --model bench \
   bench automations --dir "$work/watched" "$@"

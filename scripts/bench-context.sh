@@ -43,6 +43,8 @@ compress_at = 1.0
 extraction = false
 embedder = "none"
 consolidate_after = 0
+[side]
+model = "none"
 TOML
 "$bin/echod" --home "$work/home" --provider openai --base-url "$url/v1" --model bench \
   bench context --messages "$MESSAGES" --memories "$MEMORIES" --turns "$TURNS"

@@ -72,7 +72,7 @@ drop_caches() {
 }
 fresh_home() {  # $1: memory.release_after_secs (default: the app's own)
   local home; home="$(mktemp -d)"
-  printf '[memory]\nextraction = false\n%s' "${1:+release_after_secs = $1
+  printf '[side]\nmodel = "none"\n[memory]\nextraction = false\n%s' "${1:+release_after_secs = $1
 }" > "$home/config.toml"
   echo "$home"
 }

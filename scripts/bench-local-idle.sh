@@ -17,7 +17,7 @@ ECHOD="${CARGO_TARGET_DIR:-target}/release/echod"
 home="$(mktemp -d)"
 serve=""
 trap '[ -n "$serve" ] && kill "$serve" 2>/dev/null; rm -rf "$home"' EXIT
-printf '[llm]\nmax_tokens = 32\nrelease_after_secs = 3\n[memory]\nextraction = false\nembedder = "none"\n' >"$home/config.toml"
+printf '[llm]\nmax_tokens = 32\nrelease_after_secs = 3\n[memory]\nextraction = false\nembedder = "none"\n[side]\nmodel = "none"\n' >"$home/config.toml"
 ECHO_DESK_HOME="$home" ECHO_LLM_KIND=local ECHO_LOCAL_MODEL="$MODEL" OLLAMA_HOST=127.0.0.1:9 \
   "$ECHOD" serve >"$home/serve.out" 2>"$home/serve.err" &
 serve=$!

@@ -32,9 +32,12 @@ run_mode() {
   local url; url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
   echo "== mode: $mode"
   mkdir -p "$work/home-$mode"
-  if [ -n "$embedder" ]; then
-    printf '[memory]\nembedder = "%s"\n' "$embedder" >"$work/home-$mode/config.toml"
-  fi
+  # No side jobs: the built-in model in the shared cache would otherwise write titles and
+  # follow-ups inside the measured turns.
+  {
+    if [ -n "$embedder" ]; then printf '[memory]\nembedder = "%s"\n' "$embedder"; fi
+    printf '[side]\nmodel = "none"\n'
+  } >"$work/home-$mode/config.toml"
   "$bin/echod" --home "$work/home-$mode" --provider openai --base-url "$url/v1" --model bench \
     bench overhead --turns "$TURNS" --per-session "$per_session" | tee "$work/report-$mode.json"
   exec 3>&-

@@ -93,6 +93,7 @@ url=$(sed -n 's/^mock-model listening on //p' "$work/mock.out")
 [ -n "$url" ] && [ -s "$work/web.port" ] || { echo "bench-research.sh: the servers did not start" >&2; exit 1; }
 home="$work/home"
 mkdir -p "$home"
+printf '[side]\nmodel = "none"\n' >"$home/config.toml"  # titles and follow-ups are not research
 echod() { "$bin/echod" --home "$home" --provider openai --base-url "$url/v1" --model bench "$@"; }
 for tool in web_search web_fetch; do
   echod rules add --tool "$tool" --decision allow >/dev/null

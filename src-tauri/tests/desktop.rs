@@ -145,7 +145,7 @@ async fn the_window_renders_streams_an_answer_and_quits_cleanly_mid_turn() {
     let home = tempfile::tempdir().expect("tempdir");
     std::fs::write(
         home.path().join("config.toml"),
-        "[memory]\nextraction = false\nembedder = \"none\"\n[tools]\nexplain_model = \"explainer\"\n[routing]\ncode = [\"auto\"]\n",
+        "[side]\nmodel = \"none\"\n[memory]\nextraction = false\nembedder = \"none\"\n[tools]\nexplain_model = \"explainer\"\n[routing]\ncode = [\"auto\"]\n",
     )
     .expect("config");
     let work = tempfile::tempdir().expect("work dir");

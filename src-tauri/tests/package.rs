@@ -386,7 +386,7 @@ async fn the_package_installs_opens_from_its_launcher_entry_chats_and_uninstalls
     std::fs::create_dir_all(&data).expect("data dir");
     std::fs::write(
         data.join("config.toml"),
-        "[memory]\nextraction = false\nembedder = \"none\"\n",
+        "[side]\nmodel = \"none\"\n[memory]\nextraction = false\nembedder = \"none\"\n",
     )
     .expect("config");
     let driver = start_driver(

@@ -307,7 +307,7 @@ async function main() {
   }));
   writeFileSync(
     join(home, 'config.toml'),
-    '[memory]\nextraction = false\nembedder = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
+    '[memory]\nextraction = false\nembedder = "none"\n[side]\nmodel = "none"\n[tools]\nexplain_model = "explainer"\n[llm.retry]\nmax_retries = 0\n',
   );
 
   const mock = start(join(BIN, 'mock-model'), ['--script', scriptFile, '--exit-on-stdin-eof']);

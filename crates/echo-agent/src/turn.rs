@@ -303,7 +303,7 @@ impl Engine {
         if !side.follow_ups || request.automation.is_some() {
             return Vec::new();
         }
-        let Some(llm) = self.models().side.clone() else {
+        let Some(llm) = self.models().side() else {
             return Vec::new();
         };
         let mut span = root

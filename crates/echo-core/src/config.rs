@@ -21,7 +21,7 @@ pub use search::{SEARCH_ENV, SearchConfig};
 pub use sections::{AutomationsConfig, TraceConfig};
 use serde::Deserialize;
 pub use share::Share;
-pub use side::{SIDE_BUILTIN, SideConfig};
+pub use side::{SIDE_BUILTIN, SIDE_NONE, SideConfig};
 use std::path::{Path, PathBuf};
 
 /// Name of the config file inside the data directory.

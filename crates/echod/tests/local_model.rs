@@ -19,8 +19,14 @@ struct World {
 }
 
 impl World {
+    /// A world with `config`; without a `[side]` section of its own no side jobs run, so
+    /// a turn asks the model for its answer only.
     fn new(config: &str) -> World {
         let home = tempfile::tempdir().expect("tempdir");
+        let mut config = config.to_string();
+        if !config.contains("[side]") {
+            config.push_str("[side]\nmodel = \"none\"\n");
+        }
         std::fs::write(home.path().join("config.toml"), config).expect("config");
         World {
             home,
@@ -169,6 +175,70 @@ fn with_nothing_configured_the_installed_built_in_model_answers() {
             },
             "{m}"
         );
+    }
+}
+
+/// With no side model named, the installed built-in model is the side model: beside a
+/// remote provider (the mock model) it writes the session's title and offers follow-ups
+/// after the answer, and the provider is asked for the answer only.
+#[test]
+fn with_no_side_model_named_the_installed_built_in_model_does_the_side_jobs() {
+    let world = World::new(&format!("{NO_MEMORY}[side]\nfollow_ups_wait_secs = 30\n"));
+    world.install_default();
+    let said = "Kyoto is lovely in spring; the gardens are at their best in April.";
+    let mock = echo_mock_model::MockServer::start(serde_json::json!({
+        "steps": [{ "model": "primary", "text": said }]
+    }))
+    .expect("mock");
+    let out = world
+        .bare(&["ask", "--events", "Tell me about Kyoto for a family trip"])
+        .env("ECHO_LLM_KIND", "openai")
+        .env("ECHO_LLM_BASE_URL", mock.base_url())
+        .env("ECHO_LLM_MODEL", "primary")
+        .output()
+        .expect("run");
+    let events: Vec<Value> = ok(out, "ask")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("event line"))
+        .collect();
+    let final_event = events.iter().find(|e| e["type"] == "final").expect("final");
+    assert_eq!(final_event["text"], said, "the answer is the provider's");
+    let asked = mock.requests().expect("mock requests");
+    let chats = asked
+        .iter()
+        .filter(|r| r["path"] == "/v1/chat/completions")
+        .count();
+    assert_eq!(
+        chats, 1,
+        "the provider answers and does nothing else: {asked:?}"
+    );
+
+    let turn = events[0]["turn_id"].as_str().expect("turn id");
+    let trace = json(
+        world
+            .bare(&["trace", "show", turn, "--json"])
+            .output()
+            .expect("run"),
+        "trace show",
+    );
+    let spans = trace["spans"].as_array().expect("spans");
+    for job in ["background:session_title", "background:follow_ups"] {
+        let job_span = spans
+            .iter()
+            .find(|s| s["name"] == job)
+            .unwrap_or_else(|| panic!("no {job} span: {trace}"));
+        let calls: Vec<&Value> = spans
+            .iter()
+            .filter(|s| s["parent_id"] == job_span["id"] && s["kind"] == "model")
+            .collect();
+        assert!(!calls.is_empty(), "{job} asked no model: {trace}");
+        for call in calls {
+            let model = call["model"].as_str().unwrap_or_default();
+            assert!(
+                model.contains("SmolLM2-135M-Instruct"),
+                "{job} ran on {model:?}, not the built-in model"
+            );
+        }
     }
 }
 

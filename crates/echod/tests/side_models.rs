@@ -128,7 +128,7 @@ fn a_failing_side_model_leaves_the_answer_and_the_first_line_and_counts_a_degrad
 fn side_jobs_switched_off_or_without_a_side_model_ask_nothing() {
     for config in [
         "[side]\nmodel = \"side\"\ntitles = false\nfollow_ups = false\n",
-        "",
+        "[side]\nmodel = \"none\"\n",
     ] {
         let w = World::with_config(
             json!({ "steps": [{ "model": "primary", "text": "Hello." }] }),

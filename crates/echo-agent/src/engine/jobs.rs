@@ -358,7 +358,7 @@ impl Engine {
         if !first.map_err(|e| e.to_string())? || !self.config.side.titles {
             return Ok(());
         }
-        let Some(llm) = self.models().side.clone() else {
+        let Some(llm) = self.models().side() else {
             return Ok(());
         };
         span.set_capture(self.capture());

@@ -26,8 +26,19 @@ pub(crate) struct Models {
     /// Models by task type (`[routing]`); a task type not here uses `main`.
     pub routes: HashMap<TaskType, Arc<LlmClient>>,
     /// The side model (`[side] model`, else the built-in model when one is installed), or
-    /// none: then no side jobs run.
-    pub side: Option<Arc<LlmClient>>,
+    /// none (`none`, or nothing installed): then no side jobs run. See [`Models::side`].
+    side: SideSlot,
+}
+
+/// The side model's client, or what opens it on its first job: opening the built-in model
+/// reads its file's header and vocabulary, which an engine that runs no side job (or not
+/// yet) should not pay at start.
+enum SideSlot {
+    Ready(Option<Arc<LlmClient>>),
+    Builtin(
+        echo_core::config::LlmConfig,
+        std::sync::OnceLock<Option<Arc<LlmClient>>>,
+    ),
 }
 
 impl Models {
@@ -76,6 +87,22 @@ impl Models {
         })
     }
 
+    /// The side model's client, opened now if this is its first use; none: no side jobs.
+    pub(crate) fn side(&self) -> Option<Arc<LlmClient>> {
+        match &self.side {
+            SideSlot::Ready(client) => client.clone(),
+            SideSlot::Builtin(local, client) => client
+                .get_or_init(|| match LlmClient::from_config(local) {
+                    Ok(client) => Some(Arc::new(client)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the built-in side model cannot be used");
+                        None
+                    }
+                })
+                .clone(),
+        }
+    }
+
     /// The client for a turn of type `task`, and why it was chosen (for the trace).
     pub(crate) fn route(&self, task: TaskType) -> (Arc<LlmClient>, String) {
         match self.routes.get(&task) {
@@ -88,26 +115,32 @@ impl Models {
     }
 }
 
-/// The side model's client: none without `[side] model`; `builtin`: the built-in model (the
-/// provider's own worker when it is the provider, else the first installed catalog model);
-/// any other name: that model of the provider in force.
+/// The side model's client: `none`: none; any name but `builtin`: that model of the
+/// provider in force; `builtin` or unset: the built-in model (the provider's own worker when
+/// it is the provider, else the first installed catalog model, opened on first use), none
+/// when none is installed.
 fn side_client(
     config: &Config,
     llm: &echo_core::config::LlmConfig,
     main: &Arc<LlmClient>,
-) -> Result<Option<Arc<LlmClient>>, ApiError> {
-    let Some(model) = config.side.model.as_deref().map(str::trim) else {
-        return Ok(None);
-    };
-    if model != echo_core::config::SIDE_BUILTIN {
-        return Ok(Some(Arc::new(client_for(llm, Some(model))?)));
+) -> Result<SideSlot, ApiError> {
+    let named = config.side.model.as_deref().map(str::trim);
+    match named {
+        Some(echo_core::config::SIDE_NONE) => return Ok(SideSlot::Ready(None)),
+        Some(model) if model != echo_core::config::SIDE_BUILTIN => {
+            let client = client_for(llm, Some(model))?;
+            return Ok(SideSlot::Ready(Some(Arc::new(client))));
+        }
+        _ => {}
     }
     if llm.kind.is_local() {
-        return Ok(Some(main.clone()));
+        return Ok(SideSlot::Ready(Some(main.clone())));
     }
     let Some(path) = echo_local::catalog::default_installed(&config.home) else {
-        tracing::warn!("side.model = \"builtin\" but no built-in model is installed");
-        return Ok(None);
+        if named.is_some() {
+            tracing::warn!("side.model = \"builtin\" but no built-in model is installed");
+        }
+        return Ok(SideSlot::Ready(None));
     };
     let local = echo_core::config::LlmConfig {
         kind: echo_core::config::ProviderKind::Local,
@@ -117,7 +150,7 @@ fn side_client(
         fallback_models: Vec::new(),
         ..llm.clone()
     };
-    Ok(Some(Arc::new(LlmClient::from_config(&local)?)))
+    Ok(SideSlot::Builtin(local, std::sync::OnceLock::new()))
 }
 
 /// A client for a secondary model on the same server (extraction, explanations); the main

@@ -6,6 +6,8 @@ use serde::Deserialize;
 
 /// `[side] model` naming the built-in model rather than one of the provider's.
 pub const SIDE_BUILTIN: &str = "builtin";
+/// `[side] model` saying there is no side model: no side jobs run.
+pub const SIDE_NONE: &str = "none";
 
 /// Which side jobs run, and on which model.
 #[derive(Clone, Debug, Deserialize)]
@@ -16,8 +18,9 @@ pub struct SideConfig {
     pub titles: bool,
     /// Up to three follow-up questions offered under an answer.
     pub follow_ups: bool,
-    /// The side model: `builtin` (the built-in model), or a (cheap) model of the configured
-    /// provider. Unset: no side jobs run; titles are the first message's first line.
+    /// The side model: `builtin` (the built-in model), a (cheap) model of the configured
+    /// provider, or `none` (no side jobs run; titles are the first message's first line).
+    /// Unset: the built-in model when one is installed, else none.
     pub model: Option<String>,
     /// Seconds the end of a turn waits for its follow-ups (0.5–30); the answer itself never
     /// waits for them.
@@ -47,7 +50,7 @@ impl SideConfig {
         if self.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
             return Err(ConfigError::Override {
                 source_name: "side.model".into(),
-                message: "is empty; name a model, `builtin`, or leave it out".into(),
+                message: "is empty; name a model, `builtin`, `none`, or leave it out".into(),
             });
         }
         Ok(())

@@ -19,8 +19,9 @@ pub struct World {
 }
 
 impl World {
-    /// A world whose turns are not followed by memory extraction (so scripts only answer
-    /// the turns themselves); memory tests opt in with their own `[memory]` section.
+    /// A world whose turns are not followed by memory extraction or side jobs (so scripts
+    /// only answer the turns themselves); memory and side-model tests opt in with their own
+    /// `[memory]` or `[side]` section.
     pub fn new(script: Value) -> World {
         World::with_config(script, "")
     }
@@ -31,6 +32,9 @@ impl World {
         let mut config = config.to_string();
         if !config.contains("[memory]") {
             config.push_str("\n[memory]\nextraction = false\nembedder = \"none\"\n");
+        }
+        if !config.contains("[side]") {
+            config.push_str("\n[side]\nmodel = \"none\"\n");
         }
         std::fs::write(home.path().join("config.toml"), config).expect("config");
         World { home, mock }
