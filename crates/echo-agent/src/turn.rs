@@ -446,8 +446,8 @@ impl Engine {
 /// How long a turn waits for MCP servers that are still connecting.
 const MCP_START_WAIT: Duration = Duration::from_secs(10);
 
-/// The turn's path, on its `triage` span: the rules, then the planner's verdict (when
-/// `[planner]` is on) for a question they cannot place.
+/// The turn's path, on its `triage` span: the rules, then the planner's verdict (unless
+/// `[research] ask_planner` is off) for a question they cannot place.
 async fn choose_path(
     engine: &Engine,
     request: &TurnRequest,
@@ -461,7 +461,7 @@ async fn choose_path(
         request.research,
         engine.search().service.is_some(),
     );
-    if triage.unsure && engine.config.planner.enabled {
+    if triage.unsure && engine.config.research.ask_planner {
         let planner = engine.models().planner.clone();
         triage = triage::ask_planner(&planner, context, &request.input, triage, &mut node).await;
     }

@@ -841,13 +841,13 @@ fn a_question_the_rules_cannot_place_goes_where_the_planner_says() {
             { "text": "The Kobo, for PDFs." },
             { "text": "Canberra." },
         ]}),
-        "[planner]\nenabled = true\n",
+        "",
     );
     for tool in ["web_search", "web_fetch"] {
         w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
     }
-    let triaged = |question: &str| {
-        let out = ask(&w, &web, &["ask", "--events", question])
+    let triaged = |w: &World, question: &str| {
+        let out = ask(w, &web, &["ask", "--events", question])
             .output()
             .expect("run");
         assert!(out.status.success(), "{}", stderr(&out));
@@ -869,16 +869,20 @@ fn a_question_the_rules_cannot_place_goes_where_the_planner_says() {
     };
 
     // Two borderline questions: the planner's verdict decides each, and says why on the trace.
-    let (path, reason, answer) =
-        triaged("Is a heat pump or a gas boiler cheaper to run for a small flat?");
+    let (path, reason, answer) = triaged(
+        &w,
+        "Is a heat pump or a gas boiler cheaper to run for a small flat?",
+    );
     assert_eq!(path, "research", "{reason}");
     assert!(
         reason.ends_with("the planner: running costs need current prices"),
         "{reason}"
     );
     assert!(answer.contains("### Sources"), "{answer}");
-    let (path, reason, answer) =
-        triaged("Which e-reader is best for reading PDFs, the Kindle or the Kobo?");
+    let (path, reason, answer) = triaged(
+        &w,
+        "Which e-reader is best for reading PDFs, the Kindle or the Kobo?",
+    );
     assert_eq!(
         (path.as_str(), answer.as_str()),
         ("quick", "The Kobo, for PDFs."),
@@ -889,10 +893,27 @@ fn a_question_the_rules_cannot_place_goes_where_the_planner_says() {
         "{reason}"
     );
     // A plain question is the rules' to place: the planner is not asked.
-    let (path, reason, _) = triaged("What is the capital of Australia?");
+    let (path, reason, _) = triaged(&w, "What is the capital of Australia?");
     assert_eq!(path, "quick");
     assert!(!reason.contains("planner"), "{reason}");
     assert_eq!(calls_offering(&w, "triage_verdict"), 2);
+
+    // Switched off, the rules' lean stands and the planner is not asked.
+    let rules_only = World::with_config(
+        json!({ "steps": [{ "text": "A heat pump, mostly." }] }),
+        "[research]\nask_planner = false\n",
+    );
+    let (path, reason, answer) = triaged(
+        &rules_only,
+        "Is a heat pump or a gas boiler cheaper to run for a small flat?",
+    );
+    assert_eq!(
+        (path.as_str(), answer.as_str()),
+        ("quick", "A heat pump, mostly."),
+        "{reason}"
+    );
+    assert!(!reason.contains("planner"), "{reason}");
+    assert_eq!(calls_offering(&rules_only, "triage_verdict"), 0);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Triage: per turn, the quick path (the ReAct loop) or research (the graph of
 //! `research.rs`), from a rule set over the question and the routing's task type, and for a
-//! question the rules cannot place, the planner's verdict when `[planner]` is on. The person
+//! question the rules cannot place, the planner's verdict (`[research] ask_planner`). The person
 //! can force either way; `[research] mode = "never"` leaves research to those who ask. The
 //! decision and its reason go on the turn's trace.
 
@@ -41,7 +41,7 @@ pub(crate) struct Triage {
     pub path: TurnPath,
     pub reason: String,
     /// The rules could not place the question (some constraints, not enough to be sure):
-    /// `path` is their lean, and the planner is asked when it is on.
+    /// `path` is their lean, and the planner is asked unless `ask_planner` is off.
     pub unsure: bool,
 }
 

@@ -23,6 +23,10 @@ pub struct ResearchConfig {
     pub node_timeout_secs: f64,
     /// How often a failed node is tried again, with back-off, before the cache or a gap.
     pub retries: u32,
+    /// Whether a question the rules cannot place (some constraint in a question of some
+    /// length) is put to the planner model (`[planner] model`, else the main model) in one
+    /// short call before the answer; off: the rules' lean, the quick path, stands.
+    pub ask_planner: bool,
 }
 
 impl Default for ResearchConfig {
@@ -35,6 +39,7 @@ impl Default for ResearchConfig {
             time_limit_secs: 600.0,
             node_timeout_secs: 60.0,
             retries: 2,
+            ask_planner: true,
         }
     }
 }
