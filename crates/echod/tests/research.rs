@@ -466,6 +466,57 @@ fn a_search_service_that_hangs_ends_in_a_partial_report_within_the_time_limit() 
     );
 }
 
+/// A run that stops early still cites what the person's own memories gave it, as its
+/// finished report would.
+#[test]
+fn a_partial_report_cites_the_memories_found_before_it_stopped() {
+    const REMEMBERED: &str = "We only take trains of less than one hour.";
+    let web = Web::start();
+    web.hang_search.store(true, Ordering::SeqCst);
+    let notes = json!({ "notes": [{ "quote": REMEMBERED, "supports": "the limit on trains" }] });
+    let w = World::with_config(
+        json!({ "steps": [
+            plan_step(),
+            { "when_tool": "research_notes", "times": 5,
+              "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] },
+            check_step(json!([])),
+            { "text": REPORT },
+        ]}),
+        "[research]\ntime_limit_secs = 5\nnode_timeout_secs = 60\nretries = 0\n",
+    );
+    for tool in ["web_search", "web_fetch"] {
+        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
+    }
+    w.ok(&["memory", "add", REMEMBERED]);
+    let out = ask(
+        &w,
+        &web,
+        &["ask", "--research", "--events", "plan three days in kyoto"],
+    )
+    .output()
+    .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = final_text(&events(&String::from_utf8_lossy(&out.stdout)));
+    assert!(report.starts_with("**Partial report.**"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "### kyoto trains\n\n- the limit on trains: “{REMEMBERED}” [^1]"
+        )),
+        "{report}"
+    );
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        report.contains(&format!(
+            "[^1]: “{REMEMBERED}” — from your memories, learned {today}"
+        )),
+        "{report}"
+    );
+    assert!(
+        report.contains("### Not reached or not found\n\n- kyoto family hotels\n"),
+        "{report}"
+    );
+}
+
 #[test]
 fn stop_ends_a_research_run_in_a_partial_report_of_what_was_found() {
     let web = Web::start();

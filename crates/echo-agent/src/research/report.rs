@@ -73,8 +73,9 @@ pub(super) async fn check(run: &Run<'_>, report: String) -> String {
     text
 }
 
-/// The report of a run that stopped early (`why`): what was found so far, by
-/// sub-question, each note cited, and what was not reached.
+/// The report of a run that stopped early (`why`): what was found so far (the person's
+/// memories and files, then pages), by sub-question, each note cited, and what was not
+/// reached.
 pub(super) async fn partial(run: &Run<'_>, why: &str) -> String {
     let mut span = run.root.child(SpanLevel::Node, "research:partial").await;
     span.attr("research_run", run.store.id.clone());
@@ -90,12 +91,13 @@ pub(super) async fn partial(run: &Run<'_>, why: &str) -> String {
     let mut number = 0;
     let mut all = Vec::new();
     let mut missing = Vec::new();
+    let found = state.notes();
     for (i, sub) in plan.iter().enumerate() {
-        let notes: Vec<&Note> = state
-            .subs
-            .get(i)
-            .map(|s| s.reads.iter().flat_map(|r| &r.notes).collect())
-            .unwrap_or_default();
+        let notes: Vec<&Note> = found
+            .iter()
+            .filter(|(of, _)| *of == i)
+            .map(|(_, note)| *note)
+            .collect();
         if notes.is_empty() {
             missing.push(sub.question.clone());
             continue;
