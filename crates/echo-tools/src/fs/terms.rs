@@ -31,37 +31,49 @@ pub struct FileHit {
 
 /// The text files under `root` that hold at least `least` of `words` (whole words, any
 /// case; a word with letters outside ASCII, such as a CJK pair, anywhere), most words first,
-/// then most occurrences, then path; at most `most`.
+/// then most occurrences, then path; at most `most`. Each file is read once and scanned for
+/// all words in one pass; occurrences are counted only in files that hold enough of them,
+/// and only the best `most` files' texts are kept while walking.
 pub async fn files_with_words(
     root: PathBuf,
     words: Vec<String>,
     least: usize,
     most: usize,
 ) -> Result<Vec<FileHit>, ToolError> {
-    let patterns: Vec<regex::Regex> = words
+    let patterns: Vec<String> = words
         .iter()
         .map(|w| {
             let bound = if w.is_ascii() { r"\b" } else { "" };
-            regex::RegexBuilder::new(&format!("{bound}{}{bound}", regex::escape(w)))
-                .case_insensitive(true)
-                .build()
-                .map_err(|e| ToolError::InvalidArguments(format!("the word {w:?}: {e}")))
+            format!("{bound}{}{bound}", regex::escape(w))
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
     if patterns.is_empty() {
         return Ok(Vec::new());
     }
-    blocking(move |stop| Ok(walk(&root, &patterns, least.max(1), most, stop))).await
+    let invalid =
+        |e: regex::Error| ToolError::InvalidArguments(format!("the words {words:?}: {e}"));
+    let any = regex::RegexSetBuilder::new(&patterns)
+        .case_insensitive(true)
+        .build()
+        .map_err(invalid)?;
+    let each: Vec<regex::Regex> = patterns
+        .iter()
+        .map(|p| regex::RegexBuilder::new(p).case_insensitive(true).build())
+        .collect::<Result<_, _>>()
+        .map_err(invalid)?;
+    let words = Words { any, each };
+    blocking(move |stop| Ok(walk(&root, &words, least.max(1), most, stop))).await
 }
 
-fn walk(
-    root: &Path,
-    patterns: &[regex::Regex],
-    least: usize,
-    most: usize,
-    stop: &AtomicBool,
-) -> Vec<FileHit> {
-    let mut hits = Vec::new();
+/// The words looked for: all at once (which of them a text holds), and each alone (to count
+/// its occurrences).
+struct Words {
+    any: regex::RegexSet,
+    each: Vec<regex::Regex>,
+}
+
+fn walk(root: &Path, words: &Words, least: usize, most: usize, stop: &AtomicBool) -> Vec<FileHit> {
+    let mut hits: Vec<FileHit> = Vec::new();
     let files = ignore::WalkBuilder::new(root)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -70,7 +82,7 @@ fn walk(
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
         .take(MOST_FILES);
     for entry in files {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || most == 0 {
             break;
         }
         if entry
@@ -85,29 +97,33 @@ fn walk(
         if bytes.contains(&0) {
             continue;
         }
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let counts: Vec<usize> = patterns
-            .iter()
-            .map(|p| p.find_iter(&text).count())
-            .collect();
-        let words = counts.iter().filter(|c| **c > 0).count();
-        if words < least {
+        let text = String::from_utf8_lossy(&bytes);
+        let held = words.any.matches(&text).iter().count();
+        if held < least {
+            continue;
+        }
+        let occurrences = words.each.iter().map(|p| p.find_iter(&text).count()).sum();
+        let worse_than_all = hits.len() == most
+            && hits
+                .last()
+                .is_some_and(|last| (held, occurrences) <= (last.words, last.occurrences));
+        if worse_than_all {
             continue;
         }
         hits.push(FileHit {
             path: entry.path().to_path_buf(),
             shown: shown_path(root, entry.path()),
-            text,
-            words,
-            occurrences: counts.iter().sum(),
+            text: text.into_owned(),
+            words: held,
+            occurrences,
         });
+        hits.sort_by(|a, b| {
+            (b.words, b.occurrences)
+                .cmp(&(a.words, a.occurrences))
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        hits.truncate(most);
     }
-    hits.sort_by(|a, b| {
-        (b.words, b.occurrences)
-            .cmp(&(a.words, a.occurrences))
-            .then_with(|| a.path.cmp(&b.path))
-    });
-    hits.truncate(most);
     hits
 }
 
@@ -148,5 +164,46 @@ mod tests {
             .collect();
         assert_eq!(shown, [("trip/kyoto.md", 3, 3), ("trip/budget.txt", 2, 3)]);
         assert!(hits[0].text.contains("ryokan in Gion"));
+    }
+
+    #[tokio::test]
+    async fn only_the_best_files_are_kept_whatever_order_the_walk_meets_them_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files: [(&str, &str); 5] = [
+            ("a.txt", "kyoto family"),
+            ("b.txt", "kyoto family hotels"),
+            ("c.txt", "kyoto kyoto family family"),
+            ("d.txt", "kyoto only"),
+            ("e.txt", "Hotels, hotels: family in Kyoto"),
+        ];
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        }
+        let words = ["kyoto", "family", "hotels"].map(String::from).to_vec();
+        let best = |most| {
+            let (dir, words) = (dir.path().to_path_buf(), words.clone());
+            async move {
+                let hits = files_with_words(dir, words, 2, most).await.expect("search");
+                hits.iter()
+                    .map(|h| (h.shown.clone(), h.words, h.occurrences))
+                    .collect::<Vec<_>>()
+            }
+        };
+        let owned = |v: &[(&str, usize, usize)]| {
+            v.iter()
+                .map(|(s, w, o)| (s.to_string(), *w, *o))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(best(2).await, owned(&[("e.txt", 3, 4), ("b.txt", 3, 3)]));
+        assert_eq!(
+            best(10).await,
+            owned(&[
+                ("e.txt", 3, 4),
+                ("b.txt", 3, 3),
+                ("c.txt", 2, 4),
+                ("a.txt", 2, 2)
+            ])
+        );
+        assert!(best(0).await.is_empty());
     }
 }
