@@ -1,5 +1,5 @@
 //! What the crate's unit tests share: an engine on a temporary data directory with nothing
-//! optional running (no embedder, no extraction), and an in-memory keychain.
+//! optional running (no embedder, no extraction, no side jobs), and an in-memory keychain.
 #![cfg(test)]
 
 use crate::Api;
@@ -8,7 +8,8 @@ use echo_secrets::SecretStore;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The default configuration on `home`, without the embedder and post-turn extraction.
+/// The default configuration on `home`, without the embedder, post-turn extraction and side
+/// jobs.
 pub(crate) fn quiet_config(home: &Path) -> Config {
     let mut config = Config {
         home: home.to_path_buf(),
@@ -16,6 +17,7 @@ pub(crate) fn quiet_config(home: &Path) -> Config {
     };
     config.memory.embedder = EmbedderKind::None;
     config.memory.extraction = false;
+    config.side.model = Some(echo_core::config::SIDE_NONE.to_string());
     config
 }
 
