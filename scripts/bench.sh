@@ -6,8 +6,8 @@
 #
 #   bash scripts/bench.sh [--rounds N] [--out FILE] [NAME...]
 #
-# NAMEs (default: all): overhead, research, memory, context, automations, local_model,
-# local_busy, locomo.
+# NAMEs (default: all): overhead, research, memory, embed, memory_list, context, automations,
+# local_model, local_busy, locomo.
 #   overhead     per-turn cost of our own process against a zero-latency mock model, text
 #                turns and turns with one tool round trip (scripts/bench-overhead.sh);
 #   research     the same for a research turn, by node (plan, search, read, write, check),
@@ -15,6 +15,11 @@
 #                servers (scripts/bench-research.sh);
 #   memory       write rate, recall latency and first search at 100,000 memories, with 1,000
 #                as the baseline in the same process (`echod bench memory`);
+#   embed        the local embedder's throughput on 1,000 memory-sized sentences in batches of
+#                32, beside the same sentences one at a time (`echod bench embed`);
+#   memory_list  the memory page in headless Chromium against `echod serve` at 100,000
+#                memories, with 1,000 as the baseline in the same run
+#                (scripts/bench-memory-list.mjs; builds the UI);
 #   context      context assembly (the `context` span) in a session of 1,000 messages with 10,000
 #                memories, beside one of 10 messages with 100 memories as the baseline
 #                (scripts/bench-context.sh);
@@ -44,9 +49,9 @@ while [ $# -gt 0 ]; do
     *) names+=("$1"); shift ;;
   esac
 done
-[ ${#names[@]} -gt 0 ] || names=(overhead research memory context automations local_model local_busy locomo)
+[ ${#names[@]} -gt 0 ] || names=(overhead research memory embed memory_list context automations local_model local_busy locomo)
 for n in "${names[@]}"; do
-  case "$n" in overhead|research|memory|context|automations|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
+  case "$n" in overhead|research|memory|embed|memory_list|context|automations|local_model|local_busy|locomo) ;; *) echo "bench.sh: no benchmark $n" >&2; exit 2 ;; esac
 done
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -57,6 +62,10 @@ cargo build --release --locked -p echo-desk -p echod --bin echod >&2
 cargo build --release --locked -p echo-mock-model --bin mock-model >&2
 export ECHO_BENCH_BUILT=1
 echod="$CARGO_TARGET_DIR/release/echod"
+if [[ " ${names[*]} " == *" memory_list "* ]]; then
+  echo "== npm run build (the UI echod serves to the memory page benchmark)" >&2
+  npm run build >&2
+fi
 
 commit="$(git rev-parse --short=7 HEAD)"
 [ -z "$(git status --porcelain --untracked-files=no)" ] || commit="$commit-dirty"
@@ -90,6 +99,14 @@ for mode, body in re.findall(r"^== mode: (\S+)\n(.*?)(?=^== mode: |\Z)", sys.std
         echo "== round $round: memory (1,000 and 100,000)" >&2
         "$echod" --home "$work/memory-home-$round" bench memory --sizes 1000,100000 | json_lines \
           >"$work/memory-$round.jsonl"
+        ;;
+      embed)
+        echo "== round $round: embed (batches of 32, one at a time)" >&2
+        "$echod" --home "$work/embed-home-$round" bench embed | json_lines >"$work/embed-$round.jsonl"
+        ;;
+      memory_list)
+        echo "== round $round: memory_list (100,000 and 1,000)" >&2
+        node scripts/bench-memory-list.mjs --profile release --echod "$echod" | json_lines >"$work/memory_list-$round.jsonl"
         ;;
       context)
         for size in "10 100" "1000 10000"; do

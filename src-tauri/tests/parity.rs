@@ -359,6 +359,10 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
         Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
     ),
     (
+        "bench embed",
+        Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
+    ),
+    (
         "bench context",
         Cli::Apart("a benchmark of the standalone `echod` binary, measured in process"),
     ),

@@ -30,6 +30,14 @@ pub(crate) async fn run(api: &Api, command: BenchCommand) -> anyhow::Result<()> 
             undated,
         } => crate::bench::locomo(api, files, &embedder, context_turns, !undated).await,
         BenchCommand::Memory { sizes, queries } => crate::bench::memory(api, &sizes, queries).await,
+        BenchCommand::Embed { sentences, batch } => {
+            let dir = echo_bench::local_embedder_dir(api.config()).map_err(anyhow::Error::msg)?;
+            let report = echo_bench::embed::throughput(&dir, sentences, batch)
+                .await
+                .map_err(anyhow::Error::msg)?;
+            println!("{}", serde_json::to_string(&report)?);
+            Ok(())
+        }
         BenchCommand::Automations {
             dir,
             singles,

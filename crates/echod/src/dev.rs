@@ -22,6 +22,16 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         queries: usize,
     },
+    /// The local embedder's throughput: short sentences in batches, beside the same sentences
+    /// one at a time (use a release build).
+    Embed {
+        /// Sentences embedded each way.
+        #[arg(long, default_value_t = 1000)]
+        sentences: usize,
+        /// Inputs per forward pass of the batched run.
+        #[arg(long, default_value_t = 32)]
+        batch: usize,
+    },
     /// LoCoMo retrieval recall over the evidence turns of every question (categories 1–4).
     Locomo {
         /// LoCoMo-format JSON files.
