@@ -252,10 +252,12 @@ pub async fn replay(
     // The recording's server is the provider: never Ollama or the built-in model instead.
     config.llm_chosen = true;
     config.agent.max_iterations = case.max_iterations;
-    // Only the turn itself talks to the model: no extraction, no summaries, no planner.
+    // Only the turn itself talks to a model: no extraction, no summaries, no planner, no
+    // side jobs (whose default is the built-in model).
     config.memory.extraction = false;
     config.memory.embedder = echo_core::config::EmbedderKind::None;
     config.planner.enabled = false;
+    config.side.model = Some(echo_core::config::SIDE_NONE.to_string());
     config.trace.capture = false;
     let engine = Arc::new(Engine::build(config, Arc::new(NoSecrets)).await?);
     let outcome = run_case(&engine, case).await;
