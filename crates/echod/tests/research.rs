@@ -466,14 +466,14 @@ fn a_search_service_that_hangs_ends_in_a_partial_report_within_the_time_limit() 
     );
 }
 
-/// A run that stops early still cites what the person's own memories gave it, as its
-/// finished report would.
-#[test]
-fn a_partial_report_cites_the_memories_found_before_it_stopped() {
-    const REMEMBERED: &str = "We only take trains of less than one hour.";
-    let web = Web::start();
-    web.hang_search.store(true, Ordering::SeqCst);
-    let notes = json!({ "notes": [{ "quote": REMEMBERED, "supports": "the limit on trains" }] });
+/// A research run of "plan three days in kyoto" in a world that remembers `remembered`, whose
+/// notes calls answer `notes`; the world and the run's events.
+fn research_remembering(
+    web: &Web,
+    remembered: &str,
+    notes: Value,
+    config: &str,
+) -> (World, Vec<Value>) {
     let w = World::with_config(
         json!({ "steps": [
             plan_step(),
@@ -482,21 +482,35 @@ fn a_partial_report_cites_the_memories_found_before_it_stopped() {
             check_step(json!([])),
             { "text": REPORT },
         ]}),
-        "[research]\ntime_limit_secs = 5\nnode_timeout_secs = 60\nretries = 0\n",
+        config,
     );
     for tool in ["web_search", "web_fetch"] {
         w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
     }
-    w.ok(&["memory", "add", REMEMBERED]);
+    w.ok(&["memory", "add", remembered]);
     let out = ask(
         &w,
-        &web,
+        web,
         &["ask", "--research", "--events", "plan three days in kyoto"],
     )
     .output()
     .expect("run");
     assert!(out.status.success(), "{}", stderr(&out));
-    let report = final_text(&events(&String::from_utf8_lossy(&out.stdout)));
+    let events = events(&String::from_utf8_lossy(&out.stdout));
+    (w, events)
+}
+
+/// A run that stops early still cites what the person's own memories gave it, as its
+/// finished report would.
+#[test]
+fn a_partial_report_cites_the_memories_found_before_it_stopped() {
+    const REMEMBERED: &str = "We only take trains of less than one hour.";
+    let web = Web::start();
+    web.hang_search.store(true, Ordering::SeqCst);
+    let notes = json!({ "notes": [{ "quote": REMEMBERED, "supports": "the limit on trains" }] });
+    let config = "[research]\ntime_limit_secs = 5\nnode_timeout_secs = 60\nretries = 0\n";
+    let (_w, events) = research_remembering(&web, REMEMBERED, notes, config);
+    let report = final_text(&events);
     assert!(report.starts_with("**Partial report.**"), "{report}");
     assert!(
         report.contains(&format!(
@@ -649,29 +663,7 @@ fn a_memory_that_answers_a_sub_question_is_a_source_cited_as_the_persons() {
         { "quote": EVIDENCE, "supports": "the price of a family room" },
         { "quote": REMEMBERED, "supports": "the limit on trains" },
     ]});
-    let w = World::with_config(
-        json!({ "steps": [
-            plan_step(),
-            { "when_tool": "research_notes", "times": 5,
-              "tool_calls": [{ "id": "n1", "name": "research_notes", "arguments": notes.to_string() }] },
-            check_step(json!([])),
-            { "text": REPORT },
-        ]}),
-        "",
-    );
-    for tool in ["web_search", "web_fetch"] {
-        w.ok(&["rules", "add", "--tool", tool, "--decision", "allow"]);
-    }
-    w.ok(&["memory", "add", REMEMBERED]);
-    let out = ask(
-        &w,
-        &web,
-        &["ask", "--research", "--events", "plan three days in kyoto"],
-    )
-    .output()
-    .expect("run");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = events(&String::from_utf8_lossy(&out.stdout));
+    let (w, events) = research_remembering(&web, REMEMBERED, notes, "");
     let report = final_text(&events);
 
     // Sub-question 2 ("kyoto trains") found the memory: its note comes before the pages', so
