@@ -78,12 +78,15 @@ pub(crate) async fn follow_ups(
     };
     match asked {
         Ok((answer, _)) => {
+            // Small models repeat themselves: a question offered once, whatever its case.
+            let mut seen = std::collections::HashSet::new();
             let questions: Vec<String> = answer
                 .questions
                 .iter()
                 .map(|q| q.split_whitespace().collect::<Vec<_>>().join(" "))
                 .filter(|q| !q.is_empty())
-                .map(|q| q.chars().take(FOLLOW_UP_CHARS).collect())
+                .map(|q| q.chars().take(FOLLOW_UP_CHARS).collect::<String>())
+                .filter(|q| seen.insert(q.to_lowercase()))
                 .take(MAX_FOLLOW_UPS)
                 .collect();
             span.attr("questions", questions.len());

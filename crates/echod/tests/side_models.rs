@@ -44,7 +44,8 @@ fn the_side_model_titles_a_session_and_offers_follow_ups_after_the_answer() {
             { "model": "primary", "text": "Kyoto is lovely in spring.", "times": 2 },
             follow_ups_step(json!([
                 "When do the cherry trees bloom?", "  Which   hotels suit kids? ",
-                "How do the trains work?", "A fourth one too many?"
+                "when do the  cherry trees bloom?", "How do the trains work?",
+                "A fourth one too many?"
             ])),
             { "model": "side", "text": "\"Kyoto in spring.\"\n" },
         ]}),
