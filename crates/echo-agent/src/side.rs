@@ -24,7 +24,9 @@ const FOLLOW_UP_CHARS: usize = 200;
 /// The `follow_ups` call's answer.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct FollowUpsAnswer {
-    /// Up to three questions the person might ask next, one line each.
+    /// Up to three questions the person might ask next, one line each. The bounds are in the
+    /// schema so a constrained model closes the list instead of writing on to its token limit.
+    #[schemars(length(max = 3), inner(length(max = 200)))]
     questions: Vec<String>,
 }
 
