@@ -6,10 +6,9 @@
 //! degradation on that span and changes nothing the person already has.
 
 use crate::background::title_of;
-use crate::model_calls::{ModelCall, structured_call_until};
+use crate::model_calls::{ModelCall, call_tool, structured_call_until};
 use crate::pipeline::context::ContextStage;
 use crate::think::strip_think;
-use echo_core::ToolSpec;
 use echo_core::trace::Span;
 use echo_core::vocab::Degradation;
 use echo_llm::LlmClient;
@@ -65,11 +64,7 @@ pub(crate) async fn follow_ups(
     span: &mut Span,
     (user, answer): (&str, &str),
 ) -> Vec<String> {
-    let tool = ToolSpec {
-        name: "follow_ups".into(),
-        description: String::new(),
-        parameters: echo_tools::schema_of::<FollowUpsAnswer>(),
-    };
+    let tool = call_tool::<FollowUpsAnswer>("follow_ups");
     let asked = match context.side_follow_ups(user, answer, tool) {
         Ok((messages, tool)) => {
             let call = (messages, tool, 256);
