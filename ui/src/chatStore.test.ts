@@ -28,6 +28,8 @@ class FakeTransport extends FakeEngine {
   private finish: (() => void) | undefined;
   private breakWith: ((e: Error) => void) | undefined;
   private seq = 0;
+  /** Every turn sent, in order, for tests where one is still streaming when the next goes. */
+  private readonly turns: { onEvent: (e: EventEnvelope) => void; finish: () => void }[] = [];
 
   constructor() {
     super();
@@ -89,8 +91,16 @@ class FakeTransport extends FakeEngine {
       done: new Promise<void>((resolve, reject) => {
         this.finish = resolve;
         this.breakWith = reject;
+        this.turns.push({ onEvent, finish: resolve });
       }),
     };
+  }
+  /** An event of the `n`th turn sent (from 0), whichever is the latest. */
+  emitTo(n: number, event: TurnEvent) {
+    this.turns[n]?.onEvent({ v: 1, turn_id: `t${n + 1}`, seq: this.seq++, ...event });
+  }
+  endTurn(n: number) {
+    this.turns[n]?.finish();
   }
   emit(event: TurnEvent) {
     this.onEvent?.({ v: 1, turn_id: 't1', seq: this.seq++, ...event });
@@ -145,6 +155,46 @@ describe('ChatStore', () => {
       expect.stringMatching(/^send chat-\S+ plan six days in kyoto research$/),
       expect.stringMatching(/^send chat-\S+ a quick one$/),
     ]);
+  });
+
+  it('takes the next message once an answer is final, and still shows that answer\'s follow-up questions', async () => {
+    const transport = new FakeTransport();
+    const store = new ChatStore(transport);
+    const first = store.send('Tell me about Kyoto');
+    transport.emitTo(0, started);
+    expect(store.getState().running).not.toBeNull();
+    void store.send('too early');
+    transport.emitTo(0, { type: 'final', text: 'Kyoto is lovely in spring.' });
+    // The answer is complete: the composer is free while the side model writes questions.
+    expect(store.getState().running).toBeNull();
+    const second = store.send('And in autumn?');
+    await tick();
+    expect(transport.calls.filter((c) => c.startsWith('send')).map((c) => c.split(' ').slice(2).join(' '))).toEqual([
+      'Tell me about Kyoto',
+      'And in autumn?',
+    ]);
+    const secondKey = store.getState().running?.key;
+    expect(secondKey).toBeDefined();
+
+    // The first turn's stream ends while the second runs: its questions land under its own
+    // answer, and the second turn stays the running one.
+    transport.emitTo(0, { type: 'follow_ups', questions: ['Which months are quiet?'] });
+    transport.emitTo(0, finished);
+    transport.endTurn(0);
+    await first;
+    expect(store.getState().running?.key).toBe(secondKey);
+    const [, answer, , next] = store.getState().messages as AssistantView[];
+    expect(answer?.followUps).toEqual(['Which months are quiet?']);
+    expect(answer?.status).toBe('completed');
+    expect(next?.status).toBe('running');
+
+    transport.emitTo(1, started);
+    transport.emitTo(1, { type: 'final', text: 'Quieter.' });
+    transport.emitTo(1, finished);
+    transport.endTurn(1);
+    await second;
+    expect(store.getState().running).toBeNull();
+    expect((store.getState().messages[3] as AssistantView).text).toBe('Quieter.');
   });
 
   it('says it is remembering, then shows what a finished turn taught memory, and undoes one', async () => {

@@ -176,6 +176,12 @@ export class ChatStore {
   private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | undefined;
   private readonly options: ChatStoreOptions;
   private counter = 0;
+  /**
+   * Turns whose answer is complete but whose stream has not ended (follow-up questions may
+   * still come): their assistant message's key and session name. The next message may go
+   * meanwhile; the engine lets the questions give way to it.
+   */
+  private readonly answeredTurns = new Map<string, string>();
 
   constructor(
     transport: Transport,
@@ -262,6 +268,9 @@ export class ChatStore {
     if (this.state.selected === name) {
       this.storage?.setItem(SELECTED_KEY, summary.name);
       const running = this.state.running;
+      for (const [key, session] of this.answeredTurns) {
+        if (session === name) this.answeredTurns.set(key, summary.name);
+      }
       this.set({
         sessions,
         selected: summary.name,
@@ -448,8 +457,13 @@ export class ChatStore {
       input,
       (event) => {
         this.updateTurn(key, (m) => reduceTurn(m, event));
-        if (this.state.running?.key === key && !this.state.running.turnId) {
-          this.set({ running: { ...this.state.running, turnId: event.turn_id } });
+        const running = this.state.running;
+        if (running?.key !== key) return;
+        if (event.type === 'final') {
+          this.answeredTurns.set(key, running.session);
+          this.set({ running: null });
+        } else if (!running.turnId) {
+          this.set({ running: { ...running, turnId: event.turn_id } });
         }
       },
       {
@@ -471,8 +485,11 @@ export class ChatStore {
       );
     }
     // The session may have been renamed while the turn ran.
-    const name = this.getState().running?.session ?? session;
-    this.set({ running: null });
+    const current = this.getState().running;
+    const running = current?.key === key ? current : null;
+    const name = running?.session ?? this.answeredTurns.get(key) ?? session;
+    this.answeredTurns.delete(key);
+    if (running) this.set({ running: null });
     void this.refreshSessions();
     await this.learnStoredIds(name);
     const turn = this.assistant(key);

@@ -8,12 +8,14 @@ mod jobs;
 mod models;
 mod recovery;
 mod search;
+mod session_lock;
 
 pub(crate) use downloads::Downloads;
 pub(crate) use jobs::{PostTurn, start_post_turn_jobs};
 pub(crate) use models::{Models, client_for, stored_key};
 pub(crate) use recovery::delete_conversation;
 pub(crate) use search::{Search, account as search_account, needs_key as search_needs_key};
+pub(crate) use session_lock::SessionLock;
 
 use crate::approval::Gate;
 use crate::background::Background;
@@ -71,7 +73,7 @@ pub(crate) struct Engine {
     /// Built-in model downloads started by this process.
     pub(crate) downloads: Downloads,
     pub(crate) workdir: PathBuf,
-    pub(crate) session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    pub(crate) session_locks: Mutex<HashMap<String, Arc<SessionLock>>>,
     /// Sessions whose consolidation failed: how often in a row, and when it may try again.
     pub(crate) consolidation_backoff: Mutex<HashMap<String, (u32, std::time::Instant)>>,
     /// The tools each session's last turn was offered when the window made it choose (see
@@ -420,7 +422,7 @@ impl Engine {
             .clone()
     }
 
-    pub(crate) fn session_lock(&self, session: &SessionId) -> Arc<tokio::sync::Mutex<()>> {
+    pub(crate) fn session_lock(&self, session: &SessionId) -> Arc<SessionLock> {
         let mut locks = self.session_locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(session.to_string()).or_default().clone()
     }

@@ -45,7 +45,7 @@ pub use request::{TurnOutcome, TurnRequest};
 pub use run::RunContext;
 
 use crate::engine::Engine;
-use crate::engine::{PostTurn, start_post_turn_jobs};
+use crate::engine::{PostTurn, SessionLock, start_post_turn_jobs};
 use crate::error::ApiError;
 use crate::events::{EventHandler, TurnEvents};
 use crate::pipeline::TurnFailure;
@@ -186,7 +186,7 @@ impl Engine {
 
         let lock = self.session_lock(&session);
         let _guard = tokio::select! {
-            guard = lock.lock() => guard,
+            guard = lock.lock_for_turn() => guard,
             _ = cancel.cancelled() => return self.abandon(&turn, &events).await,
         };
         if let Some(outcome) = self
@@ -208,7 +208,7 @@ impl Engine {
         let result = stages(self, &request, &session, &turn, &events, &cancel, &root).await;
         let outcome = match result {
             Ok((answer, usage, model)) => {
-                let questions = self.follow_ups(&request, &answer, &root).await;
+                let questions = self.follow_ups(&request, &answer, &root, &lock).await;
                 if !questions.is_empty() {
                     events.emit(TurnEvent::FollowUps { questions });
                 }
@@ -297,8 +297,15 @@ impl Engine {
 
     /// The side model's follow-up questions for a completed turn, within `[side]
     /// follow_ups_wait_secs` (after `Final`: the answer never waits); none for an
-    /// automation's run, when switched off or without a side model.
-    async fn follow_ups(&self, request: &TurnRequest, answer: &str, root: &Span) -> Vec<String> {
+    /// automation's run, when switched off or without a side model, and none once the next
+    /// turn of the session waits for `lock` (the person's next message goes first).
+    async fn follow_ups(
+        &self,
+        request: &TurnRequest,
+        answer: &str,
+        root: &Span,
+        lock: &SessionLock,
+    ) -> Vec<String> {
         let side = &self.config.side;
         if !side.follow_ups || request.automation.is_some() {
             return Vec::new();
@@ -320,10 +327,19 @@ impl Engine {
         let exchange = (request.input.as_str(), answer);
         let wait = Duration::from_secs_f64(side.follow_ups_wait_secs);
         let asked = side::follow_ups(&llm, context, &mut span, exchange);
-        let questions = match tokio::time::timeout(wait, asked).await {
-            Ok(questions) => questions,
-            Err(_) => {
+        let questions = tokio::select! {
+            asked = tokio::time::timeout(wait, asked) => Some(asked),
+            () = lock.next_turn_waits() => None,
+        };
+        let questions = match questions {
+            Some(Ok(questions)) => questions,
+            Some(Err(_)) => {
                 side::failed(&mut span, "no answer in time");
+                Vec::new()
+            }
+            None => {
+                // Not a failure: the person moved on before the questions were ready.
+                span.attr("gave_way", "the next turn of the session");
                 Vec::new()
             }
         };

@@ -12,7 +12,7 @@ mod common;
 
 use common::gateway::Server;
 use common::*;
-use echo_agent::{Api, ApprovalMode, Config, Overrides, TurnRequest};
+use echo_agent::{Api, ApprovalMode, TurnRequest};
 use echo_core::TurnStatus;
 use echo_core::vocab::EntryPoint;
 use serde_json::{Value, json};
@@ -54,36 +54,6 @@ struct Driven {
     sent: Vec<String>,
     problems: Vec<String>,
     slowest: Duration,
-}
-
-/// The environment `echod` runs with in `w`, for a config loaded in this process.
-struct WorldEnv(HashMap<String, String>);
-
-impl echo_core::config::Env for WorldEnv {
-    fn var(&self, name: &str) -> Option<String> {
-        self.0.get(name).filter(|v| !v.is_empty()).cloned()
-    }
-}
-
-/// The engine as the desktop app holds it: an `Api` opened in this process on `w`'s data
-/// directory, with the same settings `echod` gets, and a runtime to drive it.
-fn desktop_app(w: &World) -> (tokio::runtime::Runtime, Api) {
-    let command = w.command(&[]);
-    let env = WorldEnv(
-        command
-            .get_envs()
-            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string())))
-            .collect(),
-    );
-    let config = Config::load(&Overrides::default(), &env).expect("config");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let api = runtime
-        .block_on(Api::open(config))
-        .expect("open the engine in process");
-    (runtime, api)
 }
 
 fn drive(

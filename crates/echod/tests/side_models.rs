@@ -6,7 +6,13 @@
 mod common;
 
 use common::*;
+use echo_agent::{EventHandler, TurnRequest};
+use echo_core::TurnStatus;
+use echo_core::vocab::EntryPoint;
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 const SIDE: &str = "[side]\nmodel = \"side\"\n";
 
@@ -140,4 +146,62 @@ fn side_jobs_switched_off_or_without_a_side_model_ask_nothing() {
         assert_eq!(w.requests().len(), 1, "{config}");
         assert_eq!(title_of(&w, "default"), "Hi there");
     }
+}
+
+/// The person's next message goes first: follow-up questions still being written when the
+/// next turn of the session arrives give way to it, without a degradation (the app takes a
+/// new message as soon as an answer's `final` arrives). Through the engine as the app holds
+/// it: one process, one session lock.
+#[test]
+fn follow_ups_still_being_written_give_way_to_the_next_message() {
+    let w = World::with_config(
+        json!({ "steps": [
+            { "model": "primary", "text": "Kyoto is lovely in spring.", "times": 2 },
+            { "model": "side", "when_tool": "follow_ups", "hang": true },
+            follow_ups_step(json!(["Which months are quiet?"])),
+            { "model": "side", "text": "Kyoto", "times": 5 },
+        ]}),
+        &format!("{SIDE}follow_ups_wait_secs = 5\n"),
+    );
+    let (runtime, api) = desktop_app(&w);
+    let seen = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let first = runtime.spawn({
+        let (api, seen) = (api.clone(), seen.clone());
+        let request = TurnRequest::new("trip", "Tell me about Kyoto", EntryPoint::Desktop);
+        let record: EventHandler = Arc::new(move |e| {
+            let e = serde_json::to_value(e).expect("event");
+            seen.lock().expect("events").push(e);
+        });
+        async move { api.send(request, record, CancellationToken::new()).await }
+    });
+    let answered = || {
+        seen.lock()
+            .expect("events")
+            .iter()
+            .any(|e| e["type"] == "final")
+    };
+    wait_for("the first answer", Duration::from_secs(60), answered);
+
+    let next = TurnRequest::new("trip", "And in autumn?", EntryPoint::Desktop);
+    let second = runtime.block_on(api.send(next, Arc::new(|_| {}), CancellationToken::new()));
+    assert_eq!(second.expect("second turn").status, TurnStatus::Completed);
+    let first = runtime.block_on(first).expect("join").expect("first turn");
+    assert_eq!(first.status, TurnStatus::Completed);
+    assert_eq!(first.answer.as_deref(), Some("Kyoto is lovely in spring."));
+
+    let events = seen.lock().expect("events").clone();
+    let types = event_types(&events);
+    assert!(!types.contains(&"follow_ups"), "{types:?}");
+    assert_eq!(types.last(), Some(&"turn_finished"), "{types:?}");
+    let trace = w.trace(first.turn_id.as_str());
+    let spans = spans_named(&trace, "background:follow_ups");
+    assert_eq!(spans.len(), 1, "{trace}");
+    assert_eq!(
+        spans[0]["attrs"]["gave_way"], "the next turn of the session",
+        "{trace}"
+    );
+    assert_eq!(
+        spans[0]["degraded"], false,
+        "giving way is no failure: {trace}"
+    );
 }

@@ -446,3 +446,33 @@ pub fn output_with_line(cmd: &mut Command, line: &str) -> Output {
     writeln!(child.stdin.take().expect("stdin"), "{line}").expect("write stdin");
     child.wait_with_output().expect("wait")
 }
+
+/// The environment `echod` runs with in `w`, for a config loaded in this process.
+pub struct WorldEnv(std::collections::HashMap<String, String>);
+
+impl echo_core::config::Env for WorldEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        self.0.get(name).filter(|v| !v.is_empty()).cloned()
+    }
+}
+
+/// The engine as the desktop app holds it: an `Api` opened in this process on `w`'s data
+/// directory, with the same settings `echod` gets, and a runtime to drive it.
+pub fn desktop_app(w: &World) -> (tokio::runtime::Runtime, echo_agent::Api) {
+    let command = w.command(&[]);
+    let env = WorldEnv(
+        command
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string())))
+            .collect(),
+    );
+    let config = echo_agent::Config::load(&echo_agent::Overrides::default(), &env).expect("config");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let api = runtime
+        .block_on(echo_agent::Api::open(config))
+        .expect("open the engine in process");
+    (runtime, api)
+}
