@@ -5,7 +5,7 @@
 //! citations and says so in the report.
 
 use super::Run;
-use super::cite::cited;
+use super::cite::{cited, rewrite};
 use super::state::Note;
 use crate::model_calls::{call_tool, structured_call_until};
 use echo_core::trace::Span;
@@ -161,31 +161,19 @@ fn without(
             continue;
         }
         text.push_str(&report[at..claim.range.start]);
-        let mut sentence = &report[claim.range.clone()];
-        // Each citation marker of a dropped note goes; a link `[n](…)` or a definition
-        // `[^n]:` is not a citation and stays.
-        while let Some((start, len)) = drop
-            .iter()
-            .flat_map(|n| [format!("[{n}]"), format!("[^{n}]")])
-            .filter_map(|marker| citation_at(sentence, &marker).map(|at| (at, marker.len())))
-            .min()
-        {
-            text.push_str(&sentence[..start]);
-            sentence = &sentence[start + len..];
-            removed += 1;
-        }
-        text.push_str(sentence);
+        let sentence = rewrite(&report[claim.range.clone()], |marker| {
+            if marker.note.is_some_and(|n| drop.contains(&n)) {
+                removed += 1;
+                None
+            } else {
+                Some(marker.written.to_string())
+            }
+        });
+        text.push_str(&sentence);
         at = claim.range.end;
     }
     text.push_str(&report[at..]);
     (text, removed)
-}
-
-/// Where `marker` first stands in `text` as a citation (not followed by `(` or `:`).
-fn citation_at(text: &str, marker: &str) -> Option<usize> {
-    text.match_indices(marker)
-        .map(|(at, _)| at)
-        .find(|at| !text[at + marker.len()..].starts_with(['(', ':']))
 }
 
 #[cfg(test)]
