@@ -106,16 +106,9 @@ enum Command {
         #[command(subcommand)]
         command: crate::tools_cli::RulesCommand,
     },
-    /// Serve the engine over HTTP on 127.0.0.1 (bearer token, loopback Host/Origin only).
-    Serve {
-        /// Port (default: a free one, printed at start).
-        #[arg(long)]
-        port: Option<u16>,
-        /// Serve the UI from this directory instead of the one built into echod (`ui/dist`
-        /// when echod was built).
-        #[arg(long, value_name = "DIR")]
-        ui: Option<PathBuf>,
-    },
+    /// Serve the engine over HTTP on 127.0.0.1 (bearer token, loopback Host/Origin only), or
+    /// over HTTPS on another address with `--listen`.
+    Serve(crate::serve::ServeArgs),
     /// The model provider (kind, base URL, models) and its API key in the OS keychain.
     Provider {
         #[command(subcommand)]
@@ -277,7 +270,7 @@ pub async fn run(
     let api = Api::open(config).await.context("cannot open the engine")?;
     if matches!(
         cli.command,
-        Command::Ask { .. } | Command::Chat { .. } | Command::Serve { .. }
+        Command::Ask { .. } | Command::Chat { .. } | Command::Serve(_)
     ) && let Some(note) = api.provider_note()
     {
         eprintln!("{note}");
@@ -313,10 +306,11 @@ async fn dispatch(
         // Carried out before the engine opens (a replay needs none of the data directory).
         Command::Replay { .. } => Err(crate::dev::missing("replay")),
         Command::Rules { command } => crate::tools_cli::rules(api, command).await.map(done),
-        Command::Serve { port, ui } => {
+        Command::Serve(args) => {
             api.warm_memory_search();
             api.start_automations();
-            crate::serve::run(api.clone(), port.unwrap_or(0), ui)
+            let listen = args.listen();
+            crate::serve::run(api.clone(), listen, args.ui)
                 .await
                 .map(done)
         }

@@ -34,6 +34,7 @@ mod provider_cli;
 mod search_cli;
 mod serve;
 mod sessions_cli;
+mod tls;
 mod tools_cli;
 mod trace_cli;
 

@@ -1,4 +1,6 @@
-//! `echod serve`: the engine's `Api` over HTTP on loopback, for the browser UI and scripts.
+//! `echod serve`: the engine's `Api` over HTTP on loopback, for the browser UI and scripts;
+//! beyond loopback (`--listen`) over TLS only (`tls.rs`), so a token never crosses a network
+//! in clear.
 //!
 //! Every `/api` request needs a bearer token: the one kept in `<data dir>/serve-token`
 //! (readable only by the user, for scripts), or the one a browser page gets by pairing. The
@@ -7,12 +9,14 @@
 //! opens nothing. The page trades the code for a token that dies with this process
 //! (`POST /api/pair`), and each pairing prints a fresh address for the next page.
 //!
-//! Requests whose `Host` is not this loopback address, or whose `Origin` is another site, are
-//! refused before anything else — so a web page cannot reach the server through DNS
+//! Requests whose `Host` is not this server's address (loopback, the address it listens on,
+//! the names given with `--host`), or whose `Origin` is another site, are refused before
+//! anything else — so a web page cannot reach the server through DNS
 //! rebinding or a cross-site request. A turn is a `POST /api/turns` answered with
 //! server-sent events (the same `EventEnvelope`s the CLI prints with `--events`); approval
 //! questions in it are answered with `POST /api/approvals/{request_id}`.
 
+use crate::tls::TlsSource;
 use anyhow::Context;
 use axum::body::Bytes;
 use axum::extract::{Path, Request, State};
@@ -30,6 +34,7 @@ use echo_agent::{
     openapi_document, path_params, visit_operations,
 };
 use std::io::Write;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -42,7 +47,143 @@ struct AppState {
     api: Api,
     token: Arc<str>,
     pairing: Arc<Pairing>,
-    port: u16,
+    site: Arc<Site>,
+}
+
+/// `echod serve`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1 (default: a free one, printed at start).
+    #[arg(long, conflicts_with = "listen")]
+    port: Option<u16>,
+    /// Address and port to listen on, e.g. `0.0.0.0:8443`; beyond loopback only with TLS
+    /// (`--tls-cert`/`--tls-key` or `--tls-local-ca`).
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Option<SocketAddr>,
+    /// A name or address devices reach the server by (repeatable): allowed as `Host`, and
+    /// named in the local CA's certificate.
+    #[arg(long = "host", value_name = "NAME")]
+    hosts: Vec<String>,
+    /// The server's certificate chain (PEM).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "tls_key",
+        conflicts_with = "tls_local_ca"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Serve a certificate signed by a certificate authority of this data directory
+    /// (`tls/ca.pem`, made on first use; install it on each device once).
+    #[arg(long)]
+    tls_local_ca: bool,
+    /// Serve the UI from this directory instead of the one built into echod (`ui/dist`
+    /// when echod was built).
+    #[arg(long, value_name = "DIR")]
+    pub ui: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    pub fn listen(&self) -> Listen {
+        let tls = match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsSource::Files {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ if self.tls_local_ca => Some(TlsSource::LocalCa),
+            _ => None,
+        };
+        Listen {
+            addr: self
+                .listen
+                .unwrap_or(Listen::loopback(self.port.unwrap_or(0)).addr),
+            hosts: self.hosts.clone(),
+            tls,
+        }
+    }
+}
+
+/// Where and how `echod serve` listens.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    pub addr: SocketAddr,
+    /// Names and addresses devices reach it by, besides loopback and `addr`'s address.
+    pub hosts: Vec<String>,
+    pub tls: Option<TlsSource>,
+}
+
+impl Listen {
+    /// Loopback only, plain HTTP: the default.
+    pub fn loopback(port: u16) -> Listen {
+        Listen {
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            hosts: Vec::new(),
+            tls: None,
+        }
+    }
+
+    /// Every name a request's `Host` may carry (without the port): loopback's, the address
+    /// listened on when it is one, and `hosts`.
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = ["127.0.0.1", "localhost", "::1"].map(String::from).into();
+        let ip = self.addr.ip();
+        if !ip.is_unspecified() && !ip.is_loopback() {
+            names.push(ip.to_string());
+        }
+        for host in &self.hosts {
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(host)) {
+                names.push(host.clone());
+            }
+        }
+        names
+    }
+}
+
+/// The server as its pages and clients name it.
+struct Site {
+    scheme: &'static str,
+    /// `host:port` forms a request's `Host` may carry.
+    hosts: Vec<String>,
+    /// `host:port` of the addresses printed for a browser.
+    shown: String,
+}
+
+impl Site {
+    fn new(listen: &Listen, port: u16) -> Site {
+        let with_port = |name: &str| match name.parse::<IpAddr>() {
+            Ok(IpAddr::V6(ip)) => format!("[{ip}]:{port}"),
+            _ => format!("{name}:{port}"),
+        };
+        let names = listen.names();
+        let ip = listen.addr.ip();
+        let shown = match listen.hosts.first() {
+            Some(host) => with_port(host),
+            None if !ip.is_unspecified() => with_port(&ip.to_string()),
+            None => with_port("127.0.0.1"),
+        };
+        Site {
+            scheme: if listen.tls.is_some() {
+                "https"
+            } else {
+                "http"
+            },
+            hosts: names.iter().map(|n| with_port(n)).collect(),
+            shown,
+        }
+    }
+
+    fn allows_host(&self, host: &str) -> bool {
+        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
+    }
+
+    fn allows_origin(&self, origin: &str) -> bool {
+        origin
+            .strip_prefix(self.scheme)
+            .and_then(|rest| rest.strip_prefix("://"))
+            .is_some_and(|rest| self.allows_host(rest.trim_end_matches('/')))
+    }
 }
 
 /// Pairing a browser page: the one-time code the printed address carries, and the token a
@@ -109,24 +250,19 @@ async fn built_ui(uri: axum::http::Uri) -> Response {
     }
 }
 
-pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()> {
-    if let Some(dir) = &ui {
-        anyhow::ensure!(
-            dir.join("index.html").is_file(),
-            "{} has no index.html; build the UI first (npm run build)",
-            dir.display()
-        );
-    }
+pub async fn run(api: Api, listen: Listen, ui: Option<PathBuf>) -> anyhow::Result<()> {
+    let tls = prepare(&api, &listen, ui.as_deref())?;
     let (token, token_path) = load_or_create_token(&api.config().home)?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+    let listener = tokio::net::TcpListener::bind(listen.addr)
         .await
-        .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+        .with_context(|| format!("cannot listen on {}", listen.addr))?;
     let addr = listener.local_addr()?;
+    let site = Site::new(&listen, addr.port());
     let state = AppState {
         api: api.clone(),
         token: token.into(),
         pairing: Arc::new(Pairing::new()),
-        port: addr.port(),
+        site: Arc::new(site),
     };
     // Everything that is not /api is the single-page UI; the guard still checks Host and
     // Origin, but the page itself needs no token (it pairs for one).
@@ -140,25 +276,74 @@ pub async fn run(api: Api, port: u16, ui: Option<PathBuf>) -> anyhow::Result<()>
     let app = router(state.clone())
         .fallback_service(page.layer(middleware::from_fn_with_state(state.clone(), guard)));
     let has_ui = ui.is_some() || BuiltUi::get("index.html").is_some();
+    let local_ca = tls.as_ref().and_then(|t| t.local_ca.as_ref());
+    let banner = banner(&state, addr, &token_path, local_ca, has_ui);
     // One write, and a launcher that stops reading after the first line does not stop us.
-    let mut banner = format!(
-        "echod serve listening on http://{addr}\ntoken: {}\nopenapi: http://{addr}/api/openapi.json\n",
-        token_path.display()
-    );
-    if has_ui {
-        // The code travels in the fragment, which browsers never send to a server.
-        banner.push_str(&format!(
-            "open: http://{addr}/#pair={}\n",
-            state.pairing.code()
-        ));
-    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(banner.as_bytes()).and_then(|()| out.flush()) {
         tracing::warn!(error = %e, "cannot print the address");
     }
     drop(out);
-    crate::listen::serve(listener, app, stop_signal()).await;
+    let acceptor = tls.map(|t| t.acceptor);
+    crate::listen::serve(listener, acceptor, app, stop_signal()).await;
     Ok(())
+}
+
+/// Checks what `run` was given before anything is written, and sets up TLS when asked.
+fn prepare(
+    api: &Api,
+    listen: &Listen,
+    ui: Option<&std::path::Path>,
+) -> anyhow::Result<Option<crate::tls::Tls>> {
+    if let Some(dir) = ui {
+        anyhow::ensure!(
+            dir.join("index.html").is_file(),
+            "{} has no index.html; build the UI first (npm run build)",
+            dir.display()
+        );
+    }
+    anyhow::ensure!(
+        listen.addr.ip().is_loopback() || listen.tls.is_some(),
+        "refusing to listen on {} without TLS: devices on the network would send their token \
+         in clear. Pass --tls-cert FILE --tls-key FILE, or --tls-local-ca to have echod make a \
+         certificate authority of its own (it prints the fingerprint for devices to check)",
+        listen.addr
+    );
+    match &listen.tls {
+        Some(source) => crate::tls::setup(source, &api.config().home, &listen.names()).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// What `echod serve` prints at start: where it listens, the token file, the local CA, and
+/// the address a browser opens to pair.
+fn banner(
+    state: &AppState,
+    addr: SocketAddr,
+    token_path: &std::path::Path,
+    local_ca: Option<&crate::tls::LocalCa>,
+    has_ui: bool,
+) -> String {
+    let (scheme, shown) = (state.site.scheme, &state.site.shown);
+    let mut banner = format!(
+        "echod serve listening on {scheme}://{addr}\ntoken: {}\nopenapi: {scheme}://{shown}/api/openapi.json\n",
+        token_path.display()
+    );
+    if let Some(ca) = local_ca {
+        banner.push_str(&format!(
+            "tls: local CA {} (SHA-256 {})\n",
+            ca.cert.display(),
+            ca.fingerprint
+        ));
+    }
+    if has_ui {
+        // The code travels in the fragment, which browsers never send to a server.
+        banner.push_str(&format!(
+            "open: {scheme}://{shown}/#pair={}\n",
+            state.pairing.code()
+        ));
+    }
+    banner
 }
 
 /// Ends at Ctrl-C or SIGTERM (`kill`, logout, a service manager): `echod serve` then stops
@@ -197,32 +382,20 @@ fn router(state: AppState) -> Router {
 /// Refuses foreign `Host` and `Origin` headers, then checks the bearer token.
 async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let headers = request.headers();
-    let local = |host: &str| {
-        [
-            format!("127.0.0.1:{}", state.port),
-            format!("localhost:{}", state.port),
-            format!("[::1]:{}", state.port),
-        ]
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case(host))
-    };
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    if !local(host) {
+    if !state.site.allows_host(host) {
         return refuse(
             StatusCode::FORBIDDEN,
             ErrorCode::ForeignHost,
-            format!("Host {host:?} is not this server's loopback address"),
+            format!("Host {host:?} is not this server's address"),
         );
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("");
-        let same = origin
-            .strip_prefix("http://")
-            .is_some_and(|rest| local(rest.trim_end_matches('/')));
-        if !same {
+        if !state.site.allows_origin(origin) {
             return refuse(
                 StatusCode::FORBIDDEN,
                 ErrorCode::ForeignOrigin,
@@ -474,8 +647,8 @@ async fn pair(State(s): State<AppState>, body: Bytes) -> Response {
         );
     };
     let line = format!(
-        "paired a browser page; for another one, open: http://127.0.0.1:{}/#pair={next}\n",
-        s.port
+        "paired a browser page; for another one, open: {}://{}/#pair={next}\n",
+        s.site.scheme, s.site.shown
     );
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(line.as_bytes()).and_then(|()| out.flush()) {

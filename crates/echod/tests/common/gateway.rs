@@ -1,12 +1,19 @@
 //! `echod serve` as a real process on loopback, with a raw HTTP/1.1 client that controls
-//! every header (the gateway tests send hostile ones on purpose).
+//! every header (the gateway tests send hostile ones on purpose), over TLS when the server
+//! was started with its local certificate authority.
 
 use super::World;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
+use tokio_rustls::rustls;
+
+/// A connection to the server: plain TCP, or TLS over it.
+pub trait Conn: Read + Write + Send {}
+impl<T: Read + Write + Send> Conn for T {}
 
 pub struct Server {
     pub child: Child,
@@ -15,6 +22,8 @@ pub struct Server {
     _work: tempfile::TempDir,
     /// What the server printed after its first line, line by line.
     stdout: std::sync::Mutex<std::sync::mpsc::Receiver<String>>,
+    /// How to speak TLS to it (trusting its local CA), when it serves TLS.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl Drop for Server {
@@ -59,7 +68,7 @@ impl Server {
             .and_then(|p| p.parse().ok())
             .unwrap_or_else(|| panic!("no address in {first:?}"));
         assert!(
-            first.starts_with("echod serve listening on http://127.0.0.1:"),
+            first.starts_with("echod serve listening on http"),
             "{first}"
         );
         // The rest of stdout is read all along, so the server never blocks on a full pipe.
@@ -82,6 +91,32 @@ impl Server {
             token,
             _work: work,
             stdout: std::sync::Mutex::new(stdout_lines),
+            tls: None,
+        }
+    }
+
+    /// `echod serve` on loopback over TLS with the data directory's local CA, trusted by
+    /// this client (which names the server `localhost`).
+    pub fn start_tls(w: &World, extra: &[&str]) -> Server {
+        let mut args = vec!["--listen", "127.0.0.1:0", "--tls-local-ca"];
+        args.extend_from_slice(extra);
+        let mut server = Server::start_with(w, &args);
+        server.tls = Some(trusting(&w.home.path().join("tls/ca.pem")));
+        server
+    }
+
+    /// A connection to the server (TLS when it serves TLS), with a 60 s read timeout.
+    pub fn connect(&self) -> Box<dyn Conn> {
+        let tcp = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        tcp.set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("timeout");
+        match &self.tls {
+            None => Box::new(tcp),
+            Some(config) => {
+                let name = rustls::pki_types::ServerName::try_from("localhost").expect("name");
+                let conn = rustls::ClientConnection::new(config.clone(), name).expect("TLS");
+                Box::new(rustls::StreamOwned::new(conn, tcp))
+            }
         }
     }
 
@@ -106,10 +141,7 @@ impl Server {
         headers: &[(&str, &str)],
         body: Option<&Value>,
     ) -> (u16, String) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .expect("timeout");
+        let mut stream = self.connect();
         let body = body.map(Value::to_string).unwrap_or_default();
         let mut req = format!(
             "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -125,7 +157,7 @@ impl Server {
         req.push_str(&body);
         stream.write_all(req.as_bytes()).expect("send");
         let mut text = String::new();
-        stream.read_to_string(&mut text).expect("read");
+        read_to_close(&mut stream, &mut text);
         let status = text
             .split(' ')
             .nth(1)
@@ -139,11 +171,8 @@ impl Server {
     }
 
     /// Starts a turn and returns the open event stream (read it line by line).
-    pub fn stream_turn(&self, session: &str, input: &str) -> BufReader<TcpStream> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .expect("timeout");
+    pub fn stream_turn(&self, session: &str, input: &str) -> BufReader<Box<dyn Conn>> {
+        let mut stream = self.connect();
         let body = json!({ "session": session, "input": input }).to_string();
         write!(
             stream,
@@ -202,4 +231,33 @@ impl Server {
             .filter_map(|d| serde_json::from_str(d.trim()).ok())
             .collect()
     }
+}
+
+/// Reads what the server sends until it closes. A TLS server may close without a
+/// `close_notify`: what came before is the answer.
+pub fn read_to_close(stream: &mut dyn Read, text: &mut String) {
+    let mut bytes = Vec::new();
+    if let Err(e) = stream.read_to_end(&mut bytes) {
+        assert!(
+            e.kind() == std::io::ErrorKind::UnexpectedEof && !bytes.is_empty(),
+            "read: {e}"
+        );
+    }
+    text.push_str(&String::from_utf8_lossy(&bytes));
+}
+
+/// A TLS client trusting the certificate authority in `ca` (PEM) and nothing else.
+pub fn trusting(ca: &std::path::Path) -> Arc<rustls::ClientConfig> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    let ca = CertificateDer::from_pem_file(ca).expect("the CA's certificate");
+    roots.add(ca).expect("a CA certificate");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Arc::new(config)
 }
