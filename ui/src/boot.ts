@@ -6,7 +6,7 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { listen } from '@tauri-apps/api/event';
 import { type Locale, LOCALE_KEY, LOCALES, pickLocale } from './i18n';
 import { TauriTransport } from './tauriTransport';
-import { HttpTransport, pairPage, TOKEN_KEY, type Transport } from './transport';
+import { HttpTransport, keptToken, pairPage, type Transport } from './transport';
 
 /** Whether the page runs inside the desktop app. */
 export function inTauri(): boolean {
@@ -20,13 +20,14 @@ export async function createTransport(): Promise<{ transport: Transport; hasToke
   const origin = window.location.origin;
   let token: string | undefined;
   let pairingError: string | undefined;
+  const storage = { page: window.sessionStorage, device: window.localStorage };
   try {
-    token = await pairPage(window.location, window.sessionStorage, window.history, (code) =>
+    token = await pairPage(window.location, storage, window.history, (code) =>
       new HttpTransport(origin, undefined).pair(code),
     );
   } catch (e) {
     pairingError = e instanceof Error ? e.message : String(e);
-    token = window.sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+    token = keptToken(storage);
   }
   return { transport: new HttpTransport(origin, token), hasToken: token !== undefined, pairingError };
 }

@@ -4,7 +4,7 @@
 // token taken from the URL.
 
 import { describe, expect, it } from 'vitest';
-import type { EventEnvelope, McpServerConfig, ProviderView } from './generated/engine';
+import type { EventEnvelope, McpServerConfig, Paired, ProviderView } from './generated/engine';
 import { providerUpdate } from './settings/providerStore';
 import { HttpTransport, pairPage, TOKEN_KEY, type Transport, TransportError } from './transport';
 
@@ -372,13 +372,22 @@ describe('HttpTransport', () => {
 });
 
 describe('pairPage', () => {
-  async function page(hash: string, stored: string | null, pair: (code: string) => Promise<string>) {
+  const storage = (store: Map<string, string>) => ({
+    getItem: (k: string) => store.get(k) ?? null,
+    setItem: (k: string, v: string) => void store.set(k, v),
+  });
+  async function page(
+    hash: string,
+    stored: string | null,
+    pair: (code: string) => Promise<Paired>,
+    device: Map<string, string> = new Map(),
+  ) {
     const store = new Map<string, string>(stored ? [[TOKEN_KEY, stored]] : []);
     const replaced: string[] = [];
     const paired: string[] = [];
     const result = pairPage(
       { hash, pathname: '/', search: '' },
-      { getItem: (k) => store.get(k) ?? null, setItem: (k, v) => void store.set(k, v) },
+      { page: storage(store), device: storage(device) },
       { replaceState: (_d, _t, url) => void replaced.push(String(url)) },
       (code) => {
         paired.push(code);
@@ -388,7 +397,7 @@ describe('pairPage', () => {
     const token = await result.catch((e: Error) => `rejected: ${e.message}`);
     return { token, stored: store.get(TOKEN_KEY), replaced, paired };
   }
-  const grant = async (code: string) => `token-for-${code}`;
+  const grant = async (code: string): Promise<Paired> => ({ token: `token-for-${code}` });
 
   it('trades the code for a token, keeps the token and takes the code out of the address first', async () => {
     expect(await page('#pair=abc', null, grant)).toEqual({
@@ -398,6 +407,19 @@ describe('pairPage', () => {
       paired: ['abc'],
     });
     expect((await page('#x=1&pair=abc', 'old', grant)).replaced).toEqual(['/#x=1']);
+  });
+
+  it("keeps a device's token for good (not just for the tab) and falls back to it", async () => {
+    const device = new Map<string, string>();
+    const asDevice = async (code: string): Promise<Paired> => ({ token: `device-token-${code}`, device: 'd-1' });
+    const paired = await page('#pair=ABCDE-FGHJK', null, asDevice, device);
+    expect(paired.token).toBe('device-token-ABCDE-FGHJK');
+    expect(paired.stored).toBeUndefined();
+    expect(device.get(TOKEN_KEY)).toBe('device-token-ABCDE-FGHJK');
+    // A new tab (an empty session store) still has the device's token.
+    expect((await page('', null, grant, device)).token).toBe('device-token-ABCDE-FGHJK');
+    // This tab's own pairing comes first.
+    expect((await page('', 'tab', grant, device)).token).toBe('tab');
   });
 
   it('falls back to the kept token, and to none, without pairing', async () => {
@@ -427,7 +449,7 @@ describe('pairPage', () => {
       });
       return new Response(JSON.stringify({ token: 't' }), { status: 200 });
     };
-    expect(await new HttpTransport('http://127.0.0.1:4000', undefined, fetchFn as typeof fetch).pair('c')).toBe('t');
+    expect(await new HttpTransport('http://127.0.0.1:4000', undefined, fetchFn as typeof fetch).pair('c')).toEqual({ token: 't' });
     expect(calls).toEqual([
       { url: 'http://127.0.0.1:4000/api/pair', headers: { 'Content-Type': 'application/json' }, body: { code: 'c' } },
     ]);

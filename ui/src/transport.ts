@@ -95,31 +95,44 @@ export class TransportError extends Error {
   }
 }
 
-/** Where the paired token is kept for the rest of the browser session. */
+/** Where the paired token is kept: a page's for the browser session, a device's for good. */
 export const TOKEN_KEY = 'echo-desk-token';
+
+/** Where tokens are kept: a page's dies with the tab, a device's stays until it is revoked. */
+export interface TokenStorage {
+  page: Pick<Storage, 'getItem' | 'setItem'>;
+  device: Pick<Storage, 'getItem' | 'setItem'>;
+}
 
 /**
  * The page's bearer token. The address `echod serve` printed carries a one-time pairing code
  * (`#pair=...`), never a token, because the browser keeps the addresses it opens: the code
- * leaves the address bar at once and is traded (`pair`) for a token that lives as long as that
- * server's process, kept in `storage` for reloads. Without a code: the kept token, if any.
- * Rejects with the server's reason when the code was wrong or spent.
+ * leaves the address bar at once and is traded (`pair`) for a token. A page's code gives a
+ * token that lives as long as that server's process, kept in `storage.page` for reloads; a
+ * device's (`echod devices pair`) gives one that lasts until the device is revoked, kept in
+ * `storage.device`. Without a code: the kept token, if any. Rejects with the server's reason
+ * when the code was wrong or spent.
  */
 export async function pairPage(
   location: Pick<Location, 'hash' | 'pathname' | 'search'>,
-  storage: Pick<Storage, 'getItem' | 'setItem'>,
+  storage: TokenStorage,
   history: Pick<History, 'replaceState'>,
-  pair: (code: string) => Promise<string>,
+  pair: (code: string) => Promise<Paired>,
 ): Promise<string | undefined> {
   const params = new URLSearchParams(location.hash.replace(/^#/, ''));
   const code = params.get('pair');
-  if (!code) return storage.getItem(TOKEN_KEY) ?? undefined;
+  if (!code) return keptToken(storage);
   params.delete('pair');
   const rest = params.toString();
   history.replaceState(null, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
-  const token = await pair(code);
-  storage.setItem(TOKEN_KEY, token);
-  return token;
+  const paired = await pair(code);
+  (paired.device ? storage.device : storage.page).setItem(TOKEN_KEY, paired.token);
+  return paired.token;
+}
+
+/** The token kept from an earlier pairing: this tab's, else this device's. */
+export function keptToken(storage: TokenStorage): string | undefined {
+  return storage.page.getItem(TOKEN_KEY) ?? storage.device.getItem(TOKEN_KEY) ?? undefined;
 }
 
 type Fetch = typeof fetch;
@@ -161,10 +174,9 @@ export class HttpTransport implements Transport {
   }
 
   /** Trades a one-time pairing code for a token (needs none itself); see `pairPage`. */
-  async pair(code: string): Promise<string> {
+  async pair(code: string): Promise<Paired> {
     const request: PairRequest = { code };
-    const paired = await this.json<Paired>('POST', '/api/pair', request);
-    return paired.token;
+    return this.json<Paired>('POST', '/api/pair', request);
   }
 
   /** `options.quick` is not sent: quick ask exists only in the desktop app. */

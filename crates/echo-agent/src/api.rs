@@ -5,6 +5,7 @@
 
 mod automations;
 mod data;
+mod devices;
 mod local_models;
 mod memory;
 mod memory_import;
@@ -19,6 +20,7 @@ mod traces;
 mod turns;
 
 pub use data::DELETE_ALL_DATA_CONFIRMATION;
+pub use devices::{PAIRING_MINUTES, PairedDevice};
 pub use memory::DELETE_ALL_CONFIRMATION;
 pub use memory_io::{EXPORT_FORMAT, EXPORT_VERSION};
 

@@ -85,6 +85,7 @@ impl ErrorCode {
             Self::Unauthorized => "unauthorized",
             Self::ForeignHost => "foreign_host",
             Self::ForeignOrigin => "foreign_origin",
+            Self::RateLimited => "rate_limited",
             Self::Internal => "internal",
         }
     }

@@ -54,6 +54,7 @@ pub mod wire;
 
 pub use api::{
     Api, DELETE_ALL_CONFIRMATION, DELETE_ALL_DATA_CONFIRMATION, EXPORT_FORMAT, EXPORT_VERSION,
+    PAIRING_MINUTES, PairedDevice,
 };
 pub use approval::ApprovalMode;
 pub use bootstrap::{BOOTSTRAP_FILES, BootstrapError};

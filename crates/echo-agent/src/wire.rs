@@ -26,15 +26,16 @@ pub use automations::{
     AutomationRun, AutomationSpec, AutomationTrigger, AutomationView, PreApproval, QueuedApproval,
     RunCounts, Schedule, Watch,
 };
+pub use devices::{Device, DevicePairing};
 pub use echo_core::vocab::{
     AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Degradation, EntryPoint, ImportClashKind, LearnedMemories,
-    MemoryReadKind, MemorySort, MemorySource, MemoryStatus, MemoryTier, MemoryVerdict,
-    MessageStatus, ProjectMemories, ProviderKind, ResearchPhase, Risk, Role, RuleDecision,
-    RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType, TemporaryChat,
-    TurnErrorCode, TurnStatus,
+    ConflictStatus, DecidedBy, Degradation, DeviceState, EntryPoint, ImportClashKind,
+    LearnedMemories, MemoryReadKind, MemorySort, MemorySource, MemoryStatus, MemoryTier,
+    MemoryVerdict, MessageStatus, ProjectMemories, ProviderKind, ResearchPhase, Risk, Role,
+    RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType,
+    TemporaryChat, TurnErrorCode, TurnStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
@@ -62,6 +63,7 @@ pub use traces::{
 };
 
 mod automations;
+mod devices;
 mod errors;
 mod events;
 mod memory;
@@ -157,6 +159,21 @@ wire! {
         #[serde(default)]
         #[ts(optional)]
         memories: Option<ProjectMemories>,
+    }
+    /// Every device paired with `echod serve`, revoked ones and waiting pairings too.
+    ListDevices {}
+    /// Starts pairing a device: a one-time code it gives `POST /api/pair` for a token of its
+    /// own.
+    PairDevice {
+        /// What to call the device (default: "device").
+        #[serde(default)]
+        #[ts(optional)]
+        name: Option<String>,
+    }
+    /// Revokes a device's token (or withdraws its pairing).
+    RevokeDevice {
+        /// The device's id.
+        id: String,
     }
     /// Deletes a session with its history, traces, archived summaries and captured model
     /// requests; `memories` says what becomes of the memories learned from it.
@@ -709,16 +726,22 @@ pub struct SendTurn {
 #[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PairRequest {
-    /// The code; it works once, and only for the run of `echod serve` that printed it.
+    /// The code; it works once: a page's only for the run of `echod serve` that printed it,
+    /// a device's (`pair_device`) until it expires.
     pub code: String,
 }
 
-/// The answer to a pairing: the bearer token for the rest of this run of `echod serve`.
-/// It dies with the process, so a copy left in a browser's storage opens nothing later.
+/// The answer to a pairing: the bearer token. A page's dies with this run of `echod serve`,
+/// so a copy left in a browser's storage opens nothing later; a device's lasts until it is
+/// revoked (`revoke_device`).
 #[derive(Clone, Debug, Serialize, Deserialize, TS, ToSchema)]
 pub struct Paired {
     /// Sent as `Authorization: Bearer <token>`.
     pub token: String,
+    /// The device the token is for, when a device's code was given.
+    #[serde(default)]
+    #[ts(optional)]
+    pub device: Option<String>,
 }
 
 /// The `[desktop]` settings.

@@ -91,3 +91,7 @@ id_type!(
     /// One project: conversations and memories kept apart from other projects'.
     ProjectId
 );
+id_type!(
+    /// One device paired with `echod serve` (its own revocable token).
+    DeviceId
+);

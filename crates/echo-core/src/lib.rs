@@ -17,8 +17,8 @@ pub mod vocab;
 
 pub use error::StoreError;
 pub use ids::{
-    ApprovalId, AutomationId, ConflictId, MemoryId, MessageId, ProjectId, RuleId, RunId, SessionId,
-    SpanId, TurnId,
+    ApprovalId, AutomationId, ConflictId, DeviceId, MemoryId, MessageId, ProjectId, RuleId, RunId,
+    SessionId, SpanId, TurnId,
 };
 pub use message::{Message, Role, ToolCall, ToolSpec, Usage};
 pub use store::Store;

@@ -23,6 +23,7 @@ use std::time::Duration;
 mod archive;
 mod captures;
 mod check;
+mod devices;
 mod erase;
 mod extractions;
 mod history_cache;
@@ -37,6 +38,7 @@ pub use captures::{
     CapturePrune, CapturedRequest, CapturedResponse, ModelCall, REDACTED, Redactor,
 };
 pub use check::StoreCheck;
+pub use devices::Device;
 pub use erase::Erased;
 pub use extractions::{EXTRACTION_TRIES, PendingExtraction};
 pub use messages::StoredMessage;

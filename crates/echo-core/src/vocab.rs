@@ -737,3 +737,15 @@ closed_enum!(
         Recall = "recall",
     }
 );
+
+closed_enum!(
+    /// Where a device paired with `echod serve` stands.
+    DeviceState as DeviceState = "DeviceState" {
+        /// Its one-time pairing code has not been used yet (and has not expired).
+        Waiting = "waiting",
+        /// It holds a token of its own that works.
+        Paired = "paired",
+        /// Its token (or its pairing) was revoked: it opens nothing.
+        Revoked = "revoked",
+    }
+);

@@ -69,6 +69,11 @@ enum Command {
         #[arg(long)]
         project: Option<String>,
     },
+    /// Devices that reach `echod serve` with tokens of their own: pair, list, revoke.
+    Devices {
+        #[command(subcommand)]
+        command: crate::devices_cli::DevicesCommand,
+    },
     /// Projects: conversations and memories kept apart from other projects'.
     Projects {
         #[command(subcommand)]
@@ -295,6 +300,7 @@ async fn dispatch(
             project,
         } => chat(api, session, temporary, project).await,
         Command::Projects { command } => crate::projects_cli::run(api, command).await.map(done),
+        Command::Devices { command } => crate::devices_cli::run(api, command).await.map(done),
         Command::Sessions { command } => {
             crate::sessions_cli::sessions(api, command).await.map(done)
         }

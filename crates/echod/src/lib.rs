@@ -20,9 +20,11 @@
 //! request head.
 #![deny(missing_docs)]
 
+mod access;
 mod automations_cli;
 mod cli;
 mod dev;
+mod devices_cli;
 mod import_cli;
 mod listen;
 mod memory_cli;

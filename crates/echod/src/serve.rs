@@ -2,12 +2,14 @@
 //! beyond loopback (`--listen`) over TLS only (`tls.rs`), so a token never crosses a network
 //! in clear.
 //!
-//! Every `/api` request needs a bearer token: the one kept in `<data dir>/serve-token`
-//! (readable only by the user, for scripts), or the one a browser page gets by pairing. The
-//! address printed for the browser carries a one-time pairing code (`#pair=…`), never a
-//! token: a browser keeps the addresses it opens on disk (and may sync them), and a spent code
-//! opens nothing. The page trades the code for a token that dies with this process
-//! (`POST /api/pair`), and each pairing prints a fresh address for the next page.
+//! Every `/api` request needs a bearer token (`access.rs`): the one kept in
+//! `<data dir>/serve-token` (readable only by the user, for scripts), the one a browser page
+//! gets by pairing, or a paired device's own. The address printed for the browser carries a
+//! one-time pairing code (`#pair=…`), never a token: a browser keeps the addresses it opens
+//! on disk (and may sync them), and a spent code opens nothing. The page trades the code for
+//! a token that dies with this process (`POST /api/pair`), and each pairing prints a fresh
+//! address for the next page; a device trades a code from `echod devices pair` at the same
+//! route for a token that lasts until it is revoked.
 //!
 //! Requests whose `Host` is not this server's address (loopback, the address it listens on,
 //! the names given with `--host`), or whose `Origin` is another site, are refused before
@@ -16,18 +18,19 @@
 //! server-sent events (the same `EventEnvelope`s the CLI prints with `--events`); approval
 //! questions in it are answered with `POST /api/approvals/{request_id}`.
 
+use crate::access::{Access, Caller, Paired, Refusal};
 use crate::tls::TlsSource;
 use anyhow::Context;
 use axum::body::Bytes;
 use axum::extract::{Path, Request, State};
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, get, on, post};
 use axum::{Json, Router};
 use echo_agent::wire::{
-    EntryPoint, ErrorBody, ErrorCode, EventEnvelope, PairRequest, Paired, SendTurn,
+    EntryPoint, ErrorBody, ErrorCode, EventEnvelope, PairRequest, Paired as WirePaired, SendTurn,
 };
 use echo_agent::{
     Api, ApiError, EventHandler, HttpMethod, Operation, OperationVisitor, TurnRequest,
@@ -36,17 +39,17 @@ use echo_agent::{
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// Name of the token file in the data directory.
-const TOKEN_FILE: &str = "serve-token";
+/// The file in the data directory that holds the running server's address (scheme, host,
+/// port), for `echod devices pair`.
+pub const ADDRESS_FILE: &str = "serve-address";
 
 #[derive(Clone)]
 struct AppState {
     api: Api,
-    token: Arc<str>,
-    pairing: Arc<Pairing>,
+    access: Arc<Access>,
     site: Arc<Site>,
 }
 
@@ -186,44 +189,6 @@ impl Site {
     }
 }
 
-/// Pairing a browser page: the one-time code the printed address carries, and the token a
-/// page gets for it, which lives as long as this process.
-struct Pairing {
-    code: Mutex<String>,
-    token: String,
-}
-
-impl Pairing {
-    fn new() -> Pairing {
-        Pairing {
-            code: Mutex::new(random_hex(1)),
-            token: random_hex(2),
-        }
-    }
-
-    fn code(&self) -> String {
-        self.code.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// The next code when `given` is the current one (which is then spent), else `None`.
-    fn redeem(&self, given: &str) -> Option<String> {
-        use subtle::ConstantTimeEq;
-        let mut code = self.code.lock().unwrap_or_else(|e| e.into_inner());
-        if !bool::from(given.as_bytes().ct_eq(code.as_bytes())) {
-            return None;
-        }
-        *code = random_hex(1);
-        Some(code.clone())
-    }
-}
-
-/// `n` × 122 random bits as lowercase hex (32 characters each).
-fn random_hex(n: usize) -> String {
-    (0..n)
-        .map(|_| uuid::Uuid::new_v4().simple().to_string())
-        .collect()
-}
-
 /// Runs the server until Ctrl-C; with `ui`, also serves the built UI from that directory.
 /// The web UI built into the binary: `ui/dist` as it was when echod was compiled (read from
 /// that folder at run time in debug builds). Empty when the UI was not built first.
@@ -252,7 +217,7 @@ async fn built_ui(uri: axum::http::Uri) -> Response {
 
 pub async fn run(api: Api, listen: Listen, ui: Option<PathBuf>) -> anyhow::Result<()> {
     let tls = prepare(&api, &listen, ui.as_deref())?;
-    let (token, token_path) = load_or_create_token(&api.config().home)?;
+    let access = Access::new(&api.config().home)?;
     let listener = tokio::net::TcpListener::bind(listen.addr)
         .await
         .with_context(|| format!("cannot listen on {}", listen.addr))?;
@@ -260,8 +225,7 @@ pub async fn run(api: Api, listen: Listen, ui: Option<PathBuf>) -> anyhow::Resul
     let site = Site::new(&listen, addr.port());
     let state = AppState {
         api: api.clone(),
-        token: token.into(),
-        pairing: Arc::new(Pairing::new()),
+        access: Arc::new(access),
         site: Arc::new(site),
     };
     // Everything that is not /api is the single-page UI; the guard still checks Host and
@@ -277,15 +241,22 @@ pub async fn run(api: Api, listen: Listen, ui: Option<PathBuf>) -> anyhow::Resul
         .fallback_service(page.layer(middleware::from_fn_with_state(state.clone(), guard)));
     let has_ui = ui.is_some() || BuiltUi::get("index.html").is_some();
     let local_ca = tls.as_ref().and_then(|t| t.local_ca.as_ref());
-    let banner = banner(&state, addr, &token_path, local_ca, has_ui);
+    let banner = banner(&state, addr, local_ca, has_ui);
     // One write, and a launcher that stops reading after the first line does not stop us.
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(banner.as_bytes()).and_then(|()| out.flush()) {
         tracing::warn!(error = %e, "cannot print the address");
     }
     drop(out);
+    // Where `echod devices pair` finds the address a device opens.
+    let address = api.config().home.join(ADDRESS_FILE);
+    let site = format!("{}://{}\n", state.site.scheme, state.site.shown);
+    if let Err(e) = std::fs::write(&address, site) {
+        tracing::warn!(error = %e, "cannot write the server's address for `echod devices pair`");
+    }
     let acceptor = tls.map(|t| t.acceptor);
     crate::listen::serve(listener, acceptor, app, stop_signal()).await;
+    let _ = std::fs::remove_file(&address);
     Ok(())
 }
 
@@ -320,14 +291,13 @@ fn prepare(
 fn banner(
     state: &AppState,
     addr: SocketAddr,
-    token_path: &std::path::Path,
     local_ca: Option<&crate::tls::LocalCa>,
     has_ui: bool,
 ) -> String {
     let (scheme, shown) = (state.site.scheme, &state.site.shown);
     let mut banner = format!(
         "echod serve listening on {scheme}://{addr}\ntoken: {}\nopenapi: {scheme}://{shown}/api/openapi.json\n",
-        token_path.display()
+        state.access.owner_token_path().display()
     );
     if let Some(ca) = local_ca {
         banner.push_str(&format!(
@@ -340,7 +310,7 @@ fn banner(
         // The code travels in the fragment, which browsers never send to a server.
         banner.push_str(&format!(
             "open: {scheme}://{shown}/#pair={}\n",
-            state.pairing.code()
+            state.access.page_code()
         ));
     }
     banner
@@ -405,61 +375,42 @@ async fn guard(State(state): State<AppState>, request: Request, next: Next) -> R
     }
     let path = request.uri().path();
     let api = path.starts_with("/api/") && path != PAIR_PATH;
-    if api && !authorized(headers, &state) {
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            "missing or wrong bearer token: open the newest address `echod serve` printed, or send the token in the serve-token file of the data directory".into(),
-        );
+    if api {
+        match state.access.caller(&state.api, headers).await {
+            Err(refusal) => return refused(refusal),
+            // A device's token cannot pair or revoke devices: a lost phone's cannot keep
+            // itself a way back in.
+            Ok(Caller::Device) if path.starts_with(DEVICES_PATH) => {
+                return refuse(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::Unauthorized,
+                    "devices are paired and revoked on the server's machine (`echod devices`, the app), not from a paired device".into(),
+                );
+            }
+            Ok(_) => {}
+        }
     }
     next.run(request).await
 }
 
+/// The device routes (`list_devices`, `pair_device`, `revoke_device`).
+const DEVICES_PATH: &str = "/api/devices";
+
+/// A refused request's answer.
+fn refused(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::Unauthorized => refuse(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
+            "missing or wrong bearer token: open the newest address `echod serve` printed, pair this device again (`echod devices pair`), or send the token in the serve-token file of the data directory".into(),
+        ),
+        Refusal::TooMany(why) => refuse(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, why),
+        Refusal::Failed(why) => refuse(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Store, why),
+    }
+}
+
 /// The route that trades a pairing code for a token; the only `/api` route without one.
 const PAIR_PATH: &str = "/api/pair";
-
-fn authorized(headers: &HeaderMap, state: &AppState) -> bool {
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .unwrap_or("");
-    // In constant time, so timing says nothing about how much of a guess was right (the
-    // length is no secret: every token has 64 characters). Both are always compared.
-    use subtle::ConstantTimeEq;
-    let file = given.as_bytes().ct_eq(state.token.as_bytes());
-    let paired = given.as_bytes().ct_eq(state.pairing.token.as_bytes());
-    (file | paired).into()
-}
-
-/// The token, created (random, 256 bits, mode 0600) on first use.
-fn load_or_create_token(home: &std::path::Path) -> anyhow::Result<(String, PathBuf)> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let path = home.join(TOKEN_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) if text.trim().len() >= 32 => {
-            let mode = std::fs::metadata(&path)?.permissions().mode();
-            if mode & 0o077 != 0 {
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-                    .with_context(|| format!("cannot restrict {}", path.display()))?;
-            }
-            return Ok((text.trim().to_string(), path));
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-    let token = random_hex(2);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    writeln!(file, "{token}").with_context(|| format!("cannot write {}", path.display()))?;
-    Ok((token, path))
-}
 
 fn refuse(status: StatusCode, code: ErrorCode, message: String) -> Response {
     (status, Json(ErrorBody::new(code, message))).into_response()
@@ -478,6 +429,7 @@ impl IntoResponse for Failure {
             // The model server answered badly or not at all: the gateway in front of it.
             ErrorCode::ModelCall => StatusCode::BAD_GATEWAY,
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::ForeignHost | ErrorCode::ForeignOrigin => StatusCode::FORBIDDEN,
             ErrorCode::Store
             | ErrorCode::ModelConfig
@@ -639,25 +591,35 @@ async fn pair(State(s): State<AppState>, body: Bytes) -> Response {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
-    let Some(next) = s.pairing.redeem(&body.code) else {
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            ErrorCode::Unauthorized,
-            "this pairing code is wrong, was used already, or belongs to an earlier run of echod serve: open the newest address `echod serve` printed".into(),
-        );
+    let paired = match s.access.pair(&s.api, &body.code).await {
+        Ok(paired) => paired,
+        Err(Refusal::Unauthorized) => {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                "this pairing code is wrong, was used already, has expired, or belongs to an earlier run of echod serve: open the newest address `echod serve` printed, or make a new code with `echod devices pair`".into(),
+            );
+        }
+        Err(refusal) => return refused(refusal),
     };
-    let line = format!(
-        "paired a browser page; for another one, open: {}://{}/#pair={next}\n",
-        s.site.scheme, s.site.shown
-    );
+    let (line, token, device) = match paired {
+        Paired::Page { token, next_code } => (
+            format!(
+                "paired a browser page; for another one, open: {}://{}/#pair={next_code}\n",
+                s.site.scheme, s.site.shown
+            ),
+            token,
+            None,
+        ),
+        Paired::Device { token, id, name } => {
+            (format!("paired device {name:?} ({id})\n"), token, Some(id))
+        }
+    };
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
-        tracing::warn!(error = %e, "cannot print the next pairing address");
+        tracing::warn!(error = %e, "cannot print a pairing");
     }
-    Json(Paired {
-        token: s.pairing.token.clone(),
-    })
-    .into_response()
+    Json(WirePaired { token, device }).into_response()
 }
 
 async fn openapi() -> Response {

@@ -694,6 +694,52 @@ close_to_tray: boolean, };
 
 export type DetectOllama = Record<symbol, never>;
 
+export type Device = { 
+/**
+ * Id (what `revoke_device` takes).
+ */
+id: string, 
+/**
+ * What the person called it.
+ */
+name: string, 
+/**
+ * Waiting for its code, paired, or revoked.
+ */
+state: DeviceState, 
+/**
+ * When its pairing started.
+ */
+created_at: string, 
+/**
+ * When its pairing code expires (waiting only).
+ */
+code_expires_at: string | null, 
+/**
+ * When it paired.
+ */
+paired_at: string | null, 
+/**
+ * Its last request with its token.
+ */
+last_seen_at: string | null, 
+/**
+ * When it was revoked.
+ */
+revoked_at: string | null, };
+
+export type DevicePairing = { 
+/**
+ * The device it will pair.
+ */
+device: Device, 
+/**
+ * The code the device gives `POST /api/pair` (or the address's `#pair=` fragment).
+ */
+code: string, };
+
+export type DeviceState = "waiting" | "paired" | "revoked";
+
 export type DownloadState = { 
 /**
  * Bytes on disk.
@@ -752,7 +798,7 @@ export type ErrorBody = {
  */
 error: ErrorDetail, };
 
-export type ErrorCode = "invalid_input" | "not_found" | "busy" | "store" | "model_config" | "model_call" | "memory" | "data_dir" | "keychain" | "unauthorized" | "foreign_host" | "foreign_origin" | "internal";
+export type ErrorCode = "invalid_input" | "not_found" | "busy" | "store" | "model_config" | "model_call" | "memory" | "data_dir" | "keychain" | "unauthorized" | "foreign_host" | "foreign_origin" | "rate_limited" | "internal";
 
 export type ErrorDetail = { 
 /**
@@ -1222,6 +1268,8 @@ export type ListApprovals = {
 limit?: number, };
 
 export type ListAutomations = Record<symbol, never>;
+
+export type ListDevices = Record<symbol, never>;
 
 export type ListLocalModels = Record<symbol, never>;
 
@@ -2125,9 +2173,16 @@ base_url: string,
  */
 models: Array<string>, };
 
+export type PairDevice = { 
+/**
+ * What to call the device (default: "device").
+ */
+name?: string, };
+
 export type PairRequest = { 
 /**
- * The code; it works once, and only for the run of `echod serve` that printed it.
+ * The code; it works once: a page's only for the run of `echod serve` that printed it,
+ * a device's (`pair_device`) until it expires.
  */
 code: string, };
 
@@ -2135,7 +2190,11 @@ export type Paired = {
 /**
  * Sent as `Authorization: Bearer <token>`.
  */
-token: string, };
+token: string, 
+/**
+ * The device the token is for, when a device's code was given.
+ */
+device?: string, };
 
 export type PendingApprovals = Record<symbol, never>;
 
@@ -2494,6 +2553,12 @@ notes: number,
  * Time since this turn's part of the run began.
  */
 elapsed_ms: number, };
+
+export type RevokeDevice = { 
+/**
+ * The device's id.
+ */
+id: string, };
 
 export type Risk = "read_only" | "write" | "exec" | "network" | "dangerous";
 
@@ -3457,6 +3522,9 @@ export interface Operations {
   add_project: { request: AddProject; response: Project };
   edit_project: { request: EditProject; response: Project };
   remove_project: { request: RemoveProject; response: ProjectRemoved };
+  list_devices: { request: ListDevices; response: Array<Device> };
+  pair_device: { request: PairDevice; response: DevicePairing };
+  revoke_device: { request: RevokeDevice; response: Device };
   delete_all_data: { request: DeleteAllData; response: DataDeleted };
   check_data: { request: CheckData; response: DataCheck };
   cancel_turn: { request: CancelTurn; response: null };
@@ -3550,6 +3618,9 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   add_project: { method: 'POST', path: '/api/projects' },
   edit_project: { method: 'PATCH', path: '/api/projects/{name}' },
   remove_project: { method: 'DELETE', path: '/api/projects/{name}' },
+  list_devices: { method: 'GET', path: '/api/devices' },
+  pair_device: { method: 'POST', path: '/api/devices' },
+  revoke_device: { method: 'POST', path: '/api/devices/{id}/revoke' },
   delete_all_data: { method: 'POST', path: '/api/data/delete_all' },
   check_data: { method: 'GET', path: '/api/data/check' },
   cancel_turn: { method: 'POST', path: '/api/turns/{turn_id}/cancel' },

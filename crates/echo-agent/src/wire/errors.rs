@@ -33,6 +33,9 @@ pub enum ErrorCode {
     ForeignHost,
     /// The gateway only: the request came from another site (`Origin`).
     ForeignOrigin,
+    /// The gateway only: too many requests with this device's token, or too many wrong
+    /// pairing codes; try again shortly.
+    RateLimited,
     /// A front end could not encode its answer (a bug; the message says what).
     Internal,
 }
