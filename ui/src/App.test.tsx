@@ -192,6 +192,7 @@ describe('App views', () => {
       'MCP servers',
       'Trace capture',
       'Recent approvals',
+      'Devices',
       'Delete all my data',
     ]);
     expect(nav('nav-settings').getAttribute('aria-pressed')).toBe('true');

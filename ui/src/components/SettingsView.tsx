@@ -9,6 +9,7 @@ import { AuditPanel } from './settings/AuditPanel';
 import { BootstrapPanel } from './settings/BootstrapPanel';
 import { DeleteDataPanel } from './settings/DeleteDataPanel';
 import { DesktopPanel } from './settings/DesktopPanel';
+import { DevicesPanel } from './settings/DevicesPanel';
 import { McpPanel } from './settings/McpPanel';
 import { ProjectsPanel } from './settings/ProjectsPanel';
 import { ProviderPanel } from './settings/ProviderPanel';
@@ -41,6 +42,7 @@ export function SettingsView({ transport, session, onDataDeleted, onProjectsChan
       <McpPanel transport={transport} />
       <TracesPanel transport={transport} />
       <AuditPanel transport={transport} />
+      <DevicesPanel transport={transport} />
       <DeleteDataPanel transport={transport} onDeleted={onDataDeleted} />
     </div>
   );
