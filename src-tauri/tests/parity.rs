@@ -272,6 +272,7 @@ const CLI_COMMANDS: &[(&str, Cli)] = &[
     ("devices pair", Cli::Calls(&["pair_device"])),
     ("devices list", Cli::Calls(&["list_devices"])),
     ("devices revoke", Cli::Calls(&["revoke_device"])),
+    ("devices log", Cli::Calls(&["list_access_events"])),
     ("sessions delete", Cli::Calls(&["delete_session"])),
     ("trace list", Cli::Calls(&["traces"])),
     ("trace show", Cli::Calls(&["trace"])),

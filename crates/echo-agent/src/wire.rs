@@ -26,16 +26,16 @@ pub use automations::{
     AutomationRun, AutomationSpec, AutomationTrigger, AutomationView, PreApproval, QueuedApproval,
     RunCounts, Schedule, Watch,
 };
-pub use devices::{Device, DevicePairing};
+pub use devices::{AccessEvent, Device, DevicePairing};
 pub use echo_core::vocab::{
-    AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
+    AccessEventKind, ConflictStatus, DecidedBy, Degradation, DeviceState, EntryPoint,
+    ImportClashKind, LearnedMemories, MemoryReadKind, MemorySort, MemorySource, MemoryStatus,
+    MemoryTier, MemoryVerdict, MessageStatus, ProjectMemories, ProviderKind, ResearchPhase, Risk,
+    Role, RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType,
+    TemporaryChat, TurnErrorCode, TurnStatus,
 };
 pub use echo_core::vocab::{
-    ConflictStatus, DecidedBy, Degradation, DeviceState, EntryPoint, ImportClashKind,
-    LearnedMemories, MemoryReadKind, MemorySort, MemorySource, MemoryStatus, MemoryTier,
-    MemoryVerdict, MessageStatus, ProjectMemories, ProviderKind, ResearchPhase, Risk, Role,
-    RuleDecision, RuleScope, SearchKind, SpanKind, SpanStatus, SubQuestionState, TaskType,
-    TemporaryChat, TurnErrorCode, TurnStatus,
+    AutomationState, FileEvent, MissedRuns, QueuedApprovalStatus, RunCause, RunStatus,
 };
 pub use errors::{ErrorBody, ErrorCode, ErrorDetail};
 pub use events::{EVENT_PROTOCOL_VERSION, EventEnvelope, RecalledMemory, TurnEvent};
@@ -174,6 +174,13 @@ wire! {
     RevokeDevice {
         /// The device's id.
         id: String,
+    }
+    /// The sign-in log of `echod serve`, newest first.
+    ListAccessEvents {
+        /// At most this many entries (default 100).
+        #[serde(default)]
+        #[ts(optional)]
+        limit: Option<u32>,
     }
     /// Deletes a session with its history, traces, archived summaries and captured model
     /// requests; `memories` says what becomes of the memories learned from it.

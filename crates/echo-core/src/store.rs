@@ -38,7 +38,7 @@ pub use captures::{
     CapturePrune, CapturedRequest, CapturedResponse, ModelCall, REDACTED, Redactor,
 };
 pub use check::StoreCheck;
-pub use devices::Device;
+pub use devices::{ACCESS_EVENTS_KEPT, AccessEvent, Device};
 pub use erase::Erased;
 pub use extractions::{EXTRACTION_TRIES, PendingExtraction};
 pub use messages::StoredMessage;

@@ -749,3 +749,21 @@ closed_enum!(
         Revoked = "revoked",
     }
 );
+
+closed_enum!(
+    /// What happened at `echod serve`'s door: the sign-in log's entries.
+    AccessEventKind as AccessEventKind = "AccessEventKind" {
+        /// A device's pairing code was made.
+        PairingStarted = "pairing_started",
+        /// A device traded its code for a token of its own.
+        Paired = "paired",
+        /// A browser page traded the code of the address `echod serve` printed.
+        PagePaired = "page_paired",
+        /// A pairing code was wrong, used, expired or withdrawn.
+        WrongCode = "wrong_code",
+        /// Too many wrong codes: every code is refused for a minute.
+        CodesLocked = "codes_locked",
+        /// A device's token (or its pairing) was revoked.
+        Revoked = "revoked",
+    }
+);

@@ -6,13 +6,17 @@
 //! - A device's: `echod devices pair` (the `pair_device` operation) makes a one-time code
 //!   good for a few minutes; the device trades it at the same route for a token of its own,
 //!   kept (as a digest) until `echod devices revoke`. Each device token has its own rate
-//!   limit, and every pairing is logged.
+//!   limit.
+//!
+//! Every pairing, wrong code and the wrong-code lock go to the sign-in log (`echod devices
+//! log`, the app's settings) with the address they came from.
 //!
 //! Wrong pairing codes are limited per process, so a code cannot be guessed by trying.
 
 use anyhow::Context;
 use axum::http::{HeaderMap, header};
 use echo_agent::Api;
+use echo_agent::wire::AccessEventKind;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -155,23 +159,25 @@ impl Access {
         true
     }
 
-    /// Trades a code for a token: this process's page code first, then a device's.
-    pub async fn pair(&self, api: &Api, code: &str) -> Result<Paired, Refusal> {
+    /// Trades a code sent from `peer` for a token: this process's page code first, then a
+    /// device's.
+    pub async fn pair(&self, api: &Api, code: &str, peer: Option<&str>) -> Result<Paired, Refusal> {
+        let failed = |e: echo_agent::ApiError| Refusal::Failed(e.to_string());
         if self.too_many_wrong_codes() {
             return Err(Refusal::TooMany(format!(
                 "more than {WRONG_CODES} wrong pairing codes in a minute: wait a minute"
             )));
         }
         if let Some(next_code) = self.redeem_page_code(code) {
+            api.record_access(AccessEventKind::PagePaired, peer)
+                .await
+                .map_err(failed)?;
             return Ok(Paired::Page {
                 token: self.page_token.clone(),
                 next_code,
             });
         }
-        let redeemed = api
-            .redeem_device_code(code)
-            .await
-            .map_err(|e| Refusal::Failed(e.to_string()))?;
+        let redeemed = api.redeem_device_code(code, peer).await.map_err(failed)?;
         match redeemed {
             Some(paired) => {
                 tracing::info!(device = %paired.device.id, "a device paired");
@@ -182,8 +188,12 @@ impl Access {
                 })
             }
             None => {
-                self.wrong_code();
                 tracing::warn!("a wrong pairing code was given");
+                if self.wrong_code() {
+                    api.record_access(AccessEventKind::CodesLocked, peer)
+                        .await
+                        .map_err(failed)?;
+                }
                 Err(Refusal::Unauthorized)
             }
         }
@@ -210,9 +220,11 @@ impl Access {
         wrong.len() >= WRONG_CODES
     }
 
-    fn wrong_code(&self) {
+    /// Counts a wrong code; true when it is the one that locks codes out.
+    fn wrong_code(&self) -> bool {
         let mut wrong = self.wrong_codes.lock().unwrap_or_else(|e| e.into_inner());
         wrong.push_back(Instant::now());
+        wrong.len() == WRONG_CODES
     }
 }
 

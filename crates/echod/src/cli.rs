@@ -69,7 +69,7 @@ enum Command {
         #[arg(long)]
         project: Option<String>,
     },
-    /// Devices that reach `echod serve` with tokens of their own: pair, list, revoke.
+    /// Devices that reach `echod serve` with tokens of their own: pair, list, revoke, log.
     Devices {
         #[command(subcommand)]
         command: crate::devices_cli::DevicesCommand,

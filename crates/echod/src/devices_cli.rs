@@ -1,11 +1,15 @@
 //! `echod devices …`: devices that reach `echod serve` with tokens of their own. `pair`
 //! makes a one-time code (with the address to open and its QR code when the server's address
-//! is known), `list` shows every device and when it was last seen, `revoke` shuts one out.
+//! is known), `list` shows every device and when it was last seen, `revoke` shuts one out,
+//! `log` shows the sign-in log (pairings, wrong codes, revocations, and from where).
 //! Each command sends its operation's request through `Api::call`.
 
 use crate::print::{self, Text};
 use clap::Subcommand;
-use echo_agent::wire::{Device, DevicePairing, DeviceState, ListDevices, PairDevice, RevokeDevice};
+use echo_agent::wire::{
+    AccessEvent, AccessEventKind, Device, DevicePairing, DeviceState, ListAccessEvents,
+    ListDevices, PairDevice, RevokeDevice,
+};
 use echo_agent::{Api, PAIRING_MINUTES};
 use std::io::Write;
 
@@ -35,6 +39,15 @@ pub enum DevicesCommand {
         /// The device's id (from `echod devices list`).
         id: String,
     },
+    /// The sign-in log, newest first: pairings, wrong codes, revocations, and from where.
+    Log {
+        /// At most this many entries.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs one devices command.
@@ -56,6 +69,10 @@ pub async fn run(api: &Api, command: DevicesCommand) -> anyhow::Result<()> {
         }
         DevicesCommand::List { json } => print::call(api, ListDevices {}, json).await,
         DevicesCommand::Revoke { id } => print::call(api, RevokeDevice { id }, false).await,
+        DevicesCommand::Log { limit, json } => {
+            let limit = Some(limit);
+            print::call(api, ListAccessEvents { limit }, json).await
+        }
     }
 }
 
@@ -121,5 +138,30 @@ impl Text for Vec<Device> {
             writeln!(out, "no devices yet (echod devices pair)")?;
         }
         self.iter().try_for_each(|d| d.text(out))
+    }
+}
+
+impl Text for Vec<AccessEvent> {
+    fn text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            writeln!(out, "no sign-ins yet")?;
+        }
+        for e in self {
+            let what = match e.kind {
+                AccessEventKind::PairingStarted => "pairing code made",
+                AccessEventKind::Paired => "device paired",
+                AccessEventKind::PagePaired => "browser page paired",
+                AccessEventKind::WrongCode => "wrong pairing code",
+                AccessEventKind::CodesLocked => "too many wrong codes: codes refused for a minute",
+                AccessEventKind::Revoked => "device revoked",
+            };
+            let device = match (&e.device_name, &e.device_id) {
+                (Some(name), Some(id)) => format!("  {name:?} ({id})"),
+                _ => String::new(),
+            };
+            let peer = e.peer.as_deref().map(|p| format!("  from {p}"));
+            writeln!(out, "{}  {what}{device}{}", e.at, peer.unwrap_or_default())?;
+        }
+        Ok(())
     }
 }

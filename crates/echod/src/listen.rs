@@ -2,17 +2,20 @@
 //! at most [`MAX_CONNECTIONS`] are served at once (the next wait in the kernel's backlog), and
 //! a request's head must arrive whole within [`HEAD_TIMEOUT`], so a client that trickles its
 //! headers (slowloris) or opens a connection and says nothing is dropped, freeing its slot.
-//! With TLS, the handshake must also end within [`HEAD_TIMEOUT`].
+//! With TLS, the handshake must also end within [`HEAD_TIMEOUT`]. Each request carries its
+//! connection's [`Peer`].
 
-use axum::Router;
+use axum::{Extension, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
+use tower_layer::Layer;
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 512;
@@ -20,6 +23,13 @@ pub const MAX_CONNECTIONS: usize = 512;
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long open connections (a turn's event stream) may take to finish after Ctrl-C.
 const DRAIN: Duration = Duration::from_secs(5);
+
+/// The address a request's connection came from (a request extension).
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub SocketAddr);
+
+/// A connection's service: the app, with its peer on every request.
+type ConnectionService = TowerToHyperService<axum::middleware::AddExtension<Router, Peer>>;
 
 /// Serves `app` on `listener` (through `tls` when given) until `shutdown` completes, then
 /// lets open connections finish for a moment.
@@ -39,9 +49,9 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of file descriptors, usually: wait for some to close.
                     tracing::warn!(error = %e, "cannot accept a connection");
@@ -51,7 +61,7 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let service = TowerToHyperService::new(app.clone());
+        let service = TowerToHyperService::new(Extension(Peer(peer)).layer(app.clone()));
         let tls = tls.clone();
         tokio::spawn(async move {
             let _slot = permit;
@@ -70,7 +80,7 @@ pub async fn serve(
 }
 
 /// Serves the requests of one connection.
-async fn serve_connection<S>(stream: S, service: TowerToHyperService<Router>)
+async fn serve_connection<S>(stream: S, service: ConnectionService)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {

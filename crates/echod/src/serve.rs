@@ -19,6 +19,7 @@
 //! questions in it are answered with `POST /api/approvals/{request_id}`.
 
 use crate::access::{Access, Caller, Paired, Refusal};
+use crate::listen::Peer;
 use crate::tls::TlsSource;
 use anyhow::Context;
 use axum::body::Bytes;
@@ -28,7 +29,7 @@ use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, get, on, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use echo_agent::wire::{
     EntryPoint, ErrorBody, ErrorCode, EventEnvelope, PairRequest, Paired as WirePaired, SendTurn,
 };
@@ -586,12 +587,13 @@ async fn turn(State(s): State<AppState>, body: Bytes) -> Response {
 
 /// Trades the current pairing code for this process's browser token, and prints the address
 /// with the next code (for another page or browser).
-async fn pair(State(s): State<AppState>, body: Bytes) -> Response {
+async fn pair(State(s): State<AppState>, peer: Option<Extension<Peer>>, body: Bytes) -> Response {
     let body: PairRequest = match json_body(&body) {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
-    let paired = match s.access.pair(&s.api, &body.code).await {
+    let peer = peer.map(|Extension(Peer(addr))| addr.to_string());
+    let paired = match s.access.pair(&s.api, &body.code, peer.as_deref()).await {
         Ok(paired) => paired,
         Err(Refusal::Unauthorized) => {
             return refuse(

@@ -2,7 +2,8 @@
 //! TLS: `devices pair` makes a one-time code (with the address to open and its QR code),
 //! the gateway's `POST /api/pair` trades it for a token that works until `devices revoke`
 //! (also in the server that is running), nothing secret is stored in clear, each device's
-//! token has its own rate limit and wrong codes are limited.
+//! token has its own rate limit and wrong codes are limited, and the sign-in log
+//! (`devices log`) says what happened at the door and from where.
 
 mod common;
 
@@ -127,6 +128,40 @@ fn a_device_pairs_with_a_code_from_the_cli_and_its_token_works_until_revoked() {
     assert_eq!(phone["state"], "revoked", "{listed}");
     let out = w.run(&["devices", "revoke", "no-such-device"]);
     assert!(!out.status.success(), "an unknown device is an error");
+
+    // The sign-in log, newest first: each step, the phone's pairing from its address.
+    let log = w.json(&["devices", "log", "--json"]);
+    let kinds: Vec<&str> = log
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "revoked",
+            "wrong_code",
+            "paired",
+            "pairing_started",
+            "pairing_started"
+        ],
+        "{log}"
+    );
+    let paired = &log[2];
+    assert_eq!(paired["device_id"], id.as_str(), "{log}");
+    assert_eq!(paired["device_name"], "phone", "{log}");
+    let peer = paired["peer"].as_str().unwrap_or("");
+    assert!(peer.starts_with("127.0.0.1:"), "{log}");
+    assert!(
+        log[1]["peer"].as_str().is_some(),
+        "a wrong code's address: {log}"
+    );
+    let text = w.ok(&["devices", "log"]);
+    assert!(
+        text.contains("device paired  \"phone\"") && text.contains(&format!("from {peer}")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -177,4 +212,24 @@ fn each_device_token_has_a_rate_limit_and_wrong_codes_are_limited() {
     );
     assert_eq!(status, 429, "{body}");
     assert!(body.contains("rate_limited"), "{body}");
+
+    // The log has each wrong code with its address, and the lock once.
+    let log = w.json(&["devices", "log", "--json"]);
+    let of = |kind: &str| -> Vec<Value> {
+        let all = log.as_array().cloned().unwrap_or_default();
+        all.into_iter().filter(|e| e["kind"] == kind).collect()
+    };
+    assert_eq!(of("codes_locked").len(), 1, "{log}");
+    assert_eq!(of("wrong_code").len(), 10, "{log}");
+    assert_eq!(of("paired").len(), 2, "{log}");
+    assert!(
+        of("wrong_code").iter().all(|e| e["peer"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("127.0.0.1:"))),
+        "{log}"
+    );
+    assert!(
+        !log.to_string().contains("WRONG-"),
+        "no code in the log: {log}"
+    );
 }

@@ -409,6 +409,29 @@ fn a_browser_page_pairs_with_a_one_time_code_for_a_token_that_dies_with_the_proc
         (400, json!("invalid_input")),
         "{body}"
     );
+
+    // The sign-in log keeps each pairing and wrong code of both runs, newest first.
+    let (status, body) = s.get("/api/devices/events");
+    assert_eq!(status, 200, "{body}");
+    let log = json_of(&body);
+    let kinds: Vec<&str> = log
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "wrong_code",
+            "page_paired",
+            "wrong_code",
+            "page_paired",
+            "wrong_code"
+        ],
+        "{log}"
+    );
+    assert!(log[1]["peer"].as_str().is_some(), "{log}");
 }
 
 #[test]

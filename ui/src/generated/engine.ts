@@ -4,6 +4,35 @@
 /** Version of the turn event protocol (`EventEnvelope.v`). */
 export const EVENT_PROTOCOL_VERSION = 1;
 
+export type AccessEvent = { 
+/**
+ * Id.
+ */
+id: string, 
+/**
+ * What happened.
+ */
+kind: AccessEventKind, 
+/**
+ * The device it concerned, if one.
+ */
+device_id: string | null, 
+/**
+ * That device's name at the time.
+ */
+device_name: string | null, 
+/**
+ * The address a pairing request came from (a reverse proxy's, behind one); none for
+ * what the owner did (codes made, revocations).
+ */
+peer: string | null, 
+/**
+ * When (RFC 3339).
+ */
+at: string, };
+
+export type AccessEventKind = "pairing_started" | "paired" | "page_paired" | "wrong_code" | "codes_locked" | "revoked";
+
 export type AddAutomation = { 
 /**
  * Unique name; its runs' sessions are named after it.
@@ -1260,6 +1289,12 @@ change_id: string,
 replaced: string | null, };
 
 export type LearnedMemories = "keep" | "forget" | "delete";
+
+export type ListAccessEvents = { 
+/**
+ * At most this many entries (default 100).
+ */
+limit?: number, };
 
 export type ListApprovals = { 
 /**
@@ -3525,6 +3560,7 @@ export interface Operations {
   list_devices: { request: ListDevices; response: Array<Device> };
   pair_device: { request: PairDevice; response: DevicePairing };
   revoke_device: { request: RevokeDevice; response: Device };
+  list_access_events: { request: ListAccessEvents; response: Array<AccessEvent> };
   delete_all_data: { request: DeleteAllData; response: DataDeleted };
   check_data: { request: CheckData; response: DataCheck };
   cancel_turn: { request: CancelTurn; response: null };
@@ -3621,6 +3657,7 @@ export const OPERATION_ROUTES: { readonly [K in OperationName]: { method: HttpMe
   list_devices: { method: 'GET', path: '/api/devices' },
   pair_device: { method: 'POST', path: '/api/devices' },
   revoke_device: { method: 'POST', path: '/api/devices/{id}/revoke' },
+  list_access_events: { method: 'GET', path: '/api/devices/events' },
   delete_all_data: { method: 'POST', path: '/api/data/delete_all' },
   check_data: { method: 'GET', path: '/api/data/check' },
   cancel_turn: { method: 'POST', path: '/api/turns/{turn_id}/cancel' },

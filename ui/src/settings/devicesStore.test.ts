@@ -1,8 +1,8 @@
 // The devices store without a page: pairing (the code shown once, the name cleared, the list
-// read again), revoking, and the engine's refusal kept for the form.
+// and the sign-in log read again), revoking, and the engine's refusal kept for the form.
 
 import { describe, expect, it } from 'vitest';
-import type { Device } from '../generated/engine';
+import type { AccessEvent, Device } from '../generated/engine';
 import { FakeEngine } from '../testing/fakeEngine';
 import { DevicesStore } from './devicesStore';
 
@@ -23,19 +23,29 @@ describe('DevicesStore', () => {
   it('makes a pairing code for the typed name, shows it once and revokes a device', async () => {
     const devices: Device[] = [];
     const asked: unknown[] = [];
+    const log: AccessEvent[] = [];
+    const logged = (kind: AccessEvent['kind'], d: Device) =>
+      log.unshift({ id: `e${log.length}`, kind, device_id: d.id, device_name: d.name, peer: null, at: d.created_at });
+    const logLimits: unknown[] = [];
     const store = new DevicesStore(
       new FakeEngine({
         list_devices: () => [...devices],
+        list_access_events: ({ limit }) => {
+          logLimits.push(limit);
+          return [...log];
+        },
         pair_device: (request) => {
           asked.push(request);
           const made = device(`d${devices.length + 1}`, request.name ?? 'device', 'waiting');
           devices.push(made);
+          logged('pairing_started', made);
           return { device: made, code: 'ABCDE-FGHJK' };
         },
         revoke_device: ({ id }) => {
           const i = devices.findIndex((d) => d.id === id);
           if (i < 0) throw new Error(`device not found: ${id}`);
           devices[i] = { ...(devices[i] as Device), state: 'revoked' };
+          logged('revoked', devices[i] as Device);
           return devices[i] as Device;
         },
       }),
@@ -55,6 +65,13 @@ describe('DevicesStore', () => {
     await store.revoke('d2');
     expect(store.getState().pairing).toBeNull();
     expect(store.getState().devices?.map((d) => d.state)).toEqual(['waiting', 'revoked']);
+    // The sign-in log is read with the list, newest first, as the engine keeps it.
+    expect(store.getState().events?.map((e) => `${e.kind} ${e.device_name}`)).toEqual([
+      'revoked device',
+      'pairing_started device',
+      'pairing_started phone',
+    ]);
+    expect(new Set(logLimits)).toEqual(new Set([20]));
     await store.revoke('gone');
     expect(store.getState().formError).toBe('device not found: gone');
   });

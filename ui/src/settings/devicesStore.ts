@@ -1,12 +1,18 @@
 // Devices that reach `echod serve` with tokens of their own: the list the engine keeps, the
-// name typed for the next pairing, the code just made (shown once), and revoking one. Each
-// change reads the whole list again, so it shows what the engine kept.
+// name typed for the next pairing, the code just made (shown once), revoking one, and the
+// sign-in log (pairings, wrong codes, revocations, from where). Each change reads the list
+// and the log again, so both show what the engine kept.
 
-import type { Device, DevicePairing } from '../generated/engine';
+import type { AccessEvent, Device, DevicePairing } from '../generated/engine';
 import { SettingsStore, type SettingsTransport, describe } from './store';
+
+/** How many sign-in log entries the panel shows. */
+export const LOG_SHOWN = 20;
 
 export interface DevicesState {
   devices: Device[] | undefined;
+  /** The newest sign-in log entries, newest first. */
+  events: AccessEvent[] | undefined;
   loadError: string | null;
   /** The name for the next pairing, as typed. */
   name: string;
@@ -21,13 +27,17 @@ export class DevicesStore extends SettingsStore<DevicesState> {
   private readonly transport: SettingsTransport;
 
   constructor(transport: SettingsTransport) {
-    super({ devices: undefined, loadError: null, name: '', pairing: null, formError: null, busy: false });
+    super({ devices: undefined, events: undefined, loadError: null, name: '', pairing: null, formError: null, busy: false });
     this.transport = transport;
   }
 
   async load(): Promise<void> {
     try {
-      this.set({ devices: await this.transport.call('list_devices', {}), loadError: null });
+      const [devices, events] = await Promise.all([
+        this.transport.call('list_devices', {}),
+        this.transport.call('list_access_events', { limit: LOG_SHOWN }),
+      ]);
+      this.set({ devices, events, loadError: null });
     } catch (e) {
       this.set({ loadError: describe(e) });
     }

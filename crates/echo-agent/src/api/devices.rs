@@ -1,12 +1,13 @@
 //! `Api` operations on the devices that reach `echod serve` with tokens of their own: start a
 //! pairing (a one-time code, good for [`PAIRING_MINUTES`]), redeem a code for a token, check
-//! a token, list and revoke. Codes and tokens are made here from the system's random source
-//! and stored only as SHA-256 digests.
+//! a token, list and revoke, and the sign-in log of all of it. Codes and tokens are made here
+//! from the system's random source and stored only as SHA-256 digests.
 
 use crate::api::Api;
 use crate::error::ApiError;
-use crate::wire::{Device, DevicePairing};
+use crate::wire::{AccessEvent, Device, DevicePairing};
 use echo_core::DeviceId;
+use echo_core::vocab::AccessEventKind;
 use ring::rand::{SecureRandom, SystemRandom};
 
 /// How long a pairing code is good for.
@@ -44,6 +45,14 @@ impl Api {
             .add_device_pairing(&name, &digest(&code), &echo_core::time::to_rfc3339(expires))
             .await?;
         let shown = format!("{}-{}", &code[..CODE_LEN / 2], &code[CODE_LEN / 2..]);
+        self.inner
+            .store
+            .record_access_event(
+                AccessEventKind::PairingStarted,
+                Some((&device.id, &device.name)),
+                None,
+            )
+            .await?;
         Ok(DevicePairing {
             device: device.into(),
             code: shown,
@@ -54,34 +63,82 @@ impl Api {
     pub async fn revoke_device(&self, id: &str) -> Result<Device, ApiError> {
         let id = DeviceId::from_string(id.trim().to_string());
         let revoked = self.inner.store.revoke_device(&id).await?;
-        revoked.map(Device::from).ok_or_else(|| ApiError::NotFound {
+        let revoked = revoked.ok_or_else(|| ApiError::NotFound {
             what: "device",
             id: id.to_string(),
-        })
+        })?;
+        self.inner
+            .store
+            .record_access_event(
+                AccessEventKind::Revoked,
+                Some((&revoked.id, &revoked.name)),
+                None,
+            )
+            .await?;
+        Ok(revoked.into())
     }
 
-    /// Redeems a pairing code for a token of the device's own (`POST /api/pair`); `None` when
-    /// no waiting pairing has the code (wrong, used, expired or withdrawn). Case, spaces and
-    /// dashes in the code do not matter.
-    pub async fn redeem_device_code(&self, code: &str) -> Result<Option<PairedDevice>, ApiError> {
+    /// Redeems a pairing code, sent from `peer`, for a token of the device's own (`POST
+    /// /api/pair`); `None` when no waiting pairing has the code (wrong, used, expired or
+    /// withdrawn). Case, spaces and dashes in the code do not matter. Either way the sign-in
+    /// log says so.
+    pub async fn redeem_device_code(
+        &self,
+        code: &str,
+        peer: Option<&str>,
+    ) -> Result<Option<PairedDevice>, ApiError> {
         let code: String = code
             .chars()
             .filter(|c| !c.is_whitespace() && *c != '-')
             .map(|c| c.to_ascii_uppercase())
             .collect();
-        if code.len() != CODE_LEN {
+        let store = &self.inner.store;
+        let paired = if code.len() == CODE_LEN {
+            let token = random_token()?;
+            let device = store
+                .redeem_device_code(&digest(&code), &digest(&token))
+                .await?;
+            device.map(|device| (device, token))
+        } else {
+            None
+        };
+        let Some((device, token)) = paired else {
+            store
+                .record_access_event(AccessEventKind::WrongCode, None, peer)
+                .await?;
             return Ok(None);
-        }
-        let token = random_token()?;
-        let paired = self
-            .inner
-            .store
-            .redeem_device_code(&digest(&code), &digest(&token))
+        };
+        store
+            .record_access_event(
+                AccessEventKind::Paired,
+                Some((&device.id, &device.name)),
+                peer,
+            )
             .await?;
-        Ok(paired.map(|device| PairedDevice {
+        Ok(Some(PairedDevice {
             device: device.into(),
             token,
         }))
+    }
+
+    /// Writes a sign-in log entry the gateway saw itself (a browser page paired, the
+    /// wrong-code lock), from `peer`.
+    pub async fn record_access(
+        &self,
+        kind: AccessEventKind,
+        peer: Option<&str>,
+    ) -> Result<(), ApiError> {
+        Ok(self
+            .inner
+            .store
+            .record_access_event(kind, None, peer)
+            .await?)
+    }
+
+    /// The sign-in log, newest first: at most `limit` entries.
+    pub async fn access_events(&self, limit: u32) -> Result<Vec<AccessEvent>, ApiError> {
+        let events = self.inner.store.access_events(limit).await?;
+        Ok(crate::wire::list(events))
     }
 
     /// The paired, unrevoked device `token` belongs to, if any (it is marked seen).
@@ -150,20 +207,20 @@ mod tests {
 
         // Spaces, dashes and case do not matter; a wrong code pairs nothing.
         assert!(
-            api.redeem_device_code("AAAAA-AAAAA")
+            api.redeem_device_code("AAAAA-AAAAA", Some("192.0.2.7:4000"))
                 .await
                 .expect("redeem")
                 .is_none()
         );
         let typed = format!(" {} ", pairing.code.to_lowercase());
         let paired = api
-            .redeem_device_code(&typed)
+            .redeem_device_code(&typed, Some("192.0.2.8:4001"))
             .await
             .expect("redeem")
             .expect("the code pairs");
         assert_eq!(paired.device.state, echo_core::vocab::DeviceState::Paired);
         assert!(
-            api.redeem_device_code(&pairing.code)
+            api.redeem_device_code(&pairing.code, None)
                 .await
                 .expect("again")
                 .is_none()
@@ -195,7 +252,12 @@ mod tests {
             .add_device_pairing("old", &digest(old), past)
             .await
             .expect("pairing");
-        assert!(api.redeem_device_code(old).await.expect("redeem").is_none());
+        assert!(
+            api.redeem_device_code(old, None)
+                .await
+                .expect("redeem")
+                .is_none()
+        );
 
         let revoked = api.revoke_device(&paired.device.id).await.expect("revoke");
         assert_eq!(revoked.state, echo_core::vocab::DeviceState::Revoked);
@@ -209,5 +271,37 @@ mod tests {
         assert_eq!(listed.len(), 1);
         assert!(api.revoke_device("no-such-device").await.is_err());
         assert!(api.pair_device(Some(&"x".repeat(61))).await.is_err());
+
+        // The sign-in log holds each step, newest first, with where a code came from.
+        let log = api.access_events(50).await.expect("log");
+        let kinds: Vec<_> = log.iter().map(|e| e.kind).collect();
+        use AccessEventKind::*;
+        assert_eq!(
+            kinds,
+            [
+                Revoked,
+                WrongCode,
+                WrongCode,
+                Paired,
+                WrongCode,
+                PairingStarted
+            ]
+        );
+        assert_eq!(log[3].peer.as_deref(), Some("192.0.2.8:4001"));
+        assert_eq!(log[3].device_name.as_deref(), Some("laptop"));
+        assert_eq!(log[0].device_id.as_deref(), Some(paired.device.id.as_str()));
+        assert_eq!(log[4].peer.as_deref(), Some("192.0.2.7:4000"));
+        assert_eq!(api.access_events(2).await.expect("log").len(), 2);
+
+        // Only the newest entries are kept.
+        let kept = echo_core::store::ACCESS_EVENTS_KEPT;
+        for _ in 0..kept {
+            api.record_access(PagePaired, Some("192.0.2.9:1"))
+                .await
+                .expect("record");
+        }
+        let log = api.access_events(u32::MAX).await.expect("log");
+        assert_eq!(log.len() as i64, kept);
+        assert!(log.iter().all(|e| e.kind == PagePaired), "the oldest went");
     }
 }

@@ -1,6 +1,6 @@
 //! Devices paired with `echod serve` as front ends see them (from `echo_core::store::Device`).
 
-use super::DeviceState;
+use super::{AccessEventKind, DeviceState};
 use serde::Serialize;
 use ts_rs::TS;
 use utoipa::ToSchema;
@@ -34,6 +34,37 @@ pub struct DevicePairing {
     pub device: Device,
     /// The code the device gives `POST /api/pair` (or the address's `#pair=` fragment).
     pub code: String,
+}
+
+/// One entry of the sign-in log: what happened at `echod serve`'s door, and from where.
+#[derive(Clone, Debug, Serialize, TS, ToSchema)]
+pub struct AccessEvent {
+    /// Id.
+    pub id: String,
+    /// What happened.
+    pub kind: AccessEventKind,
+    /// The device it concerned, if one.
+    pub device_id: Option<String>,
+    /// That device's name at the time.
+    pub device_name: Option<String>,
+    /// The address a pairing request came from (a reverse proxy's, behind one); none for
+    /// what the owner did (codes made, revocations).
+    pub peer: Option<String>,
+    /// When (RFC 3339).
+    pub at: String,
+}
+
+impl From<echo_core::store::AccessEvent> for AccessEvent {
+    fn from(e: echo_core::store::AccessEvent) -> Self {
+        Self {
+            id: e.id,
+            kind: e.kind,
+            device_id: e.device_id.map(|id| id.to_string()),
+            device_name: e.device_name,
+            peer: e.peer,
+            at: e.at,
+        }
+    }
 }
 
 impl From<echo_core::store::Device> for Device {

@@ -1,12 +1,13 @@
 //! Devices (migration 0024): pairings waiting for their one-time code, devices with a token
 //! of their own, and revoked ones. The store sees only SHA-256 digests of codes and tokens;
-//! making and hashing them is the engine's.
+//! making and hashing them is the engine's. Beside them, the sign-in log (migration 0025):
+//! what happened at the server's door, newest [`ACCESS_EVENTS_KEPT`] entries.
 
 use super::Store;
 use crate::error::{QueryContext, StoreError};
 use crate::ids::DeviceId;
 use crate::time::now_rfc3339;
-use crate::vocab::DeviceState;
+use crate::vocab::{AccessEventKind, DeviceState};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -29,6 +30,26 @@ pub struct Device {
     pub last_seen_at: Option<String>,
     /// When it was revoked.
     pub revoked_at: Option<String>,
+}
+
+/// How many sign-in log entries are kept; older ones are dropped as new ones come.
+pub const ACCESS_EVENTS_KEPT: i64 = 1000;
+
+/// One entry of the sign-in log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessEvent {
+    /// Id.
+    pub id: String,
+    /// What happened.
+    pub kind: AccessEventKind,
+    /// The device it concerned, if one.
+    pub device_id: Option<DeviceId>,
+    /// That device's name when it happened.
+    pub device_name: Option<String>,
+    /// The address the request came from, when it came over the network.
+    pub peer: Option<String>,
+    /// When (RFC 3339).
+    pub at: String,
 }
 
 const COLUMNS: &str =
@@ -175,5 +196,70 @@ impl Store {
         .await
         .during("revoking a device")?;
         self.device(id).await
+    }
+}
+
+impl Store {
+    /// Writes one entry of the sign-in log, dropping the oldest beyond [`ACCESS_EVENTS_KEPT`].
+    pub async fn record_access_event(
+        &self,
+        kind: AccessEventKind,
+        device: Option<(&DeviceId, &str)>,
+        peer: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.during("recording a sign-in")?;
+        sqlx::query(
+            "INSERT INTO access_events (id, kind, device_id, device_name, peer, at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(uuid::Uuid::now_v7().to_string())
+        .bind(kind)
+        .bind(device.map(|(id, _)| id.as_str()))
+        .bind(device.map(|(_, name)| name))
+        .bind(peer)
+        .bind(now_rfc3339())
+        .execute(&mut *tx)
+        .await
+        .during("recording a sign-in")?;
+        sqlx::query(
+            "DELETE FROM access_events WHERE id NOT IN
+                 (SELECT id FROM access_events ORDER BY at DESC, id DESC LIMIT ?)",
+        )
+        .bind(ACCESS_EVENTS_KEPT)
+        .execute(&mut *tx)
+        .await
+        .during("dropping old sign-ins")?;
+        tx.commit().await.during("recording a sign-in")?;
+        Ok(())
+    }
+
+    /// The newest `limit` entries of the sign-in log, newest first.
+    pub async fn access_events(&self, limit: u32) -> Result<Vec<AccessEvent>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, kind, device_id, device_name, peer, at FROM access_events
+             ORDER BY at DESC, id DESC LIMIT ?",
+        )
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .during("reading the sign-in log")?;
+        rows.iter()
+            .map(|row| {
+                let kind: String = row.get("kind");
+                Ok(AccessEvent {
+                    id: row.get("id"),
+                    kind: AccessEventKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+                        table: "access_events",
+                        detail: format!("unknown kind {kind:?}"),
+                    })?,
+                    device_id: row
+                        .get::<Option<String>, _>("device_id")
+                        .map(DeviceId::from_string),
+                    device_name: row.get("device_name"),
+                    peer: row.get("peer"),
+                    at: row.get("at"),
+                })
+            })
+            .collect()
     }
 }

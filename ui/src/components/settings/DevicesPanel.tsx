@@ -1,6 +1,7 @@
 // Devices that reach `echod serve` with tokens of their own: each with its state and when it
-// was last seen, Revoke, and a form that makes a one-time pairing code. State and calls live
-// in `DevicesStore`.
+// was last seen, Revoke, a form that makes a one-time pairing code, and the recent sign-ins
+// (what happened at the server's door, and from where). State and calls live in
+// `DevicesStore`.
 
 import type { FormEvent } from 'react';
 import { useT } from '../../i18n';
@@ -16,7 +17,7 @@ function when(time: string | null): string {
 export function DevicesPanel({ transport }: { transport: SettingsTransport }) {
   const t = useT();
   const [state, store] = useSettingsStore(() => new DevicesStore(transport));
-  const { devices, loadError, name, pairing, formError, busy } = state;
+  const { devices, events, loadError, name, pairing, formError, busy } = state;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void store.pair();
@@ -74,6 +75,31 @@ export function DevicesPanel({ transport }: { transport: SettingsTransport }) {
         <p className="error" role="alert">
           {formError}
         </p>
+      )}
+      {events && events.length > 0 && (
+        <>
+          <h3 id="sign-ins-heading">{t('devices.signIns')}</h3>
+          <table className="settings-table sign-ins" aria-labelledby="sign-ins-heading">
+            <thead>
+              <tr>
+                <th>{t('devices.signIns.when')}</th>
+                <th>{t('devices.signIns.what')}</th>
+                <th>{t('devices.name')}</th>
+                <th>{t('devices.signIns.from')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((e) => (
+                <tr key={e.id} data-kind={e.kind}>
+                  <td>{when(e.at)}</td>
+                  <td>{t(`devices.event.${e.kind}`)}</td>
+                  <td>{e.device_name ?? '—'}</td>
+                  <td>{e.peer ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
     </section>
   );
