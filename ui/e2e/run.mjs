@@ -26,7 +26,10 @@
 // as imported); then, against a sixth `echod serve` with memory extraction on: "ask before
 // remembering" (switched on in the Memory page, two facts of an answer waiting under it and
 // in "Waiting for your yes" but not in memory, one kept from the chat and shown with Undo,
-// the other discarded and nowhere, the switch off again).
+// the other discarded and nowhere, the switch off again); then, against a seventh `echod
+// serve`, a phone-sized screen (390×844): chat with a streamed answer and a code block, an
+// approval answered in its dialog, and the memory page, each with nothing past the screen's
+// sides and every control within reach.
 // Each page state it looks at (every `shot`) passes an accessibility scan in the light and
 // the dark theme (axe-core, accessibility.mjs). Every page runs with all requests beyond
 // loopback blocked and recorded (none may be made: the UI works with the network off), and
@@ -303,7 +306,7 @@ async function main() {
   const scriptFile = join(tmp, 'script.json');
   writeFileSync(scriptFile, JSON.stringify({
     ...SCRIPT,
-    steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS, ...IMPORT_STEPS, ...ASK_STEPS],
+    steps: [...SCRIPT.steps, ...automationSteps(tmp), ...RESEARCH_STEPS, ...IMPORT_STEPS, ...ASK_STEPS, ...PHONE_STEPS],
   }));
   writeFileSync(
     join(home, 'config.toml'),
@@ -326,7 +329,7 @@ async function main() {
   tokensSeen.push(token);
 
   // A profile on disk, like a person's browser, so what the pages leave in it can be scanned
-  // at the end (step 22).
+  // at the end (step 23).
   const profile = join(tmp, 'chromium-profile');
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, args: ['--no-sandbox'], headless: true, acceptDownloads: true,
@@ -755,7 +758,11 @@ async function main() {
   // or Discard, and only a kept fact is remembered.
   await askBeforeRemembering({ tmp, mockUrl });
 
-  // 22. What the browser kept on disk: once it has closed (flushing its databases), no file
+  // 22. A phone-sized screen, against a seventh server: chat, an approval and the memory page
+  // fit the screen.
+  await phoneScreen({ tmp, mockUrl });
+
+  // 23. What the browser kept on disk: once it has closed (flushing its databases), no file
   // of its profile holds the API key typed into Settings.
   console.log("e2e: the browser's profile on disk");
   await browser.close();
@@ -770,7 +777,7 @@ async function main() {
     + 'or a lasting gateway token');
   const inaccessible = accessibilityFailures();
   if (inaccessible.length) fail(`the accessibility scan found ${inaccessible.length} violations:\n  ${inaccessible.join('\n  ')}`);
-  console.log('e2e: 22 passed, 0 failed');
+  console.log('e2e: 23 passed, 0 failed');
 }
 
 /**
@@ -1812,6 +1819,125 @@ async function askBeforeRemembering({ tmp, mockUrl }) {
   offPage(away, 'the ask-first page');
   await page.close();
   console.log(`e2e: kept "${ASK_KEPT}" and discarded "${ASK_DROPPED}"; ${stored.total} memory there now`);
+}
+
+
+/** The model of the seventh server: the phone's chat and its approval. */
+const PHONE_MODEL = 'phone-model';
+const PHONE_STEPS = [
+  {
+    model: PHONE_MODEL,
+    text: `${'A streamed answer on a small screen wraps its words. '.repeat(6)}\n\n\`\`\`sh\necho a-long-command-line-that-scrolls-inside-its-own-block --not-the-page --with-more-flags\n\`\`\`\n`,
+    chunks: 8,
+    chunk_delay_ms: 40,
+  },
+  { model: PHONE_MODEL, tool_calls: [{ id: 'p1', name: 'shell', arguments: '{"command": "touch phone-approved.txt"}' }] },
+  { model: PHONE_MODEL, text: 'I made phone-approved.txt.' },
+];
+
+/**
+ * What of the page lies past the screen's sides: the page's own width, and each visible
+ * control, dialog or message reaching beyond it, unless a part that scrolls sideways of its
+ * own (a code block, a wide table) holds it.
+ */
+async function pastTheSides(page) {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const inSidewaysScroller = (el) => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const o = getComputedStyle(a).overflowX;
+        if (o === 'auto' || o === 'scroll') return true;
+      }
+      return false;
+    };
+    const problems = [];
+    if (document.documentElement.scrollWidth > width + 1) problems.push(`the page is ${document.documentElement.scrollWidth}px wide`);
+    for (const el of document.querySelectorAll('button, input, textarea, select, a[href], [role="dialog"], .message')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || inSidewaysScroller(el)) continue;
+      if (r.left < -1 || r.right > width + 1) {
+        const name = (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 30);
+        problems.push(`${el.tagName.toLowerCase()}.${el.className} "${name}" spans ${Math.round(r.left)}–${Math.round(r.right)}px`);
+      }
+    }
+    return problems;
+  });
+}
+
+async function fitsTheScreen(page, what) {
+  const problems = await pastTheSides(page);
+  if (problems.length) fail(`on a 390px screen, ${what} reaches past the sides:\n  ${problems.join('\n  ')}`);
+}
+
+// 22. A phone-sized screen (390×844, a current phone's CSS pixels): the chat with its
+// conversations list, a streamed answer and a wide code block, an approval answered in its
+// dialog (whole within the screen), and the memory page with a memory added (and no
+// conversations list), each with nothing past the sides.
+async function phoneScreen({ tmp, mockUrl }) {
+  console.log('e2e: a phone-sized screen (seventh server)');
+  const { work, open, page, away, pageErrors } = await serveStep({
+    tmp,
+    mockUrl,
+    name: 'phone',
+    label: 'the seventh echod serve',
+    config: '[memory]\nextraction = false\nembedder = "none"\n[side]\nmodel = "none"\n[tools]\nexplain_approvals = false\n[llm.retry]\nmax_retries = 0\n',
+    model: PHONE_MODEL,
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(open);
+  await until(page, 'the composer', () => document.querySelector('.composer textarea'));
+  await fitsTheScreen(page, 'the empty chat');
+  if (!(await page.isVisible('.sessions .new-session'))) fail('on a phone, the chat has no conversations list');
+
+  await send(page, 'Hello from my phone');
+  await until(page, 'the answer on the phone', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes('--with-more-flags');
+  });
+  await fitsTheScreen(page, 'an answer with a code block');
+  const composer = await page.evaluate(() => {
+    const r = document.querySelector('.composer button.send')?.getBoundingClientRect();
+    return r ? { top: r.top, bottom: r.bottom } : null;
+  });
+  if (!composer || composer.top < 0 || composer.bottom > 844) fail(`the send button is off the screen: ${JSON.stringify(composer)}`);
+  await shot(page, 'phone-chat');
+
+  await send(page, 'Make a file from my phone');
+  await until(page, 'the approval dialog on the phone', () =>
+    document.querySelector('[role="dialog"] .approval-detail')?.textContent.includes('touch phone-approved.txt'));
+  await fitsTheScreen(page, 'the approval dialog');
+  const dialog = await page.evaluate(() => {
+    const d = document.querySelector('[role="dialog"]').getBoundingClientRect();
+    const buttons = [...document.querySelectorAll('[role="dialog"] .buttons button')].map((b) => b.getBoundingClientRect().bottom);
+    return { top: d.top, bottom: d.bottom, buttons };
+  });
+  if (dialog.top < 0 || dialog.bottom > 844 || dialog.buttons.length !== 4 || dialog.buttons.some((b) => b > 844)) {
+    fail(`the approval dialog or its buttons are off the screen: ${JSON.stringify(dialog)}`);
+  }
+  await shot(page, 'phone-approval');
+  await page.click('[role="dialog"] button:has-text("Allow once")');
+  await until(page, 'the dialog to close', () => !document.querySelector('[role="dialog"]'));
+  await until(page, 'the answer after the approved call', () => {
+    const m = document.querySelectorAll('.message.assistant');
+    const last = m[m.length - 1];
+    return last?.dataset.status === 'completed' && last.textContent.includes('I made phone-approved.txt');
+  });
+  if (!existsSync(join(work, 'phone-approved.txt'))) fail('the command approved on the phone did not run');
+
+  await page.click('.topbar button.nav-memory');
+  await until(page, 'the memory page on the phone', () => document.querySelector('[data-testid="memory-add-content"]'));
+  await page.fill('[data-testid="memory-add-content"]', 'The user reads the news on the train');
+  await page.click('[data-testid="memory-add"]');
+  await until(page, 'the new memory on the phone', () =>
+    [...document.querySelectorAll('[data-testid="memory-row"]')].some((r) => r.textContent.includes('news on the train')));
+  await fitsTheScreen(page, 'the memory page');
+  if (await page.isVisible('.sessions')) fail('on a phone, the conversations list takes room on the memory page');
+  await shot(page, 'phone-memory');
+
+  if (pageErrors.length) fail(`errors in the phone page: ${pageErrors.join('; ')}`);
+  offPage(away, 'the phone page');
+  await page.close();
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -126,7 +126,7 @@ export function App({ store, transport, initialLocale, initialTheme, hasToken, p
 
   return (
     <I18nContext.Provider value={t}>
-      <div className="app">
+      <div className="app" data-view={view}>
         <header className="topbar">
           <h1>{t('app.title')}</h1>
           <div className="controls">
