@@ -28,8 +28,8 @@
 // in "Waiting for your yes" but not in memory, one kept from the chat and shown with Undo,
 // the other discarded and nowhere, the switch off again); then, against a seventh `echod
 // serve`, a phone-sized screen (390×844): chat with a streamed answer and a code block, an
-// approval answered in its dialog, and the memory page, each with nothing past the screen's
-// sides and every control within reach.
+// approval answered in its dialog, the memory page, then the traces, automations and
+// settings pages, each with nothing past the screen's sides and every control within reach.
 // Each page state it looks at (every `shot`) passes an accessibility scan in the light and
 // the dark theme (axe-core, accessibility.mjs). Every page runs with all requests beyond
 // loopback blocked and recorded (none may be made: the UI works with the network off), and
@@ -1871,8 +1871,9 @@ async function fitsTheScreen(page, what) {
 
 // 22. A phone-sized screen (390×844, a current phone's CSS pixels): the chat with its
 // conversations list, a streamed answer and a wide code block, an approval answered in its
-// dialog (whole within the screen), and the memory page with a memory added (and no
-// conversations list), each with nothing past the sides.
+// dialog (whole within the screen), the memory page with a memory added (and no
+// conversations list), then the traces, automations and settings pages, each with nothing
+// past the sides.
 async function phoneScreen({ tmp, mockUrl }) {
   console.log('e2e: a phone-sized screen (seventh server)');
   const { work, open, page, away, pageErrors } = await serveStep({
@@ -1934,6 +1935,17 @@ async function phoneScreen({ tmp, mockUrl }) {
   await fitsTheScreen(page, 'the memory page');
   if (await page.isVisible('.sessions')) fail('on a phone, the conversations list takes room on the memory page');
   await shot(page, 'phone-memory');
+
+  // The other pages fit the screen too.
+  for (const [nav, ready, name] of [
+    ['.topbar button.nav-traces', '.traces', 'the traces page'],
+    ['.topbar button.nav-automations', '.automations', 'the automations page'],
+    ['.topbar button.nav-settings', '.settings .panel', 'the settings page'],
+  ]) {
+    await page.click(nav);
+    await until(page, `${name} on the phone`, (sel) => document.querySelector(sel), ready);
+    await fitsTheScreen(page, name);
+  }
 
   if (pageErrors.length) fail(`errors in the phone page: ${pageErrors.join('; ')}`);
   offPage(away, 'the phone page');
