@@ -131,14 +131,8 @@ fn a_device_pairs_with_a_code_from_the_cli_and_its_token_works_until_revoked() {
 
     // The sign-in log, newest first: each step, the phone's pairing from its address.
     let log = w.json(&["devices", "log", "--json"]);
-    let kinds: Vec<&str> = log
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|e| e["kind"].as_str())
-        .collect();
     assert_eq!(
-        kinds,
+        access_kinds(&log),
         [
             "revoked",
             "wrong_code",

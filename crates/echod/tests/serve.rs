@@ -414,14 +414,8 @@ fn a_browser_page_pairs_with_a_one_time_code_for_a_token_that_dies_with_the_proc
     let (status, body) = s.get("/api/devices/events");
     assert_eq!(status, 200, "{body}");
     let log = json_of(&body);
-    let kinds: Vec<&str> = log
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|e| e["kind"].as_str())
-        .collect();
     assert_eq!(
-        kinds,
+        access_kinds(&log),
         [
             "wrong_code",
             "page_paired",

@@ -476,3 +476,13 @@ pub fn desktop_app(w: &World) -> (tokio::runtime::Runtime, echo_agent::Api) {
         .expect("open the engine in process");
     (runtime, api)
 }
+
+/// The `kind` of each entry of a sign-in log (`devices log --json`, `GET /api/devices/events`),
+/// in its order.
+pub fn access_kinds(log: &Value) -> Vec<&str> {
+    log.as_array()
+        .expect("the sign-in log is a list")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect()
+}
